@@ -1,0 +1,259 @@
+//! [`EmdbBuilder`] and the validated options it produces.
+
+use std::path::{Path, PathBuf};
+
+use crate::db::Emdb;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::flush::FlushPolicy;
+
+/// Default application folder under the platform data directory.
+pub const DEFAULT_APP_NAME: &str = "emdb";
+/// Default database file name under the application folder.
+pub const DEFAULT_DATABASE_NAME: &str = "emdb-default.emdb";
+
+/// Validated engine options.
+#[derive(Clone, Debug)]
+pub(crate) struct Config {
+    pub flush_policy: FlushPolicy,
+    pub read_only: bool,
+    pub salvage: bool,
+    pub checkpoint_on_close: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            flush_policy: FlushPolicy::default(),
+            read_only: false,
+            salvage: false,
+            checkpoint_on_close: true,
+        }
+    }
+}
+
+/// Configures and opens an [`Emdb`].
+///
+/// Where the database lives:
+/// - `path(p)`: that file;
+/// - any of `app_name`, `database_name`, `data_root`: the file
+///   `<data_root>/<app_name>/<database_name>`, where unset parts default to
+///   the platform data directory, [`DEFAULT_APP_NAME`] and
+///   [`DEFAULT_DATABASE_NAME`];
+/// - none of them: an in-memory database.
+///
+/// Mixing `path` with the other three is `Error::InvalidConfig`.
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct EmdbBuilder {
+    path: Option<PathBuf>,
+    app_name: Option<String>,
+    database_name: Option<String>,
+    data_root: Option<PathBuf>,
+    cfg: Config,
+}
+
+impl EmdbBuilder {
+    /// A builder with default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Store the database in this file (created if missing).
+    pub fn path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Folder name under the data root (a single component: no separators,
+    /// no `..`, not empty).
+    pub fn app_name(mut self, name: impl Into<String>) -> Self {
+        self.app_name = Some(name.into());
+        self
+    }
+
+    /// File name of the database inside the app folder (a bare file name).
+    pub fn database_name(mut self, name: impl Into<String>) -> Self {
+        self.database_name = Some(name.into());
+        self
+    }
+
+    /// Root directory instead of the platform data directory.
+    pub fn data_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.data_root = Some(root.into());
+        self
+    }
+
+    /// When writes become durable; see [`FlushPolicy`].
+    pub fn flush_policy(mut self, policy: FlushPolicy) -> Self {
+        self.cfg.flush_policy = policy;
+        self
+    }
+
+    /// Open without the writer lock and refuse writes (`Error::ReadOnly`).
+    /// A read-only open never modifies any file.
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.cfg.read_only = read_only;
+        self
+    }
+
+    /// Skip damaged records instead of failing with `Error::Corruption`.
+    /// What was skipped is in [`Emdb::recovery_report`]; a writable salvage
+    /// open then compacts, so the damaged bytes leave the file.
+    pub fn salvage(mut self, salvage: bool) -> Self {
+        self.cfg.salvage = salvage;
+        self
+    }
+
+    /// Write a checkpoint when the last handle closes (default true), so the
+    /// next open does not replay the log.
+    pub fn checkpoint_on_close(mut self, on: bool) -> Self {
+        self.cfg.checkpoint_on_close = on;
+        self
+    }
+
+    /// The file this builder would open, or `None` for an in-memory database.
+    pub fn resolve_path(&self) -> Result<Option<PathBuf>> {
+        let os_resolution =
+            self.app_name.is_some() || self.database_name.is_some() || self.data_root.is_some();
+        match (&self.path, os_resolution) {
+            (Some(_), true) => Err(Error::InvalidConfig(
+                "path() cannot be combined with app_name(), database_name() or data_root()".into(),
+            )),
+            (Some(p), false) => {
+                if p.as_os_str().is_empty() {
+                    return Err(Error::InvalidConfig("the database path is empty".into()));
+                }
+                Ok(Some(p.clone()))
+            }
+            (None, false) => Ok(None),
+            (None, true) => {
+                let app = self.app_name.as_deref().unwrap_or(DEFAULT_APP_NAME);
+                let name = self
+                    .database_name
+                    .as_deref()
+                    .unwrap_or(DEFAULT_DATABASE_NAME);
+                validate_component("app_name", app)?;
+                validate_component("database_name", name)?;
+                let root = match &self.data_root {
+                    Some(r) => r.clone(),
+                    None => platform_data_dir()?,
+                };
+                Ok(Some(root.join(app).join(name)))
+            }
+        }
+    }
+
+    /// Open the database.
+    pub fn build(self) -> Result<Emdb> {
+        let cfg = self.cfg.clone();
+        match self.resolve_path()? {
+            None => {
+                if cfg.read_only {
+                    return Err(Error::InvalidConfig(
+                        "read_only needs a database path; an in-memory database starts empty"
+                            .into(),
+                    ));
+                }
+                Ok(Emdb::from_engine(Engine::open_memory(cfg)))
+            }
+            Some(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    if !dir.exists() && !cfg.read_only {
+                        std::fs::create_dir_all(dir)
+                            .map_err(|e| Error::io("create directory", Some(dir), e))?;
+                    }
+                }
+                let path = canonical(&path);
+                Ok(Emdb::from_engine(Engine::open_file(cfg, path)?))
+            }
+        }
+    }
+}
+
+/// The platform data directory (`$XDG_DATA_HOME`, `~/.local/share`, ...).
+fn platform_data_dir() -> Result<PathBuf> {
+    dirs::data_dir().ok_or_else(|| {
+        Error::InvalidConfig(
+            "no platform data directory (is HOME set?); use path() or data_root()".into(),
+        )
+    })
+}
+
+/// The default database file: `<platform data dir>/emdb/emdb-default.emdb`.
+pub fn default_database_path() -> Result<PathBuf> {
+    Ok(platform_data_dir()?
+        .join(DEFAULT_APP_NAME)
+        .join(DEFAULT_DATABASE_NAME))
+}
+
+fn validate_component(what: &str, s: &str) -> Result<()> {
+    if s.is_empty() || s == "." || s == ".." || s.contains(['/', '\\']) || s.contains('\0') {
+        return Err(Error::InvalidConfig(format!(
+            "{what} must be a single, non-empty name without path separators or '..', got {s:?}"
+        )));
+    }
+    Ok(())
+}
+
+/// Resolve symlinks so that every path to one file shares one lock.
+fn canonical(path: &Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    // The file may not exist yet: canonicalize its directory.
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            dir.canonicalize()
+                .map(|d| d.join(name))
+                .unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_and_os_resolution_do_not_mix() {
+        let b = EmdbBuilder::new().path("/tmp/x.emdb").app_name("a");
+        assert!(matches!(b.resolve_path(), Err(Error::InvalidConfig(_))));
+    }
+
+    #[test]
+    fn os_resolution_uses_defaults_and_validates() {
+        let b = EmdbBuilder::new().data_root("/data");
+        assert_eq!(
+            b.resolve_path().unwrap(),
+            Some(PathBuf::from("/data/emdb/emdb-default.emdb"))
+        );
+        let b = EmdbBuilder::new()
+            .data_root("/data")
+            .app_name("app")
+            .database_name("s.emdb");
+        assert_eq!(
+            b.resolve_path().unwrap(),
+            Some(PathBuf::from("/data/app/s.emdb"))
+        );
+        for bad in ["", "..", ".", "a/b", "a\\b"] {
+            let b = EmdbBuilder::new().data_root("/d").app_name(bad);
+            assert!(
+                matches!(b.resolve_path(), Err(Error::InvalidConfig(_))),
+                "{bad:?}"
+            );
+            let b = EmdbBuilder::new().data_root("/d").database_name(bad);
+            assert!(
+                matches!(b.resolve_path(), Err(Error::InvalidConfig(_))),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(EmdbBuilder::new().resolve_path().unwrap(), None);
+    }
+}

@@ -1,0 +1,981 @@
+//! The shared engine behind every `Emdb` handle: open and recovery, the
+//! write path, the read path, flush and group commit, checkpoints, close.
+//!
+//! Lock order (never taken the other way round): `maintenance` (compaction,
+//! checkpoint) -> `writer` -> `slots`. Readers take none of these: they load
+//! the current [`Generation`] through an `ArcSwap` and read-lock one index
+//! shard.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
+
+use crate::builder::Config;
+use crate::error::{Error, Result};
+use crate::flush::FlushPolicy;
+use crate::format::checkpoint::{self, Binding, Checkpoint};
+use crate::format::header::{HeaderError, Identity, SyncSlot, FORMAT_VERSION, HEADER_SIZE};
+use crate::format::record::{self, batch_value, Frame, FrameSpec, Kind};
+use crate::fs::{self as efs, sibling};
+use crate::index::{hash_key, Keydir, SHARDS};
+use crate::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
+use crate::lock::WriterLock;
+use crate::log::{Log, LogFile, Region};
+use crate::namespace::{frame_at, frame_len_at, same_key, NsEntry, NsTable};
+use crate::recovery::{self, RecoveryReport};
+use crate::stats::{Counters, Stats};
+
+/// One log file (or memory region) with the indexes that point into it.
+/// Compaction builds a new generation and swaps it in whole, so readers
+/// always see an index and a log that belong together.
+pub(crate) struct Generation {
+    pub log: Log,
+    pub ns: RwLock<NsTable>,
+    pub default: Arc<NsEntry>,
+}
+
+impl Generation {
+    pub(crate) fn new(log: Log, ns: NsTable) -> Generation {
+        let default = Arc::clone(ns.default());
+        Generation {
+            log,
+            ns: RwLock::new(ns),
+            default,
+        }
+    }
+
+    /// A namespace by id.
+    #[inline]
+    pub(crate) fn ns(&self, id: u32) -> Option<Arc<NsEntry>> {
+        if id == 0 {
+            return Some(Arc::clone(&self.default));
+        }
+        self.ns.read().get(id).cloned()
+    }
+
+    /// Published bytes of the log through `region`.
+    #[inline]
+    pub(crate) fn bytes<'r>(&self, region: &'r Region) -> &'r [u8] {
+        let end = self.log.published_end().min(region.len() as u64);
+        region.slice(0, end).unwrap_or_default()
+    }
+}
+
+/// Writer-side state, guarded by the writer mutex.
+pub(crate) struct WriterState {
+    /// Logical end of the log of the current generation.
+    pub end: u64,
+    /// Offset of the last frame written (for checkpoint binding).
+    pub last_frame_at: u64,
+    /// Log end covered by the newest checkpoint file.
+    pub checkpointed_end: u64,
+}
+
+#[derive(Default)]
+struct GroupState {
+    leader: bool,
+    waiting: usize,
+    round: u64,
+}
+
+/// The engine shared by all clones of an `Emdb`.
+pub(crate) struct Engine {
+    pub cfg: Config,
+    pub gen: ArcSwap<Generation>,
+    pub writer: Mutex<WriterState>,
+    /// Serialises compaction and checkpoints.
+    pub maintenance: Mutex<()>,
+    slots: Mutex<u64>,
+    write_seq: AtomicU64,
+    durable_seq: AtomicU64,
+    group: Mutex<GroupState>,
+    group_cv: Condvar,
+    poisoned: AtomicBool,
+    poison_reason: Mutex<Option<String>>,
+    pub counters: Counters,
+    pub report: RecoveryReport,
+    _lock: Option<WriterLock>,
+}
+
+/// Current wall-clock time in ms since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// True when a record with this expiry is no longer visible.
+#[inline]
+pub(crate) fn expired(expires_at: u64, now: u64) -> bool {
+    expires_at != 0 && expires_at <= now
+}
+
+fn random_id() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut id = [0u8; 16];
+    for (i, chunk) in id.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.write_u32(std::process::id());
+        h.write_usize(i);
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    id
+}
+
+fn new_identity() -> Identity {
+    Identity {
+        version: FORMAT_VERSION,
+        flags: 0,
+        db_id: random_id(),
+        generation: 0,
+        created_ms: now_ms(),
+    }
+}
+
+/// Path of the checkpoint file of a database.
+pub(crate) fn checkpoint_path(db: &Path) -> PathBuf {
+    sibling(db, ".ckpt")
+}
+
+/// Path of compaction's temporary file.
+pub(crate) fn compact_tmp_path(db: &Path) -> PathBuf {
+    sibling(db, ".compact.tmp")
+}
+
+/// Validate key and value sizes.
+#[inline]
+pub(crate) fn check_sizes(key: &[u8], value: &[u8]) -> Result<()> {
+    if key.len() > MAX_KEY_LEN {
+        return Err(Error::KeyTooLarge {
+            len: key.len(),
+            max: MAX_KEY_LEN,
+        });
+    }
+    if value.len() > MAX_VALUE_LEN {
+        return Err(Error::ValueTooLarge {
+            len: value.len(),
+            max: MAX_VALUE_LEN,
+        });
+    }
+    Ok(())
+}
+
+/// Create a new, empty database file at `path` atomically.
+fn create_file(path: &Path) -> Result<()> {
+    let tmp = sibling(path, ".create.tmp");
+    {
+        let f = efs::create_options()
+            .truncate(true)
+            .open(&tmp)
+            .map_err(|e| Error::io("create", Some(&tmp), e))?;
+        write_header(&f, &tmp, &new_identity())?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", Some(path), e))?;
+    efs::fsync_parent(path)
+}
+
+fn write_header(f: &File, path: &Path, id: &Identity) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    f.write_all_at(&id.page(), 0)
+        .map_err(|e| Error::io("write header", Some(path), e))?;
+    f.sync_all().map_err(|e| Error::io("fsync", Some(path), e))
+}
+
+fn read_identity(file: &File, path: &Path, len: u64) -> Result<(Identity, SyncSlot)> {
+    use std::os::unix::fs::FileExt;
+    let mut page = vec![0u8; HEADER_SIZE.min(len as usize)];
+    file.read_exact_at(&mut page, 0)
+        .map_err(|e| Error::io("read header", Some(path), e))?;
+    let id = Identity::decode(&page).map_err(|e| match e {
+        HeaderError::Foreign(reason) => Error::NotADatabase {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        },
+        HeaderError::Version(found) => Error::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found,
+            supported: FORMAT_VERSION,
+        },
+        HeaderError::Damaged(reason) => Error::Corruption {
+            path: Some(path.to_path_buf()),
+            offset: 0,
+            reason: reason.to_string(),
+        },
+    })?;
+    Ok((id, SyncSlot::newest(&page)))
+}
+
+/// Try to load the checkpoint that belongs to this log.
+fn load_checkpoint(
+    path: &Path,
+    id: &Identity,
+    bytes: &[u8],
+) -> std::result::Result<Option<(Checkpoint, NsTable)>, String> {
+    let cp_path = checkpoint_path(path);
+    let raw = match std::fs::read(&cp_path) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", cp_path.display())),
+    };
+    let cp = checkpoint::decode(&raw, SHARDS)?;
+    let b = cp.binding;
+    if b.db_id != id.db_id || b.generation != id.generation {
+        return Err("checkpoint belongs to another log generation".into());
+    }
+    if b.covered_end < HEADER_SIZE as u64 || b.covered_end > bytes.len() as u64 {
+        return Err("checkpoint covers more than the log holds".into());
+    }
+    if b.last_frame_at == 0 {
+        if b.covered_end != HEADER_SIZE as u64 {
+            return Err("checkpoint binding is inconsistent".into());
+        }
+    } else {
+        let f = frame_at(bytes, b.last_frame_at).map_err(|e| e.to_string())?;
+        if b.last_frame_at + f.len as u64 != b.covered_end
+            || recovery::stored_crc(bytes, b.last_frame_at) != b.last_frame_crc
+        {
+            return Err("checkpoint does not match the log's content".into());
+        }
+    }
+    let mut table = NsTable::new();
+    for img in cp.namespaces.iter().cloned() {
+        let (nid, name) = (img.id, img.name.clone());
+        let keydir = Keydir::from_image(img, b.covered_end)
+            .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
+        table.insert(Arc::new(NsEntry {
+            id: nid,
+            name,
+            keydir,
+        }));
+    }
+    table.next_id = table.next_id.max(cp.next_ns_id);
+    Ok(Some((cp, table)))
+}
+
+impl Engine {
+    fn assemble(
+        cfg: Config,
+        gen: Generation,
+        w: WriterState,
+        report: RecoveryReport,
+        lock: Option<WriterLock>,
+    ) -> Engine {
+        Engine {
+            cfg,
+            gen: ArcSwap::from_pointee(gen),
+            writer: Mutex::new(w),
+            maintenance: Mutex::new(()),
+            slots: Mutex::new(0),
+            write_seq: AtomicU64::new(0),
+            durable_seq: AtomicU64::new(0),
+            group: Mutex::new(GroupState::default()),
+            group_cv: Condvar::new(),
+            poisoned: AtomicBool::new(false),
+            poison_reason: Mutex::new(None),
+            counters: Counters::default(),
+            report,
+            _lock: lock,
+        }
+    }
+
+    /// An empty in-memory engine.
+    pub(crate) fn open_memory(cfg: Config) -> Engine {
+        let log = Log::in_memory(new_identity());
+        let w = WriterState {
+            end: HEADER_SIZE as u64,
+            last_frame_at: 0,
+            checkpointed_end: HEADER_SIZE as u64,
+        };
+        Engine::assemble(
+            cfg,
+            Generation::new(log, NsTable::new()),
+            w,
+            RecoveryReport::default(),
+            None,
+        )
+    }
+
+    /// Open (creating if needed) a file-backed engine, recovering the log.
+    pub(crate) fn open_file(cfg: Config, path: PathBuf) -> Result<Engine> {
+        if path.is_dir() {
+            return Err(Error::InvalidConfig(format!(
+                "{} is a directory; give the path of a database file",
+                path.display()
+            )));
+        }
+        let lock = if cfg.read_only {
+            None
+        } else {
+            Some(WriterLock::acquire(&path)?)
+        };
+        let exists = path.exists();
+        if !exists {
+            if cfg.read_only {
+                return Err(Error::io(
+                    "open",
+                    Some(&path),
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                ));
+            }
+            create_file(&path)?;
+        }
+        if !cfg.read_only {
+            // A compaction that crashed before its rename left this behind;
+            // it is never read (the old file is complete), only removed.
+            let _ = std::fs::remove_file(compact_tmp_path(&path));
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(!cfg.read_only)
+            .open(&path)
+            .map_err(|e| Error::io("open", Some(&path), e))?;
+        let mut len = file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&path), e))?
+            .len();
+        if len == 0 && !cfg.read_only {
+            // An empty file (for example made by mktemp) becomes a new database.
+            write_header(&file, &path, &new_identity())?;
+            len = HEADER_SIZE as u64;
+        }
+        if len < HEADER_SIZE as u64 {
+            let (_, _) = read_identity(&file, &path, len)?;
+            return Err(Error::Corruption {
+                path: Some(path.clone()),
+                offset: len,
+                reason: "file is shorter than its header".into(),
+            });
+        }
+        let (identity, slot) = read_identity(&file, &path, len)?;
+        let map_len = usize::try_from(len).map_err(|_| Error::DatabaseFull {
+            requested: len,
+            max: crate::limits::MAX_LOG_SIZE,
+        })?;
+        let region = if cfg.read_only {
+            Region::map_file_read_only(&file, map_len)
+        } else {
+            Region::map_file(&file, map_len)
+        }
+        .map_err(|e| Error::io("mmap", Some(&path), e))?;
+        let bytes = region.slice(0, len).unwrap_or_default();
+
+        let mut report = RecoveryReport::default();
+        let (mut table, start, cp_last) = match load_checkpoint(&path, &identity, bytes) {
+            Ok(Some((cp, table))) => {
+                report.used_checkpoint = true;
+                (table, cp.binding.covered_end, cp.binding.last_frame_at)
+            }
+            Ok(None) => (NsTable::new(), HEADER_SIZE as u64, 0),
+            Err(reason) => {
+                report.checkpoint_rejected = Some(reason);
+                (NsTable::new(), HEADER_SIZE as u64, 0)
+            }
+        };
+        // Everything the checkpoint covers was synced before it was written.
+        let durable_end = slot.durable_end.max(start);
+        let replayed = recovery::replay(
+            bytes,
+            start,
+            durable_end,
+            cfg.salvage,
+            &mut table,
+            &mut report,
+        )
+        .map_err(|e| e.with_path(&path))?;
+        let mut end = replayed.end;
+        let last_frame_at = replayed.last_frame.map_or(cp_last, |(at, _)| at);
+
+        let mut region = region;
+        if !cfg.read_only && (report.truncated_tail_at.is_some() || end > len) {
+            // Cut the torn tail so new appends never land in front of garbage.
+            end = end.min(len);
+            drop(region);
+            file.set_len(end)
+                .and_then(|_| file.sync_all())
+                .map_err(|e| Error::io("truncate torn tail", Some(&path), e))?;
+            len = end;
+            region = Region::map_file(&file, end as usize)
+                .map_err(|e| Error::io("mmap", Some(&path), e))?;
+        }
+        let _ = len;
+        let dsync = if cfg.read_only || !matches!(cfg.flush_policy, FlushPolicy::WriteThrough) {
+            None
+        } else {
+            Some(open_dsync(&path)?)
+        };
+        let log = Log::new(
+            identity,
+            Some(LogFile {
+                path: path.clone(),
+                file,
+                dsync,
+            }),
+            region,
+            end,
+        );
+        let w = WriterState {
+            end,
+            last_frame_at,
+            checkpointed_end: if report.used_checkpoint && replayed.last_frame.is_none() {
+                end
+            } else {
+                0
+            },
+        };
+        let salvaged = !report.skipped.is_empty() || report.orphaned_records > 0;
+        let engine = Engine::assemble(cfg, Generation::new(log, table), w, report, lock);
+        if salvaged && !engine.cfg.read_only {
+            // Rewrite without the damaged bytes so the next open is clean.
+            engine.compact()?;
+        }
+        Ok(engine)
+    }
+
+    /// True when the log lives in a file.
+    pub(crate) fn is_file(&self) -> bool {
+        self.gen.load().log.file.is_some()
+    }
+
+    /// Path of the log file, if any.
+    pub(crate) fn path(&self) -> Option<PathBuf> {
+        self.gen.load().log.path().map(Path::to_path_buf)
+    }
+
+    // ---- read path -------------------------------------------------------
+
+    /// Look `key` up in namespace `ns_id` and hand the verified frame to `hit`.
+    #[inline]
+    pub(crate) fn lookup<T>(
+        &self,
+        gen: &Generation,
+        ns: &NsEntry,
+        key: &[u8],
+        mut hit: impl FnMut(&Arc<Region>, u64, &Frame<'_>) -> T,
+    ) -> Result<Option<T>> {
+        let mut out = None;
+        let now = now_ms();
+        ns.keydir.get(hash_key(key), |off| {
+            let region = gen.log.region();
+            let f = frame_at(gen.bytes(&region), off)?;
+            if f.key != key {
+                return Ok(false);
+            }
+            if !expired(f.expires_at, now) {
+                out = Some(hit(&region, off, &f));
+            }
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    // ---- write path ------------------------------------------------------
+
+    fn check_writable(&self) -> Result<()> {
+        if self.cfg.read_only {
+            return Err(Error::ReadOnly);
+        }
+        if self.poisoned.load(Ordering::Acquire) {
+            let why = self.poison_reason.lock().clone().unwrap_or_default();
+            return Err(Error::Poisoned(why));
+        }
+        Ok(())
+    }
+
+    fn poison(&self, e: &Error) {
+        *self.poison_reason.lock() = Some(e.to_string());
+        self.poisoned.store(true, Ordering::Release);
+    }
+
+    /// Take the writer lock and the current generation.
+    pub(crate) fn begin_write(&self) -> Result<(MutexGuard<'_, WriterState>, Arc<Generation>)> {
+        self.check_writable()?;
+        let w = self.writer.lock();
+        // Compaction swaps generations under the writer lock, so this is stable.
+        let gen = self.gen.load_full();
+        Ok((w, gen))
+    }
+
+    fn write_through(&self) -> bool {
+        matches!(self.cfg.flush_policy, FlushPolicy::WriteThrough)
+    }
+
+    /// Append one frame at the end of the log; returns its offset and length.
+    pub(crate) fn append(
+        &self,
+        w: &mut WriterState,
+        gen: &Generation,
+        spec: &FrameSpec<'_>,
+    ) -> Result<(u64, u64)> {
+        let len = spec.encoded_len();
+        let off = w.end;
+        gen.log.ensure_capacity(off, off + len as u64)?;
+        if self.write_through() && gen.log.file.is_some() {
+            gen.log.write_through(off, &spec.to_vec())?;
+        } else {
+            gen.log.fill(off, len, |d| {
+                spec.encode_into(d);
+            })?;
+        }
+        w.end = off + len as u64;
+        w.last_frame_at = off;
+        Ok((off, len as u64))
+    }
+
+    /// Publish everything appended so far.
+    pub(crate) fn publish(&self, w: &WriterState, gen: &Generation, records: u64) {
+        gen.log.publish(w.end);
+        self.write_seq.fetch_add(1, Ordering::AcqRel);
+        self.counters.writes.fetch_add(records, Ordering::Relaxed);
+    }
+
+    /// Insert or replace a key.
+    pub(crate) fn put(&self, ns_id: u32, key: &[u8], value: &[u8], expires_at: u64) -> Result<()> {
+        check_sizes(key, value)?;
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        let (off, len) =
+            self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
+        self.publish(&w, &gen, 1);
+        let region = gen.log.region();
+        let bytes = gen.bytes(&region);
+        let old = ns
+            .keydir
+            .upsert(hash_key(key), off, |o| same_key(bytes, o, key))?;
+        ns.keydir
+            .account(len, old.map_or(0, |o| frame_len_at(bytes, o)));
+        Ok(())
+    }
+
+    /// Remove a key; returns its value if it was live.
+    pub(crate) fn delete(&self, ns_id: u32, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if key.len() > MAX_KEY_LEN {
+            return Ok(None);
+        }
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        let now = now_ms();
+        let old = {
+            let region = gen.log.region();
+            let bytes = gen.bytes(&region);
+            let mut found = None;
+            ns.keydir.get(hash_key(key), |o| {
+                let f = frame_at(bytes, o)?;
+                if f.key != key {
+                    return Ok(false);
+                }
+                found = Some((!expired(f.expires_at, now)).then(|| f.value.to_vec()));
+                Ok(true)
+            })?;
+            found
+        };
+        let Some(value) = old else {
+            return Ok(None);
+        };
+        self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
+        self.publish(&w, &gen, 1);
+        let region = gen.log.region();
+        let bytes = gen.bytes(&region);
+        if let Some(o) = ns
+            .keydir
+            .remove(hash_key(key), |o| same_key(bytes, o, key))?
+        {
+            ns.keydir.account(0, frame_len_at(bytes, o));
+        }
+        Ok(value)
+    }
+
+    /// Start an atomic batch.
+    pub(crate) fn batch(&self) -> Result<Batch<'_>> {
+        let (w, gen) = self.begin_write()?;
+        let start = w.end;
+        Ok(Batch {
+            engine: self,
+            cursor: start + BATCH_HEADER_LEN,
+            start,
+            w,
+            gen,
+            ops: Vec::new(),
+            done: false,
+        })
+    }
+
+    // ---- durability ------------------------------------------------------
+
+    /// Make every write that returned before this call durable.
+    pub(crate) fn flush(&self) -> Result<()> {
+        self.counters.flushes.fetch_add(1, Ordering::Relaxed);
+        if !self.is_file() || self.cfg.read_only {
+            return Ok(());
+        }
+        self.check_writable()?;
+        match self.cfg.flush_policy {
+            FlushPolicy::Group {
+                max_wait,
+                max_batch,
+            } => self.group_flush(max_wait, max_batch.max(1)),
+            FlushPolicy::OnEachFlush | FlushPolicy::WriteThrough => self.sync(),
+        }
+    }
+
+    /// One fdatasync covering every write published before it, then a sync
+    /// slot recording the durable end.
+    pub(crate) fn sync(&self) -> Result<()> {
+        let target = self.write_seq.load(Ordering::Acquire);
+        if self.durable_seq.load(Ordering::Acquire) >= target {
+            return Ok(());
+        }
+        let gen = self.gen.load_full();
+        let end = gen.log.published_end();
+        let t = Instant::now();
+        if let Err(e) = gen.log.sync_data() {
+            self.poison(&e);
+            return Err(e);
+        }
+        self.counters.record_fsync(t.elapsed());
+        self.durable_seq.fetch_max(target, Ordering::AcqRel);
+        let mut seq = self.slots.lock();
+        // Skip if compaction swapped generations meanwhile: the new file was
+        // synced whole and carries its own slot.
+        if Arc::ptr_eq(&gen, &self.gen.load()) {
+            *seq += 1;
+            gen.log.write_slot(SyncSlot {
+                seq: *seq,
+                durable_end: end,
+            });
+        }
+        Ok(())
+    }
+
+    fn group_flush(&self, max_wait: Duration, max_batch: usize) -> Result<()> {
+        let target = self.write_seq.load(Ordering::Acquire);
+        loop {
+            if self.durable_seq.load(Ordering::Acquire) >= target {
+                return Ok(());
+            }
+            self.check_writable()?;
+            let mut g = self.group.lock();
+            if self.durable_seq.load(Ordering::Acquire) >= target {
+                return Ok(());
+            }
+            if !g.leader {
+                g.leader = true;
+                let deadline = Instant::now() + max_wait;
+                while g.waiting + 1 < max_batch {
+                    if self.group_cv.wait_until(&mut g, deadline).timed_out() {
+                        break;
+                    }
+                }
+                drop(g);
+                let r = self.sync();
+                let mut g = self.group.lock();
+                g.leader = false;
+                g.round += 1;
+                self.group_cv.notify_all();
+                return r;
+            }
+            g.waiting += 1;
+            self.group_cv.notify_all();
+            let round = g.round;
+            while g.round == round {
+                self.group_cv.wait(&mut g);
+            }
+            g.waiting -= 1;
+        }
+    }
+
+    /// Persist the index so the next open skips replaying the log.
+    pub(crate) fn checkpoint(&self) -> Result<()> {
+        if self.cfg.read_only {
+            return Err(Error::ReadOnly);
+        }
+        if !self.is_file() {
+            return Ok(());
+        }
+        let _m = self.maintenance.lock();
+        self.checkpoint_locked()
+    }
+
+    /// Checkpoint with `maintenance` held.
+    pub(crate) fn checkpoint_locked(&self) -> Result<()> {
+        self.check_writable()?;
+        let w = self.writer.lock();
+        self.sync()?;
+        let gen = self.gen.load_full();
+        let Some(path) = gen.log.path().map(Path::to_path_buf) else {
+            return Ok(());
+        };
+        let region = gen.log.region();
+        let bytes = gen.bytes(&region);
+        let (last_frame_at, last_frame_crc) = if w.end > HEADER_SIZE as u64 {
+            (
+                w.last_frame_at,
+                recovery::stored_crc(bytes, w.last_frame_at),
+            )
+        } else {
+            (0, 0)
+        };
+        let (namespaces, next_ns_id) = {
+            let t = gen.ns.read();
+            (
+                t.all()
+                    .iter()
+                    .map(|n| n.keydir.image(n.id, &n.name))
+                    .collect::<Vec<_>>(),
+                t.next_id,
+            )
+        };
+        let cp = Checkpoint {
+            binding: Binding {
+                db_id: gen.log.identity.db_id,
+                generation: gen.log.identity.generation,
+                covered_end: w.end,
+                last_frame_at,
+                last_frame_crc,
+            },
+            next_ns_id,
+            namespaces,
+        };
+        let end = w.end;
+        drop(w);
+        efs::atomic_write(&checkpoint_path(&path), &checkpoint::encode(&cp))?;
+        let mut w = self.writer.lock();
+        w.checkpointed_end = w.checkpointed_end.max(end);
+        Ok(())
+    }
+
+    /// Clean shutdown: sync, drop preallocated room, checkpoint if needed.
+    fn close(&self) -> Result<()> {
+        if self.cfg.read_only || !self.is_file() || self.poisoned.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let _m = self.maintenance.lock();
+        {
+            let w = self.writer.lock();
+            let gen = self.gen.load_full();
+            self.sync()?;
+            if gen.log.capacity() > w.end {
+                gen.log.truncate(w.end)?;
+                gen.log.sync_data()?;
+            }
+            if w.checkpointed_end == w.end || !self.cfg.checkpoint_on_close {
+                return Ok(());
+            }
+        }
+        self.checkpoint_locked()
+    }
+
+    // ---- introspection ---------------------------------------------------
+
+    /// Sizes and counters.
+    pub(crate) fn stats(&self) -> Stats {
+        let gen = self.gen.load_full();
+        let all = gen.ns.read().all();
+        let mut s = Stats::default();
+        for n in &all {
+            let live = n.keydir.len();
+            s.live_records += live;
+            s.live_bytes += n.keydir.live_bytes();
+            s.index_memory_bytes += n.keydir.memory_bytes() as u64;
+            s.namespaces
+                .push((String::from_utf8_lossy(&n.name).into_owned(), live));
+        }
+        s.index_entries = s.live_records;
+        s.log_logical_bytes = gen.log.published_end();
+        s.file_bytes = match gen.log.path() {
+            Some(p) => std::fs::metadata(p).map_or(gen.log.capacity(), |m| m.len()),
+            None => gen.log.capacity(),
+        };
+        s.dead_bytes = s
+            .log_logical_bytes
+            .saturating_sub(HEADER_SIZE as u64)
+            .saturating_sub(s.live_bytes);
+        s.writes = self.counters.writes.load(Ordering::Relaxed);
+        s.flushes = self.counters.flushes.load(Ordering::Relaxed);
+        s.fsyncs = self.counters.fsyncs.load(Ordering::Relaxed);
+        s.fsync_p50 = self.counters.fsync_quantile(0.50);
+        s.fsync_p99 = self.counters.fsync_quantile(0.99);
+        s.compactions = self.counters.compactions.load(Ordering::Relaxed);
+        s.last_compaction_unix_ms = match self.counters.last_compaction_ms.load(Ordering::Relaxed) {
+            0 => None,
+            t => Some(t),
+        };
+        s
+    }
+
+    /// The sync-slot sequence counter.
+    pub(crate) fn slots_lock(&self) -> MutexGuard<'_, u64> {
+        self.slots.lock()
+    }
+
+    /// Give a freshly built log the `O_DSYNC` descriptor write-through needs.
+    pub(crate) fn with_write_through_fd(&self, mut log: Log) -> Result<Log> {
+        if self.write_through() {
+            if let Some(f) = &mut log.file {
+                f.dsync = Some(open_dsync(&f.path)?);
+            }
+        }
+        Ok(log)
+    }
+
+    /// Mark all writes so far durable (used after compaction synced a new file).
+    pub(crate) fn mark_durable(&self) {
+        let seq = self.write_seq.load(Ordering::Acquire);
+        self.durable_seq.fetch_max(seq, Ordering::AcqRel);
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // Best effort: a failure here leaves a log that recovery handles.
+        let _ = self.close();
+    }
+}
+
+/// A descriptor on `path` whose writes are durable on return (`O_DSYNC`).
+fn open_dsync(path: &Path) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_DSYNC)
+        .open(path)
+        .map_err(|e| Error::io("open O_DSYNC", Some(path), e))
+}
+
+fn missing_ns(id: u32) -> Error {
+    Error::InvalidConfig(format!("namespace id {id} does not exist (it was dropped)"))
+}
+
+/// Encoded size of a `BatchBegin` frame (fixed: empty key, 16-byte value).
+pub(crate) const BATCH_HEADER_LEN: u64 =
+    (record::CRC_LEN + 1 + 1 + 1 + record::BATCH_VALUE_LEN) as u64;
+
+/// One buffered operation of a batch: namespace, offset of its frame.
+struct BatchOp {
+    ns: Arc<NsEntry>,
+    off: u64,
+}
+
+/// An atomic group of writes. Frames are encoded straight into the log past
+/// its end; `commit` writes the `BatchBegin` header in front of them and
+/// publishes all at once. Dropped without commit, the bytes are zeroed.
+pub(crate) struct Batch<'e> {
+    engine: &'e Engine,
+    w: MutexGuard<'e, WriterState>,
+    gen: Arc<Generation>,
+    start: u64,
+    cursor: u64,
+    ops: Vec<BatchOp>,
+    done: bool,
+}
+
+impl Batch<'_> {
+    fn push(&mut self, ns_id: u32, spec: FrameSpec<'_>) -> Result<()> {
+        let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        let len = spec.encoded_len() as u64;
+        self.gen
+            .log
+            .ensure_capacity(self.cursor, self.cursor + len)?;
+        self.gen.log.fill(self.cursor, len as usize, |d| {
+            spec.encode_into(d);
+        })?;
+        self.ops.push(BatchOp {
+            ns,
+            off: self.cursor,
+        });
+        self.cursor += len;
+        Ok(())
+    }
+
+    /// Add an insert.
+    pub(crate) fn put(
+        &mut self,
+        ns_id: u32,
+        key: &[u8],
+        value: &[u8],
+        expires_at: u64,
+    ) -> Result<()> {
+        check_sizes(key, value)?;
+        self.push(ns_id, FrameSpec::put(ns_id, key, value, expires_at))
+    }
+
+    /// Add a removal.
+    pub(crate) fn delete(&mut self, ns_id: u32, key: &[u8]) -> Result<()> {
+        check_sizes(key, &[])?;
+        self.push(ns_id, FrameSpec::delete(ns_id, key))
+    }
+
+    /// Write the batch header, publish, and update the indexes.
+    pub(crate) fn commit(mut self) -> Result<()> {
+        self.done = true;
+        if self.ops.is_empty() {
+            return Ok(());
+        }
+        let body_len = self.cursor - self.start - BATCH_HEADER_LEN;
+        let v = batch_value(self.ops.len() as u64, body_len);
+        let header = FrameSpec {
+            kind: Kind::BatchBegin,
+            ns: 0,
+            expires_at: 0,
+            key: &[],
+            value: &v,
+        };
+        debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
+        let engine = self.engine;
+        let gen = Arc::clone(&self.gen);
+        gen.log.fill(self.start, BATCH_HEADER_LEN as usize, |d| {
+            header.encode_into(d);
+        })?;
+        if engine.write_through() && gen.log.file.is_some() {
+            if let Err(e) = gen.log.sync_data() {
+                engine.poison(&e);
+                return Err(e);
+            }
+        }
+        self.w.end = self.cursor;
+        if let Some(last) = self.ops.last() {
+            self.w.last_frame_at = last.off;
+        }
+        engine.publish(&self.w, &gen, self.ops.len() as u64);
+        let region = gen.log.region();
+        let bytes = gen.bytes(&region);
+        for op in &self.ops {
+            let f = frame_at(bytes, op.off)?;
+            let h = hash_key(f.key);
+            let old = match f.kind {
+                Kind::Put => {
+                    let old = op
+                        .ns
+                        .keydir
+                        .upsert(h, op.off, |o| same_key(bytes, o, f.key))?;
+                    op.ns.keydir.account(f.len as u64, 0);
+                    old
+                }
+                _ => op.ns.keydir.remove(h, |o| same_key(bytes, o, f.key))?,
+            };
+            if let Some(o) = old {
+                op.ns.keydir.account(0, frame_len_at(bytes, o));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // Never leave valid-looking frames past the end: a later, shorter
+            // append could otherwise be followed by them on replay.
+            let _ = self.gen.log.zero(self.start, self.cursor);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The one error type of the engine.
+//!
+//! Every variant carries the context a person needs to act on it (the path,
+//! the byte offset, the holder of a lock), and its `Display` says what to do.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use crate::lock::LockHolder;
+
+/// Convenient alias for results whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in emdb.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An operating-system I/O call failed.
+    #[error("{op} failed{}: {source}", fmt_path(path))]
+    Io {
+        /// What the engine was doing ("open", "fdatasync", "rename", ...).
+        op: &'static str,
+        /// The file involved, when there is one.
+        path: Option<PathBuf>,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+
+    /// Stored bytes failed their checksum or do not decode.
+    ///
+    /// Open fails with this when a record inside the durable part of the log
+    /// is damaged; open the database with `salvage(true)` (or run
+    /// `emdb check --repair`) to skip the damaged bytes.
+    #[error(
+        "corruption{} at byte offset {offset}: {reason} (open with salvage to skip the damaged bytes, or restore from a backup)",
+        fmt_path(path)
+    )]
+    Corruption {
+        /// The damaged file, when known.
+        path: Option<PathBuf>,
+        /// Byte offset of the damaged record or structure.
+        offset: u64,
+        /// What exactly is wrong.
+        reason: String,
+    },
+
+    /// The file exists but is not an emdb database.
+    #[error("{} is not an emdb database ({reason}); refusing to touch it", path.display())]
+    NotADatabase {
+        /// The foreign file.
+        path: PathBuf,
+        /// Why it was rejected.
+        reason: String,
+    },
+
+    /// The file was written by a format version this build cannot read.
+    #[error(
+        "{} uses on-disk format version {found}, this build reads version {supported}; upgrade emdb",
+        path.display()
+    )]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// Version found in the header.
+        found: u32,
+        /// Version this build reads.
+        supported: u32,
+    },
+
+    /// Another process holds the writer lock.
+    #[error("{} is locked by another writer{}; close that process, open read-only, or wait",
+        path.display(), fmt_holder(holder))]
+    LockBusy {
+        /// The database path.
+        path: PathBuf,
+        /// Who holds it, as recorded in the lock file.
+        holder: Option<LockHolder>,
+    },
+
+    /// The builder options are contradictory or invalid, or a feature that
+    /// was not enabled at open time was used.
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+
+    /// A key is longer than [`MAX_KEY_LEN`](crate::MAX_KEY_LEN).
+    #[error("key is {len} bytes, the limit is {max} bytes")]
+    KeyTooLarge {
+        /// The key's length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+
+    /// A value is longer than [`MAX_VALUE_LEN`](crate::MAX_VALUE_LEN).
+    #[error("value is {len} bytes, the limit is {max} bytes")]
+    ValueTooLarge {
+        /// The value's length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+
+    /// The log would grow past the largest offset the index can address.
+    #[error("database would grow to {requested} bytes, past the {max}-byte limit; compact it or split the data")]
+    DatabaseFull {
+        /// The size the write needed.
+        requested: u64,
+        /// The largest supported log size.
+        max: u64,
+    },
+
+    /// A namespace's index has no room for another key.
+    #[error("the namespace holds the most keys one index supports ({limit}); spread keys over namespaces")]
+    TooManyKeys {
+        /// The per-namespace key limit.
+        limit: u64,
+    },
+
+    /// A transaction closure asked to roll back.
+    #[error("transaction aborted: {0}")]
+    TransactionAborted(&'static str),
+
+    /// A write was attempted on a read-only handle.
+    #[error("the database is open read-only; reopen it without read_only to write")]
+    ReadOnly,
+
+    /// An earlier fsync failed, so the engine no longer knows what is durable.
+    ///
+    /// Reopen the database: recovery re-reads what actually reached the disk.
+    #[error(
+        "an earlier fsync failed ({0}); the handle refuses further writes, reopen the database"
+    )]
+    Poisoned(String),
+}
+
+impl Error {
+    pub(crate) fn io(op: &'static str, path: Option<&std::path::Path>, source: io::Error) -> Self {
+        Error::Io {
+            op,
+            path: path.map(|p| p.to_path_buf()),
+            source,
+        }
+    }
+
+    pub(crate) fn corruption(offset: u64, reason: impl Into<String>) -> Self {
+        Error::Corruption {
+            path: None,
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// Attach a path to an error that lacks one.
+    pub(crate) fn with_path(self, p: &std::path::Path) -> Self {
+        match self {
+            Error::Corruption {
+                path: None,
+                offset,
+                reason,
+            } => Error::Corruption {
+                path: Some(p.to_path_buf()),
+                offset,
+                reason,
+            },
+            Error::Io {
+                op,
+                path: None,
+                source,
+            } => Error::Io {
+                op,
+                path: Some(p.to_path_buf()),
+                source,
+            },
+            other => other,
+        }
+    }
+}
+
+fn fmt_path(path: &Option<PathBuf>) -> String {
+    match path {
+        Some(p) => format!(" in {}", p.display()),
+        None => String::new(),
+    }
+}
+
+fn fmt_holder(holder: &Option<LockHolder>) -> String {
+    match holder {
+        Some(h) => format!(" ({h})"),
+        None => String::new(),
+    }
+}
+
+impl fmt::Display for LockHolder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pid {}", self.pid)?;
+        if let Some(host) = &self.hostname {
+            write!(f, " on {host}")?;
+        }
+        if !self.alive {
+            write!(f, ", not running")?;
+        }
+        Ok(())
+    }
+}

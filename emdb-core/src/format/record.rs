@@ -1,0 +1,381 @@
+//! Record frames (docs/FORMAT.md, "Record frame").
+//!
+//! ```text
+//! crc32 u32 | tag u8 | [ns varint] | [expires_at u64] | key_len varint | value_len varint | key | value
+//! ```
+//! The CRC covers every byte after itself. Optional fields are present when
+//! the matching tag flag is set.
+
+use super::{read_u32, read_u64, varint};
+use crate::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
+
+/// Kind of a record, the low nibble of the tag byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Key now maps to value.
+    Put = 1,
+    /// Key is removed.
+    Delete = 2,
+    /// The next `count` frames, `body_len` bytes in all, form one atomic batch.
+    BatchBegin = 3,
+    /// A namespace id is bound to a name (the key).
+    NamespaceCreate = 4,
+    /// A namespace and all its keys are dropped.
+    NamespaceDrop = 5,
+    /// All keys of a namespace are removed; the namespace stays.
+    Clear = 6,
+}
+
+impl Kind {
+    fn from_nibble(n: u8) -> Option<Kind> {
+        Some(match n {
+            1 => Kind::Put,
+            2 => Kind::Delete,
+            3 => Kind::BatchBegin,
+            4 => Kind::NamespaceCreate,
+            5 => Kind::NamespaceDrop,
+            6 => Kind::Clear,
+            _ => return None,
+        })
+    }
+}
+
+/// Tag flag: a namespace id varint follows the tag.
+const FLAG_NS: u8 = 0x10;
+/// Tag flag: an 8-byte expiry timestamp (ms since the Unix epoch) follows.
+const FLAG_EXPIRY: u8 = 0x20;
+/// Bits that must be zero in format version 1.
+const RESERVED_BITS: u8 = 0xC0;
+
+/// Bytes before the tag: the CRC.
+pub(crate) const CRC_LEN: usize = 4;
+/// The smallest possible frame: CRC, tag, two one-byte lengths.
+pub(crate) const MIN_FRAME_LEN: usize = CRC_LEN + 1 + 2;
+/// Size of a `BatchBegin` value: count u64 + body length u64.
+pub(crate) const BATCH_VALUE_LEN: usize = 16;
+
+/// What a frame says, borrowed from the buffer it was decoded from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Frame<'a> {
+    pub kind: Kind,
+    /// Namespace id; 0 is the default namespace.
+    pub ns: u32,
+    /// Expiry in ms since the Unix epoch; 0 means none.
+    pub expires_at: u64,
+    pub key: &'a [u8],
+    pub value: &'a [u8],
+    /// Offset of the value within the frame.
+    pub value_at: usize,
+    /// Total encoded length of the frame.
+    pub len: usize,
+}
+
+impl Frame<'_> {
+    /// For a `BatchBegin`: `(count, body_len)`.
+    pub(crate) fn batch_header(&self) -> Option<(u64, u64)> {
+        if self.kind != Kind::BatchBegin || self.value.len() != BATCH_VALUE_LEN {
+            return None;
+        }
+        Some((read_u64(self.value, 0)?, read_u64(self.value, 8)?))
+    }
+}
+
+/// Why bytes do not form a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FrameError {
+    /// The buffer ends before the frame does (a torn or still-growing tail).
+    Truncated,
+    /// The bytes are not a valid frame.
+    Invalid(&'static str),
+}
+
+impl FrameError {
+    pub(crate) fn reason(self) -> &'static str {
+        match self {
+            FrameError::Truncated => "record runs past the end of the file",
+            FrameError::Invalid(r) => r,
+        }
+    }
+}
+
+/// The fields a frame is built from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FrameSpec<'a> {
+    pub kind: Kind,
+    pub ns: u32,
+    pub expires_at: u64,
+    pub key: &'a [u8],
+    pub value: &'a [u8],
+}
+
+impl<'a> FrameSpec<'a> {
+    pub(crate) fn put(ns: u32, key: &'a [u8], value: &'a [u8], expires_at: u64) -> Self {
+        FrameSpec {
+            kind: Kind::Put,
+            ns,
+            expires_at,
+            key,
+            value,
+        }
+    }
+
+    pub(crate) fn delete(ns: u32, key: &'a [u8]) -> Self {
+        FrameSpec {
+            kind: Kind::Delete,
+            ns,
+            expires_at: 0,
+            key,
+            value: &[],
+        }
+    }
+
+    fn tag(&self) -> u8 {
+        let mut tag = self.kind as u8;
+        if self.ns != 0 {
+            tag |= FLAG_NS;
+        }
+        if self.expires_at != 0 {
+            tag |= FLAG_EXPIRY;
+        }
+        tag
+    }
+
+    /// Encoded length of this frame.
+    #[inline]
+    pub(crate) fn encoded_len(&self) -> usize {
+        let mut n = CRC_LEN + 1;
+        if self.ns != 0 {
+            n += varint::len(u64::from(self.ns));
+        }
+        if self.expires_at != 0 {
+            n += 8;
+        }
+        n + varint::len(self.key.len() as u64)
+            + varint::len(self.value.len() as u64)
+            + self.key.len()
+            + self.value.len()
+    }
+
+    /// Encode into the start of `dst`, which must hold `encoded_len()` bytes.
+    /// Returns the bytes written.
+    #[inline]
+    pub(crate) fn encode_into(&self, dst: &mut [u8]) -> usize {
+        let mut at = CRC_LEN;
+        dst[at] = self.tag();
+        at += 1;
+        if self.ns != 0 {
+            at += varint::encode(u64::from(self.ns), &mut dst[at..]);
+        }
+        if self.expires_at != 0 {
+            dst[at..at + 8].copy_from_slice(&self.expires_at.to_le_bytes());
+            at += 8;
+        }
+        at += varint::encode(self.key.len() as u64, &mut dst[at..]);
+        at += varint::encode(self.value.len() as u64, &mut dst[at..]);
+        dst[at..at + self.key.len()].copy_from_slice(self.key);
+        at += self.key.len();
+        dst[at..at + self.value.len()].copy_from_slice(self.value);
+        at += self.value.len();
+        let crc = crc32fast::hash(&dst[CRC_LEN..at]);
+        dst[..CRC_LEN].copy_from_slice(&crc.to_le_bytes());
+        at
+    }
+
+    /// Encode into a fresh vector.
+    pub(crate) fn to_vec(&self) -> Vec<u8> {
+        let mut v = vec![0u8; self.encoded_len()];
+        self.encode_into(&mut v);
+        v
+    }
+}
+
+/// Encode the value of a `BatchBegin` frame.
+pub(crate) fn batch_value(count: u64, body_len: u64) -> [u8; BATCH_VALUE_LEN] {
+    let mut v = [0u8; BATCH_VALUE_LEN];
+    v[..8].copy_from_slice(&count.to_le_bytes());
+    v[8..].copy_from_slice(&body_len.to_le_bytes());
+    v
+}
+
+/// Parsed header fields of a frame, before its CRC is checked.
+struct Head {
+    kind: Kind,
+    ns: u32,
+    expires_at: u64,
+    key_at: usize,
+    key_len: usize,
+    value_len: usize,
+    total: usize,
+}
+
+#[inline]
+fn parse_head(buf: &[u8]) -> Result<Head, FrameError> {
+    let Some(&tag) = buf.get(CRC_LEN) else {
+        return Err(FrameError::Truncated);
+    };
+    if tag & RESERVED_BITS != 0 {
+        return Err(FrameError::Invalid("reserved tag bits set"));
+    }
+    let kind = Kind::from_nibble(tag & 0x0f).ok_or(FrameError::Invalid("unknown record kind"))?;
+    let mut at = CRC_LEN + 1;
+    let mut ns = 0u32;
+    if tag & FLAG_NS != 0 {
+        let (v, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
+        ns = u32::try_from(v).map_err(|_| FrameError::Invalid("namespace id out of range"))?;
+        if ns == 0 {
+            return Err(FrameError::Invalid("explicit namespace id 0"));
+        }
+        at += n;
+    }
+    let mut expires_at = 0u64;
+    if tag & FLAG_EXPIRY != 0 {
+        expires_at = read_u64(buf, at).ok_or(FrameError::Truncated)?;
+        if expires_at == 0 {
+            return Err(FrameError::Invalid("expiry flag with zero expiry"));
+        }
+        at += 8;
+    }
+    let (klen, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
+    at += n;
+    let (vlen, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
+    at += n;
+    if klen > MAX_KEY_LEN as u64 {
+        return Err(FrameError::Invalid("key length past the limit"));
+    }
+    if vlen > MAX_VALUE_LEN as u64 {
+        return Err(FrameError::Invalid("value length past the limit"));
+    }
+    let (key_len, value_len) = (klen as usize, vlen as usize);
+    let total = at + key_len + value_len;
+    Ok(Head {
+        kind,
+        ns,
+        expires_at,
+        key_at: at,
+        key_len,
+        value_len,
+        total,
+    })
+}
+
+/// A varint that did not decode: truncated if the buffer simply ended.
+fn short_or_bad(buf: &[u8], at: usize) -> FrameError {
+    if buf.len().saturating_sub(at) < 10 {
+        FrameError::Truncated
+    } else {
+        FrameError::Invalid("malformed varint")
+    }
+}
+
+/// Decode and verify the frame at the start of `buf`.
+///
+/// `buf` may extend past the frame; only the frame's own bytes are checked.
+#[inline]
+pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
+    let h = parse_head(buf)?;
+    let Some(body) = buf.get(..h.total) else {
+        return Err(FrameError::Truncated);
+    };
+    let stored = read_u32(body, 0).ok_or(FrameError::Truncated)?;
+    if crc32fast::hash(&body[CRC_LEN..]) != stored {
+        return Err(FrameError::Invalid("checksum mismatch"));
+    }
+    let consistent = match h.kind {
+        Kind::Put => true,
+        Kind::Delete | Kind::NamespaceDrop | Kind::Clear => h.value_len == 0,
+        Kind::BatchBegin => h.key_len == 0 && h.value_len == BATCH_VALUE_LEN && h.ns == 0,
+        Kind::NamespaceCreate => h.value_len == 0 && h.key_len > 0 && h.ns != 0,
+    };
+    if !consistent {
+        return Err(FrameError::Invalid("fields inconsistent with record kind"));
+    }
+    let value_at = h.key_at + h.key_len;
+    Ok(Frame {
+        kind: h.kind,
+        ns: h.ns,
+        expires_at: h.expires_at,
+        key: &body[h.key_at..value_at],
+        value: &body[value_at..h.total],
+        value_at,
+        len: h.total,
+    })
+}
+
+/// Encoded length of the frame at the start of `buf` without verifying its
+/// CRC; used for accounting on frames that were verified when written.
+pub(crate) fn frame_len(buf: &[u8]) -> Option<usize> {
+    parse_head(buf).ok().map(|h| h.total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_round_trips_with_all_fields() {
+        let spec = FrameSpec::put(7, b"key", b"value", 1_700_000_000_000);
+        let bytes = spec.to_vec();
+        assert_eq!(bytes.len(), spec.encoded_len());
+        let f = decode(&bytes).unwrap();
+        assert_eq!(f.kind, Kind::Put);
+        assert_eq!(f.ns, 7);
+        assert_eq!(f.expires_at, 1_700_000_000_000);
+        assert_eq!(f.key, b"key");
+        assert_eq!(f.value, b"value");
+        assert_eq!(f.len, bytes.len());
+        assert_eq!(&bytes[f.value_at..f.value_at + 5], b"value");
+    }
+
+    #[test]
+    fn default_namespace_frame_is_compact() {
+        // 24-byte key, 150-byte value: 4 crc + 1 tag + 1 + 2 varints.
+        let spec = FrameSpec::put(0, &[1u8; 24], &[2u8; 150], 0);
+        assert_eq!(spec.encoded_len(), 24 + 150 + 8);
+    }
+
+    #[test]
+    fn every_single_byte_flip_is_detected() {
+        let bytes = FrameSpec::put(3, b"some key", b"some value", 0).to_vec();
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                match decode(&b) {
+                    Err(_) => {}
+                    Ok(f) => panic!("flip at byte {i} bit {bit} decoded as {f:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_truncation_is_rejected() {
+        let bytes = FrameSpec::put(0, b"k", b"v".repeat(300).as_slice(), 0).to_vec();
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn zeros_are_not_a_frame() {
+        assert_eq!(
+            decode(&[0u8; 64]),
+            Err(FrameError::Invalid("unknown record kind"))
+        );
+    }
+
+    #[test]
+    fn batch_header_round_trips() {
+        let v = batch_value(3, 999);
+        let spec = FrameSpec {
+            kind: Kind::BatchBegin,
+            ns: 0,
+            expires_at: 0,
+            key: &[],
+            value: &v,
+        };
+        let bytes = spec.to_vec();
+        let f = decode(&bytes).unwrap();
+        assert_eq!(f.batch_header(), Some((3, 999)));
+    }
+}

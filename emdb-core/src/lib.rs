@@ -1,0 +1,56 @@
+//! # emdb-core
+//!
+//! An embedded key-value database: one append-only log file of CRC-framed
+//! records, read through a memory map, with an in-memory sharded hash index
+//! that stores 8 bytes per key (no key copies). Single writer, any number of
+//! concurrent readers.
+//!
+//! ```
+//! use emdb_core::Emdb;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("app.emdb");
+//! {
+//!     let db = Emdb::open(&path)?;
+//!     db.insert("user:1", "james")?;
+//!     db.insert_many([("user:2", "alex"), ("user:3", "sam")])?; // atomic
+//!     db.flush()?; // durable from here on
+//! }
+//! let db = Emdb::open(&path)?;
+//! assert_eq!(db.get("user:1")?, Some(b"james".to_vec()));
+//! assert_eq!(db.len()?, 3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The on-disk format is specified in `docs/FORMAT.md`, the design and its
+//! reasons in `docs/ARCHITECTURE.md`.
+
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod builder;
+mod compaction;
+mod db;
+mod engine;
+mod error;
+mod flush;
+mod format;
+mod fs;
+mod index;
+mod limits;
+mod lock;
+mod log;
+mod namespace;
+mod recovery;
+mod stats;
+
+pub use builder::{default_database_path, EmdbBuilder, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME};
+pub use db::{Emdb, Iter, Keys, Transaction, ValueRef};
+pub use error::{Error, Result};
+pub use flush::FlushPolicy;
+pub use limits::{
+    MAX_KEYS_PER_NAMESPACE, MAX_KEY_LEN, MAX_LOG_SIZE, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN,
+};
+pub use lock::{pid_alive, LockHolder};
+pub use recovery::{RecoveryReport, SkippedRange};
+pub use stats::Stats;

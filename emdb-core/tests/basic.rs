@@ -1,0 +1,217 @@
+//! Basic behaviour of the public API on file-backed and in-memory databases.
+
+use emdb_core::{Emdb, Error};
+
+fn both(dir: &tempfile::TempDir) -> Vec<Emdb> {
+    vec![
+        Emdb::open_in_memory(),
+        Emdb::open(dir.path().join("basic.emdb")).unwrap(),
+    ]
+}
+
+#[test]
+fn insert_get_remove_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in both(&dir) {
+        assert!(db.is_empty().unwrap());
+        db.insert("k", "v").unwrap();
+        assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
+        assert!(db.contains_key("k").unwrap());
+        db.insert("k", "v2").unwrap();
+        assert_eq!(db.get("k").unwrap(), Some(b"v2".to_vec()));
+        assert_eq!(db.len().unwrap(), 1);
+        assert_eq!(db.remove("k").unwrap(), Some(b"v2".to_vec()));
+        assert_eq!(db.remove("k").unwrap(), None);
+        assert!(!db.contains_key("k").unwrap());
+        assert_eq!(db.get("missing").unwrap(), None);
+        db.insert([], b"empty key").unwrap();
+        assert_eq!(db.get([]).unwrap(), Some(b"empty key".to_vec()));
+    }
+}
+
+#[test]
+fn data_survives_reopen_with_and_without_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reopen.emdb");
+    {
+        let db = Emdb::open(&path).unwrap();
+        for i in 0..1000u32 {
+            db.insert(format!("key{i}"), format!("value{i}")).unwrap();
+        }
+        db.remove("key5").unwrap();
+        db.flush().unwrap();
+    }
+    let db = Emdb::open(&path).unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    assert_eq!(db.len().unwrap(), 999);
+    assert_eq!(db.get("key7").unwrap(), Some(b"value7".to_vec()));
+    assert_eq!(db.get("key5").unwrap(), None);
+    db.insert("after", "checkpoint").unwrap();
+    drop(db);
+    std::fs::remove_file(dir.path().join("reopen.emdb.ckpt")).unwrap();
+    let db = Emdb::open(&path).unwrap();
+    assert!(!db.recovery_report().used_checkpoint);
+    assert_eq!(db.len().unwrap(), 1000);
+    assert_eq!(db.get("after").unwrap(), Some(b"checkpoint".to_vec()));
+}
+
+#[test]
+fn batches_and_transactions() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in both(&dir) {
+        db.insert_many((0..100).map(|i| (format!("b{i}"), format!("{i}"))))
+            .unwrap();
+        assert_eq!(db.len().unwrap(), 100);
+        let r: i32 = db
+            .transaction(|tx| {
+                tx.insert("t1", "x")?;
+                assert_eq!(tx.get("t1")?, Some(b"x".to_vec()));
+                assert_eq!(tx.remove("b1")?, Some(b"1".to_vec()));
+                assert_eq!(tx.get("b1")?, None);
+                Ok(7)
+            })
+            .unwrap();
+        assert_eq!(r, 7);
+        assert_eq!(db.get("b1").unwrap(), None);
+        assert_eq!(db.get("t1").unwrap(), Some(b"x".to_vec()));
+        let failed = db.transaction::<_, ()>(|tx| {
+            tx.insert("temp", "value")?;
+            Err(Error::TransactionAborted("rollback"))
+        });
+        assert!(matches!(failed, Err(Error::TransactionAborted(_))));
+        assert_eq!(db.get("temp").unwrap(), None);
+    }
+}
+
+#[test]
+fn iteration_sees_every_key_once() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in both(&dir) {
+        for i in 0..500u32 {
+            db.insert(i.to_le_bytes(), (i * 2).to_le_bytes()).unwrap();
+        }
+        let mut keys: Vec<u32> = db
+            .keys()
+            .unwrap()
+            .map(|k| u32::from_le_bytes(k.unwrap().try_into().unwrap()))
+            .collect();
+        keys.sort();
+        assert_eq!(keys, (0..500).collect::<Vec<_>>());
+        for kv in db.iter().unwrap() {
+            let (k, v) = kv.unwrap();
+            let k = u32::from_le_bytes(k.try_into().unwrap());
+            assert_eq!(u32::from_le_bytes(v.try_into().unwrap()), k * 2);
+        }
+    }
+}
+
+#[test]
+fn zerocopy_survives_growth_and_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in both(&dir) {
+        db.insert("z", "zero-copy").unwrap();
+        let v = db.get_zerocopy("z").unwrap().unwrap();
+        for i in 0..20_000u32 {
+            db.insert(i.to_le_bytes(), [7u8; 100]).unwrap();
+        }
+        db.insert("z", "replaced").unwrap();
+        db.compact().unwrap();
+        assert_eq!(&*v, b"zero-copy");
+        assert_eq!(db.get("z").unwrap(), Some(b"replaced".to_vec()));
+        assert_eq!(db.len().unwrap(), 20_001);
+    }
+}
+
+#[test]
+fn compaction_reclaims_and_keeps_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.emdb");
+    let db = Emdb::open(&path).unwrap();
+    for round in 0..5 {
+        for i in 0..1000u32 {
+            db.insert(i.to_le_bytes(), format!("{round}-{i}")).unwrap();
+        }
+    }
+    for i in 0..500u32 {
+        db.remove(i.to_le_bytes()).unwrap();
+    }
+    let before = db.stats().unwrap();
+    assert!(before.dead_bytes > before.live_bytes);
+    db.compact().unwrap();
+    let after = db.stats().unwrap();
+    assert_eq!(after.live_records, 500);
+    assert_eq!(after.dead_bytes, 0);
+    assert!(after.file_bytes < before.log_logical_bytes / 5);
+    drop(db);
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.len().unwrap(), 500);
+    assert_eq!(
+        db.get(700u32.to_le_bytes()).unwrap(),
+        Some(b"4-700".to_vec())
+    );
+    assert_eq!(db.get(7u32.to_le_bytes()).unwrap(), None);
+}
+
+#[test]
+fn clear_is_durable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clear.emdb");
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .checkpoint_on_close(false)
+            .build()
+            .unwrap();
+        db.insert("a", "1").unwrap();
+        db.clear().unwrap();
+        db.insert("b", "2").unwrap();
+    }
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.get("a").unwrap(), None);
+    assert_eq!(db.get("b").unwrap(), Some(b"2".to_vec()));
+}
+
+#[test]
+fn second_writer_is_refused_and_names_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lock.emdb");
+    let db = Emdb::open(&path).unwrap();
+    match Emdb::open(&path) {
+        Err(Error::LockBusy { holder, .. }) => {
+            assert_eq!(holder.unwrap().pid, std::process::id())
+        }
+        other => panic!("expected LockBusy, got {other:?}"),
+    }
+    let h = Emdb::lock_holder(&path).unwrap().unwrap();
+    assert!(h.alive);
+    drop(db);
+    assert!(!Emdb::lock_holder(&path).unwrap().unwrap().alive);
+    Emdb::open(&path).unwrap();
+}
+
+#[test]
+fn limits_are_enforced() {
+    let db = Emdb::open_in_memory();
+    let big_key = vec![0u8; emdb_core::MAX_KEY_LEN + 1];
+    assert!(matches!(
+        db.insert(&big_key, "v"),
+        Err(Error::KeyTooLarge { .. })
+    ));
+    let ok_key = vec![1u8; emdb_core::MAX_KEY_LEN];
+    db.insert(&ok_key, "v").unwrap();
+    assert_eq!(db.get(&ok_key).unwrap(), Some(b"v".to_vec()));
+}
+
+#[test]
+fn foreign_files_are_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("foreign.txt");
+    let content = b"this is somebody's notes file, not a database\n".repeat(200);
+    std::fs::write(&path, &content).unwrap();
+    assert!(matches!(Emdb::open(&path), Err(Error::NotADatabase { .. })));
+    assert_eq!(std::fs::read(&path).unwrap(), content);
+    assert!(matches!(
+        Emdb::open(dir.path()),
+        Err(Error::InvalidConfig(_))
+    ));
+}
