@@ -1,0 +1,422 @@
+//! The command line, defined once with clap derive.
+//!
+//! Doc comments here are the only source of the help text, the completion
+//! scripts in `completions/` and docs/CLI.md's option lists.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXAMPLES: &str = "\
+Examples:
+  emdb put user:1 james                 store a value (default database)
+  emdb get user:1                       print it, exit 1 when missing
+  printf 'x\\0y' | emdb put blob -       value from stdin, bytes kept exactly
+  emdb --hex get 626c6f62               keys and values as hex
+  emdb scan --prefix user: --json       sorted, one JSON object per line
+  emdb del --prefix tmp: --yes          delete by prefix (asks on a terminal)
+  emdb --db app.emdb export > dump.jsonl
+  emdb --db copy.emdb import dump.jsonl
+  emdb export --format resp | redis-cli --pipe
+  emdb stats --format prometheus
+  printf 'put a 1\\nget a\\n' | emdb shell
+
+Exit codes: 0 ok, 1 not found, 2 usage, 3 locked, 4 corrupt,
+5 wrong key, 6 I/O, 7 bad input. See docs/CLI.md.";
+
+/// emdb: an embedded key-value database, from the command line.
+///
+/// Keys and values are UTF-8 text by default; use --hex, --base64 or
+/// --key-format/--value-format for binary data. Reading commands open the
+/// database read-only (a snapshot), so they work while another process writes.
+#[derive(Debug, Parser)]
+#[command(name = "emdb", version, after_help = EXAMPLES, max_term_width = 100)]
+pub struct Cli {
+    /// Options that apply to every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options accepted before or after any command.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Database file [default: the platform data directory's
+    /// emdb/emdb-default.emdb].
+    #[arg(long, global = true, env = "EMDB_PATH", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Never write: reading commands only (writing ones fail with exit 2).
+    #[arg(long, global = true)]
+    pub read_only: bool,
+
+    /// How long to keep retrying while another process holds the writer
+    /// lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail
+    /// at once with exit code 3.
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub lock_timeout: Option<Duration>,
+
+    /// Output and input encodings, JSON and quiet mode.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Options that shape input decoding and output; the shell accepts them on
+/// every line too.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Print results as JSON (one document, or one object per line for
+    /// streams).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// No progress bars and no status reports; data and errors still print.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// Encoding of keys in arguments, stdin, output, import and export.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub key_format: Option<Encoding>,
+
+    /// Encoding of values in arguments, stdin, output, import and export.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub value_format: Option<Encoding>,
+
+    /// Shorthand for --key-format hex --value-format hex.
+    #[arg(long, global = true, conflicts_with = "base64")]
+    pub hex: bool,
+
+    /// Shorthand for --key-format base64 --value-format base64.
+    #[arg(long, global = true)]
+    pub base64: bool,
+}
+
+/// How bytes are written as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Encoding {
+    /// UTF-8 text, bytes as given; non-printable output is escaped.
+    Text,
+    /// Two hex digits per byte.
+    Hex,
+    /// Standard base64 with padding.
+    Base64,
+}
+
+/// The commands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Store a value under a key (replacing any old value).
+    #[command(after_help = "Examples:\n  emdb put user:1 james\n  \
+        echo -n 'from stdin' | emdb put note -\n  emdb put logo --file logo.png")]
+    Put(PutArgs),
+
+    /// Print the value of a key and a newline (exit 1 when missing).
+    #[command(after_help = "Examples:\n  emdb get user:1\n  \
+        emdb get logo --raw > logo.png\n  emdb get user:1 --json")]
+    Get(GetArgs),
+
+    /// Delete keys, or every key with a prefix.
+    #[command(after_help = "Examples:\n  emdb del user:1 user:2\n  \
+        emdb del --prefix tmp: --dry-run\n  emdb del --prefix tmp: --yes")]
+    Del(DelArgs),
+
+    /// Exit 0 when the key exists, 1 when it does not.
+    #[command(after_help = "Example:\n  emdb exists user:1 && echo present")]
+    Exists(ExistsArgs),
+
+    /// Print the number of keys.
+    #[command(after_help = "Example:\n  emdb count")]
+    Count,
+
+    /// List keys and values, sorted by key bytes.
+    #[command(after_help = "Examples:\n  emdb scan --prefix user:\n  \
+        emdb scan --from a --to m --keys-only\n  emdb scan --glob 'user:*:name' --json --limit 10")]
+    Scan(ScanArgs),
+
+    /// Sizes and activity counters of the database.
+    #[command(after_help = "Examples:\n  emdb stats\n  emdb stats --json\n  \
+        emdb stats --format prometheus\n  emdb stats --watch 5")]
+    Stats(StatsArgs),
+
+    /// Rewrite the file with only live records, reclaiming dead bytes.
+    #[command(after_help = "Examples:\n  emdb compact --dry-run\n  emdb compact")]
+    Compact(CompactArgs),
+
+    /// Inspect or remove the writer lock.
+    #[command(subcommand)]
+    Lock(LockCommand),
+
+    /// Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol.
+    #[command(after_help = "Examples:\n  emdb import dump.jsonl\n  \
+        emdb import --format csv data.csv\n  cat dump.jsonl | emdb import -")]
+    Import(ImportArgs),
+
+    /// Write every record to a file (or stdout), sorted by key.
+    #[command(after_help = "Examples:\n  emdb export > dump.jsonl\n  \
+        emdb export --format csv data.csv\n  emdb export --format resp | redis-cli --pipe")]
+    Export(ExportArgs),
+
+    /// Run commands read from stdin, one per line, against one open database.
+    ///
+    /// Each line uses the same syntax as the command line without `emdb`
+    /// (shell-like quoting; `#` starts a comment). A failing line does not
+    /// stop the loop, but the exit code is that of the first failure.
+    /// Writes are flushed when the shell ends.
+    #[command(after_help = "Example:\n  printf 'put a 1\\nget a\\ndel a\\n' | emdb shell")]
+    Shell,
+
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  emdb completions bash > ~/.local/share/bash-completion/completions/emdb"
+    )]
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `put`.
+#[derive(Debug, Clone, Args)]
+pub struct PutArgs {
+    /// The key.
+    pub key: OsString,
+
+    /// The value; `-` reads it from stdin (bytes kept exactly, no newline
+    /// stripped in text format).
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    pub value: Option<OsString>,
+
+    /// Read the value from this file.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// Arguments of `get`.
+#[derive(Debug, Clone, Args)]
+pub struct GetArgs {
+    /// The key.
+    pub key: OsString,
+
+    /// Write the exact value bytes, without escaping or a trailing newline.
+    #[arg(long, conflicts_with = "json")]
+    pub raw: bool,
+}
+
+/// Arguments of `del`.
+#[derive(Debug, Clone, Args)]
+pub struct DelArgs {
+    /// Keys to delete (in one atomic batch). Exit 1 when any was missing.
+    #[arg(required_unless_present = "prefix", conflicts_with = "prefix")]
+    pub keys: Vec<OsString>,
+
+    /// Delete every key starting with this prefix (in atomic batches of
+    /// 10,000). Shows the count first and asks on a terminal.
+    #[arg(long, value_name = "PREFIX")]
+    pub prefix: Option<OsString>,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short, long, requires = "prefix")]
+    pub yes: bool,
+
+    /// Only report how many keys would be deleted.
+    #[arg(long, requires = "prefix")]
+    pub dry_run: bool,
+}
+
+/// Arguments of `exists`.
+#[derive(Debug, Clone, Args)]
+pub struct ExistsArgs {
+    /// The key.
+    pub key: OsString,
+}
+
+/// Arguments of `scan`.
+#[derive(Debug, Clone, Args)]
+pub struct ScanArgs {
+    /// Only keys starting with these bytes.
+    #[arg(long, value_name = "PREFIX")]
+    pub prefix: Option<OsString>,
+
+    /// Only keys at or after this one (byte order, inclusive).
+    #[arg(long, value_name = "KEY")]
+    pub from: Option<OsString>,
+
+    /// Only keys before this one (byte order, exclusive).
+    #[arg(long, value_name = "KEY")]
+    pub to: Option<OsString>,
+
+    /// Only keys matching this glob, applied to the key bytes: `*` any
+    /// run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\` escapes.
+    #[arg(long, value_name = "PATTERN")]
+    pub glob: Option<String>,
+
+    /// Print at most this many records.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// Print keys without values.
+    #[arg(long)]
+    pub keys_only: bool,
+}
+
+/// Arguments of `stats`.
+#[derive(Debug, Clone, Args)]
+pub struct StatsArgs {
+    /// Output format (`--json` is the same as `--format json`).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<StatsFormat>,
+
+    /// Refresh every SECS seconds (default 2) until interrupted; redraws in
+    /// place on a terminal. Each refresh reopens the database read-only.
+    #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "2")]
+    pub watch: Option<f64>,
+
+    /// With --watch: stop after this many refreshes.
+    #[arg(long, value_name = "N", requires = "watch")]
+    pub count: Option<u64>,
+}
+
+/// Output formats of `stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// Aligned, human-readable lines.
+    Text,
+    /// One JSON document.
+    Json,
+    /// OpenMetrics text exposition, for Prometheus.
+    Prometheus,
+}
+
+/// Arguments of `compact`.
+#[derive(Debug, Clone, Args)]
+pub struct CompactArgs {
+    /// Only print the estimate of reclaimable bytes (the dead bytes).
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Subcommands of `lock`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum LockCommand {
+    /// Show who holds the writer lock.
+    #[command(after_help = "Example:\n  emdb lock status --json")]
+    Status,
+
+    /// Remove a lock file left behind; refuses while the holder runs.
+    ///
+    /// The lock is released by the operating system when its holder exits,
+    /// so breaking it is rarely needed.
+    #[command(after_help = "Example:\n  emdb lock break")]
+    Break(LockBreakArgs),
+}
+
+/// Arguments of `lock break`.
+#[derive(Debug, Clone, Args)]
+pub struct LockBreakArgs {
+    /// DANGEROUS: remove the lock file even while a live process holds the
+    /// lock. That process keeps writing, and the next writer takes a new
+    /// lock, so two writers can append to one file and corrupt it. Only for
+    /// a holder you know is gone or frozen for good (e.g. another host).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `import`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportArgs {
+    /// File to read, or `-` for stdin.
+    pub file: PathBuf,
+
+    /// Input format [default: from the file extension (.csv, .resp),
+    /// else jsonl].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<TransferFormat>,
+}
+
+/// Arguments of `export`.
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// File to write (replaced atomically), or `-` / nothing for stdout.
+    pub file: Option<PathBuf>,
+
+    /// Output format [default: from the file extension (.csv, .resp),
+    /// else jsonl].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<TransferFormat>,
+}
+
+/// File formats of `import` and `export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransferFormat {
+    /// JSON Lines: a header line, then one `{"key":..,"value":..}` per line.
+    Jsonl,
+    /// CSV with a `key,value` header row.
+    Csv,
+    /// Redis protocol `SET key value` commands (for `redis-cli --pipe`).
+    Resp,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to generate for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// One line of `emdb shell`: a command plus per-line output options.
+#[derive(Debug, Parser)]
+#[command(name = "emdb", no_binary_name = true, disable_version_flag = true)]
+pub struct ShellLine {
+    /// Output options for this line (added to the shell's own).
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Parse `500ms`, `10s`, `2m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (try 500ms, 10s, 2m)"))?;
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        other => return Err(format!("unknown unit {other:?} (use ms, s, m or h)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+        ShellLine::command().debug_assert();
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3 days").is_err());
+    }
+}

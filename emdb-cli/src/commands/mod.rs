@@ -1,0 +1,58 @@
+//! One module per command; [`run`] dispatches.
+
+mod compact;
+mod completions;
+mod count;
+mod del;
+mod exists;
+mod export;
+mod get;
+mod import;
+mod lock;
+mod put;
+mod scan;
+mod shell;
+mod stats;
+
+use std::io::{BufRead, Write};
+
+use crate::cli::{Command, GlobalArgs};
+use crate::database::Session;
+use crate::error::{CliError, CliResult};
+use crate::output::Ui;
+
+/// Run one command.
+pub fn run(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    match cmd {
+        Command::Put(a) => put::run(a, s, ui),
+        Command::Get(a) => get::run(a, s, ui),
+        Command::Del(a) => del::run(a, s, ui),
+        Command::Exists(a) => exists::run(a, s, ui),
+        Command::Count => count::run(s, ui),
+        Command::Scan(a) => scan::run(a, s, ui),
+        Command::Stats(a) => stats::run(a, s, ui),
+        Command::Compact(a) => compact::run(a, s, ui),
+        Command::Lock(a) => lock::run(a, s, ui),
+        Command::Import(a) => import::run(a, s, ui),
+        Command::Export(a) => export::run(a, s, ui),
+        Command::Shell => shell::run(global, s, ui),
+        Command::Completions(a) => completions::run(a, ui),
+    }
+}
+
+/// Ask `question` on stderr and read a yes/no answer from stdin.
+fn confirm(ui: &Ui, question: &str) -> CliResult<bool> {
+    if !ui.interactive {
+        return Ok(false);
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{question} [y/N] ");
+    let _ = err.flush();
+    drop(err);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::io("reading the answer from stdin", None, e))?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}

@@ -1,0 +1,39 @@
+//! `emdb put KEY VALUE`.
+
+use std::io::Read;
+
+use crate::cli::PutArgs;
+use crate::database::Session;
+use crate::encoding::os_bytes;
+use crate::error::{CliError, CliResult};
+use crate::output::Ui;
+
+/// Store one value.
+pub fn run(args: &PutArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let key = ui.codec.key_arg(&args.key)?;
+    let raw = match (&args.value, &args.file) {
+        (_, Some(file)) => {
+            std::fs::read(file).map_err(|e| CliError::io("reading", Some(file), e))?
+        }
+        (Some(v), None) if v == "-" => {
+            if !ui.stdin_free {
+                return Err(CliError::usage(
+                    "VALUE `-` (stdin) is not available inside `emdb shell`",
+                )
+                .hint("use --file, or give the value on the line"));
+            }
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut buf)
+                .map_err(|e| CliError::io("reading the value from stdin", None, e))?;
+            buf
+        }
+        (Some(v), None) => os_bytes(v, "VALUE")?,
+        (None, None) => return Err(CliError::usage("give a VALUE, `-` for stdin, or --file")),
+    };
+    let value = ui.codec.value_bytes(&raw)?;
+    let db = s.writer("put")?;
+    db.insert(&key, &value)?;
+    s.wrote(&db)
+}

@@ -1,0 +1,271 @@
+//! `emdb stats`: sizes and counters as text, JSON or OpenMetrics.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use emdb_core::Emdb;
+
+use crate::cli::{StatsArgs, StatsFormat};
+use crate::database::Session;
+use crate::error::{CliError, CliResult};
+use crate::output::{NamespaceReport, StatsReport, Ui};
+
+/// Print the statistics once, or every `--watch` seconds.
+pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let format = match args.format {
+        Some(f) => f,
+        None if ui.json => StatsFormat::Json,
+        None => StatsFormat::Text,
+    };
+    let Some(secs) = args.watch else {
+        let db = s.reader()?;
+        return print(&report(&db)?, format, ui);
+    };
+    let interval = Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            CliError::usage(format!("--watch {secs}: give a positive number of seconds"))
+        })?;
+    let redraw = std::io::stdout().is_terminal() && format == StatsFormat::Text;
+    let mut shown = 0u64;
+    loop {
+        // Reopen each time: a read-only handle is a snapshot of the moment
+        // it was opened.
+        let mut fresh = Session::new_like(s);
+        let db = fresh.reader()?;
+        let r = report(&db)?;
+        drop(db);
+        fresh.close()?;
+        if redraw {
+            // Home the cursor and clear the screen, then draw.
+            ui.bytes(b"\x1b[H\x1b[2J")?;
+        }
+        print(&r, format, ui)?;
+        ui.out.flush().map_err(CliError::stdout)?;
+        shown += 1;
+        if args.count.is_some_and(|n| shown >= n) {
+            return Ok(());
+        }
+        std::thread::sleep(interval);
+    }
+}
+
+fn report(db: &Emdb) -> CliResult<StatsReport> {
+    let st = db.stats()?;
+    let rec = db.recovery_report();
+    Ok(StatsReport {
+        path: db
+            .path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        live_records: st.live_records,
+        namespaces: st
+            .namespaces
+            .iter()
+            .map(|(name, keys)| NamespaceReport {
+                name: name.clone(),
+                keys: *keys,
+            })
+            .collect(),
+        index_entries: st.index_entries,
+        index_memory_bytes: st.index_memory_bytes,
+        log_logical_bytes: st.log_logical_bytes,
+        file_bytes: st.file_bytes,
+        live_bytes: st.live_bytes,
+        dead_bytes: st.dead_bytes,
+        writes: st.writes,
+        flushes: st.flushes,
+        fsyncs: st.fsyncs,
+        fsync_p50_us: micros(st.fsync_p50),
+        fsync_p99_us: micros(st.fsync_p99),
+        compactions: st.compactions,
+        last_compaction_unix_ms: st.last_compaction_unix_ms,
+        recovery_records_replayed: rec.records_replayed,
+        recovery_used_checkpoint: rec.used_checkpoint,
+    })
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+fn print(r: &StatsReport, format: StatsFormat, ui: &mut Ui) -> CliResult {
+    match format {
+        StatsFormat::Json => ui.json_line(r),
+        StatsFormat::Text => ui.bytes(text(r).as_bytes()),
+        StatsFormat::Prometheus => ui.bytes(openmetrics(r).as_bytes()),
+    }
+}
+
+fn text(r: &StatsReport) -> String {
+    let mut t = String::new();
+    let dead_pct = if r.log_logical_bytes > 0 {
+        100.0 * r.dead_bytes as f64 / r.log_logical_bytes as f64
+    } else {
+        0.0
+    };
+    let rows: Vec<(&str, String)> = vec![
+        ("path", r.path.clone()),
+        ("live records", r.live_records.to_string()),
+        ("file size", bytes(r.file_bytes)),
+        ("log in use", bytes(r.log_logical_bytes)),
+        ("live data", bytes(r.live_bytes)),
+        (
+            "dead data",
+            format!(
+                "{} ({dead_pct:.1}% of the log, reclaimable by `emdb compact`)",
+                bytes(r.dead_bytes)
+            ),
+        ),
+        ("index memory", bytes(r.index_memory_bytes)),
+        (
+            "opened from",
+            if r.recovery_used_checkpoint {
+                format!(
+                    "checkpoint + {} replayed records",
+                    r.recovery_records_replayed
+                )
+            } else {
+                format!("full replay of {} records", r.recovery_records_replayed)
+            },
+        ),
+        (
+            "last compaction",
+            r.last_compaction_unix_ms.map_or_else(
+                || "not in this process".into(),
+                |ms| format!("{ms} ms since the Unix epoch"),
+            ),
+        ),
+    ];
+    for (name, value) in rows {
+        let _ = writeln!(t, "{name:<16} {value}");
+    }
+    if r.namespaces.len() > 1 {
+        for ns in &r.namespaces {
+            let name = if ns.name.is_empty() {
+                "(default)"
+            } else {
+                &ns.name
+            };
+            let _ = writeln!(t, "  namespace {name}: {} keys", ns.keys);
+        }
+    }
+    t
+}
+
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {} ({n} bytes)", UNITS[unit])
+    }
+}
+
+/// OpenMetrics text exposition (also read by Prometheus).
+fn openmetrics(r: &StatsReport) -> String {
+    let mut t = String::new();
+    let mut metric = |name: &str, kind: &str, unit: &str, help: &str, value: String| {
+        let _ = writeln!(t, "# TYPE {name} {kind}");
+        if !unit.is_empty() {
+            let _ = writeln!(t, "# UNIT {name} {unit}");
+        }
+        let _ = writeln!(t, "# HELP {name} {help}");
+        let sample = if kind == "counter" {
+            format!("{name}_total")
+        } else {
+            name.to_string()
+        };
+        let _ = writeln!(t, "{sample} {value}");
+    };
+    metric(
+        "emdb_live_records",
+        "gauge",
+        "",
+        "Live keys across all namespaces.",
+        r.live_records.to_string(),
+    );
+    metric(
+        "emdb_index_memory_bytes",
+        "gauge",
+        "bytes",
+        "Heap bytes of the hash indexes.",
+        r.index_memory_bytes.to_string(),
+    );
+    metric(
+        "emdb_log_logical_bytes",
+        "gauge",
+        "bytes",
+        "Bytes of the log in use.",
+        r.log_logical_bytes.to_string(),
+    );
+    metric(
+        "emdb_file_bytes",
+        "gauge",
+        "bytes",
+        "Size of the database file, including preallocated room.",
+        r.file_bytes.to_string(),
+    );
+    metric(
+        "emdb_live_bytes",
+        "gauge",
+        "bytes",
+        "Bytes of current records.",
+        r.live_bytes.to_string(),
+    );
+    metric(
+        "emdb_dead_bytes",
+        "gauge",
+        "bytes",
+        "Bytes of superseded or deleted records, reclaimable by compaction.",
+        r.dead_bytes.to_string(),
+    );
+    metric(
+        "emdb_writes",
+        "counter",
+        "",
+        "Records written by this process since open.",
+        r.writes.to_string(),
+    );
+    metric(
+        "emdb_fsyncs",
+        "counter",
+        "",
+        "fdatasync calls by this process since open.",
+        r.fsyncs.to_string(),
+    );
+    metric(
+        "emdb_compactions",
+        "counter",
+        "",
+        "Compactions by this process since open.",
+        r.compactions.to_string(),
+    );
+    let _ = writeln!(t, "# TYPE emdb_namespace_keys gauge");
+    let _ = writeln!(t, "# HELP emdb_namespace_keys Live keys per namespace.");
+    for ns in &r.namespaces {
+        let _ = writeln!(
+            t,
+            "emdb_namespace_keys{{namespace=\"{}\"}} {}",
+            label(&ns.name),
+            ns.keys
+        );
+    }
+    let _ = writeln!(t, "# EOF");
+    t
+}
+
+/// Escape a label value as OpenMetrics requires.
+fn label(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}

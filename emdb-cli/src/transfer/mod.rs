@@ -1,0 +1,1 @@
+//! File formats of `import` and `export`.
