@@ -1,7 +1,10 @@
 //! [`EmdbBuilder`] and the validated options it produces.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
+use crate::clock::{Clock, SystemClock};
 use crate::db::Emdb;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -19,6 +22,9 @@ pub(crate) struct Config {
     pub read_only: bool,
     pub salvage: bool,
     pub checkpoint_on_close: bool,
+    pub default_ttl: Option<Duration>,
+    pub range_scans: bool,
+    pub clock: Arc<dyn Clock>,
 }
 
 impl Default for Config {
@@ -28,6 +34,9 @@ impl Default for Config {
             read_only: false,
             salvage: false,
             checkpoint_on_close: true,
+            default_ttl: None,
+            range_scans: false,
+            clock: Arc::new(SystemClock),
         }
     }
 }
@@ -105,6 +114,26 @@ impl EmdbBuilder {
         self
     }
 
+    /// Expiry applied by `insert` and by `insert_with_ttl(.., Ttl::Default)`.
+    pub fn default_ttl(mut self, ttl: Duration) -> Self {
+        self.cfg.default_ttl = Some(ttl);
+        self
+    }
+
+    /// Keep a sorted key index per namespace so `range`, `range_prefix`,
+    /// `iter_from` and friends work. Costs a copy of every key in memory and
+    /// a sort at open; without it those calls return `Error::InvalidConfig`.
+    pub fn enable_range_scans(mut self, on: bool) -> Self {
+        self.cfg.range_scans = on;
+        self
+    }
+
+    /// The clock TTLs are measured against (tests use a [`ManualClock`](crate::ManualClock)).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.cfg.clock = clock;
+        self
+    }
+
     /// Write a checkpoint when the last handle closes (default true), so the
     /// next open does not replay the log.
     pub fn checkpoint_on_close(mut self, on: bool) -> Self {
@@ -155,7 +184,7 @@ impl EmdbBuilder {
                             .into(),
                     ));
                 }
-                Ok(Emdb::from_engine(Engine::open_memory(cfg)))
+                finish(Engine::open_memory(cfg))
             }
             Some(path) => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -165,10 +194,18 @@ impl EmdbBuilder {
                     }
                 }
                 let path = canonical(&path);
-                Ok(Emdb::from_engine(Engine::open_file(cfg, path)?))
+                finish(Engine::open_file(cfg, path)?)
             }
         }
     }
+}
+
+/// Final steps shared by every open.
+fn finish(engine: Engine) -> Result<Emdb> {
+    if engine.cfg.range_scans {
+        engine.build_sorted_sets()?;
+    }
+    Ok(Emdb::from_engine(engine))
 }
 
 /// The platform data directory (`$XDG_DATA_HOME`, `~/.local/share`, ...).

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::format::record::{FrameSpec, Kind};
 use crate::fs as efs;
-use crate::index::{hash_key, Keydir, SHARDS};
+use crate::index::{hash_key, SHARDS};
 use crate::log::{Log, LogFile, Region};
 use crate::namespace::{frame_at, NsEntry, NsTable};
 use crate::recovery::decode_unit;
@@ -123,16 +123,12 @@ impl Engine {
                 key: &ns.name,
                 value: &[],
             };
-            out.last_frame_at = out.append_raw(&spec.to_vec())?;
-            table.insert(Arc::new(NsEntry {
-                id: ns.id,
-                name: ns.name.clone(),
-                keydir: Keydir::default(),
-            }));
+            out.last_frame_at = out.append_raw(&spec.encode())?;
+            table.insert(Arc::new(NsEntry::new(ns.id, ns.name.clone())));
         }
 
         // Phase 1: live records below e0, without blocking writers.
-        let now = now_ms();
+        let now = self.now();
         let old_region = old.log.region_arc();
         let old_bytes = old_region
             .slice(0, e0)
@@ -154,6 +150,7 @@ impl Engine {
                     out.last_frame_at = at;
                     target.keydir.insert_new(hash_key(f.key), at)?;
                     target.keydir.account(f.len as u64, 0);
+                    target.keydir.account_expiring(f.expires_at != 0, false);
                 }
             }
         }
@@ -208,6 +205,12 @@ impl Engine {
                 .map_err(|e| Error::io("fsync", Some(tmp), e))?;
             std::fs::rename(tmp, &f.path).map_err(|e| Error::io("rename", Some(&f.path), e))?;
             efs::fsync_parent(&f.path)?;
+        }
+        // The sorted key sets belong to the namespace, not to one file.
+        for ns in table.all() {
+            if let Some(s) = old.ns(ns.id).and_then(|o| o.sorted.get().cloned()) {
+                let _ = ns.sorted.set(s);
+            }
         }
         let out_log = self.with_write_through_fd(out.log)?;
         self.gen.store(Arc::new(Generation::new(out_log, table)));

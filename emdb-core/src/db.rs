@@ -7,15 +7,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::builder::EmdbBuilder;
-use crate::engine::{check_sizes, expired, now_ms, Engine, Generation};
+use crate::engine::{check_sizes, Engine};
 use crate::error::{Error, Result};
 use crate::format::record::{FrameSpec, Kind};
-use crate::index::SHARDS;
+use crate::keyspace::{
+    keyspace_api, owned_bound, prefix_end, to_system_time, Cursor, Iter, Keys, Namespace,
+};
 use crate::lock::{self, LockHolder};
 use crate::log::Region;
-use crate::namespace::{frame_at, NsEntry};
 use crate::recovery::RecoveryReport;
 use crate::stats::Stats;
+use crate::ttl::Ttl;
 
 /// An embedded key-value database.
 ///
@@ -46,6 +48,20 @@ impl Emdb {
         }
     }
 
+    fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    pub(crate) fn engine_arc(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    fn ns_id(&self) -> u32 {
+        DEFAULT_NS
+    }
+
+    keyspace_api!();
+
     /// Open (or create) the database file at `path` with default options.
     pub fn open(path: impl AsRef<Path>) -> Result<Emdb> {
         EmdbBuilder::new().path(path.as_ref()).build()
@@ -71,64 +87,6 @@ impl Emdb {
         &self.engine.report
     }
 
-    /// Insert or replace `key`.
-    pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
-        self.engine.put(DEFAULT_NS, key.as_ref(), value.as_ref(), 0)
-    }
-
-    /// The value of `key`, copied out.
-    #[inline]
-    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        let gen = self.engine.gen.load();
-        self.engine
-            .lookup(&gen, &gen.default, key.as_ref(), |_, _, f| f.value.to_vec())
-    }
-
-    /// The value of `key` without copying: a [`ValueRef`] into the mapped log.
-    /// It stays valid after later writes, growth and compaction.
-    #[inline]
-    pub fn get_zerocopy(&self, key: impl AsRef<[u8]>) -> Result<Option<ValueRef>> {
-        let gen = self.engine.gen.load();
-        self.engine
-            .lookup(&gen, &gen.default, key.as_ref(), |region, off, f| {
-                let start = off + f.value_at as u64;
-                ValueRef {
-                    region: Arc::clone(region),
-                    start,
-                    end: start + f.value.len() as u64,
-                }
-            })
-    }
-
-    /// Remove `key`; returns the value it had.
-    pub fn remove(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        self.engine.delete(DEFAULT_NS, key.as_ref())
-    }
-
-    /// True when `key` has a value.
-    pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
-        let gen = self.engine.gen.load();
-        Ok(self
-            .engine
-            .lookup(&gen, &gen.default, key.as_ref(), |_, _, _| ())?
-            .is_some())
-    }
-
-    /// Number of keys.
-    pub fn len(&self) -> Result<usize> {
-        Ok(self.engine.gen.load().default.keydir.len() as usize)
-    }
-
-    /// True when there are no keys.
-    pub fn is_empty(&self) -> Result<bool> {
-        Ok(self.len()? == 0)
-    }
-
-    /// Remove every key (one record in the log, however many keys).
-    pub fn clear(&self) -> Result<()> {
-        self.engine.clear(DEFAULT_NS)
-    }
-
     /// Insert many pairs as one atomic batch: after a crash either all of
     /// them are present or none. Encoded straight into the log, no per-record
     /// syscall.
@@ -138,11 +96,7 @@ impl Emdb {
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
-        let mut batch = self.engine.batch()?;
-        for (k, v) in items {
-            batch.put(DEFAULT_NS, k.as_ref(), v.as_ref(), 0)?;
-        }
-        batch.commit()
+        self.engine.insert_many_in(DEFAULT_NS, items)
     }
 
     /// Run `f` against a transaction and commit its writes atomically when it
@@ -161,10 +115,10 @@ impl Emdb {
         };
         let out = f(&mut tx)?;
         let mut batch = self.engine.batch()?;
-        for (key, value) in &tx.ops {
-            match value {
-                Some(v) => batch.put(DEFAULT_NS, key, v, 0)?,
-                None => batch.delete(DEFAULT_NS, key)?,
+        for op in &tx.ops {
+            match &op.value {
+                Some(v) => batch.put(op.ns, &op.key, v, op.expires_at)?,
+                None => batch.delete(op.ns, &op.key)?,
             }
         }
         batch.commit()?;
@@ -177,19 +131,15 @@ impl Emdb {
     /// had when its index shard was visited; writes made during iteration may
     /// or may not be seen.
     pub fn iter(&self) -> Result<Iter> {
-        let gen = self.engine.gen.load_full();
-        let ns = Arc::clone(&gen.default);
         Ok(Iter {
-            inner: Cursor::new(gen, ns),
+            inner: Cursor::new(&self.engine, DEFAULT_NS)?,
         })
     }
 
     /// Stream every key, in no particular order (see [`Emdb::iter`]).
     pub fn keys(&self) -> Result<Keys> {
-        let gen = self.engine.gen.load_full();
-        let ns = Arc::clone(&gen.default);
         Ok(Keys {
-            inner: Cursor::new(gen, ns),
+            inner: Cursor::new(&self.engine, DEFAULT_NS)?,
         })
     }
 
@@ -241,9 +191,7 @@ impl Engine {
     /// Remove every key of a namespace with one `Clear` record.
     pub(crate) fn clear(&self, ns_id: u32) -> Result<()> {
         let (mut w, gen) = self.begin_write()?;
-        let ns = gen
-            .ns(ns_id)
-            .ok_or_else(|| Error::InvalidConfig(format!("namespace id {ns_id} does not exist")))?;
+        let ns = gen.ns(ns_id).ok_or(Error::NamespaceDropped)?;
         let spec = FrameSpec {
             kind: Kind::Clear,
             ns: ns_id,
@@ -253,51 +201,120 @@ impl Engine {
         };
         self.append(&mut w, &gen, &spec)?;
         self.publish(&w, &gen, 1);
-        ns.keydir.clear();
+        ns.index_clear();
         Ok(())
     }
 }
 
-/// Pending writes of a [`Emdb::transaction`].
-pub struct Transaction<'db> {
-    db: &'db Emdb,
-    ops: Vec<(Vec<u8>, Option<Vec<u8>>)>,
-    /// Index into `ops` of the newest write per key.
-    latest: HashMap<Vec<u8>, usize>,
+struct TxOp {
+    ns: u32,
+    key: Vec<u8>,
+    value: Option<Vec<u8>>,
+    expires_at: u64,
 }
 
-impl Transaction<'_> {
-    /// Stage an insert.
-    pub fn insert(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
-        let (k, v) = (key.as_ref(), value.as_ref());
-        check_sizes(k, v)?;
-        self.latest.insert(k.to_vec(), self.ops.len());
-        self.ops.push((k.to_vec(), Some(v.to_vec())));
+/// Pending writes of a [`Emdb::transaction`], possibly across namespaces.
+pub struct Transaction<'db> {
+    db: &'db Emdb,
+    ops: Vec<TxOp>,
+    /// Index into `ops` of the newest write per (namespace, key).
+    latest: HashMap<(u32, Vec<u8>), usize>,
+}
+
+impl<'db> Transaction<'db> {
+    fn stage(&mut self, ns: u32, key: &[u8], value: Option<&[u8]>, ttl: Ttl) -> Result<()> {
+        check_sizes(key, value.unwrap_or_default())?;
+        let e = &self.db.engine;
+        let expires_at = match value {
+            Some(_) => ttl.expires_at(e.now(), e.cfg.default_ttl),
+            None => 0,
+        };
+        self.latest.insert((ns, key.to_vec()), self.ops.len());
+        self.ops.push(TxOp {
+            ns,
+            key: key.to_vec(),
+            value: value.map(<[u8]>::to_vec),
+            expires_at,
+        });
         Ok(())
+    }
+
+    fn read(&self, ns: u32, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if let Some(&i) = self.latest.get(&(ns, key.to_vec())) {
+            return Ok(self.ops[i].value.clone());
+        }
+        let e = &self.db.engine;
+        let gen = e.gen.load();
+        e.with_ns(&gen, ns, |n| {
+            e.lookup(&gen, n, key, |_, _, f| f.value.to_vec())
+        })
+    }
+
+    /// Stage an insert (with the default TTL, if one is set).
+    pub fn insert(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
+        self.stage(DEFAULT_NS, key.as_ref(), Some(value.as_ref()), Ttl::Default)
+    }
+
+    /// Stage an insert with an explicit lifetime.
+    pub fn insert_with_ttl(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+        ttl: Ttl,
+    ) -> Result<()> {
+        self.stage(DEFAULT_NS, key.as_ref(), Some(value.as_ref()), ttl)
     }
 
     /// Stage a removal; returns the value the key has within the transaction.
     pub fn remove(&mut self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        let k = key.as_ref();
-        check_sizes(k, &[])?;
-        let old = self.get(k)?;
-        self.latest.insert(k.to_vec(), self.ops.len());
-        self.ops.push((k.to_vec(), None));
+        let old = self.read(DEFAULT_NS, key.as_ref())?;
+        self.stage(DEFAULT_NS, key.as_ref(), None, Ttl::Never)?;
         Ok(old)
     }
 
     /// The value of `key` as this transaction sees it.
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        let k = key.as_ref();
-        match self.latest.get(k) {
-            Some(&i) => Ok(self.ops[i].1.clone()),
-            None => self.db.get(k),
-        }
+        self.read(DEFAULT_NS, key.as_ref())
     }
 
     /// True when `key` has a value as this transaction sees it.
     pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
         Ok(self.get(key)?.is_some())
+    }
+
+    /// Stage writes to another namespace in the same atomic commit.
+    pub fn namespace<'t>(&'t mut self, ns: &Namespace) -> TxNamespace<'t, 'db> {
+        TxNamespace {
+            tx: self,
+            ns: ns.id(),
+        }
+    }
+}
+
+/// The part of a [`Transaction`] that writes to one [`Namespace`].
+pub struct TxNamespace<'t, 'db> {
+    tx: &'t mut Transaction<'db>,
+    ns: u32,
+}
+
+impl TxNamespace<'_, '_> {
+    /// Stage an insert into this namespace.
+    pub fn insert(&mut self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
+        self.tx
+            .stage(self.ns, key.as_ref(), Some(value.as_ref()), Ttl::Default)
+    }
+
+    /// Stage a removal from this namespace; returns the value as the
+    /// transaction sees it.
+    pub fn remove(&mut self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+        let old = self.tx.read(self.ns, key.as_ref())?;
+        self.tx.stage(self.ns, key.as_ref(), None, Ttl::Never)?;
+        Ok(old)
+    }
+
+    /// The value of `key` in this namespace as the transaction sees it.
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+        self.tx.read(self.ns, key.as_ref())
     }
 }
 
@@ -313,6 +330,14 @@ pub struct ValueRef {
 }
 
 impl ValueRef {
+    pub(crate) fn new(region: &Arc<Region>, start: u64, len: usize) -> ValueRef {
+        ValueRef {
+            region: Arc::clone(region),
+            start,
+            end: start + len as u64,
+        }
+    }
+
     /// Copy the bytes out.
     pub fn into_vec(self) -> Vec<u8> {
         self.to_vec()
@@ -344,69 +369,5 @@ impl fmt::Debug for ValueRef {
 impl PartialEq<[u8]> for ValueRef {
     fn eq(&self, other: &[u8]) -> bool {
         **self == *other
-    }
-}
-
-/// Shard-by-shard walk over one namespace of one generation.
-struct Cursor {
-    gen: Arc<Generation>,
-    ns: Arc<NsEntry>,
-    shard: usize,
-    pending: std::vec::IntoIter<u64>,
-    now: u64,
-}
-
-impl Cursor {
-    fn new(gen: Arc<Generation>, ns: Arc<NsEntry>) -> Cursor {
-        Cursor {
-            gen,
-            ns,
-            shard: 0,
-            pending: Vec::new().into_iter(),
-            now: now_ms(),
-        }
-    }
-
-    fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8]) -> T) -> Option<Result<T>> {
-        loop {
-            if let Some(off) = self.pending.next() {
-                let region = self.gen.log.region();
-                let bytes = self.gen.bytes(&region);
-                match frame_at(bytes, off) {
-                    Ok(fr) if expired(fr.expires_at, self.now) => continue,
-                    Ok(fr) => return Some(Ok(f(fr.key, fr.value))),
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-            if self.shard >= SHARDS {
-                return None;
-            }
-            self.pending = self.ns.keydir.shard_offsets(self.shard).into_iter();
-            self.shard += 1;
-        }
-    }
-}
-
-/// Streaming iterator over `(key, value)` pairs; see [`Emdb::iter`].
-pub struct Iter {
-    inner: Cursor,
-}
-
-impl Iterator for Iter {
-    type Item = Result<(Vec<u8>, Vec<u8>)>;
-    fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next_with(|k, v| (k.to_vec(), v.to_vec()))
-    }
-}
-
-/// Streaming iterator over keys; see [`Emdb::keys`].
-pub struct Keys {
-    inner: Cursor,
-}
-
-impl Iterator for Keys {
-    type Item = Result<Vec<u8>>;
-    fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next_with(|k, _| k.to_vec())
     }
 }

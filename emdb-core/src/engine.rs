@@ -26,7 +26,7 @@ use crate::index::{hash_key, Keydir, SHARDS};
 use crate::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
-use crate::namespace::{frame_at, frame_len_at, same_key, NsEntry, NsTable};
+use crate::namespace::{frame_at, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
 use crate::stats::{Counters, Stats};
 
@@ -102,7 +102,16 @@ pub(crate) struct Engine {
     _lock: Option<WriterLock>,
 }
 
-/// Current wall-clock time in ms since the Unix epoch.
+impl Engine {
+    /// Now, by the configured clock (ms since the Unix epoch).
+    #[inline]
+    pub(crate) fn now(&self) -> u64 {
+        self.cfg.clock.now_unix_ms()
+    }
+}
+
+/// Current system time in ms since the Unix epoch (file creation stamps,
+/// compaction time; TTLs use the engine's clock instead).
 pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -252,11 +261,7 @@ fn load_checkpoint(
         let (nid, name) = (img.id, img.name.clone());
         let keydir = Keydir::from_image(img, b.covered_end)
             .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
-        table.insert(Arc::new(NsEntry {
-            id: nid,
-            name,
-            keydir,
-        }));
+        table.insert(Arc::new(NsEntry::with_keydir(nid, name, keydir)));
     }
     table.next_id = table.next_id.max(cp.next_ns_id);
     Ok(Some((cp, table)))
@@ -470,7 +475,7 @@ impl Engine {
                 return Ok(false);
             }
             // The clock is read only for records that can expire.
-            if f.expires_at == 0 || !expired(f.expires_at, now_ms()) {
+            if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
                 out = Some(hit(&region, off, &f));
             }
             Ok(true)
@@ -520,7 +525,7 @@ impl Engine {
         let off = w.end;
         gen.log.ensure_capacity(off, off + len as u64)?;
         if self.write_through() && gen.log.file.is_some() {
-            gen.log.write_through(off, &spec.to_vec())?;
+            gen.log.write_through(off, &spec.encode())?;
         } else {
             gen.log.fill(off, len, |d| {
                 spec.encode_into(d);
@@ -547,13 +552,7 @@ impl Engine {
             self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
         self.publish(&w, &gen, 1);
         let region = gen.log.region();
-        let bytes = gen.bytes(&region);
-        let old = ns
-            .keydir
-            .upsert(hash_key(key), off, |o| same_key(bytes, o, key))?;
-        ns.keydir
-            .account(len, old.map_or(0, |o| frame_len_at(bytes, o)));
-        Ok(())
+        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)
     }
 
     /// Remove a key; returns its value if it was live.
@@ -563,7 +562,7 @@ impl Engine {
         }
         let (mut w, gen) = self.begin_write()?;
         let ns = gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
-        let now = now_ms();
+        let now = self.now();
         let old = {
             let region = gen.log.region();
             let bytes = gen.bytes(&region);
@@ -584,13 +583,7 @@ impl Engine {
         self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
         self.publish(&w, &gen, 1);
         let region = gen.log.region();
-        let bytes = gen.bytes(&region);
-        if let Some(o) = ns
-            .keydir
-            .remove(hash_key(key), |o| same_key(bytes, o, key))?
-        {
-            ns.keydir.account(0, frame_len_at(bytes, o));
-        }
+        ns.index_delete(gen.bytes(&region), key)?;
         Ok(value)
     }
 
@@ -851,8 +844,8 @@ fn open_dsync(path: &Path) -> Result<File> {
         .map_err(|e| Error::io("open O_DSYNC", Some(path), e))
 }
 
-fn missing_ns(id: u32) -> Error {
-    Error::InvalidConfig(format!("namespace id {id} does not exist (it was dropped)"))
+fn missing_ns(_id: u32) -> Error {
+    Error::NamespaceDropped
 }
 
 /// Encoded size of a `BatchBegin` frame (fixed: empty key, 16-byte value).
@@ -950,20 +943,11 @@ impl Batch<'_> {
         let bytes = gen.bytes(&region);
         for op in &self.ops {
             let f = frame_at(bytes, op.off)?;
-            let h = hash_key(f.key);
-            let old = match f.kind {
-                Kind::Put => {
-                    let old = op
-                        .ns
-                        .keydir
-                        .upsert(h, op.off, |o| same_key(bytes, o, f.key))?;
-                    op.ns.keydir.account(f.len as u64, 0);
-                    old
+            match f.kind {
+                Kind::Put => op.ns.index_put(bytes, op.off, &f)?,
+                _ => {
+                    op.ns.index_delete(bytes, f.key)?;
                 }
-                _ => op.ns.keydir.remove(h, |o| same_key(bytes, o, f.key))?,
-            };
-            if let Some(o) = old {
-                op.ns.keydir.account(0, frame_len_at(bytes, o));
             }
         }
         Ok(())

@@ -118,6 +118,19 @@ pub enum Error {
         limit: u64,
     },
 
+    /// A namespace name is empty or too long.
+    #[error("namespace name {name:?} is invalid: names are 1 to {max} bytes")]
+    InvalidNamespaceName {
+        /// The rejected name.
+        name: String,
+        /// The longest name allowed.
+        max: usize,
+    },
+
+    /// The namespace behind a handle was dropped.
+    #[error("the namespace was dropped; get a new handle with Emdb::namespace")]
+    NamespaceDropped,
+
     /// A transaction closure asked to roll back.
     #[error("transaction aborted: {0}")]
     TransactionAborted(&'static str),

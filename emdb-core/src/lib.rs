@@ -29,6 +29,7 @@
 #![deny(unsafe_code)]
 
 mod builder;
+mod clock;
 mod compaction;
 mod db;
 mod engine;
@@ -37,20 +38,27 @@ mod flush;
 mod format;
 mod fs;
 mod index;
+mod keyspace;
 mod limits;
 mod lock;
 mod log;
 mod namespace;
+mod nested;
 mod recovery;
 mod stats;
+mod ttl;
 
 pub use builder::{default_database_path, EmdbBuilder, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME};
-pub use db::{Emdb, Iter, Keys, Transaction, ValueRef};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use db::{Emdb, Transaction, TxNamespace, ValueRef};
 pub use error::{Error, Result};
 pub use flush::FlushPolicy;
+pub use keyspace::{Iter, Keys, Namespace, RangeIter};
 pub use limits::{
     MAX_KEYS_PER_NAMESPACE, MAX_KEY_LEN, MAX_LOG_SIZE, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN,
 };
 pub use lock::{pid_alive, LockHolder};
+pub use nested::{Focus, Group};
 pub use recovery::{RecoveryReport, SkippedRange};
 pub use stats::Stats;
+pub use ttl::Ttl;

@@ -4,18 +4,96 @@
 //! 1 up, bound to their name by a `NamespaceCreate` record and never reused.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use crossbeam_skiplist::SkipSet;
 
 use crate::error::{Error, Result};
 use crate::format::record::{self, Frame, Kind};
 use crate::index::{hash_key, Keydir};
 use crate::recovery::ApplyError;
 
+/// Keys of one namespace in byte order (the opt-in range-scan index).
+/// Shared by every generation of the namespace: compaction keeps the key set.
+pub(crate) type SortedKeys = Arc<SkipSet<Vec<u8>>>;
+
 /// One namespace of one log generation.
 pub(crate) struct NsEntry {
     pub id: u32,
     pub name: Vec<u8>,
     pub keydir: Keydir,
+    /// Present when range scans are enabled.
+    pub sorted: OnceLock<SortedKeys>,
+}
+
+impl NsEntry {
+    /// An empty namespace.
+    pub(crate) fn new(id: u32, name: Vec<u8>) -> NsEntry {
+        NsEntry::with_keydir(id, name, Keydir::default())
+    }
+
+    /// A namespace over an existing index.
+    pub(crate) fn with_keydir(id: u32, name: Vec<u8>, keydir: Keydir) -> NsEntry {
+        NsEntry {
+            id,
+            name,
+            keydir,
+            sorted: OnceLock::new(),
+        }
+    }
+
+    /// Point the frame's key at the frame (at `off` of `bytes`), keeping the
+    /// live-bytes, expiry and sorted-key accounts.
+    pub(crate) fn index_put(&self, bytes: &[u8], off: u64, f: &Frame<'_>) -> Result<()> {
+        self.index_put_parts(bytes, off, f.key, f.len as u64, f.expires_at)
+    }
+
+    /// [`NsEntry::index_put`] from the frame's parts.
+    pub(crate) fn index_put_parts(
+        &self,
+        bytes: &[u8],
+        off: u64,
+        key: &[u8],
+        len: u64,
+        expires_at: u64,
+    ) -> Result<()> {
+        let old = self
+            .keydir
+            .upsert(hash_key(key), off, |o| same_key(bytes, o, key))?;
+        let (old_len, old_exp) = old.map_or((0, 0), |o| head_at(bytes, o));
+        self.keydir.account(len, old_len);
+        self.keydir.account_expiring(expires_at != 0, old_exp != 0);
+        if old.is_none() {
+            if let Some(s) = self.sorted.get() {
+                s.insert(key.to_vec());
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove `key` from the index; returns the offset it had.
+    pub(crate) fn index_delete(&self, bytes: &[u8], key: &[u8]) -> Result<Option<u64>> {
+        let old = self
+            .keydir
+            .remove(hash_key(key), |o| same_key(bytes, o, key))?;
+        if let Some(o) = old {
+            let (len, exp) = head_at(bytes, o);
+            self.keydir.account(0, len);
+            self.keydir.account_expiring(false, exp != 0);
+            if let Some(s) = self.sorted.get() {
+                s.remove(key);
+            }
+        }
+        Ok(old)
+    }
+
+    /// Drop every key.
+    pub(crate) fn index_clear(&self) {
+        self.keydir.clear();
+        if let Some(s) = self.sorted.get() {
+            s.clear();
+        }
+    }
 }
 
 /// Every namespace of one log generation.
@@ -34,11 +112,7 @@ impl NsTable {
             by_name: HashMap::new(),
             next_id: 1,
         };
-        t.insert(Arc::new(NsEntry {
-            id: 0,
-            name: Vec::new(),
-            keydir: Keydir::default(),
-        }));
+        t.insert(Arc::new(NsEntry::new(0, Vec::new())));
         t
     }
 
@@ -92,34 +166,20 @@ impl NsTable {
         match f.kind {
             Kind::Put => {
                 let ns = self.by_id.get(&f.ns).ok_or(ApplyError::UnknownNamespace)?;
-                let old = ns
-                    .keydir
-                    .upsert(hash_key(f.key), off, |o| same_key(bytes, o, f.key))?;
-                let old_len = old.map_or(0, |o| frame_len_at(bytes, o));
-                ns.keydir.account(f.len as u64, old_len);
+                ns.index_put(bytes, off, f)?;
             }
             Kind::Delete => {
                 let ns = self.by_id.get(&f.ns).ok_or(ApplyError::UnknownNamespace)?;
-                if let Some(o) = ns
-                    .keydir
-                    .remove(hash_key(f.key), |o| same_key(bytes, o, f.key))?
-                {
-                    ns.keydir.account(0, frame_len_at(bytes, o));
-                }
+                ns.index_delete(bytes, f.key)?;
             }
             Kind::Clear => {
                 self.by_id
                     .get(&f.ns)
                     .ok_or(ApplyError::UnknownNamespace)?
-                    .keydir
-                    .clear();
+                    .index_clear();
             }
             Kind::NamespaceCreate => {
-                self.insert(Arc::new(NsEntry {
-                    id: f.ns,
-                    name: f.key.to_vec(),
-                    keydir: Keydir::default(),
-                }));
+                self.insert(Arc::new(NsEntry::new(f.ns, f.key.to_vec())));
             }
             Kind::NamespaceDrop => {
                 self.remove(f.ns).ok_or(ApplyError::UnknownNamespace)?;
@@ -151,11 +211,11 @@ pub(crate) fn same_key(bytes: &[u8], off: u64, key: &[u8]) -> Result<bool> {
     Ok(frame_at(bytes, off)?.key == key)
 }
 
-/// Encoded length of the frame at `off` (for live-bytes accounting).
-pub(crate) fn frame_len_at(bytes: &[u8], off: u64) -> u64 {
+/// Encoded length and expiry of the frame at `off` (for accounting).
+pub(crate) fn head_at(bytes: &[u8], off: u64) -> (u64, u64) {
     usize::try_from(off)
         .ok()
         .and_then(|o| bytes.get(o..))
-        .and_then(record::frame_len)
-        .unwrap_or(0) as u64
+        .and_then(record::frame_head)
+        .map_or((0, 0), |(len, exp)| (len as u64, exp))
 }

@@ -245,7 +245,7 @@ mod tests {
     }
 
     fn batch(ops: &[FrameSpec<'_>]) -> Vec<u8> {
-        let body: Vec<u8> = ops.iter().flat_map(|o| o.to_vec()).collect();
+        let body: Vec<u8> = ops.iter().flat_map(|o| o.encode()).collect();
         let v = batch_value(ops.len() as u64, body.len() as u64);
         let mut out = FrameSpec {
             kind: Kind::BatchBegin,
@@ -254,7 +254,7 @@ mod tests {
             key: &[],
             value: &v,
         }
-        .to_vec();
+        .encode();
         out.extend_from_slice(&body);
         out
     }
@@ -280,9 +280,9 @@ mod tests {
     #[test]
     fn replays_puts_deletes_and_batches() {
         let b = log_with(&[
-            FrameSpec::put(0, b"a", b"1", 0).to_vec(),
-            FrameSpec::put(0, b"b", b"2", 0).to_vec(),
-            FrameSpec::delete(0, b"a").to_vec(),
+            FrameSpec::put(0, b"a", b"1", 0).encode(),
+            FrameSpec::put(0, b"b", b"2", 0).encode(),
+            FrameSpec::delete(0, b"a").encode(),
             batch(&[
                 FrameSpec::put(0, b"c", b"3", 0),
                 FrameSpec::put(0, b"d", b"4", 0),
@@ -298,7 +298,7 @@ mod tests {
 
     #[test]
     fn torn_batch_past_the_durable_end_is_dropped_whole() {
-        let good = FrameSpec::put(0, b"a", b"1", 0).to_vec();
+        let good = FrameSpec::put(0, b"a", b"1", 0).encode();
         let bt = batch(&[
             FrameSpec::put(0, b"c", b"3", 0),
             FrameSpec::put(0, b"d", b"4", 0),
@@ -317,9 +317,9 @@ mod tests {
 
     #[test]
     fn damage_before_the_durable_end_is_corruption_unless_salvaging() {
-        let a = FrameSpec::put(0, b"a", b"1", 0).to_vec();
-        let bb = FrameSpec::put(0, b"b", b"2", 0).to_vec();
-        let c = FrameSpec::put(0, b"c", b"3", 0).to_vec();
+        let a = FrameSpec::put(0, b"a", b"1", 0).encode();
+        let bb = FrameSpec::put(0, b"b", b"2", 0).encode();
+        let c = FrameSpec::put(0, b"c", b"3", 0).encode();
         let mut b = log_with(&[a.clone(), bb.clone(), c.clone()]);
         let bad_at = HEADER_SIZE + a.len();
         b[bad_at + 6] ^= 0xff;

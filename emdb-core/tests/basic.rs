@@ -1,4 +1,5 @@
 //! Basic behaviour of the public API on file-backed and in-memory databases.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use emdb_core::{Emdb, Error};
 

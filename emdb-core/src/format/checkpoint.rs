@@ -40,6 +40,8 @@ pub(crate) struct NsImage {
     pub id: u32,
     pub name: Vec<u8>,
     pub live_bytes: u64,
+    /// Live entries whose record carries an expiry.
+    pub expiring: u64,
     pub shards: Vec<ShardImage>,
 }
 
@@ -56,7 +58,7 @@ pub(crate) struct Checkpoint {
 pub(crate) fn encoded_len(namespaces: &[NsImage]) -> usize {
     let mut n = FIXED_LEN + 4;
     for ns in namespaces {
-        n += 4 + 2 + ns.name.len() + 8 + 4;
+        n += 4 + 2 + ns.name.len() + 8 + 8 + 4;
         for s in &ns.shards {
             n += 8 + s.entries.len() * 8;
         }
@@ -82,6 +84,7 @@ pub(crate) fn encode(cp: &Checkpoint) -> Vec<u8> {
         out.extend_from_slice(&(ns.name.len() as u16).to_le_bytes());
         out.extend_from_slice(&ns.name);
         out.extend_from_slice(&ns.live_bytes.to_le_bytes());
+        out.extend_from_slice(&ns.expiring.to_le_bytes());
         out.extend_from_slice(&(ns.shards.len() as u32).to_le_bytes());
         for s in &ns.shards {
             out.extend_from_slice(&(s.entries.len() as u32).to_le_bytes());
@@ -134,8 +137,9 @@ pub(crate) fn decode(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'sta
         let name = body.get(at..at + name_len).ok_or("short")?.to_vec();
         at += name_len;
         let live_bytes = read_u64(body, at).ok_or("short")?;
-        let shards_n = read_u32(body, at + 8).ok_or("short")? as usize;
-        at += 12;
+        let expiring = read_u64(body, at + 8).ok_or("short")?;
+        let shards_n = read_u32(body, at + 16).ok_or("short")? as usize;
+        at += 20;
         if shards_n != shard_count {
             return Err("checkpoint shard count differs");
         }
@@ -163,6 +167,7 @@ pub(crate) fn decode(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'sta
             id,
             name,
             live_bytes,
+            expiring,
             shards,
         });
     }
@@ -194,6 +199,7 @@ mod tests {
                 id: 0,
                 name: Vec::new(),
                 live_bytes: 500,
+                expiring: 0,
                 shards: vec![
                     ShardImage {
                         len: 1,

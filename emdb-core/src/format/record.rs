@@ -182,7 +182,7 @@ impl<'a> FrameSpec<'a> {
     }
 
     /// Encode into a fresh vector.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let mut v = vec![0u8; self.encoded_len()];
         self.encode_into(&mut v);
         v
@@ -301,10 +301,10 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
     })
 }
 
-/// Encoded length of the frame at the start of `buf` without verifying its
-/// CRC; used for accounting on frames that were verified when written.
-pub(crate) fn frame_len(buf: &[u8]) -> Option<usize> {
-    parse_head(buf).ok().map(|h| h.total)
+/// Encoded length and expiry of the frame at the start of `buf`, without
+/// verifying its CRC; used for accounting on frames verified when written.
+pub(crate) fn frame_head(buf: &[u8]) -> Option<(usize, u64)> {
+    parse_head(buf).ok().map(|h| (h.total, h.expires_at))
 }
 
 #[cfg(test)]
@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn put_round_trips_with_all_fields() {
         let spec = FrameSpec::put(7, b"key", b"value", 1_700_000_000_000);
-        let bytes = spec.to_vec();
+        let bytes = spec.encode();
         assert_eq!(bytes.len(), spec.encoded_len());
         let f = decode(&bytes).unwrap();
         assert_eq!(f.kind, Kind::Put);
@@ -335,7 +335,7 @@ mod tests {
 
     #[test]
     fn every_single_byte_flip_is_detected() {
-        let bytes = FrameSpec::put(3, b"some key", b"some value", 0).to_vec();
+        let bytes = FrameSpec::put(3, b"some key", b"some value", 0).encode();
         for i in 0..bytes.len() {
             for bit in 0..8 {
                 let mut b = bytes.clone();
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn every_truncation_is_rejected() {
-        let bytes = FrameSpec::put(0, b"k", b"v".repeat(300).as_slice(), 0).to_vec();
+        let bytes = FrameSpec::put(0, b"k", b"v".repeat(300).as_slice(), 0).encode();
         for cut in 0..bytes.len() {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }
@@ -374,7 +374,7 @@ mod tests {
             key: &[],
             value: &v,
         };
-        let bytes = spec.to_vec();
+        let bytes = spec.encode();
         let f = decode(&bytes).unwrap();
         assert_eq!(f.batch_header(), Some((3, 999)));
     }

@@ -46,6 +46,8 @@ pub(crate) struct Keydir {
     shards: Box<[Shard]>,
     live: AtomicU64,
     live_bytes: AtomicU64,
+    /// Live entries whose record carries an expiry.
+    expiring: AtomicU64,
 }
 
 impl Default for Keydir {
@@ -54,6 +56,7 @@ impl Default for Keydir {
             shards: (0..SHARDS).map(|_| Shard::default()).collect(),
             live: AtomicU64::new(0),
             live_bytes: AtomicU64::new(0),
+            expiring: AtomicU64::new(0),
         }
     }
 }
@@ -114,6 +117,25 @@ impl Keydir {
         }
         self.live.store(0, Ordering::Relaxed);
         self.live_bytes.store(0, Ordering::Relaxed);
+        self.expiring.store(0, Ordering::Relaxed);
+    }
+
+    /// Live entries whose record can expire.
+    pub(crate) fn expiring(&self) -> u64 {
+        self.expiring.load(Ordering::Relaxed)
+    }
+
+    /// Adjust the expiring-entries account.
+    pub(crate) fn account_expiring(&self, added: bool, removed: bool) {
+        match (added, removed) {
+            (true, false) => {
+                self.expiring.fetch_add(1, Ordering::Relaxed);
+            }
+            (false, true) => {
+                self.expiring.fetch_sub(1, Ordering::Relaxed);
+            }
+            _ => {}
+        }
     }
 
     /// Live keys.
@@ -156,6 +178,7 @@ impl Keydir {
             id,
             name: name.to_vec(),
             live_bytes: self.live_bytes(),
+            expiring: self.expiring(),
             shards: self
                 .shards
                 .iter()
@@ -194,6 +217,7 @@ impl Keydir {
             shards: shards.into_boxed_slice(),
             live: AtomicU64::new(live),
             live_bytes: AtomicU64::new(img.live_bytes),
+            expiring: AtomicU64::new(img.expiring),
         })
     }
 }

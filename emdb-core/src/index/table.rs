@@ -254,7 +254,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let key = x % 500;
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 assert_eq!(m.del(key), reference.remove(&key), "step {step}");
             } else {
                 let before = reference.get(&key).copied();

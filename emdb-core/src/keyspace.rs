@@ -1,0 +1,682 @@
+//! Operations shared by the default key space ([`Emdb`]) and named ones
+//! ([`Namespace`]): TTLs, counting, iteration, range scans, nested groups.
+//!
+//! The public methods are written once, in `keyspace_api!`, and expanded into
+//! both types; each type supplies `engine()` and `ns_id()`.
+
+use std::ops::Bound;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crossbeam_skiplist::SkipSet;
+
+use crate::db::Emdb;
+use crate::engine::{expired, Engine, Generation};
+use crate::error::{Error, Result};
+use crate::format::record::{FrameSpec, Kind};
+use crate::index::SHARDS;
+use crate::limits::MAX_NAMESPACE_NAME_LEN;
+use crate::namespace::{frame_at, NsEntry, SortedKeys};
+
+impl Engine {
+    /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
+    #[inline]
+    pub(crate) fn with_ns<T>(
+        &self,
+        gen: &Generation,
+        id: u32,
+        f: impl FnOnce(&NsEntry) -> Result<T>,
+    ) -> Result<T> {
+        if id == 0 {
+            return f(&gen.default);
+        }
+        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
+        f(&ns)
+    }
+
+    /// Id of namespace `name`, creating it (one record) if needed.
+    pub(crate) fn create_namespace(&self, name: &str) -> Result<u32> {
+        if name.is_empty() || name.len() > MAX_NAMESPACE_NAME_LEN {
+            return Err(Error::InvalidNamespaceName {
+                name: name.to_string(),
+                max: MAX_NAMESPACE_NAME_LEN,
+            });
+        }
+        if let Some(ns) = self.gen.load().ns.read().by_name(name.as_bytes()) {
+            return Ok(ns.id);
+        }
+        let (mut w, gen) = self.begin_write()?;
+        if let Some(ns) = gen.ns.read().by_name(name.as_bytes()) {
+            return Ok(ns.id);
+        }
+        let id = gen.ns.read().next_id;
+        let spec = FrameSpec {
+            kind: Kind::NamespaceCreate,
+            ns: id,
+            expires_at: 0,
+            key: name.as_bytes(),
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1);
+        let entry = NsEntry::new(id, name.as_bytes().to_vec());
+        if self.cfg.range_scans {
+            let _ = entry.sorted.set(Arc::new(SkipSet::new()));
+        }
+        gen.ns.write().insert(Arc::new(entry));
+        Ok(id)
+    }
+
+    /// Drop namespace `name` and all its keys; false if it did not exist.
+    pub(crate) fn drop_namespace(&self, name: &str) -> Result<bool> {
+        let (mut w, gen) = self.begin_write()?;
+        let Some(id) = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id) else {
+            return Ok(false);
+        };
+        if id == 0 {
+            return Ok(false);
+        }
+        let spec = FrameSpec {
+            kind: Kind::NamespaceDrop,
+            ns: id,
+            expires_at: 0,
+            key: &[],
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1);
+        gen.ns.write().remove(id);
+        Ok(true)
+    }
+
+    /// Names of the named namespaces, sorted.
+    pub(crate) fn list_namespaces(&self) -> Vec<String> {
+        let gen = self.gen.load();
+        let mut v: Vec<String> = gen
+            .ns
+            .read()
+            .all()
+            .iter()
+            .filter(|n| n.id != 0)
+            .map(|n| String::from_utf8_lossy(&n.name).into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Live, unexpired keys of a namespace.
+    pub(crate) fn count(&self, id: u32) -> Result<usize> {
+        let gen = self.gen.load();
+        self.with_ns(&gen, id, |ns| {
+            if ns.keydir.expiring() == 0 {
+                return Ok(ns.keydir.len() as usize);
+            }
+            // Some records can expire: count the ones that have not.
+            let now = self.now();
+            let region = gen.log.region();
+            let bytes = gen.bytes(&region);
+            let mut n = 0usize;
+            for shard in 0..SHARDS {
+                for off in ns.keydir.shard_offsets(shard) {
+                    let (_, exp) = crate::namespace::head_at(bytes, off);
+                    if !expired(exp, now) {
+                        n += 1;
+                    }
+                }
+            }
+            Ok(n)
+        })
+    }
+
+    /// Expiry of a live key (ms since the epoch, 0 = none); `None` if absent.
+    pub(crate) fn expiry_of(&self, id: u32, key: &[u8]) -> Result<Option<u64>> {
+        let gen = self.gen.load();
+        self.with_ns(&gen, id, |ns| {
+            self.lookup(&gen, ns, key, |_, _, f| f.expires_at)
+        })
+    }
+
+    /// Rewrite a live key with a new expiry; false if the key is absent.
+    pub(crate) fn set_expiry(&self, id: u32, key: &[u8], expires_at: u64) -> Result<bool> {
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
+        let Some(value) = self.lookup(&gen, &ns, key, |_, _, f| f.value.to_vec())? else {
+            return Ok(false);
+        };
+        let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
+        self.publish(&w, &gen, 1);
+        let region = gen.log.region();
+        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)?;
+        Ok(true)
+    }
+
+    /// Remove every expired key of a namespace (one batch); returns how many.
+    pub(crate) fn sweep_expired(&self, id: u32) -> Result<usize> {
+        let now = self.now();
+        let expired_keys: Vec<Vec<u8>> = {
+            let gen = self.gen.load();
+            self.with_ns(&gen, id, |ns| {
+                if ns.keydir.expiring() == 0 {
+                    return Ok(Vec::new());
+                }
+                let region = gen.log.region();
+                let bytes = gen.bytes(&region);
+                let mut keys = Vec::new();
+                for shard in 0..SHARDS {
+                    for off in ns.keydir.shard_offsets(shard) {
+                        let f = frame_at(bytes, off)?;
+                        if expired(f.expires_at, now) {
+                            keys.push(f.key.to_vec());
+                        }
+                    }
+                }
+                Ok(keys)
+            })?
+        };
+        if expired_keys.is_empty() {
+            return Ok(0);
+        }
+        let mut batch = self.batch()?;
+        for k in &expired_keys {
+            batch.delete(id, k)?;
+        }
+        batch.commit()?;
+        Ok(expired_keys.len())
+    }
+
+    /// Build the sorted key sets of every namespace (open with range scans).
+    pub(crate) fn build_sorted_sets(&self) -> Result<()> {
+        let gen = self.gen.load_full();
+        let region = gen.log.region();
+        let bytes = gen.bytes(&region);
+        for ns in gen.ns.read().all() {
+            let set = SkipSet::new();
+            for shard in 0..SHARDS {
+                for off in ns.keydir.shard_offsets(shard) {
+                    set.insert(frame_at(bytes, off)?.key.to_vec());
+                }
+            }
+            let _ = ns.sorted.set(Arc::new(set));
+        }
+        Ok(())
+    }
+
+    fn sorted_keys(&self, id: u32) -> Result<SortedKeys> {
+        if !self.cfg.range_scans {
+            return Err(Error::InvalidConfig(
+                "range scans are off; open with EmdbBuilder::enable_range_scans(true)".into(),
+            ));
+        }
+        let gen = self.gen.load();
+        self.with_ns(&gen, id, |ns| {
+            ns.sorted
+                .get()
+                .cloned()
+                .ok_or_else(|| Error::InvalidConfig("range index missing".into()))
+        })
+    }
+}
+
+/// The smallest key greater than every key starting with `prefix`, if any.
+pub(crate) fn prefix_end(prefix: &[u8]) -> Bound<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < u8::MAX {
+            end.push(last + 1);
+            return Bound::Excluded(end);
+        }
+    }
+    Bound::Unbounded
+}
+
+pub(crate) fn owned_bound(b: Bound<&Vec<u8>>) -> Bound<Vec<u8>> {
+    match b {
+        Bound::Included(k) => Bound::Included(k.clone()),
+        Bound::Excluded(k) => Bound::Excluded(k.clone()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+/// Streaming, byte-ordered iterator over a key range; see `range_iter`.
+///
+/// Each step is one lookup in the sorted index and one in the hash index,
+/// so taking the first n items costs O(n log N). It never holds a lock
+/// between steps: concurrent writes neither block it nor are blocked by it,
+/// and keys inserted ahead of the cursor are seen.
+pub struct RangeIter {
+    engine: Arc<Engine>,
+    ns: u32,
+    keys: SortedKeys,
+    next: Bound<Vec<u8>>,
+    end: Bound<Vec<u8>>,
+}
+
+impl Iterator for RangeIter {
+    type Item = Result<(Vec<u8>, Vec<u8>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let key = {
+                let lower = match &self.next {
+                    Bound::Included(k) => Bound::Included(k.as_slice()),
+                    Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
+                    Bound::Unbounded => Bound::Unbounded,
+                };
+                self.keys.lower_bound(lower)?.value().clone()
+            };
+            let in_range = match &self.end {
+                Bound::Included(e) => key <= *e,
+                Bound::Excluded(e) => key < *e,
+                Bound::Unbounded => true,
+            };
+            if !in_range {
+                return None;
+            }
+            self.next = Bound::Excluded(key.clone());
+            let gen = self.engine.gen.load();
+            let got = self.engine.with_ns(&gen, self.ns, |ns| {
+                self.engine
+                    .lookup(&gen, ns, &key, |_, _, f| f.value.to_vec())
+            });
+            match got {
+                Ok(Some(v)) => return Some(Ok((key, v))),
+                Ok(None) => continue, // removed or expired since it was listed
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+/// Shard-by-shard walk over one namespace of one generation.
+pub(crate) struct Cursor {
+    gen: Arc<Generation>,
+    ns: Arc<NsEntry>,
+    shard: usize,
+    pending: std::vec::IntoIter<u64>,
+    now: u64,
+}
+
+impl Cursor {
+    pub(crate) fn new(engine: &Engine, id: u32) -> Result<Cursor> {
+        let gen = engine.gen.load_full();
+        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
+        Ok(Cursor {
+            gen,
+            ns,
+            shard: 0,
+            pending: Vec::new().into_iter(),
+            now: engine.now(),
+        })
+    }
+
+    fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8]) -> T) -> Option<Result<T>> {
+        loop {
+            if let Some(off) = self.pending.next() {
+                let region = self.gen.log.region();
+                let bytes = self.gen.bytes(&region);
+                match frame_at(bytes, off) {
+                    Ok(fr) if expired(fr.expires_at, self.now) => continue,
+                    Ok(fr) => return Some(Ok(f(fr.key, fr.value))),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            if self.shard >= SHARDS {
+                return None;
+            }
+            self.pending = self.ns.keydir.shard_offsets(self.shard).into_iter();
+            self.shard += 1;
+        }
+    }
+}
+
+/// Streaming iterator over `(key, value)` pairs, in no particular order.
+///
+/// Weakly consistent: each key appears at most once, with the value it had
+/// when its index shard was visited.
+pub struct Iter {
+    pub(crate) inner: Cursor,
+}
+
+impl Iterator for Iter {
+    type Item = Result<(Vec<u8>, Vec<u8>)>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next_with(|k, v| (k.to_vec(), v.to_vec()))
+    }
+}
+
+/// Streaming iterator over keys, in no particular order (see [`Iter`]).
+pub struct Keys {
+    pub(crate) inner: Cursor,
+}
+
+impl Iterator for Keys {
+    type Item = Result<Vec<u8>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next_with(|k, _| k.to_vec())
+    }
+}
+
+pub(crate) fn to_system_time(ms: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+/// A named key space: same operations as [`Emdb`], separate keys. Get one
+/// with [`Emdb::namespace`]; cheap to clone.
+#[derive(Clone)]
+pub struct Namespace {
+    engine: Arc<Engine>,
+    id: u32,
+    name: String,
+}
+
+impl std::fmt::Debug for Namespace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Namespace")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl Namespace {
+    pub(crate) fn new(engine: Arc<Engine>, id: u32, name: String) -> Namespace {
+        Namespace { engine, id, name }
+    }
+
+    /// The namespace's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn id(&self) -> u32 {
+        self.id
+    }
+
+    fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    fn ns_id(&self) -> u32 {
+        self.id
+    }
+
+    /// Stream every `(key, value)` pair, in no particular order.
+    pub fn iter(&self) -> Result<Iter> {
+        Ok(Iter {
+            inner: Cursor::new(&self.engine, self.id)?,
+        })
+    }
+
+    /// Stream every key, in no particular order.
+    pub fn keys(&self) -> Result<Keys> {
+        Ok(Keys {
+            inner: Cursor::new(&self.engine, self.id)?,
+        })
+    }
+
+    /// Insert many pairs as one atomic batch.
+    pub fn insert_many<I, K, V>(&self, items: I) -> Result<()>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        self.engine.insert_many_in(self.id, items)
+    }
+}
+
+impl Engine {
+    /// `insert_many` for any namespace.
+    pub(crate) fn insert_many_in<I, K, V>(&self, id: u32, items: I) -> Result<()>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg.default_ttl);
+        let mut batch = self.batch()?;
+        for (k, v) in items {
+            batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
+        }
+        batch.commit()
+    }
+}
+
+/// The operations every key space has.
+macro_rules! keyspace_api {
+    () => {
+        /// Insert or replace `key` (expiring after the builder's `default_ttl`, if set).
+        pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
+            self.insert_with_ttl(key, value, $crate::Ttl::Default)
+        }
+
+        /// Insert or replace `key` with an explicit lifetime.
+        pub fn insert_with_ttl(
+            &self,
+            key: impl AsRef<[u8]>,
+            value: impl AsRef<[u8]>,
+            ttl: $crate::Ttl,
+        ) -> Result<()> {
+            let e = self.engine();
+            let at = ttl.expires_at(e.now(), e.cfg.default_ttl);
+            e.put(self.ns_id(), key.as_ref(), value.as_ref(), at)
+        }
+
+        /// The value of `key`, copied out.
+        #[inline]
+        pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+            let e = self.engine();
+            let gen = e.gen.load();
+            e.with_ns(&gen, self.ns_id(), |ns| {
+                e.lookup(&gen, ns, key.as_ref(), |_, _, f| f.value.to_vec())
+            })
+        }
+
+        /// The value of `key` without copying: a [`ValueRef`](crate::ValueRef)
+        /// into the mapped log, valid after later writes, growth and compaction.
+        #[inline]
+        pub fn get_zerocopy(&self, key: impl AsRef<[u8]>) -> Result<Option<$crate::ValueRef>> {
+            let e = self.engine();
+            let gen = e.gen.load();
+            e.with_ns(&gen, self.ns_id(), |ns| {
+                e.lookup(&gen, ns, key.as_ref(), |region, off, f| {
+                    $crate::db::ValueRef::new(region, off + f.value_at as u64, f.value.len())
+                })
+            })
+        }
+
+        /// Remove `key`; returns the value it had.
+        pub fn remove(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+            self.engine().delete(self.ns_id(), key.as_ref())
+        }
+
+        /// True when `key` has a live value.
+        pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+            let e = self.engine();
+            let gen = e.gen.load();
+            Ok(e.with_ns(&gen, self.ns_id(), |ns| {
+                e.lookup(&gen, ns, key.as_ref(), |_, _, _| ())
+            })?
+            .is_some())
+        }
+
+        /// Number of live (unexpired) keys.
+        pub fn len(&self) -> Result<usize> {
+            self.engine().count(self.ns_id())
+        }
+
+        /// True when there are no live keys.
+        pub fn is_empty(&self) -> Result<bool> {
+            Ok(self.len()? == 0)
+        }
+
+        /// Remove every key (one record in the log, however many keys).
+        pub fn clear(&self) -> Result<()> {
+            self.engine().clear(self.ns_id())
+        }
+
+        /// When `key` expires, if it is live and has an expiry.
+        pub fn expires_at(&self, key: impl AsRef<[u8]>) -> Result<Option<std::time::SystemTime>> {
+            Ok(self
+                .engine()
+                .expiry_of(self.ns_id(), key.as_ref())?
+                .filter(|&ms| ms != 0)
+                .map(to_system_time))
+        }
+
+        /// Time left before `key` expires, if it is live and has an expiry.
+        pub fn ttl(&self, key: impl AsRef<[u8]>) -> Result<Option<std::time::Duration>> {
+            let e = self.engine();
+            let now = e.now();
+            Ok(e.expiry_of(self.ns_id(), key.as_ref())?
+                .filter(|&ms| ms != 0)
+                .map(|ms| std::time::Duration::from_millis(ms.saturating_sub(now))))
+        }
+
+        /// Give a live key a new lifetime; false if the key is absent.
+        pub fn expire(&self, key: impl AsRef<[u8]>, ttl: std::time::Duration) -> Result<bool> {
+            let e = self.engine();
+            let at = $crate::Ttl::After(ttl).expires_at(e.now(), None);
+            e.set_expiry(self.ns_id(), key.as_ref(), at)
+        }
+
+        /// Remove the expiry of a live key; false if the key is absent.
+        pub fn persist(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+            self.engine().set_expiry(self.ns_id(), key.as_ref(), 0)
+        }
+
+        /// Delete every expired key now (expired keys are already invisible;
+        /// this reclaims their index entries). Returns how many were removed.
+        pub fn sweep_expired(&self) -> Result<usize> {
+            self.engine().sweep_expired(self.ns_id())
+        }
+
+        /// Pairs with keys in `range`, in byte order (needs range scans).
+        pub fn range(
+            &self,
+            range: impl std::ops::RangeBounds<Vec<u8>>,
+        ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+            self.range_iter(range)?.collect()
+        }
+
+        /// Streaming form of [`range`](Self::range).
+        pub fn range_iter(
+            &self,
+            range: impl std::ops::RangeBounds<Vec<u8>>,
+        ) -> Result<$crate::keyspace::RangeIter> {
+            $crate::keyspace::range_iter(
+                self.engine(),
+                self.ns_id(),
+                owned_bound(range.start_bound()),
+                owned_bound(range.end_bound()),
+            )
+        }
+
+        /// Pairs whose key starts with `prefix`, in byte order (needs range scans).
+        pub fn range_prefix(&self, prefix: impl AsRef<[u8]>) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+            self.range_prefix_iter(prefix)?.collect()
+        }
+
+        /// Streaming form of [`range_prefix`](Self::range_prefix).
+        pub fn range_prefix_iter(
+            &self,
+            prefix: impl AsRef<[u8]>,
+        ) -> Result<$crate::keyspace::RangeIter> {
+            let p = prefix.as_ref();
+            $crate::keyspace::range_iter(
+                self.engine(),
+                self.ns_id(),
+                std::ops::Bound::Included(p.to_vec()),
+                prefix_end(p),
+            )
+        }
+
+        /// Pairs with keys `>= key`, in byte order (needs range scans).
+        pub fn iter_from(&self, key: impl AsRef<[u8]>) -> Result<$crate::keyspace::RangeIter> {
+            $crate::keyspace::range_iter(
+                self.engine(),
+                self.ns_id(),
+                std::ops::Bound::Included(key.as_ref().to_vec()),
+                std::ops::Bound::Unbounded,
+            )
+        }
+
+        /// Pairs with keys `> key`, in byte order (needs range scans).
+        pub fn iter_after(&self, key: impl AsRef<[u8]>) -> Result<$crate::keyspace::RangeIter> {
+            $crate::keyspace::range_iter(
+                self.engine(),
+                self.ns_id(),
+                std::ops::Bound::Excluded(key.as_ref().to_vec()),
+                std::ops::Bound::Unbounded,
+            )
+        }
+
+        /// A handle on the keys under `prefix.` (dotted groups): its
+        /// `set`/`get`/`remove` take keys relative to the prefix.
+        pub fn focus(&self, prefix: impl AsRef<str>) -> $crate::Focus {
+            $crate::Focus::new(
+                std::sync::Arc::clone(self.engine()),
+                self.ns_id(),
+                prefix.as_ref(),
+            )
+        }
+
+        /// Every pair whose key lies under `prefix.` (full keys), in byte order
+        /// when range scans are on.
+        pub fn group(&self, prefix: impl AsRef<str>) -> Result<$crate::Group> {
+            self.focus(prefix).pairs()
+        }
+
+        /// Delete every key under `prefix.` in one atomic batch; returns how many.
+        pub fn delete_group(&self, prefix: impl AsRef<str>) -> Result<usize> {
+            self.focus(prefix).delete_all()
+        }
+    };
+}
+
+pub(crate) use keyspace_api;
+
+impl Namespace {
+    keyspace_api!();
+}
+
+/// Start a range iterator over namespace `ns`.
+pub(crate) fn range_iter(
+    engine: &Arc<Engine>,
+    ns: u32,
+    start: Bound<Vec<u8>>,
+    end: Bound<Vec<u8>>,
+) -> Result<RangeIter> {
+    Ok(RangeIter {
+        keys: engine.sorted_keys(ns)?,
+        engine: Arc::clone(engine),
+        ns,
+        next: start,
+        end,
+    })
+}
+
+/// Emdb-side entry points for namespaces.
+impl Emdb {
+    /// The namespace called `name`, created (durably, with one record) if it
+    /// does not exist. Names are 1 to 255 bytes.
+    pub fn namespace(&self, name: impl AsRef<str>) -> Result<Namespace> {
+        let name = name.as_ref();
+        let id = self.engine_arc().create_namespace(name)?;
+        Ok(Namespace::new(
+            Arc::clone(self.engine_arc()),
+            id,
+            name.to_string(),
+        ))
+    }
+
+    /// Drop namespace `name` with all its keys; false if it did not exist.
+    /// Handles to it then fail with `Error::NamespaceDropped`.
+    pub fn drop_namespace(&self, name: impl AsRef<str>) -> Result<bool> {
+        self.engine_arc().drop_namespace(name.as_ref())
+    }
+
+    /// Names of all named namespaces (not the default one), sorted.
+    pub fn list_namespaces(&self) -> Result<Vec<String>> {
+        Ok(self.engine_arc().list_namespaces())
+    }
+}

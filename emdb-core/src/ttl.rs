@@ -1,0 +1,50 @@
+//! Per-record expiry.
+
+use std::time::Duration;
+
+/// How long a record lives, given to `insert_with_ttl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ttl {
+    /// The builder's `default_ttl`, or no expiry when none is set.
+    #[default]
+    Default,
+    /// Expire this long after the write.
+    After(Duration),
+    /// Never expire.
+    Never,
+}
+
+impl Ttl {
+    /// The absolute expiry (ms since the epoch, 0 = never) for a write at `now`.
+    pub(crate) fn expires_at(self, now: u64, default: Option<Duration>) -> u64 {
+        let d = match self {
+            Ttl::Default => match default {
+                Some(d) => d,
+                None => return 0,
+            },
+            Ttl::After(d) => d,
+            Ttl::Never => return 0,
+        };
+        // A zero TTL still expires "now", never "never": clamp to at least 1.
+        now.saturating_add(d.as_millis().min(u128::from(u64::MAX)) as u64)
+            .max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_against_the_default() {
+        let d = Some(Duration::from_secs(10));
+        assert_eq!(Ttl::Default.expires_at(1000, None), 0);
+        assert_eq!(Ttl::Default.expires_at(1000, d), 11_000);
+        assert_eq!(
+            Ttl::After(Duration::from_millis(5)).expires_at(1000, d),
+            1005
+        );
+        assert_eq!(Ttl::Never.expires_at(1000, d), 0);
+        assert_eq!(Ttl::After(Duration::MAX).expires_at(1000, None), u64::MAX);
+    }
+}

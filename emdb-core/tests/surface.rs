@@ -1,0 +1,328 @@
+//! Namespaces, TTL, range scans and nested groups, on file and in memory.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use emdb_core::{Emdb, Error, ManualClock, Ttl};
+use proptest::prelude::*;
+
+fn file_db(dir: &tempfile::TempDir, name: &str) -> Emdb {
+    Emdb::open(dir.path().join(name)).unwrap()
+}
+
+#[test]
+fn namespaces_are_separate_and_persist_across_reopen_and_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ns.emdb");
+    {
+        let db = Emdb::open(&path).unwrap();
+        let users = db.namespace("users").unwrap();
+        let posts = db.namespace("posts").unwrap();
+        db.insert("k", "default").unwrap();
+        users.insert("k", "user").unwrap();
+        posts.insert("k", "post").unwrap();
+        assert_eq!(db.get("k").unwrap(), Some(b"default".to_vec()));
+        assert_eq!(users.get("k").unwrap(), Some(b"user".to_vec()));
+        assert_eq!(posts.len().unwrap(), 1);
+        assert_eq!(db.list_namespaces().unwrap(), vec!["posts", "users"]);
+        let stats = db.stats().unwrap();
+        assert_eq!(stats.live_records, 3);
+        assert_eq!(stats.namespaces.len(), 3);
+        db.compact().unwrap();
+        assert_eq!(users.get("k").unwrap(), Some(b"user".to_vec()));
+    }
+    for with_checkpoint in [true, false] {
+        if !with_checkpoint {
+            std::fs::remove_file(dir.path().join("ns.emdb.ckpt")).unwrap();
+        }
+        let db = Emdb::open(&path).unwrap();
+        assert_eq!(db.list_namespaces().unwrap(), vec!["posts", "users"]);
+        let users = db.namespace("users").unwrap();
+        assert_eq!(users.get("k").unwrap(), Some(b"user".to_vec()));
+        assert_eq!(db.get("k").unwrap(), Some(b"default".to_vec()));
+    }
+    let db = Emdb::open(&path).unwrap();
+    assert!(db.drop_namespace("posts").unwrap());
+    assert!(!db.drop_namespace("posts").unwrap());
+    drop(db);
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.list_namespaces().unwrap(), vec!["users"]);
+    let posts = db.namespace("posts").unwrap();
+    assert_eq!(
+        posts.get("k").unwrap(),
+        None,
+        "a dropped namespace comes back empty"
+    );
+}
+
+#[test]
+fn dropped_namespace_handles_fail_clearly() {
+    let db = Emdb::open_in_memory();
+    let ns = db.namespace("tmp").unwrap();
+    ns.insert("a", "1").unwrap();
+    db.drop_namespace("tmp").unwrap();
+    assert!(matches!(ns.get("a"), Err(Error::NamespaceDropped)));
+    assert!(matches!(ns.insert("a", "1"), Err(Error::NamespaceDropped)));
+    assert!(matches!(
+        db.namespace(""),
+        Err(Error::InvalidNamespaceName { .. })
+    ));
+    let long = "x".repeat(emdb_core::MAX_NAMESPACE_NAME_LEN + 1);
+    assert!(matches!(
+        db.namespace(&long),
+        Err(Error::InvalidNamespaceName { .. })
+    ));
+}
+
+#[test]
+fn transaction_spans_namespaces_and_is_atomic_across_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tx.emdb");
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .checkpoint_on_close(false)
+            .build()
+            .unwrap();
+        let a = db.namespace("a").unwrap();
+        db.transaction(|tx| {
+            tx.insert("root", "1")?;
+            tx.namespace(&a).insert("inner", "2")?;
+            assert_eq!(tx.namespace(&a).get("inner")?, Some(b"2".to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(a.get("inner").unwrap(), Some(b"2".to_vec()));
+    }
+    let db = Emdb::open(&path).unwrap();
+    let a = db.namespace("a").unwrap();
+    assert_eq!(db.get("root").unwrap(), Some(b"1".to_vec()));
+    assert_eq!(a.get("inner").unwrap(), Some(b"2".to_vec()));
+}
+
+#[test]
+fn ttl_with_a_controlled_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ttl.emdb");
+    let clock = ManualClock::new(1_000_000);
+    let open = |clock: &ManualClock| {
+        Emdb::builder()
+            .path(&path)
+            .default_ttl(Duration::from_secs(60))
+            .enable_range_scans(true)
+            .clock(Arc::new(clock.clone()))
+            .build()
+            .unwrap()
+    };
+    {
+        let db = open(&clock);
+        db.insert("default", "x").unwrap(); // default ttl 60 s
+        db.insert_with_ttl("short", "x", Ttl::After(Duration::from_secs(5)))
+            .unwrap();
+        db.insert_with_ttl("forever", "x", Ttl::Never).unwrap();
+        assert_eq!(db.ttl("short").unwrap(), Some(Duration::from_secs(5)));
+        assert_eq!(db.ttl("forever").unwrap(), None);
+        assert_eq!(db.len().unwrap(), 3);
+        clock.advance(Duration::from_secs(10));
+        // Invisible to every read path at once.
+        assert_eq!(db.get("short").unwrap(), None);
+        assert!(!db.contains_key("short").unwrap());
+        assert_eq!(db.len().unwrap(), 2);
+        assert_eq!(db.keys().unwrap().count(), 2);
+        assert_eq!(db.range(b"a".to_vec()..b"z".to_vec()).unwrap().len(), 2);
+        assert_eq!(db.remove("short").unwrap(), None);
+        // persist and expire
+        assert!(db.persist("default").unwrap());
+        assert_eq!(db.ttl("default").unwrap(), None);
+        assert!(db.expire("forever", Duration::from_secs(1)).unwrap());
+        assert!(!db.expire("missing", Duration::from_secs(1)).unwrap());
+    }
+    clock.advance(Duration::from_secs(2));
+    let db = open(&clock);
+    // Expired keys stay expired after reopen.
+    assert_eq!(db.get("forever").unwrap(), None);
+    assert_eq!(db.get("default").unwrap(), Some(b"x".to_vec()));
+    assert_eq!(db.len().unwrap(), 1);
+    db.insert_with_ttl("gone", "x", Ttl::After(Duration::from_millis(1)))
+        .unwrap();
+    clock.advance(Duration::from_secs(1));
+    assert_eq!(
+        db.sweep_expired().unwrap(),
+        2,
+        "\"forever\" and \"gone\" have expired"
+    );
+    db.compact().unwrap();
+    assert_eq!(
+        db.stats().unwrap().live_records,
+        1,
+        "compaction drops expired records"
+    );
+}
+
+#[test]
+fn range_scans_need_the_option() {
+    let db = Emdb::open_in_memory();
+    db.insert("a", "1").unwrap();
+    assert!(matches!(db.range_prefix("a"), Err(Error::InvalidConfig(_))));
+    assert!(matches!(db.iter_from("a"), Err(Error::InvalidConfig(_))));
+}
+
+#[test]
+fn range_prefix_and_cursors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("r.emdb"))
+        .enable_range_scans(true)
+        .build()
+        .unwrap();
+    db.insert("user:001", "alice").unwrap();
+    db.insert("user:002", "bob").unwrap();
+    db.insert("session:abc", "token").unwrap();
+    db.insert([0xff, 0xff], "high").unwrap();
+    let users = db.range(b"user:".to_vec()..b"user;".to_vec()).unwrap();
+    assert_eq!(users.len(), 2);
+    assert_eq!(users[0].0, b"user:001");
+    assert_eq!(db.range_prefix("user:").unwrap(), users);
+    assert_eq!(db.range_prefix([0xff]).unwrap().len(), 1);
+    let after: Vec<_> = db
+        .iter_after("user:001")
+        .unwrap()
+        .map(|kv| kv.unwrap().0)
+        .collect();
+    assert_eq!(after, vec![b"user:002".to_vec(), vec![0xff, 0xff]]);
+    let from: Vec<_> = db
+        .iter_from("user:001")
+        .unwrap()
+        .map(|kv| kv.unwrap().0)
+        .collect();
+    assert_eq!(from.len(), 3);
+    // Streaming: taking the first few of many does not walk the rest.
+    db.insert_many((0..50_000u32).map(|i| (format!("bulk:{i:08}"), "v")))
+        .unwrap();
+    let first: Vec<_> = db
+        .range_prefix_iter("bulk:")
+        .unwrap()
+        .take(3)
+        .map(|kv| kv.unwrap().0)
+        .collect();
+    assert_eq!(
+        first,
+        vec![
+            b"bulk:00000000".to_vec(),
+            b"bulk:00000001".to_vec(),
+            b"bulk:00000002".to_vec()
+        ]
+    );
+    // Namespaces have their own order.
+    let ns = db.namespace("n").unwrap();
+    ns.insert("b", "2").unwrap();
+    ns.insert("a", "1").unwrap();
+    let keys: Vec<_> = ns.iter_from("").unwrap().map(|kv| kv.unwrap().0).collect();
+    assert_eq!(keys, vec![b"a".to_vec(), b"b".to_vec()]);
+}
+
+#[test]
+fn concurrent_inserts_do_not_block_range_readers() {
+    let db = Emdb::builder().enable_range_scans(true).build().unwrap();
+    db.insert_many((0..10_000u32).map(|i| (format!("k{i:06}"), "v")))
+        .unwrap();
+    let writer = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            for i in 10_000..30_000u32 {
+                db.insert(format!("k{i:06}"), "v").unwrap();
+            }
+        })
+    };
+    let mut scans = 0;
+    while !writer.is_finished() || scans == 0 {
+        let mut last: Option<Vec<u8>> = None;
+        let mut n = 0;
+        for kv in db.range_prefix_iter("k").unwrap() {
+            let (k, _) = kv.unwrap();
+            if let Some(l) = &last {
+                assert!(k > *l, "range output must be strictly increasing");
+            }
+            last = Some(k);
+            n += 1;
+        }
+        assert!(n >= 10_000);
+        scans += 1;
+    }
+    writer.join().unwrap();
+    assert_eq!(db.range_prefix("k").unwrap().len(), 30_000);
+}
+
+#[test]
+fn nested_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in [Emdb::open_in_memory(), file_db(&dir, "g.emdb")] {
+        let product = db.focus("product");
+        product.set("name", "phone").unwrap();
+        product.set("price", "799").unwrap();
+        product.focus("dims").set("w", "7").unwrap();
+        db.insert("productivity", "not in the group").unwrap();
+        assert_eq!(product.get("name").unwrap(), Some(b"phone".to_vec()));
+        assert_eq!(db.get("product.name").unwrap(), Some(b"phone".to_vec()));
+        assert_eq!(db.get("product.dims.w").unwrap(), Some(b"7".to_vec()));
+        assert_eq!(db.group("product").unwrap().count(), 3);
+        let mut rel: Vec<_> = product.iter().unwrap().map(|kv| kv.unwrap().0).collect();
+        rel.sort();
+        assert_eq!(
+            rel,
+            vec![b"dims.w".to_vec(), b"name".to_vec(), b"price".to_vec()]
+        );
+        assert_eq!(db.delete_group("product.dims").unwrap(), 1);
+        assert_eq!(db.delete_group("product").unwrap(), 2);
+        assert_eq!(db.len().unwrap(), 1);
+        assert_eq!(product.remove("name").unwrap(), None);
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Put(u8, u8),
+    Del(u8),
+    Range(u8, u8),
+    Prefix(u8),
+}
+
+fn key(k: u8) -> Vec<u8> {
+    // Two-byte keys from a small alphabet: shared prefixes and ordering edges.
+    vec![b'a' + (k % 4), k / 4]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn range_matches_a_btreemap(ops in proptest::collection::vec(
+        prop_oneof![
+            (any::<u8>(), any::<u8>()).prop_map(|(k, v)| Op::Put(k % 64, v)),
+            any::<u8>().prop_map(|k| Op::Del(k % 64)),
+            (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Op::Range(a % 64, b % 64)),
+            any::<u8>().prop_map(|k| Op::Prefix(k % 4)),
+        ], 1..200)) {
+        let db = Emdb::builder().enable_range_scans(true).build().unwrap();
+        let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        for op in ops {
+            match op {
+                Op::Put(k, v) => { db.insert(key(k), [v]).unwrap(); model.insert(key(k), vec![v]); }
+                Op::Del(k) => { prop_assert_eq!(db.remove(key(k)).unwrap(), model.remove(&key(k))); }
+                Op::Range(a, b) => {
+                    let (lo, hi) = (key(a).min(key(b)), key(a).max(key(b)));
+                    let got = db.range(lo.clone()..hi.clone()).unwrap();
+                    let want: Vec<_> = model.range(lo..hi).map(|(k, v)| (k.clone(), v.clone())).collect();
+                    prop_assert_eq!(got, want);
+                }
+                Op::Prefix(p) => {
+                    let pre = vec![b'a' + p];
+                    let got = db.range_prefix(&pre).unwrap();
+                    let want: Vec<_> = model.iter().filter(|(k, _)| k.starts_with(&pre)).map(|(k, v)| (k.clone(), v.clone())).collect();
+                    prop_assert_eq!(got, want);
+                }
+            }
+        }
+    }
+}
