@@ -53,6 +53,25 @@ impl Codec {
         }
     }
 
+    /// These encodings with any given in `args` taking precedence (for a
+    /// line of `emdb shell`).
+    pub fn overlay(&self, args: &OutputArgs) -> Codec {
+        let line = Codec::from_args(args);
+        let both = args.hex || args.base64;
+        Codec {
+            key: if args.key_format.is_some() || both {
+                line.key
+            } else {
+                self.key
+            },
+            value: if args.value_format.is_some() || both {
+                line.value
+            } else {
+                self.value
+            },
+        }
+    }
+
     /// Decode a key given on the command line.
     pub fn key_arg(&self, arg: &OsStr) -> CliResult<Vec<u8>> {
         decode(self.key, &os_bytes(arg, "KEY")?).map_err(|e| e.context("KEY"))
@@ -94,7 +113,7 @@ pub fn decode(enc: Encoding, input: &[u8]) -> CliResult<Vec<u8>> {
 }
 
 fn decode_hex(s: &[u8]) -> CliResult<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(CliError::bad_input(format!(
             "not valid hex: odd number of digits ({})",
             s.len()

@@ -109,6 +109,9 @@ impl CliError {
     /// Prefix the message with where it happened (e.g. `line 12`).
     #[must_use]
     pub fn context(mut self, ctx: impl fmt::Display) -> Self {
+        if self.message.is_empty() {
+            return self;
+        }
         self.message = format!("{ctx}: {}", self.message);
         self
     }

@@ -87,7 +87,7 @@ impl Ui<'_> {
     /// A message for a person on stderr (prompts, notes), unless quiet.
     pub fn note(&self, text: &str) {
         if !self.quiet {
-            eprintln!("{text}");
+            let _ = writeln!(std::io::stderr().lock(), "{text}");
         }
     }
 }
