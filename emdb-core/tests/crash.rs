@@ -1,0 +1,542 @@
+//! Process-kill crash tests.
+//!
+//! The test binary re-executes itself as a writer (`child_writer`, selected
+//! with `--exact --ignored` and the `EMDB_CRASH_CHILD` variable). The writer
+//! runs a deterministic stream of operations, op number `n` being a pure
+//! function of `n`: single inserts, removes, `insert_many` batches and
+//! transactions over groups of keys (a group is always written whole, so a
+//! partial batch shows up as a group with mixed op numbers), aborted
+//! transactions, rare clears, checkpoints and compactions. After each `flush`
+//! returns it prints `ACK n`. The parent kills it with SIGKILL at a random
+//! moment, reopens the database and checks:
+//!
+//! - open succeeds and reports no damaged (skipped) ranges;
+//! - the contents equal the state after exactly ops `start..=p` for some
+//!   `p >= ` the last acknowledged op: nothing acknowledged is lost, nothing
+//!   is half applied, nothing appears that was never written;
+//! - every batch group is all-or-nothing;
+//! - no `compact.tmp` survives the open.
+//!
+//! The next round continues on the same file from op `p + 1`. Some rounds run
+//! compaction in a loop on a second thread (with several MB of ballast so it
+//! takes a while) and are killed mid-compaction; some rounds kill a second
+//! child while it is still recovering the crashed file.
+//!
+//! `EMDB_CRASH_ROUNDS=500 cargo test -p emdb-core --test crash -- --nocapture`
+//! for a longer run; `EMDB_CRASH_SEED` repeats one.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{compact_tmp_path, contents, diff, env_usize, mix, Contents, Rng};
+use emdb_core::{Emdb, Error, FlushPolicy};
+
+const CHILD_DB: &str = "EMDB_CRASH_CHILD";
+const CHILD_START: &str = "EMDB_CRASH_START";
+const CHILD_MODE: &str = "EMDB_CRASH_MODE";
+const CHILD_POLICY: &str = "EMDB_CRASH_POLICY";
+
+/// Single keys `k/0..SINGLE_KEYS`.
+const SINGLE_KEYS: u64 = 97;
+/// Batch groups `b/g/i` and transaction groups `t/g/i`.
+const GROUPS: u64 = 24;
+/// Ballast keys written by the parent before compaction rounds.
+const BALLAST_KEYS: usize = 3000;
+const BALLAST_LEN: usize = 2000;
+/// A flush happens at least every this many ops.
+const MAX_FLUSH_GAP: u64 = 16;
+
+// ---- the deterministic operation stream ------------------------------------
+
+#[derive(Debug)]
+enum Op {
+    Put(Vec<u8>, Vec<u8>),
+    Remove(Vec<u8>),
+    /// `insert_many`: a whole batch group plus one single key.
+    Batch(Vec<(Vec<u8>, Vec<u8>)>),
+    /// A committed transaction: a whole transaction group, then a remove.
+    Tx(Vec<(Vec<u8>, Vec<u8>)>, Vec<u8>),
+    /// A transaction that stages writes and then fails: no effect.
+    TxAbort(Vec<(Vec<u8>, Vec<u8>)>),
+    Clear,
+}
+
+fn single_key(r: u64) -> Vec<u8> {
+    format!("k/{}", r % SINGLE_KEYS).into_bytes()
+}
+
+fn batch_group_size(g: u64) -> u64 {
+    g % 6 + 2
+}
+
+fn tx_group_size(g: u64) -> u64 {
+    g % 5 + 2
+}
+
+/// A value that names the op that wrote it: bytes 0..8 are `n`, 8..16 the
+/// slot, then a pattern. Values shorter than 16 bytes carry a prefix of that.
+fn value(n: u64, slot: u64, len: usize) -> Vec<u8> {
+    let mut head = n.to_le_bytes().to_vec();
+    head.extend_from_slice(&slot.to_le_bytes());
+    (0..len)
+        .map(|i| match head.get(i) {
+            Some(&b) => b,
+            None => (n as u8).wrapping_mul(7).wrapping_add(i as u8),
+        })
+        .collect()
+}
+
+fn single_len(r: u64) -> usize {
+    match r % 20 {
+        0 => 0,
+        1..=14 => ((r >> 8) % 64) as usize,
+        _ => 64 + ((r >> 8) % 3000) as usize,
+    }
+}
+
+fn group_items(prefix: &str, n: u64, g: u64, size: u64, r: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+    (0..size)
+        .map(|i| {
+            let len = 16 + (mix(r ^ i) % 300) as usize;
+            (format!("{prefix}/{g}/{i}").into_bytes(), value(n, i, len))
+        })
+        .collect()
+}
+
+fn op_at(n: u64) -> Op {
+    let r = mix(n ^ 0x0123_4567_89ab_cdef);
+    let r2 = mix(r);
+    if mix(n ^ 0xc1ea2) % 400 == 0 {
+        return Op::Clear;
+    }
+    match r % 100 {
+        0..=39 => Op::Put(single_key(r2), value(n, 0, single_len(r2 >> 7))),
+        40..=51 => Op::Remove(single_key(r2)),
+        52..=67 => {
+            let g = r2 % GROUPS;
+            let mut items = group_items("b", n, g, batch_group_size(g), r2);
+            // Also overwrite a single key, so the batch races with single puts.
+            items.push((single_key(r2 >> 20), value(n, 99, single_len(r2 >> 9))));
+            Op::Batch(items)
+        }
+        68..=81 => {
+            let g = r2 % GROUPS;
+            let items = group_items("t", n, g, tx_group_size(g), r2);
+            Op::Tx(items, single_key(r2 >> 24))
+        }
+        82..=85 => {
+            let g = r2 % GROUPS;
+            Op::TxAbort(group_items("t", n, g, tx_group_size(g), r2))
+        }
+        _ => Op::Put(single_key(r2 >> 3), value(n, 1, single_len(r2 >> 5))),
+    }
+}
+
+/// The writer flushes (and acknowledges) after these ops.
+fn flush_after(n: u64) -> bool {
+    n % MAX_FLUSH_GAP == 0 || mix(n ^ 0xf1u64) % 6 == 0
+}
+
+fn apply(model: &mut Contents, op: &Op) {
+    match op {
+        Op::Put(k, v) => {
+            model.insert(k.clone(), v.clone());
+        }
+        Op::Remove(k) => {
+            model.remove(k);
+        }
+        Op::Batch(items) => {
+            for (k, v) in items {
+                model.insert(k.clone(), v.clone());
+            }
+        }
+        Op::Tx(items, rm) => {
+            for (k, v) in items {
+                model.insert(k.clone(), v.clone());
+            }
+            model.remove(rm);
+        }
+        Op::TxAbort(_) => {}
+        Op::Clear => model.clear(),
+    }
+}
+
+fn execute(db: &Emdb, n: u64, op: &Op) {
+    match op {
+        Op::Put(k, v) => db.insert(k, v).unwrap(),
+        Op::Remove(k) => {
+            db.remove(k).unwrap();
+        }
+        Op::Batch(items) => db.insert_many(items.iter().map(|(k, v)| (k, v))).unwrap(),
+        Op::Tx(items, rm) => db
+            .transaction(|tx| {
+                for (k, v) in items {
+                    tx.insert(k, v)?;
+                }
+                let (k, v) = &items[0];
+                assert_eq!(tx.get(k)?.as_ref(), Some(v), "op {n}: tx reads its write");
+                tx.remove(rm)?;
+                assert_eq!(tx.get(rm)?, None);
+                Ok(())
+            })
+            .unwrap(),
+        Op::TxAbort(items) => {
+            let r = db.transaction(|tx| {
+                for (k, v) in items {
+                    tx.insert(k, v)?;
+                }
+                Err::<(), _>(Error::TransactionAborted("crash test abort"))
+            });
+            assert!(matches!(r, Err(Error::TransactionAborted(_))), "{r:?}");
+        }
+        Op::Clear => db.clear().unwrap(),
+    }
+}
+
+fn policy(i: u64) -> FlushPolicy {
+    match i % 3 {
+        0 => FlushPolicy::OnEachFlush,
+        1 => FlushPolicy::Group {
+            max_wait: Duration::from_millis(1),
+            max_batch: 8,
+        },
+        _ => FlushPolicy::WriteThrough,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Ops with inline checkpoints and compactions.
+    Ops,
+    /// Ops on one thread, compaction in a loop on another.
+    Compact,
+    /// Open (recover) and idle: killed to crash during recovery.
+    OpenOnly,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Ops => "ops",
+            Mode::Compact => "compact",
+            Mode::OpenOnly => "open-only",
+        }
+    }
+}
+
+/// Print a message for the parent. Messages start with `@@` because the test
+/// harness may print on the same line first ("test child_writer ... ").
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "@@{line}").unwrap();
+    out.flush().unwrap();
+}
+
+/// The writer process. Does nothing unless started by a crash test.
+#[test]
+#[ignore = "child process of the crash tests; they run it"]
+fn child_writer() {
+    let Some(path) = std::env::var_os(CHILD_DB) else {
+        return;
+    };
+    let start: u64 = std::env::var(CHILD_START).unwrap().parse().unwrap();
+    let mode = std::env::var(CHILD_MODE).unwrap();
+    let policy_index: u64 = std::env::var(CHILD_POLICY).unwrap().parse().unwrap();
+    let db = Emdb::builder()
+        .path(PathBuf::from(path))
+        .flush_policy(policy(policy_index))
+        .build()
+        .unwrap_or_else(|e| panic!("child open: {e}"));
+    say("READY");
+    if mode == Mode::OpenOnly.name() {
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+    if mode == Mode::Compact.name() {
+        let db = db.clone();
+        std::thread::spawn(move || loop {
+            if let Err(e) = db.compact() {
+                eprintln!("child: compaction failed: {e}");
+                std::process::exit(3);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        });
+    }
+    for n in start.. {
+        execute(&db, n, &op_at(n));
+        if mode == Mode::Ops.name() {
+            if n % 173 == 0 {
+                db.compact().unwrap();
+            } else if n % 61 == 0 {
+                db.checkpoint().unwrap();
+            }
+        }
+        if flush_after(n) {
+            db.flush().unwrap();
+            say(&format!("ACK {n}"));
+        }
+    }
+}
+
+// ---- the parent ----------------------------------------------------------
+
+struct Outcome {
+    /// Highest op whose flush was acknowledged.
+    acked: Option<u64>,
+    ready: bool,
+    /// `compact.tmp` existed right after the kill.
+    killed_mid_compaction: bool,
+}
+
+/// Run a child in `mode` and SIGKILL it `delay` after it is ready (or after
+/// spawning, when `wait_ready` is false).
+fn run_child(
+    path: &Path,
+    start: u64,
+    mode: Mode,
+    policy_index: u64,
+    wait_ready: bool,
+    delay: Duration,
+) -> Outcome {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_writer",
+            "--nocapture",
+            "--ignored",
+            "--test-threads=1",
+        ])
+        .env(CHILD_DB, path)
+        .env(CHILD_START, start.to_string())
+        .env(CHILD_MODE, mode.name())
+        .env(CHILD_POLICY, policy_index.to_string())
+        .env_remove("RUST_BACKTRACE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn child");
+    let stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel::<String>();
+    let out_reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let Some(at) = line.find("@@") else { continue };
+            if tx.send(line[at + 2..].to_string()).is_err() {
+                break;
+            }
+        }
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+
+    let mut lines = Vec::new();
+    let mut ready = false;
+    if wait_ready {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !ready {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(l) => {
+                    ready |= l == "READY";
+                    lines.push(l);
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    std::thread::sleep(delay);
+    child.kill().expect("kill child");
+    let status = child.wait().expect("wait child");
+    let killed_mid_compaction = compact_tmp_path(path).exists();
+    out_reader.join().unwrap();
+    lines.extend(rx.try_iter());
+    let stderr = err_reader.join().unwrap();
+    assert_eq!(
+        status.signal(),
+        Some(SIGKILL),
+        "the {} child ended by itself ({status}) instead of being killed; stderr:\n{stderr}",
+        mode.name()
+    );
+    if wait_ready {
+        assert!(ready, "child never became ready; stderr:\n{stderr}");
+    }
+    ready |= lines.iter().any(|l| l == "READY");
+    let acked = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("ACK "))
+        .map(|n| n.parse::<u64>().unwrap())
+        .max();
+    Outcome {
+        acked,
+        ready,
+        killed_mid_compaction,
+    }
+}
+
+/// The signal number of SIGKILL.
+const SIGKILL: i32 = 9;
+
+/// Batch and transaction groups are written whole: each group is absent or
+/// complete with every key from the same op.
+fn check_groups(actual: &Contents, round: usize) {
+    for (prefix, size_of) in [
+        ("b", batch_group_size as fn(u64) -> u64),
+        ("t", tx_group_size),
+    ] {
+        for g in 0..GROUPS {
+            let ops: Vec<Option<u64>> = (0..size_of(g))
+                .map(|i| {
+                    let k = format!("{prefix}/{g}/{i}").into_bytes();
+                    actual.get(&k).map(|v| {
+                        let mut n = [0u8; 8];
+                        n.copy_from_slice(&v[..8]);
+                        u64::from_le_bytes(n)
+                    })
+                })
+                .collect();
+            let all_absent = ops.iter().all(Option::is_none);
+            let first = ops[0];
+            let all_same = first.is_some() && ops.iter().all(|o| *o == first);
+            assert!(
+                all_absent || all_same,
+                "round {round}: group {prefix}/{g} is partially applied (op per key: {ops:?})"
+            );
+        }
+    }
+}
+
+/// Find `p >= acked` such that `base + ops(start..=p)` equals `actual`.
+fn find_prefix(base: &Contents, start: u64, acked: Option<u64>, actual: &Contents) -> Option<u64> {
+    let mut model = base.clone();
+    let first = acked.map_or(start, |a| a + 1);
+    for n in start..first {
+        apply(&mut model, &op_at(n));
+    }
+    let mut p = first; // ops start..p applied
+    loop {
+        if &model == actual {
+            return Some(p);
+        }
+        if p > first + 3 * MAX_FLUSH_GAP {
+            return None;
+        }
+        apply(&mut model, &op_at(p));
+        p += 1;
+    }
+}
+
+fn ballast(i: usize) -> (Vec<u8>, Vec<u8>) {
+    let k = format!("z/{i}").into_bytes();
+    let v = (0..BALLAST_LEN).map(|j| (i + j) as u8).collect();
+    (k, v)
+}
+
+#[test]
+fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
+    let rounds = env_usize("EMDB_CRASH_ROUNDS", 30);
+    let mut rng = Rng::from_env("EMDB_CRASH_SEED");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crash.emdb");
+    // The parent creates the database: the base state of round 0 is empty.
+    drop(Emdb::open(&path).unwrap());
+    let mut base = Contents::new();
+    let mut start = 1u64;
+    let (mut acked_total, mut torn, mut mid_compaction, mut recovery_kills) = (0u64, 0, 0, 0);
+    let mut extra_compact_rounds = 0;
+    let mut round = 0;
+    let began = Instant::now();
+    while round < rounds || (mid_compaction == 0 && extra_compact_rounds < 10) {
+        let compact = round % 5 == 4 || round >= rounds;
+        if round >= rounds {
+            extra_compact_rounds += 1;
+        }
+        let mode = if compact { Mode::Compact } else { Mode::Ops };
+        if compact {
+            // Ballast, so a compaction takes long enough to be interrupted.
+            let db = Emdb::open(&path).unwrap();
+            let items: Vec<_> = (0..BALLAST_KEYS).map(ballast).collect();
+            db.insert_many(items.iter().map(|(k, v)| (k, v))).unwrap();
+            for (k, v) in items {
+                base.insert(k, v);
+            }
+        }
+        let policy_index = rng.below(3);
+        let wait_ready = round % 6 != 5;
+        let delay = if wait_ready {
+            Duration::from_millis(rng.below(if compact { 600 } else { 250 }))
+        } else {
+            Duration::from_millis(rng.below(30))
+        };
+        let out = run_child(&path, start, mode, policy_index, wait_ready, delay);
+        mid_compaction += usize::from(out.killed_mid_compaction && compact);
+
+        if round % 4 == 1 {
+            // Crash the next open while it recovers the crashed file.
+            let d = Duration::from_micros(rng.below(8000));
+            let o = run_child(&path, 0, Mode::OpenOnly, 0, false, d);
+            recovery_kills += usize::from(!o.ready);
+        }
+
+        let db = Emdb::builder()
+            .path(&path)
+            .checkpoint_on_close(rng.below(2) == 0)
+            .build()
+            .unwrap_or_else(|e| panic!("round {round}: reopen after SIGKILL failed: {e}"));
+        let rep = db.recovery_report().clone();
+        assert!(
+            rep.skipped.is_empty() && rep.orphaned_records == 0,
+            "round {round}: recovery found damage after a kill: {rep:?}"
+        );
+        torn += usize::from(rep.truncated_tail_at.is_some());
+        assert!(
+            !compact_tmp_path(&path).exists(),
+            "round {round}: open left compact.tmp behind"
+        );
+        let actual = contents(&db);
+        assert_eq!(db.len().unwrap(), actual.len());
+        check_groups(&actual, round);
+        let Some(p) = find_prefix(&base, start, out.acked, &actual) else {
+            let mut at_ack = base.clone();
+            for n in start..=out.acked.unwrap_or(start - 1) {
+                apply(&mut at_ack, &op_at(n));
+            }
+            panic!(
+                "round {round} ({mode:?}, policy {policy_index}, ops from {start}, acked {:?}): \
+                 the database matches no prefix of the ops at or after the acknowledged one.\n\
+                 Differences from the acknowledged state:\n{}\nreport: {rep:?}",
+                out.acked,
+                diff(&actual, &at_ack)
+            );
+        };
+        if let Some(a) = out.acked {
+            acked_total += a + 1 - start;
+        }
+        base = actual;
+        start = p;
+        drop(db);
+        round += 1;
+    }
+    eprintln!(
+        "crash: {round} rounds in {:.1?}, {acked_total} ops acknowledged, {torn} torn tails cut, \
+         {mid_compaction} kills mid-compaction, {recovery_kills} kills before a recovering open finished",
+        began.elapsed()
+    );
+    assert!(
+        mid_compaction > 0,
+        "no round managed to kill the writer during a compaction"
+    );
+}
