@@ -114,7 +114,7 @@ fn group_items(prefix: &str, n: u64, g: u64, size: u64, r: u64) -> Vec<(Vec<u8>,
 fn op_at(n: u64) -> Op {
     let r = mix(n ^ 0x0123_4567_89ab_cdef);
     let r2 = mix(r);
-    if mix(n ^ 0xc1ea2) % 400 == 0 {
+    if mix(n ^ 0xc1ea2).is_multiple_of(400) {
         return Op::Clear;
     }
     match r % 100 {
@@ -142,7 +142,7 @@ fn op_at(n: u64) -> Op {
 
 /// The writer flushes (and acknowledges) after these ops.
 fn flush_after(n: u64) -> bool {
-    n % MAX_FLUSH_GAP == 0 || mix(n ^ 0xf1u64) % 6 == 0
+    n.is_multiple_of(MAX_FLUSH_GAP) || mix(n ^ 0xf1u64).is_multiple_of(6)
 }
 
 fn apply(model: &mut Contents, op: &Op) {
@@ -274,9 +274,9 @@ fn child_writer() {
     for n in start.. {
         execute(&db, n, &op_at(n));
         if mode == Mode::Ops.name() {
-            if n % 173 == 0 {
+            if n.is_multiple_of(173) {
                 db.compact().unwrap();
-            } else if n % 61 == 0 {
+            } else if n.is_multiple_of(61) {
                 db.checkpoint().unwrap();
             }
         }
