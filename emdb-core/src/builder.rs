@@ -205,7 +205,20 @@ fn finish(engine: Engine) -> Result<Emdb> {
     if engine.cfg.range_scans {
         engine.build_sorted_sets()?;
     }
-    Ok(Emdb::from_engine(engine))
+    let path = engine.path();
+    let read_only = engine.cfg.read_only;
+    let (gen, counters, stop) = (
+        Arc::clone(&engine.gen),
+        Arc::clone(&engine.counters),
+        Arc::clone(&engine.stop),
+    );
+    let db = Emdb::from_engine(engine);
+    match path {
+        Some(_) if read_only => crate::follower::spawn_follower(Arc::downgrade(db.engine_arc())),
+        Some(p) => crate::stats::spawn_publisher(p, gen, counters, stop),
+        None => {}
+    }
+    Ok(db)
 }
 
 /// The platform data directory (`$XDG_DATA_HOME`, `~/.local/share`, ...).

@@ -160,9 +160,31 @@ impl Emdb {
         self.engine.compact()
     }
 
-    /// Sizes and activity counters.
+    /// Sizes and activity counters. On a read-only handle the activity
+    /// counters (writes, flushes, fsyncs, compactions) are the writer's, read
+    /// from the stats file it publishes next to the database.
     pub fn stats(&self) -> Result<Stats> {
         Ok(self.engine.stats())
+    }
+
+    /// Read-only handles: catch up with what the writing process has written
+    /// since (also done automatically about every 50 ms). Returns how many
+    /// records were applied. Follows the writer across compactions. A no-op
+    /// returning 0 on a writable handle.
+    pub fn refresh(&self) -> Result<usize> {
+        self.engine.refresh()
+    }
+
+    /// True when this handle was opened read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.engine.cfg.read_only
+    }
+
+    /// Write a consistent copy of the database to `target`, a file that must
+    /// not exist yet, while other threads keep writing. The copy opens like
+    /// any database. Refuses the database's own path.
+    pub fn backup_to(&self, target: impl AsRef<Path>) -> Result<()> {
+        self.engine.backup_to(target.as_ref())
     }
 
     /// Who holds the writer lock of the database at `path`, if anyone. A lock

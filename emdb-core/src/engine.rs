@@ -18,6 +18,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use crate::builder::Config;
 use crate::error::{Error, Result};
 use crate::flush::FlushPolicy;
+use crate::follower;
 use crate::format::checkpoint::{self, Binding, Checkpoint};
 use crate::format::header::{HeaderError, Identity, SyncSlot, FORMAT_VERSION, HEADER_SIZE};
 use crate::format::record::{self, batch_value, Frame, FrameSpec, Kind};
@@ -86,7 +87,7 @@ struct GroupState {
 /// The engine shared by all clones of an `Emdb`.
 pub(crate) struct Engine {
     pub cfg: Config,
-    pub gen: ArcSwap<Generation>,
+    pub gen: Arc<ArcSwap<Generation>>,
     pub writer: Mutex<WriterState>,
     /// Serialises compaction and checkpoints.
     pub maintenance: Mutex<()>,
@@ -97,7 +98,11 @@ pub(crate) struct Engine {
     group_cv: Condvar,
     poisoned: AtomicBool,
     poison_reason: Mutex<Option<String>>,
-    pub counters: Counters,
+    /// Last error of the background follower (read-only handles).
+    pub follow_error: Mutex<Option<String>>,
+    /// Tells the stats publisher thread to stop.
+    pub stop: Arc<AtomicBool>,
+    pub counters: Arc<Counters>,
     pub report: RecoveryReport,
     _lock: Option<WriterLock>,
 }
@@ -277,7 +282,7 @@ impl Engine {
     ) -> Engine {
         Engine {
             cfg,
-            gen: ArcSwap::from_pointee(gen),
+            gen: Arc::new(ArcSwap::from_pointee(gen)),
             writer: Mutex::new(w),
             maintenance: Mutex::new(()),
             slots: Mutex::new(0),
@@ -287,7 +292,9 @@ impl Engine {
             group_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
             poison_reason: Mutex::new(None),
-            counters: Counters::default(),
+            follow_error: Mutex::new(None),
+            stop: Arc::new(AtomicBool::new(false)),
+            counters: Arc::new(Counters::default()),
             report,
             _lock: lock,
         }
@@ -388,17 +395,32 @@ impl Engine {
         };
         // Everything the checkpoint covers was synced before it was written.
         let durable_end = slot.durable_end.max(start);
-        let replayed = recovery::replay(
-            bytes,
-            start,
-            durable_end,
-            cfg.salvage,
-            &mut table,
-            &mut report,
-        )
-        .map_err(|e| e.with_path(&path))?;
-        let mut end = replayed.end;
-        let last_frame_at = replayed.last_frame.map_or(cp_last, |(at, _)| at);
+        let (mut end, last_frame_at, replayed_any) = if cfg.read_only {
+            // Another process may be writing: read new bytes with pread only.
+            let f =
+                follower::replay_pread(&file, &path, &region, start, len, durable_end, &mut table)?;
+            report.records_replayed = f.applied as u64;
+            (
+                f.end,
+                f.last_frame_at.unwrap_or(cp_last),
+                f.last_frame_at.is_some(),
+            )
+        } else {
+            let r = recovery::replay(
+                bytes,
+                start,
+                durable_end,
+                cfg.salvage,
+                &mut table,
+                &mut report,
+            )
+            .map_err(|e| e.with_path(&path))?;
+            (
+                r.end,
+                r.last_frame.map_or(cp_last, |(at, _)| at),
+                r.last_frame.is_some(),
+            )
+        };
 
         let mut region = region;
         if !cfg.read_only && (report.truncated_tail_at.is_some() || end > len) {
@@ -431,7 +453,7 @@ impl Engine {
         let w = WriterState {
             end,
             last_frame_at,
-            checkpointed_end: if report.used_checkpoint && replayed.last_frame.is_none() {
+            checkpointed_end: if report.used_checkpoint && !replayed_any {
                 end
             } else {
                 0
@@ -756,6 +778,9 @@ impl Engine {
             let w = self.writer.lock();
             let gen = self.gen.load_full();
             self.sync()?;
+            if let Some(p) = gen.log.path() {
+                crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
+            }
             if gen.log.capacity() > w.end {
                 gen.log.truncate(w.end)?;
                 gen.log.sync_data()?;
@@ -769,39 +794,15 @@ impl Engine {
 
     // ---- introspection ---------------------------------------------------
 
-    /// Sizes and counters.
+    /// Sizes and counters (activity counters from the writer's sidecar on a
+    /// read-only handle).
     pub(crate) fn stats(&self) -> Stats {
-        let gen = self.gen.load_full();
-        let all = gen.ns.read().all();
-        let mut s = Stats::default();
-        for n in &all {
-            let live = n.keydir.len();
-            s.live_records += live;
-            s.live_bytes += n.keydir.live_bytes();
-            s.index_memory_bytes += n.keydir.memory_bytes() as u64;
-            s.namespaces
-                .push((String::from_utf8_lossy(&n.name).into_owned(), live));
+        let mut s = collect_stats(&self.gen.load_full(), &self.counters);
+        if self.cfg.read_only {
+            if let Some(p) = self.path() {
+                crate::stats::merge_sidecar(&mut s, &p);
+            }
         }
-        s.index_entries = s.live_records;
-        s.log_logical_bytes = gen.log.published_end();
-        s.file_bytes = match gen.log.path() {
-            Some(p) => std::fs::metadata(p).map_or(gen.log.capacity(), |m| m.len()),
-            None => gen.log.capacity(),
-        };
-        s.dead_bytes = s
-            .log_logical_bytes
-            .saturating_sub(HEADER_SIZE as u64)
-            .saturating_sub(s.live_bytes);
-        s.writes = self.counters.writes.load(Ordering::Relaxed);
-        s.flushes = self.counters.flushes.load(Ordering::Relaxed);
-        s.fsyncs = self.counters.fsyncs.load(Ordering::Relaxed);
-        s.fsync_p50 = self.counters.fsync_quantile(0.50);
-        s.fsync_p99 = self.counters.fsync_quantile(0.99);
-        s.compactions = self.counters.compactions.load(Ordering::Relaxed);
-        s.last_compaction_unix_ms = match self.counters.last_compaction_ms.load(Ordering::Relaxed) {
-            0 => None,
-            t => Some(t),
-        };
         s
     }
 
@@ -827,8 +828,44 @@ impl Engine {
     }
 }
 
+/// Sizes from a generation, counters from `counters`.
+pub(crate) fn collect_stats(gen: &Generation, counters: &Counters) -> Stats {
+    let all = gen.ns.read().all();
+    let mut s = Stats::default();
+    for n in &all {
+        let live = n.keydir.len();
+        s.live_records += live;
+        s.live_bytes += n.keydir.live_bytes();
+        s.index_memory_bytes += n.keydir.memory_bytes() as u64;
+        s.namespaces
+            .push((String::from_utf8_lossy(&n.name).into_owned(), live));
+    }
+    s.index_entries = s.live_records;
+    s.log_logical_bytes = gen.log.published_end();
+    s.file_bytes = match gen.log.path() {
+        Some(p) => std::fs::metadata(p).map_or(gen.log.capacity(), |m| m.len()),
+        None => gen.log.capacity(),
+    };
+    s.dead_bytes = s
+        .log_logical_bytes
+        .saturating_sub(HEADER_SIZE as u64)
+        .saturating_sub(s.live_bytes);
+    s.writes = counters.writes.load(Ordering::Relaxed);
+    s.flushes = counters.flushes.load(Ordering::Relaxed);
+    s.fsyncs = counters.fsyncs.load(Ordering::Relaxed);
+    s.fsync_p50 = counters.fsync_quantile(0.50);
+    s.fsync_p99 = counters.fsync_quantile(0.99);
+    s.compactions = counters.compactions.load(Ordering::Relaxed);
+    s.last_compaction_unix_ms = match counters.last_compaction_ms.load(Ordering::Relaxed) {
+        0 => None,
+        t => Some(t),
+    };
+    s
+}
+
 impl Drop for Engine {
     fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
         // Best effort: a failure here leaves a log that recovery handles.
         let _ = self.close();
     }

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod backup;
 mod builder;
 mod clock;
 mod compaction;
@@ -35,6 +36,7 @@ mod db;
 mod engine;
 mod error;
 mod flush;
+mod follower;
 mod format;
 mod fs;
 mod index;

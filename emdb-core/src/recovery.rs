@@ -69,11 +69,16 @@ pub(crate) struct Unit<'a> {
 pub(crate) fn decode_unit(bytes: &[u8], at: u64) -> Result<Unit<'_>, &'static str> {
     let start = usize::try_from(at).map_err(|_| "offset out of range")?;
     let buf = bytes.get(start..).ok_or("offset past the end")?;
+    decode_unit_in(buf, at)
+}
+
+/// Decode the unit at the start of `buf`, which holds the log from offset `base`.
+pub(crate) fn decode_unit_in(buf: &[u8], base: u64) -> Result<Unit<'_>, &'static str> {
     let first = record::decode(buf).map_err(|e| e.reason())?;
     if first.kind != Kind::BatchBegin {
         return Ok(Unit {
             len: first.len as u64,
-            frames: vec![(at, first)],
+            frames: vec![(base, first)],
         });
     }
     let (count, body_len) = first.batch_header().ok_or("bad batch header")?;
@@ -92,7 +97,7 @@ pub(crate) fn decode_unit(bytes: &[u8], at: u64) -> Result<Unit<'_>, &'static st
         if !matches!(f.kind, Kind::Put | Kind::Delete) {
             return Err("batch holds a record kind batches may not hold");
         }
-        frames.push(((start + body_start + pos) as u64, f));
+        frames.push((base + (body_start + pos) as u64, f));
         pos += f.len;
     }
     if pos != body.len() {
@@ -102,6 +107,17 @@ pub(crate) fn decode_unit(bytes: &[u8], at: u64) -> Result<Unit<'_>, &'static st
         frames,
         len: body_end as u64,
     })
+}
+
+/// Bytes a unit starting at the beginning of `buf` claims, when its header
+/// decodes: lets a reader fetch a unit larger than its read buffer.
+pub(crate) fn claimed_unit_len(buf: &[u8]) -> Option<u64> {
+    if let Ok(first) = record::decode(buf) {
+        if let Some((_, body_len)) = first.batch_header() {
+            return (first.len as u64).checked_add(body_len);
+        }
+    }
+    record::frame_head(buf).map(|(len, _)| len as u64)
 }
 
 /// Replay units from `start` into `ns` until the end of the valid log.

@@ -1,7 +1,14 @@
 //! Live counters and the [`Stats`] snapshot.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+
+use crate::engine::{collect_stats, now_ms, Generation};
+use crate::fs::sibling;
 
 /// A point-in-time view of a database's size and activity.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,6 +44,11 @@ pub struct Stats {
     pub compactions: u64,
     /// When the last compaction finished (ms since the Unix epoch), if any.
     pub last_compaction_unix_ms: Option<u64>,
+    /// On a read-only handle: pid of the writer whose counters these are.
+    pub writer_pid: Option<u32>,
+    /// On a read-only handle: when the writer last published its counters
+    /// (ms since the Unix epoch). `None` when no writer ever published.
+    pub published_unix_ms: Option<u64>,
 }
 
 /// Buckets of the latency histogram: bucket `i` counts samples in
@@ -50,6 +62,8 @@ pub(crate) struct Counters {
     pub fsyncs: AtomicU64,
     pub compactions: AtomicU64,
     pub last_compaction_ms: AtomicU64,
+    /// Catch-ups of a read-only handle.
+    pub refreshes: AtomicU64,
     fsync_hist: [AtomicU64; BUCKETS],
 }
 
@@ -61,6 +75,7 @@ impl Default for Counters {
             fsyncs: AtomicU64::new(0),
             compactions: AtomicU64::new(0),
             last_compaction_ms: AtomicU64::new(0),
+            refreshes: AtomicU64::new(0),
             fsync_hist: std::array::from_fn(|_| AtomicU64::new(0)),
         }
     }
@@ -97,6 +112,97 @@ impl Counters {
         }
         Duration::ZERO
     }
+}
+
+/// Path of the stats sidecar a writer publishes for other processes.
+pub(crate) fn sidecar_path(db: &Path) -> PathBuf {
+    sibling(db, ".stats")
+}
+
+/// Write the sidecar (temp file + rename; no fsync: it is advisory).
+pub(crate) fn publish_sidecar(db: &Path, s: &Stats) {
+    let text = format!(
+        "emdb-stats 1\npid={}\npublished_ms={}\nwrites={}\nflushes={}\nfsyncs={}\nfsync_p50_ns={}\nfsync_p99_ns={}\ncompactions={}\nlast_compaction_ms={}\nlive_records={}\nlog_logical_bytes={}\n",
+        std::process::id(),
+        now_ms(),
+        s.writes,
+        s.flushes,
+        s.fsyncs,
+        s.fsync_p50.as_nanos(),
+        s.fsync_p99.as_nanos(),
+        s.compactions,
+        s.last_compaction_unix_ms.unwrap_or(0),
+        s.live_records,
+        s.log_logical_bytes,
+    );
+    let path = sidecar_path(db);
+    let tmp = sibling(&path, ".tmp");
+    let written = crate::fs::create_options()
+        .truncate(true)
+        .open(&tmp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+    if written.is_ok() {
+        let _ = std::fs::rename(&tmp, &path);
+    }
+}
+
+/// Fill the activity counters of `s` from the writer's sidecar, if any.
+pub(crate) fn merge_sidecar(s: &mut Stats, db: &Path) {
+    let Ok(text) = std::fs::read_to_string(sidecar_path(db)) else {
+        return;
+    };
+    if !text.starts_with("emdb-stats 1\n") {
+        return;
+    }
+    let get = |name: &str| -> Option<u64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    s.writer_pid = get("pid").and_then(|p| u32::try_from(p).ok());
+    s.published_unix_ms = get("published_ms");
+    s.writes = get("writes").unwrap_or(0);
+    s.flushes = get("flushes").unwrap_or(0);
+    s.fsyncs = get("fsyncs").unwrap_or(0);
+    s.fsync_p50 = Duration::from_nanos(get("fsync_p50_ns").unwrap_or(0));
+    s.fsync_p99 = Duration::from_nanos(get("fsync_p99_ns").unwrap_or(0));
+    s.compactions = get("compactions").unwrap_or(0);
+    s.last_compaction_unix_ms = get("last_compaction_ms").filter(|&t| t != 0);
+}
+
+/// How often the publisher looks for new activity.
+const PUBLISH_TICK: Duration = Duration::from_millis(250);
+
+/// Publish a writer's stats to its sidecar while it is active: within a
+/// second of any write, flush or compaction, and every 10 s regardless.
+pub(crate) fn spawn_publisher(
+    db: PathBuf,
+    gen: Arc<ArcSwap<Generation>>,
+    counters: Arc<Counters>,
+    stop: Arc<AtomicBool>,
+) {
+    let spawned = std::thread::Builder::new()
+        .name("emdb-stats".into())
+        .spawn(move || {
+            let mut last_sig = u64::MAX;
+            let mut last_at = Instant::now();
+            while !stop.load(Ordering::Acquire) {
+                std::thread::sleep(PUBLISH_TICK);
+                if stop.load(Ordering::Acquire) {
+                    return;
+                }
+                let sig = counters.writes.load(Ordering::Relaxed)
+                    ^ counters.flushes.load(Ordering::Relaxed).rotate_left(21)
+                    ^ counters.compactions.load(Ordering::Relaxed).rotate_left(42);
+                if sig != last_sig || last_at.elapsed() >= Duration::from_secs(10) {
+                    publish_sidecar(&db, &collect_stats(&gen.load_full(), &counters));
+                    last_sig = sig;
+                    last_at = Instant::now();
+                }
+            }
+        });
+    // Without the thread the engine works; only the sidecar goes stale.
+    drop(spawned);
 }
 
 #[cfg(test)]

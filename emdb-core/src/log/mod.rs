@@ -96,6 +96,12 @@ impl Log {
         self.published_end.store(end, Ordering::Release);
     }
 
+    /// Swap in a larger mapping of the same file (read-only followers).
+    pub(crate) fn replace_region(&self, region: Region) {
+        self.capacity.store(region.len() as u64, Ordering::Relaxed);
+        self.region.store(Arc::new(region));
+    }
+
     /// Size of the file / mapping.
     pub(crate) fn capacity(&self) -> u64 {
         self.capacity.load(Ordering::Relaxed)

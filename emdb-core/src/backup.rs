@@ -1,0 +1,86 @@
+//! Consistent online backups.
+//!
+//! The log below its end never changes, so a backup copies the bytes up to
+//! the end as it stood at one instant (taken under the writer lock, after a
+//! sync), while writers keep appending past it. The copy's sync slots are
+//! rewritten to say exactly that end was durable, then the copy is fsynced
+//! and renamed into place.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_AT, SYNC_SLOT_LEN};
+use crate::fs::{create_options, fsync_parent, sibling};
+
+impl Engine {
+    /// Copy the database to `target` (a new file).
+    pub(crate) fn backup_to(&self, target: &Path) -> Result<()> {
+        if target.exists() {
+            let same = match self.path() {
+                Some(src) => same_file(&src, target),
+                None => false,
+            };
+            return Err(Error::InvalidConfig(if same {
+                format!(
+                    "{} is the database itself; back up to another path",
+                    target.display()
+                )
+            } else {
+                format!(
+                    "{} already exists; remove it or pick another path",
+                    target.display()
+                )
+            }));
+        }
+        let (gen, end) = {
+            let w = self.writer.lock();
+            if !self.cfg.read_only {
+                self.sync()?;
+            }
+            let gen = self.gen.load_full();
+            let end = if self.cfg.read_only {
+                gen.log.published_end()
+            } else {
+                w.end
+            };
+            (gen, end)
+        };
+        let region = gen.log.region_arc();
+        let bytes = region
+            .slice(0, end)
+            .ok_or_else(|| Error::corruption(end, "log shorter than its end"))?;
+        let mut page = bytes[..HEADER_SIZE.min(bytes.len())].to_vec();
+        if page.len() == HEADER_SIZE {
+            page[SYNC_SLOT_AT..SYNC_SLOT_AT + 2 * SYNC_SLOT_LEN].fill(0);
+            let slot = SyncSlot {
+                seq: 1,
+                durable_end: end,
+            };
+            let at = SyncSlot::offset(slot.seq);
+            page[at..at + SYNC_SLOT_LEN].copy_from_slice(&slot.encode());
+        }
+        let tmp = sibling(target, ".tmp");
+        let write = || -> std::io::Result<()> {
+            let mut f = create_options().truncate(true).open(&tmp)?;
+            f.write_all(&page)?;
+            f.write_all(&bytes[page.len()..])?;
+            f.sync_all()
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(Error::io("write backup", Some(&tmp), e));
+        }
+        std::fs::rename(&tmp, target).map_err(|e| Error::io("rename", Some(target), e))?;
+        fsync_parent(target)
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}

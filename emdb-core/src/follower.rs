@@ -1,0 +1,225 @@
+//! Read-only handles that follow a log another process is writing.
+//!
+//! A follower never takes the writer lock and never modifies a file. It
+//! learns about new records by reading the file with `pread` (never through
+//! the mapping: bytes past the writer's end may be cut off by the writer at
+//! any moment, and a mapped read there would fault), decodes whole units
+//! only, and only then maps and publishes them. An incomplete unit at the end
+//! is simply "not yet written": the next refresh looks again. When the file
+//! at the path is no longer the one it has open (the writer compacted and
+//! renamed a new file over it), it opens the new file from scratch.
+
+use std::fs::File;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Weak;
+use std::time::Duration;
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::format::header::{SyncSlot, HEADER_SIZE};
+use crate::log::Region;
+use crate::namespace::NsTable;
+use crate::recovery::{claimed_unit_len, decode_unit_in, ApplyError};
+
+/// How often a follower looks for new records by itself.
+pub(crate) const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
+
+/// First read size when scanning new records.
+const CHUNK: u64 = 4 << 20;
+
+/// Where a pread-driven replay stopped.
+pub(crate) struct Followed {
+    pub end: u64,
+    pub applied: usize,
+    pub last_frame_at: Option<u64>,
+}
+
+/// The newest durable end the writer recorded in the header page.
+pub(crate) fn read_durable_end(file: &File) -> u64 {
+    let mut page = vec![0u8; HEADER_SIZE];
+    match file.read_exact_at(&mut page, 0) {
+        Ok(()) => SyncSlot::newest(&page).durable_end,
+        Err(_) => 0,
+    }
+}
+
+/// Replay the units in `[start, limit)` of `file` into `table`. `region`
+/// maps at least `limit` bytes of the same file; it is read only below the
+/// end of units already validated through `pread`.
+///
+/// A unit that does not decode ends the replay, unless it lies below
+/// `durable_end` (the writer said it was synced): that is corruption.
+pub(crate) fn replay_pread(
+    file: &File,
+    path: &Path,
+    region: &Region,
+    start: u64,
+    limit: u64,
+    durable_end: u64,
+    table: &mut NsTable,
+) -> Result<Followed> {
+    let mut at = start;
+    let mut applied = 0usize;
+    let mut last_frame_at = None;
+    let mut want = CHUNK;
+    let mut buf = Vec::new();
+    'outer: while at < limit {
+        let len = want.min(limit - at) as usize;
+        buf.resize(len, 0);
+        let got = read_upto(file, &mut buf, at).map_err(|e| Error::io("read", Some(path), e))?;
+        buf.truncate(got);
+        let more_in_file = at + (got as u64) < limit;
+        let mut pos = 0usize;
+        while pos < buf.len() {
+            match decode_unit_in(&buf[pos..], at + pos as u64) {
+                Ok(unit) => {
+                    let unit_end = at + (pos as u64) + unit.len;
+                    let bytes = region.slice(0, unit_end).ok_or_else(|| {
+                        Error::corruption(unit_end, "mapping shorter than the log")
+                    })?;
+                    for (off, f) in &unit.frames {
+                        table.apply(bytes, *off, f).map_err(|e| match e {
+                            ApplyError::Engine(e) => e,
+                            ApplyError::UnknownNamespace => Error::corruption(
+                                *off,
+                                "record names a namespace that does not exist",
+                            ),
+                        })?;
+                        last_frame_at = Some(*off);
+                        applied += 1;
+                    }
+                    pos += unit.len as usize;
+                }
+                Err(reason) => {
+                    if more_in_file {
+                        // The unit may just be cut by the read buffer.
+                        let claimed = claimed_unit_len(&buf[pos..]).unwrap_or(0);
+                        if pos > 0 {
+                            at += pos as u64;
+                            want = CHUNK.max(claimed);
+                            continue 'outer;
+                        }
+                        if claimed > buf.len() as u64 && at + claimed <= limit {
+                            want = claimed;
+                            continue 'outer;
+                        }
+                    }
+                    let bad = at + pos as u64;
+                    if bad < durable_end {
+                        return Err(Error::corruption(bad, reason).with_path(path));
+                    }
+                    return Ok(Followed {
+                        end: bad,
+                        applied,
+                        last_frame_at,
+                    });
+                }
+            }
+        }
+        at += pos as u64;
+        want = CHUNK;
+        if got == 0 {
+            break;
+        }
+    }
+    Ok(Followed {
+        end: at,
+        applied,
+        last_frame_at,
+    })
+}
+
+/// `pread` as many bytes as the file has, up to `buf.len()`.
+fn read_upto(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], at + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+impl Engine {
+    /// Catch up with the writer; returns how many records were applied.
+    /// On a writable handle there is never anything to catch up with.
+    pub(crate) fn refresh(&self) -> Result<usize> {
+        if !self.cfg.read_only {
+            return Ok(0);
+        }
+        // One refresher at a time (read-only handles never write).
+        let _w = self.writer.lock();
+        let gen = self.gen.load_full();
+        let Some(lf) = &gen.log.file else {
+            return Ok(0);
+        };
+        let path = lf.path.clone();
+        let ours = lf
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&path), e))?;
+        let on_disk = std::fs::metadata(&path).map_err(|e| Error::io("stat", Some(&path), e))?;
+        if (on_disk.dev(), on_disk.ino()) != (ours.dev(), ours.ino()) {
+            // Replaced (compaction renamed a new file over it): start over.
+            let fresh = Engine::open_file(self.cfg.clone(), path)?;
+            let new_gen = fresh.gen.load_full();
+            let applied = fresh.report.records_replayed as usize;
+            self.gen.store(new_gen);
+            self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
+            return Ok(applied);
+        }
+        let limit = ours.len();
+        let end = gen.log.published_end();
+        if limit <= end {
+            return Ok(0);
+        }
+        let region = if (gen.log.region().len() as u64) < limit {
+            let r = Region::map_file_read_only(&lf.file, limit as usize)
+                .map_err(|e| Error::io("mmap", Some(&path), e))?;
+            gen.log.replace_region(r);
+            gen.log.region_arc()
+        } else {
+            gen.log.region_arc()
+        };
+        let durable_end = read_durable_end(&lf.file);
+        let followed = {
+            let mut table = gen.ns.write();
+            replay_pread(
+                &lf.file,
+                &path,
+                &region,
+                end,
+                limit,
+                durable_end,
+                &mut table,
+            )?
+        };
+        if followed.end > end {
+            gen.log.publish(followed.end);
+        }
+        self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
+        Ok(followed.applied)
+    }
+}
+
+/// Keep a read-only engine caught up until it is dropped.
+pub(crate) fn spawn_follower(engine: Weak<Engine>) {
+    let spawned = std::thread::Builder::new()
+        .name("emdb-follow".into())
+        .spawn(move || loop {
+            std::thread::sleep(FOLLOW_INTERVAL);
+            let Some(e) = engine.upgrade() else {
+                return;
+            };
+            if let Err(err) = e.refresh() {
+                *e.follow_error.lock() = Some(err.to_string());
+            }
+        });
+    // Without the thread the handle still works; `refresh()` catches up on demand.
+    drop(spawned);
+}

@@ -1,0 +1,250 @@
+//! Read-only followers across processes, the stats sidecar, and backups.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use emdb_core::{Emdb, Error};
+
+const BATCHES: u32 = 400;
+const PER_BATCH: u32 = 10;
+
+/// The writer side of `reader_follows_a_writer_process`, run in a child process.
+#[test]
+#[ignore = "child process of reader_follows_a_writer_process"]
+fn child_writer() {
+    let Ok(path) = std::env::var("EMDB_FOLLOW_CHILD") else {
+        return;
+    };
+    let db = Emdb::open(&path).unwrap();
+    for i in 0..BATCHES {
+        db.insert_many((0..PER_BATCH).map(|j| (format!("b{i:05}:{j}"), format!("v{i}"))))
+            .unwrap();
+        if i % 20 == 19 {
+            db.flush().unwrap();
+            println!("flushed {i}");
+        }
+        if i == BATCHES / 2 {
+            db.compact().unwrap();
+            println!("compacted");
+        }
+        if i % 50 == 0 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    db.flush().unwrap();
+    println!("done");
+}
+
+fn wait_until(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    f()
+}
+
+/// Every batch visible to the reader is whole.
+fn check_batches_whole(db: &Emdb) -> u32 {
+    let mut per_batch: HashMap<String, u32> = HashMap::new();
+    for k in db.keys().unwrap() {
+        let k = String::from_utf8(k.unwrap()).unwrap();
+        let batch = k.split(':').next().unwrap().to_string();
+        *per_batch.entry(batch).or_default() += 1;
+    }
+    for (b, n) in &per_batch {
+        assert_eq!(
+            *n, PER_BATCH,
+            "batch {b} is half visible ({n} of {PER_BATCH})"
+        );
+    }
+    per_batch.len() as u32
+}
+
+#[test]
+fn reader_follows_a_writer_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("follow.emdb");
+    // Create the file so the reader can open it at once.
+    drop(Emdb::open(&path).unwrap());
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("EMDB_FOLLOW_CHILD", &path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let reader = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    assert!(matches!(reader.insert("x", "y"), Err(Error::ReadOnly)));
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let mut saw_compaction = false;
+    for line in out.lines() {
+        let line = line.unwrap();
+        if let Some(i) = line.strip_prefix("flushed ") {
+            let i: u32 = i.parse().unwrap();
+            let last_key = format!("b{i:05}:{}", PER_BATCH - 1);
+            // Caught up by itself, without refresh(), well within a second.
+            assert!(
+                wait_until(Duration::from_secs(2), || reader
+                    .get(&last_key)
+                    .unwrap()
+                    .is_some()),
+                "reader did not catch up with batch {i}"
+            );
+            for b in 0..=i {
+                assert_eq!(
+                    reader.get(format!("b{b:05}:0")).unwrap(),
+                    Some(format!("v{b}").into_bytes()),
+                    "flushed batch {b} missing after flush {i}"
+                );
+            }
+            let visible = check_batches_whole(&reader);
+            assert!(visible > i);
+        } else if line == "compacted" {
+            saw_compaction = true;
+        } else if line == "done" {
+            break;
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(saw_compaction);
+    reader.refresh().unwrap();
+    assert_eq!(reader.len().unwrap(), (BATCHES * PER_BATCH) as usize);
+    assert_eq!(check_batches_whole(&reader), BATCHES);
+    // The writer's counters are visible to the reader through the sidecar.
+    let s = reader.stats().unwrap();
+    assert!(
+        s.writes >= u64::from(BATCHES),
+        "sidecar writes = {}",
+        s.writes
+    );
+    assert!(s.compactions >= 1);
+    assert_eq!(s.writer_pid, Some(child.id()));
+}
+
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn read_only_opens_never_modify_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ro.emdb");
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .checkpoint_on_close(false)
+            .build()
+            .unwrap();
+        db.insert_many((0..100u32).map(|i| (i.to_le_bytes(), "v")))
+            .unwrap();
+        db.insert("unflushed-tail", "x").unwrap();
+    }
+    let before = snapshot(dir.path());
+    {
+        let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+        assert_eq!(ro.len().unwrap(), 101);
+        ro.refresh().unwrap();
+        assert!(matches!(ro.checkpoint(), Err(Error::ReadOnly)));
+        assert!(matches!(ro.compact(), Err(Error::ReadOnly)));
+        assert!(matches!(ro.remove("x"), Err(Error::ReadOnly)));
+        std::thread::sleep(Duration::from_millis(120));
+    }
+    assert_eq!(snapshot(dir.path()), before);
+    // A read-only open of a missing file is an error, and creates nothing.
+    let missing = dir.path().join("missing.emdb");
+    assert!(Emdb::builder()
+        .path(&missing)
+        .read_only(true)
+        .build()
+        .is_err());
+    assert!(!missing.exists());
+}
+
+#[test]
+fn in_process_follower_sees_writes_and_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inproc.emdb");
+    let w = Emdb::open(&path).unwrap();
+    w.insert("a", "1").unwrap();
+    let r = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    assert_eq!(r.get("a").unwrap(), Some(b"1".to_vec()));
+    w.insert("b", "2").unwrap();
+    w.remove("a").unwrap();
+    assert_eq!(r.refresh().unwrap(), 2);
+    assert_eq!(r.get("a").unwrap(), None);
+    assert_eq!(r.get("b").unwrap(), Some(b"2".to_vec()));
+    let ns = w.namespace("n").unwrap();
+    ns.insert("k", "v").unwrap();
+    w.compact().unwrap();
+    w.insert("c", "3").unwrap();
+    r.refresh().unwrap();
+    r.refresh().unwrap();
+    assert_eq!(r.get("c").unwrap(), Some(b"3".to_vec()));
+    assert_eq!(
+        r.namespace("n").unwrap().get("k").unwrap(),
+        Some(b"v".to_vec())
+    );
+    assert!(matches!(r.namespace("new"), Err(Error::ReadOnly)));
+    assert_eq!(r.list_namespaces().unwrap(), vec!["n"]);
+}
+
+#[test]
+fn backup_under_concurrent_writes_is_a_consistent_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("src.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert_many((0..5_000u32).map(|i| (format!("k{i:07}"), format!("{i}"))))
+        .unwrap();
+    let writer = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            for i in 5_000..60_000u32 {
+                db.insert(format!("k{i:07}"), format!("{i}")).unwrap();
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(5));
+    let target = dir.path().join("backup.emdb");
+    db.backup_to(&target).unwrap();
+    writer.join().unwrap();
+    assert!(matches!(db.backup_to(&path), Err(Error::InvalidConfig(_))));
+    assert!(matches!(
+        db.backup_to(&target),
+        Err(Error::InvalidConfig(_))
+    ));
+    let copy = Emdb::open(&target).unwrap();
+    let n = copy.len().unwrap() as u32;
+    assert!(n >= 5_000);
+    // Sequential inserts: a consistent snapshot holds exactly k0..k(n-1).
+    for i in (0..n).step_by(97).chain([n - 1]) {
+        assert_eq!(
+            copy.get(format!("k{i:07}")).unwrap(),
+            Some(format!("{i}").into_bytes())
+        );
+    }
+    assert_eq!(copy.get(format!("k{n:07}")).unwrap(), None);
+    assert!(copy.recovery_report().truncated_tail_at.is_none());
+}
