@@ -1,0 +1,76 @@
+//! Shared helpers: every test gets its own temporary database and never
+//! touches the real default database.
+
+#![allow(dead_code)]
+// Test helpers: a failure here should fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// A temporary directory with a database path in it.
+pub struct TestDb {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+impl TestDb {
+    pub fn new() -> TestDb {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("test.emdb");
+        TestDb { dir, path }
+    }
+
+    /// `emdb --db <path> ARGS...`, with HOME and XDG_DATA_HOME pointing into
+    /// the temporary directory.
+    pub fn cmd<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut c = bare(self.dir.path());
+        c.arg("--db").arg(&self.path).args(args);
+        c
+    }
+
+    /// Store `key` = `value` through the CLI.
+    pub fn put(&self, key: &str, value: &str) {
+        self.cmd(["put", key, value]).assert().success();
+    }
+
+    /// A file path inside the temporary directory.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Stdout of a successful command.
+    pub fn stdout<I, S>(&self, args: I) -> Vec<u8>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.cmd(args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    }
+}
+
+/// `emdb` with a clean environment rooted at `home`: no EMDB_PATH, and the
+/// platform data directory inside `home`.
+pub fn bare(home: &Path) -> Command {
+    let mut c = Command::cargo_bin("emdb").unwrap();
+    c.env_remove("EMDB_PATH")
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .timeout(std::time::Duration::from_secs(60));
+    c
+}
+
+/// Stdout as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}

@@ -1,0 +1,167 @@
+//! Error paths: locked, corrupt, foreign files, missing input; exit codes.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::TestDb;
+use emdb_core::Emdb;
+use predicates::prelude::*;
+
+#[test]
+fn locked_database_exits_3_naming_the_holder() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    let holder = Emdb::open(&db.path).unwrap();
+    let pid = format!("pid {}", std::process::id());
+    db.cmd(["put", "k", "w"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::starts_with("emdb: "))
+        .stderr(predicate::str::contains("is locked by another writer"))
+        .stderr(predicate::str::contains(pid.as_str()))
+        .stderr(predicate::str::contains("--lock-timeout"));
+    // Reading still works: a read-only snapshot needs no lock.
+    db.cmd(["get", "k"]).assert().success().stdout("v\n");
+    db.cmd(["lock", "status"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("locked by {pid}")));
+    let status = db.stdout(["lock", "status", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status).unwrap();
+    assert_eq!(status["locked"], true);
+    assert_eq!(status["holder"]["pid"], std::process::id());
+    assert_eq!(status["holder"]["running"], true);
+    // A live holder: break refuses.
+    db.cmd(["lock", "break"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("--force"));
+    // Waiting gives up after the timeout, with the locked exit code.
+    let start = Instant::now();
+    db.cmd(["--lock-timeout", "300ms", "put", "k", "w"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("gave up after waiting 300ms"));
+    assert!(start.elapsed() >= Duration::from_millis(300));
+    drop(holder);
+}
+
+#[test]
+fn lock_timeout_waits_for_the_holder_to_leave() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    let holder = Emdb::open(&db.path).unwrap();
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(400));
+        drop(holder);
+    });
+    db.cmd(["--lock-timeout", "20s", "put", "k", "w"])
+        .assert()
+        .success();
+    release.join().unwrap();
+    db.cmd(["get", "k"]).assert().success().stdout("w\n");
+}
+
+#[test]
+fn lock_status_and_break_when_unlocked() {
+    let db = TestDb::new();
+    db.cmd(["lock", "status"])
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with("not locked\n"));
+    db.put("k", "v");
+    db.cmd(["lock", "status"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("not locked (last held by pid"));
+    db.cmd(["lock", "break"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("removed the lock file"));
+    db.cmd(["lock", "break", "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"removed\":false"));
+    db.cmd(["get", "k"]).assert().success().stdout("v\n");
+}
+
+#[test]
+fn lock_break_force_removes_a_held_lock_file() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    let holder = Emdb::open(&db.path).unwrap();
+    db.cmd(["lock", "break", "--force"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("warning"))
+        .stdout(predicate::str::contains("removed"));
+    drop(holder);
+}
+
+#[test]
+fn corrupt_record_exits_4() {
+    let db = TestDb::new();
+    for i in 0..3 {
+        db.put(&format!("key{i}"), "value");
+    }
+    // Without the checkpoint, open replays the log and meets the damage.
+    let mut ckpt = db.path.clone().into_os_string();
+    ckpt.push(".ckpt");
+    let _ = std::fs::remove_file(ckpt);
+    let mut bytes = std::fs::read(&db.path).unwrap();
+    bytes[4096 + 12] ^= 0xff;
+    std::fs::write(&db.path, bytes).unwrap();
+    db.cmd(["get", "key2"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::starts_with("emdb: corruption in"))
+        .stderr(predicate::str::contains("offset"));
+    db.cmd(["put", "k", "v"]).assert().code(4);
+}
+
+#[test]
+fn foreign_file_exits_4_and_is_left_alone() {
+    let db = TestDb::new();
+    let text = b"this is a text file, not a database, and must stay as it is\n".repeat(100);
+    std::fs::write(&db.path, &text).unwrap();
+    db.cmd(["get", "k"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("is not an emdb database"));
+    db.cmd(["put", "k", "v"]).assert().code(4);
+    assert_eq!(std::fs::read(&db.path).unwrap(), text);
+}
+
+#[test]
+fn a_directory_as_database_is_a_usage_error() {
+    let db = TestDb::new();
+    common::bare(db.dir.path())
+        .arg("--db")
+        .arg(db.dir.path())
+        .args(["put", "k", "v"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+}
+
+#[test]
+fn import_of_a_missing_file_exits_6() {
+    let db = TestDb::new();
+    db.cmd(["import", "/nonexistent/dump.jsonl"])
+        .assert()
+        .code(6)
+        .stderr(predicate::str::starts_with(
+            "emdb: opening /nonexistent/dump.jsonl failed",
+        ));
+}
+
+#[test]
+fn too_large_key_exits_7() {
+    let db = TestDb::new();
+    let key = "k".repeat(emdb_core::MAX_KEY_LEN + 1);
+    db.cmd(["put", &key, "v"])
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("the limit is 65536 bytes"));
+}

@@ -1,0 +1,83 @@
+//! stats, compact.
+
+mod common;
+
+use common::{text, TestDb};
+use predicates::prelude::*;
+
+fn with_dead_bytes() -> TestDb {
+    let db = TestDb::new();
+    let mut lines = String::new();
+    for round in 0..3 {
+        for i in 0..200 {
+            lines.push_str(&format!("put key{i} value-{round}-{i}\n"));
+        }
+    }
+    db.cmd(["shell"]).write_stdin(lines).assert().success();
+    db
+}
+
+#[test]
+fn stats_text_json_and_prometheus() {
+    let db = with_dead_bytes();
+    db.cmd(["stats"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("live records     200"))
+        .stdout(predicate::str::contains("dead data"));
+    let json: serde_json::Value = serde_json::from_slice(&db.stdout(["stats", "--json"])).unwrap();
+    assert_eq!(json["live_records"], 200);
+    assert!(json["dead_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(json["namespaces"][0]["name"], "");
+    assert_eq!(
+        db.stdout(["stats", "--format", "json"]),
+        db.stdout(["stats", "--json"])
+    );
+    let prom = text(&db.stdout(["stats", "--format", "prometheus"]));
+    assert!(prom.contains("# TYPE emdb_live_records gauge\n"), "{prom}");
+    assert!(prom.contains("\nemdb_live_records 200\n"), "{prom}");
+    assert!(prom.contains("\nemdb_writes_total "), "{prom}");
+    assert!(
+        prom.contains("emdb_namespace_keys{namespace=\"\"} 200\n"),
+        "{prom}"
+    );
+    assert!(prom.ends_with("# EOF\n"), "{prom}");
+}
+
+#[test]
+fn stats_watch_refreshes() {
+    let db = with_dead_bytes();
+    let out = text(&db.stdout(["stats", "--json", "--watch", "0.05", "--count", "3"]));
+    assert_eq!(out.lines().count(), 3);
+    db.cmd(["stats", "--watch", "0"]).assert().code(2);
+}
+
+#[test]
+fn compact_dry_run_then_compact() {
+    let db = with_dead_bytes();
+    let stats: serde_json::Value = serde_json::from_slice(&db.stdout(["stats", "--json"])).unwrap();
+    let dead = stats["dead_bytes"].as_u64().unwrap();
+    db.cmd(["compact", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(format!(
+            "compaction would reclaim about {dead} bytes of {} (dry run; nothing changed)\n",
+            stats["log_logical_bytes"]
+        ));
+    let report: serde_json::Value =
+        serde_json::from_slice(&db.stdout(["compact", "--json"])).unwrap();
+    assert_eq!(report["dry_run"], false);
+    assert_eq!(report["dead_bytes_before"], dead);
+    assert!(report["reclaimed_bytes"].as_u64().unwrap() > 0);
+    let after: serde_json::Value = serde_json::from_slice(&db.stdout(["stats", "--json"])).unwrap();
+    assert_eq!(after["dead_bytes"], 0);
+    assert_eq!(after["live_records"], 200);
+    db.cmd(["get", "key7"])
+        .assert()
+        .success()
+        .stdout("value-2-7\n");
+    db.cmd(["compact"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("reclaimed 0 bytes"));
+}
