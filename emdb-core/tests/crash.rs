@@ -48,6 +48,9 @@ const CHILD_POLICY: &str = "EMDB_CRASH_POLICY";
 const SINGLE_KEYS: u64 = 97;
 /// Batch groups `b/g/i` and transaction groups `t/g/i`.
 const GROUPS: u64 = 24;
+/// Big batch groups `B/g/i`, `BIG_GROUP_SIZE` keys each.
+const BIG_GROUPS: u64 = 3;
+const BIG_GROUP_SIZE: u64 = 150;
 /// Ballast keys written by the parent before compaction rounds.
 const BALLAST_KEYS: usize = 3000;
 const BALLAST_LEN: usize = 2000;
@@ -60,7 +63,8 @@ const MAX_FLUSH_GAP: u64 = 16;
 enum Op {
     Put(Vec<u8>, Vec<u8>),
     Remove(Vec<u8>),
-    /// `insert_many`: a whole batch group plus one single key.
+    /// `insert_many`: a whole batch group plus one single key. Some are
+    /// large (a big group), so a kill sometimes lands while one is encoded.
     Batch(Vec<(Vec<u8>, Vec<u8>)>),
     /// A committed transaction: a whole transaction group, then a remove.
     Tx(Vec<(Vec<u8>, Vec<u8>)>, Vec<u8>),
@@ -131,6 +135,14 @@ fn op_at(n: u64) -> Op {
             let g = r2 % GROUPS;
             let items = group_items("t", n, g, tx_group_size(g), r2);
             Op::Tx(items, single_key(r2 >> 24))
+        }
+        86..=87 => {
+            let g = r2 % BIG_GROUPS;
+            Op::Batch(
+                (0..BIG_GROUP_SIZE)
+                    .map(|i| (format!("B/{g}/{i}").into_bytes(), value(n, i, 600)))
+                    .collect(),
+            )
         }
         82..=85 => {
             let g = r2 % GROUPS;
@@ -419,19 +431,40 @@ fn check_groups(actual: &Contents, round: usize) {
     }
 }
 
-/// Find `p >= acked` such that `base + ops(start..=p)` equals `actual`.
-fn find_prefix(base: &Contents, start: u64, acked: Option<u64>, actual: &Contents) -> Option<u64> {
-    let mut model = base.clone();
-    let first = acked.map_or(start, |a| a + 1);
-    for n in start..first {
+/// The ops one writer child ran: from `start`, acknowledged up to `acked`.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    start: u64,
+    acked: Option<u64>,
+}
+
+/// How far past its last acknowledged op a killed writer can have got: the
+/// next flush (at most `MAX_FLUSH_GAP` ops) may have returned without its
+/// `ACK` reaching us, and the ops after it may have reached the log.
+const PAST_ACK: u64 = 3 * MAX_FLUSH_GAP;
+
+/// Find, for each segment in order, the op `p >= acked + 1` it reached, such
+/// that `base` followed by ops `start..p` of every segment equals `actual`.
+/// Returns the `p` of the last segment.
+fn find_prefixes(model: &Contents, segments: &[Segment], actual: &Contents) -> Option<u64> {
+    let Some((seg, rest)) = segments.split_first() else {
+        return None;
+    };
+    let mut model = model.clone();
+    let first = seg.acked.map_or(seg.start, |a| a + 1);
+    for n in seg.start..first {
         apply(&mut model, &op_at(n));
     }
     let mut p = first; // ops start..p applied
     loop {
-        if &model == actual {
-            return Some(p);
+        if rest.is_empty() {
+            if &model == actual {
+                return Some(p);
+            }
+        } else if let Some(last) = find_prefixes(&model, rest, actual) {
+            return Some(last);
         }
-        if p > first + 3 * MAX_FLUSH_GAP {
+        if p > first + PAST_ACK {
             return None;
         }
         apply(&mut model, &op_at(p));
@@ -456,16 +489,17 @@ fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
     let mut base = Contents::new();
     let mut start = 1u64;
     let (mut acked_total, mut torn, mut mid_compaction, mut recovery_kills) = (0u64, 0, 0, 0);
+    let mut double_crashes = 0;
     let mut extra_compact_rounds = 0;
     let mut round = 0;
     let began = Instant::now();
     while round < rounds || (mid_compaction == 0 && extra_compact_rounds < 10) {
-        let compact = round % 5 == 4 || round >= rounds;
+        let compact = round % 3 == 1 || round >= rounds;
         if round >= rounds {
             extra_compact_rounds += 1;
         }
         let mode = if compact { Mode::Compact } else { Mode::Ops };
-        if compact {
+        if compact && !base.contains_key(&ballast(0).0) {
             // Ballast, so a compaction takes long enough to be interrupted.
             let db = Emdb::open(&path).unwrap();
             let items: Vec<_> = (0..BALLAST_KEYS).map(ballast).collect();
@@ -483,6 +517,25 @@ fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
         };
         let out = run_child(&path, start, mode, policy_index, wait_ready, delay);
         mid_compaction += usize::from(out.killed_mid_compaction && compact);
+        let mut segments = vec![Segment {
+            start,
+            acked: out.acked,
+        }];
+        if round % 3 == 2 {
+            // Crash twice before looking: a second writer recovers the
+            // crashed file itself, appends after what it recovered, and is
+            // killed too. Its ops get fresh numbers, after anything the
+            // first writer can have reached.
+            let start2 = out.acked.unwrap_or(start) + PAST_ACK + 2;
+            let delay = Duration::from_millis(rng.below(150));
+            let out2 = run_child(&path, start2, mode, rng.below(3), true, delay);
+            mid_compaction += usize::from(out2.killed_mid_compaction && compact);
+            segments.push(Segment {
+                start: start2,
+                acked: out2.acked,
+            });
+            double_crashes += 1;
+        }
 
         if round % 4 == 1 {
             // Crash the next open while it recovers the crashed file.
@@ -509,21 +562,24 @@ fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
         let actual = contents(&db);
         assert_eq!(db.len().unwrap(), actual.len());
         check_groups(&actual, round);
-        let Some(p) = find_prefix(&base, start, out.acked, &actual) else {
+        let Some(p) = find_prefixes(&base, &segments, &actual) else {
             let mut at_ack = base.clone();
-            for n in start..=out.acked.unwrap_or(start - 1) {
-                apply(&mut at_ack, &op_at(n));
+            for seg in &segments {
+                for n in seg.start..=seg.acked.unwrap_or(seg.start - 1) {
+                    apply(&mut at_ack, &op_at(n));
+                }
             }
             panic!(
-                "round {round} ({mode:?}, policy {policy_index}, ops from {start}, acked {:?}): \
-                 the database matches no prefix of the ops at or after the acknowledged one.\n\
+                "round {round} ({mode:?}, policy {policy_index}, writers {segments:?}): \
+                 the database matches no prefix of the ops at or after the acknowledged ones.\n\
                  Differences from the acknowledged state:\n{}\nreport: {rep:?}",
-                out.acked,
                 diff(&actual, &at_ack)
             );
         };
-        if let Some(a) = out.acked {
-            acked_total += a + 1 - start;
+        for seg in &segments {
+            if let Some(a) = seg.acked {
+                acked_total += a + 1 - seg.start;
+            }
         }
         base = actual;
         start = p;
@@ -532,7 +588,8 @@ fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
     }
     eprintln!(
         "crash: {round} rounds in {:.1?}, {acked_total} ops acknowledged, {torn} torn tails cut, \
-         {mid_compaction} kills mid-compaction, {recovery_kills} kills before a recovering open finished",
+         {mid_compaction} kills mid-compaction, {recovery_kills} kills before a recovering open \
+         finished, {double_crashes} rounds with a second writer on the crashed file",
         began.elapsed()
     );
     assert!(
