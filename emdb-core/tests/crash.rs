@@ -447,9 +447,7 @@ const PAST_ACK: u64 = 3 * MAX_FLUSH_GAP;
 /// that `base` followed by ops `start..p` of every segment equals `actual`.
 /// Returns the `p` of the last segment.
 fn find_prefixes(model: &Contents, segments: &[Segment], actual: &Contents) -> Option<u64> {
-    let Some((seg, rest)) = segments.split_first() else {
-        return None;
-    };
+    let (seg, rest) = segments.split_first()?;
     let mut model = model.clone();
     let first = seg.acked.map_or(seg.start, |a| a + 1);
     for n in seg.start..first {
