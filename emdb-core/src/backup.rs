@@ -57,6 +57,7 @@ impl Engine {
             let slot = SyncSlot {
                 seq: 1,
                 durable_end: end,
+                encryptions: self.encryptions(),
             };
             let at = SyncSlot::offset(slot.seq);
             page[at..at + SYNC_SLOT_LEN].copy_from_slice(&slot.encode());

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{Clock, SystemClock};
+use crate::crypto::{Cipher, EncryptionInput, KdfParams};
 use crate::db::Emdb;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -25,6 +26,12 @@ pub(crate) struct Config {
     pub default_ttl: Option<Duration>,
     pub range_scans: bool,
     pub clock: Arc<dyn Clock>,
+    /// Key or passphrase (zeroized on drop, redacted in Debug).
+    pub encryption: Option<EncryptionInput>,
+    /// Cipher for a new encrypted database.
+    pub cipher: Cipher,
+    /// Argon2id costs for a new passphrase-encrypted database.
+    pub kdf_params: KdfParams,
 }
 
 impl Default for Config {
@@ -37,6 +44,9 @@ impl Default for Config {
             default_ttl: None,
             range_scans: false,
             clock: Arc::new(SystemClock),
+            encryption: None,
+            cipher: Cipher::default(),
+            kdf_params: KdfParams::default(),
         }
     }
 }
@@ -134,6 +144,40 @@ impl EmdbBuilder {
         self
     }
 
+    /// Encrypt with a raw 256-bit key (creates an encrypted database, or
+    /// opens one; `Error::EncryptionKeyMismatch` if it is the wrong key).
+    pub fn encryption_key(mut self, key: [u8; 32]) -> Self {
+        self.cfg.encryption = Some(EncryptionInput::Key(key));
+        self
+    }
+
+    /// Encrypt with a key derived from `passphrase` by Argon2id (salt and
+    /// costs are stored in the database header).
+    pub fn encryption_passphrase(mut self, passphrase: impl Into<String>) -> Self {
+        self.cfg.encryption = Some(EncryptionInput::Passphrase(passphrase.into()));
+        self
+    }
+
+    /// Key or passphrase as an [`EncryptionInput`].
+    pub fn encryption(mut self, input: EncryptionInput) -> Self {
+        self.cfg.encryption = Some(input);
+        self
+    }
+
+    /// Cipher of a new encrypted database (default AES-256-GCM). An existing
+    /// database keeps the cipher recorded in its header.
+    pub fn cipher(mut self, cipher: Cipher) -> Self {
+        self.cfg.cipher = cipher;
+        self
+    }
+
+    /// Argon2id costs for a new passphrase-encrypted database (default:
+    /// 19 MiB, 2 passes, 1 lane, the OWASP recommendation).
+    pub fn kdf_params(mut self, params: KdfParams) -> Self {
+        self.cfg.kdf_params = params;
+        self
+    }
+
     /// Write a checkpoint when the last handle closes (default true), so the
     /// next open does not replay the log.
     pub fn checkpoint_on_close(mut self, on: bool) -> Self {
@@ -184,7 +228,7 @@ impl EmdbBuilder {
                             .into(),
                     ));
                 }
-                finish(Engine::open_memory(cfg))
+                finish(Engine::open_memory(cfg)?)
             }
             Some(path) => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

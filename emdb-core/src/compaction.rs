@@ -16,14 +16,15 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::engine::{compact_tmp_path, expired, now_ms, Engine, Generation};
+use crate::crypto::Crypt;
+use crate::engine::{compact_tmp_path, encode, encoded_len, expired, now_ms, Engine, Generation};
 use crate::error::{Error, Result};
-use crate::format::header::{SyncSlot, HEADER_SIZE};
-use crate::format::record::{FrameSpec, Kind};
+use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_AT, SYNC_SLOT_LEN};
+use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
-use crate::index::{hash_key, SHARDS};
+use crate::index::SHARDS;
 use crate::log::{Log, LogFile, Region};
-use crate::namespace::{frame_at, NsEntry, NsTable};
+use crate::namespace::{frame_at, open_frame, read_at, NsEntry, NsTable};
 use crate::recovery::decode_unit;
 
 /// A log being written by compaction (no readers until it is swapped in).
@@ -31,15 +32,29 @@ struct NewLog {
     log: Log,
     end: u64,
     last_frame_at: u64,
+    crypt: Option<Arc<Crypt>>,
 }
 
 impl NewLog {
     fn append_raw(&mut self, bytes: &[u8]) -> Result<u64> {
         let at = self.end;
         self.log.ensure_capacity(at, at + bytes.len() as u64)?;
-        self.log
-            .fill(at, bytes.len(), |d| d.copy_from_slice(bytes))?;
+        self.log.fill(at, bytes.len(), |d| {
+            d.copy_from_slice(bytes);
+            Ok(())
+        })?;
         self.end += bytes.len() as u64;
+        Ok(at)
+    }
+
+    /// Encode a frame (sealed in an encrypted log) at the end.
+    fn append_frame(&mut self, spec: &FrameSpec<'_>) -> Result<u64> {
+        let crypt = self.crypt.as_deref();
+        let len = encoded_len(spec, crypt);
+        let at = self.end;
+        self.log.ensure_capacity(at, at + len as u64)?;
+        self.log.fill(at, len, |d| encode(spec, crypt, at, d))?;
+        self.end += len as u64;
         Ok(at)
     }
 }
@@ -61,6 +76,21 @@ impl Engine {
         };
         let mut identity = old.log.identity;
         identity.generation += 1;
+        let crypt = match &old.crypt {
+            Some(c) => Some(Arc::new(c.for_generation(identity.generation)?)),
+            None => None,
+        };
+        // The new header keeps everything but the generation (and the sync
+        // slots, which start empty): the encryption block carries over.
+        let mut page = {
+            let region = old.log.region();
+            old.bytes(&region)
+                .get(..HEADER_SIZE)
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| Error::corruption(0, "header page missing"))?
+        };
+        identity.encode_into(&mut page);
+        page[SYNC_SLOT_AT..SYNC_SLOT_AT + 2 * SYNC_SLOT_LEN].fill(0);
 
         let (log, tmp) = match &old.log.file {
             Some(f) => {
@@ -73,7 +103,7 @@ impl Engine {
                     .map_err(|e| Error::io("size", Some(&tmp), e))?;
                 let region = Region::map_file(&file, HEADER_SIZE)
                     .map_err(|e| Error::io("mmap", Some(&tmp), e))?;
-                region.write(0, &identity.page());
+                region.write(0, &page);
                 let log = Log::new(
                     identity,
                     Some(LogFile {
@@ -86,9 +116,16 @@ impl Engine {
                 );
                 (log, Some(tmp))
             }
-            None => (Log::in_memory(identity), None),
+            None => {
+                let log = Log::in_memory(identity);
+                log.fill(0, HEADER_SIZE, |d| {
+                    d.copy_from_slice(&page);
+                    Ok(())
+                })?;
+                (log, None)
+            }
         };
-        let result = self.rewrite(&old, e0, log, tmp.as_deref());
+        let result = self.rewrite(&old, e0, log, crypt, tmp.as_deref());
         if result.is_err() {
             if let Some(t) = &tmp {
                 let _ = std::fs::remove_file(t);
@@ -102,14 +139,16 @@ impl Engine {
         old: &Arc<Generation>,
         e0: u64,
         log: Log,
+        crypt: Option<Arc<Crypt>>,
         tmp: Option<&std::path::Path>,
     ) -> Result<()> {
         let mut out = NewLog {
             log,
             end: HEADER_SIZE as u64,
             last_frame_at: 0,
+            crypt: crypt.clone(),
         };
-        let mut table = NsTable::new();
+        let mut table = NsTable::new(crypt.clone());
         let (namespaces, next_id) = {
             let t = old.ns.read();
             (t.all(), t.next_id)
@@ -123,8 +162,12 @@ impl Engine {
                 key: &ns.name,
                 value: &[],
             };
-            out.last_frame_at = out.append_raw(&spec.encode())?;
-            table.insert(Arc::new(NsEntry::new(ns.id, ns.name.clone())));
+            out.last_frame_at = out.append_frame(&spec)?;
+            table.insert(Arc::new(NsEntry::new(
+                ns.id,
+                ns.name.clone(),
+                crypt.clone(),
+            )));
         }
 
         // Phase 1: live records below e0, without blocking writers.
@@ -142,14 +185,23 @@ impl Engine {
                     if off >= e0 {
                         continue;
                     }
-                    let f = frame_at(old_bytes, off)?;
+                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                    let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
                     if expired(f.expires_at, now) {
                         continue;
                     }
-                    let at = out.append_raw(&old_bytes[off as usize..off as usize + f.len])?;
+                    let (at, len) = if f.sealed {
+                        let spec = FrameSpec::put(f.ns, f.key, f.value, f.expires_at);
+                        let at = out.append_frame(&spec)?;
+                        (at, out.end - at)
+                    } else {
+                        // Plain frames are position-independent: copy the bytes.
+                        let at = out.append_raw(&old_bytes[off as usize..off as usize + f.len])?;
+                        (at, f.len as u64)
+                    };
                     out.last_frame_at = at;
-                    target.keydir.insert_new(hash_key(f.key), at)?;
-                    target.keydir.account(f.len as u64, 0);
+                    target.keydir.insert_new(target.hash(f.key), at)?;
+                    target.keydir.account(len, 0);
                     target.keydir.account_expiring(f.expires_at != 0, false);
                 }
             }
@@ -162,18 +214,46 @@ impl Engine {
         let region = old.log.region();
         let bytes = old.bytes(&region);
         let delta_at = out.end;
-        if e1 > e0 {
-            out.append_raw(&bytes[e0 as usize..e1 as usize])?;
+        let mut at = e0;
+        let mut units = Vec::new();
+        while at < e1 {
+            let unit = decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
+            if out.crypt.is_none() {
+                out.append_raw(&bytes[at as usize..(at + unit.len) as usize])?;
+            } else {
+                // Sealed frames are bound to their offset and generation:
+                // reseal each one (same length, so batch lengths still hold).
+                let start = out.end;
+                if unit.frames.len() != 1 || unit.frames[0].0 != at {
+                    let first = record::frame_len(&bytes[at as usize..])
+                        .ok_or_else(|| Error::corruption(at, "batch header"))?;
+                    out.append_raw(&bytes[at as usize..at as usize + first])?;
+                }
+                for (off, f) in &unit.frames {
+                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                    let f = open_frame(*f, *off, old.crypt.as_deref(), &mut scratch)?;
+                    out.append_frame(&FrameSpec {
+                        kind: f.kind,
+                        ns: f.ns,
+                        expires_at: f.expires_at,
+                        key: f.key,
+                        value: f.value,
+                    })?;
+                }
+                if out.end - start != unit.len {
+                    return Err(Error::corruption(at, "resealed unit changed length"));
+                }
+            }
+            units.push((at, unit.frames.iter().map(|(o, _)| *o).collect::<Vec<_>>()));
+            at += unit.len;
         }
         out.log.publish(out.end);
         let new_region = out.log.region_arc();
         let new_bytes = new_region
             .slice(0, out.end)
             .ok_or_else(|| Error::corruption(out.end, "new log shorter than written"))?;
-        let mut at = e0;
-        while at < e1 {
-            let unit = decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
-            for (off, _) in &unit.frames {
+        for (_, offs) in &units {
+            for off in offs {
                 let new_off = off - e0 + delta_at;
                 let f = frame_at(new_bytes, new_off)?;
                 table.apply(new_bytes, new_off, &f).map_err(|e| match e {
@@ -184,7 +264,6 @@ impl Engine {
                 })?;
                 out.last_frame_at = new_off;
             }
-            at += unit.len;
         }
         drop(new_region);
 
@@ -198,6 +277,7 @@ impl Engine {
                 out.log.write_slot(SyncSlot {
                     seq: *seq,
                     durable_end: end,
+                    encryptions: self.encryptions_with(out.crypt.as_deref()),
                 });
             }
             f.file

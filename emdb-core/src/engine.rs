@@ -16,18 +16,21 @@ use arc_swap::ArcSwap;
 use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 
 use crate::builder::Config;
+use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::flush::FlushPolicy;
 use crate::follower;
 use crate::format::checkpoint::{self, Binding, Checkpoint};
-use crate::format::header::{HeaderError, Identity, SyncSlot, FORMAT_VERSION, HEADER_SIZE};
+use crate::format::header::{
+    HeaderError, Identity, SyncSlot, FLAG_ENCRYPTED, FORMAT_VERSION, HEADER_SIZE,
+};
 use crate::format::record::{self, batch_value, Frame, FrameSpec, Kind};
 use crate::fs::{self as efs, sibling};
-use crate::index::{hash_key, Keydir, SHARDS};
+use crate::index::{Keydir, SHARDS};
 use crate::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
-use crate::namespace::{frame_at, NsEntry, NsTable};
+use crate::namespace::{frame_at, read_at, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
 use crate::stats::{Counters, Stats};
 
@@ -38,15 +41,19 @@ pub(crate) struct Generation {
     pub log: Log,
     pub ns: RwLock<NsTable>,
     pub default: Arc<NsEntry>,
+    /// Record keys bound to this generation (encrypted databases).
+    pub crypt: Option<Arc<Crypt>>,
 }
 
 impl Generation {
     pub(crate) fn new(log: Log, ns: NsTable) -> Generation {
         let default = Arc::clone(ns.default());
+        let crypt = ns.crypt.clone();
         Generation {
             log,
             ns: RwLock::new(ns),
             default,
+            crypt,
         }
     }
 
@@ -102,6 +109,9 @@ pub(crate) struct Engine {
     pub follow_error: Mutex<Option<String>>,
     /// Tells the stats publisher thread to stop.
     pub stop: Arc<AtomicBool>,
+    /// Records sealed under the current key before this open (from the
+    /// newest sync slot).
+    pub encryptions_base: AtomicU64,
     pub counters: Arc<Counters>,
     pub report: RecoveryReport,
     _lock: Option<WriterLock>,
@@ -184,28 +194,82 @@ pub(crate) fn check_sizes(key: &[u8], value: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A header page for a new database, encrypted when `cfg` has a key.
+fn new_header_page(cfg: &Config) -> Result<Vec<u8>> {
+    let mut id = new_identity();
+    match &cfg.encryption {
+        None => Ok(id.page()),
+        #[cfg(feature = "encrypt")]
+        Some(input) => {
+            id.flags |= FLAG_ENCRYPTED;
+            let mut page = id.page();
+            let (_, hdr) = Crypt::create(input, cfg.cipher, cfg.kdf_params, id.db_id)?;
+            hdr.encode_into(&mut page);
+            Ok(page)
+        }
+        #[cfg(not(feature = "encrypt"))]
+        Some(_) => {
+            let _ = &mut id;
+            Err(Error::FeatureDisabled("encryption"))
+        }
+    }
+}
+
+/// The record keys of a log, from its header page and the configured secret.
+fn crypt_for(cfg: &Config, path: &Path, id: &Identity, page: &[u8]) -> Result<Option<Arc<Crypt>>> {
+    let encrypted = id.flags & FLAG_ENCRYPTED != 0;
+    match (encrypted, &cfg.encryption) {
+        (false, None) => Ok(None),
+        (false, Some(_)) => Err(Error::NotEncrypted {
+            path: path.to_path_buf(),
+        }),
+        (true, None) => Err(Error::EncryptionRequired {
+            path: path.to_path_buf(),
+        }),
+        #[cfg(feature = "encrypt")]
+        (true, Some(input)) => {
+            let hdr = crate::crypto::EncHeader::decode(page).map_err(|r| Error::Corruption {
+                path: Some(path.to_path_buf()),
+                offset: crate::crypto::ENC_AT as u64,
+                reason: r.to_string(),
+            })?;
+            Ok(Some(Arc::new(Crypt::open(
+                input,
+                &hdr,
+                id.db_id,
+                id.generation,
+            )?)))
+        }
+        #[cfg(not(feature = "encrypt"))]
+        (true, Some(_)) => {
+            let _ = page;
+            Err(Error::FeatureDisabled("opening an encrypted database"))
+        }
+    }
+}
+
 /// Create a new, empty database file at `path` atomically.
-fn create_file(path: &Path) -> Result<()> {
+fn create_file(path: &Path, cfg: &Config) -> Result<()> {
     let tmp = sibling(path, ".create.tmp");
     {
         let f = efs::create_options()
             .truncate(true)
             .open(&tmp)
             .map_err(|e| Error::io("create", Some(&tmp), e))?;
-        write_header(&f, &tmp, &new_identity())?;
+        write_page(&f, &tmp, &new_header_page(cfg)?)?;
     }
     std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", Some(path), e))?;
     efs::fsync_parent(path)
 }
 
-fn write_header(f: &File, path: &Path, id: &Identity) -> Result<()> {
+fn write_page(f: &File, path: &Path, page: &[u8]) -> Result<()> {
     use std::os::unix::fs::FileExt;
-    f.write_all_at(&id.page(), 0)
+    f.write_all_at(page, 0)
         .map_err(|e| Error::io("write header", Some(path), e))?;
     f.sync_all().map_err(|e| Error::io("fsync", Some(path), e))
 }
 
-fn read_identity(file: &File, path: &Path, len: u64) -> Result<(Identity, SyncSlot)> {
+fn read_identity(file: &File, path: &Path, len: u64) -> Result<(Identity, SyncSlot, Vec<u8>)> {
     use std::os::unix::fs::FileExt;
     let mut page = vec![0u8; HEADER_SIZE.min(len as usize)];
     file.read_exact_at(&mut page, 0)
@@ -226,7 +290,8 @@ fn read_identity(file: &File, path: &Path, len: u64) -> Result<(Identity, SyncSl
             reason: reason.to_string(),
         },
     })?;
-    Ok((id, SyncSlot::newest(&page)))
+    let slot = SyncSlot::newest(&page);
+    Ok((id, slot, page))
 }
 
 /// Try to load the checkpoint that belongs to this log.
@@ -234,6 +299,7 @@ fn load_checkpoint(
     path: &Path,
     id: &Identity,
     bytes: &[u8],
+    crypt: Option<Arc<Crypt>>,
 ) -> std::result::Result<Option<(Checkpoint, NsTable)>, String> {
     let cp_path = checkpoint_path(path);
     let raw = match std::fs::read(&cp_path) {
@@ -261,12 +327,17 @@ fn load_checkpoint(
             return Err("checkpoint does not match the log's content".into());
         }
     }
-    let mut table = NsTable::new();
+    let mut table = NsTable::new(crypt.clone());
     for img in cp.namespaces.iter().cloned() {
         let (nid, name) = (img.id, img.name.clone());
         let keydir = Keydir::from_image(img, b.covered_end)
             .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
-        table.insert(Arc::new(NsEntry::with_keydir(nid, name, keydir)));
+        table.insert(Arc::new(NsEntry::with_keydir(
+            nid,
+            name,
+            keydir,
+            crypt.clone(),
+        )));
     }
     table.next_id = table.next_id.max(cp.next_ns_id);
     Ok(Some((cp, table)))
@@ -294,15 +365,30 @@ impl Engine {
             poison_reason: Mutex::new(None),
             follow_error: Mutex::new(None),
             stop: Arc::new(AtomicBool::new(false)),
+            encryptions_base: AtomicU64::new(0),
             counters: Arc::new(Counters::default()),
             report,
             _lock: lock,
         }
     }
 
-    /// An empty in-memory engine.
-    pub(crate) fn open_memory(cfg: Config) -> Engine {
-        let log = Log::in_memory(new_identity());
+    /// An empty in-memory engine (encrypted when `cfg` has a key).
+    pub(crate) fn open_memory(cfg: Config) -> Result<Engine> {
+        if cfg.encryption.is_none() {
+            return Ok(Engine::open_memory_plain(cfg));
+        }
+        let page = new_header_page(&cfg)?;
+        let identity = Identity::decode(&page).map_err(|_| Error::corruption(0, "new header"))?;
+        let crypt = crypt_for(&cfg, Path::new("(memory)"), &identity, &page)?;
+        Ok(Engine::memory_with(cfg, Log::in_memory(identity), crypt))
+    }
+
+    /// An empty, unencrypted in-memory engine.
+    pub(crate) fn open_memory_plain(cfg: Config) -> Engine {
+        Engine::memory_with(cfg, Log::in_memory(new_identity()), None)
+    }
+
+    fn memory_with(cfg: Config, log: Log, crypt: Option<Arc<Crypt>>) -> Engine {
         let w = WriterState {
             end: HEADER_SIZE as u64,
             last_frame_at: 0,
@@ -310,7 +396,7 @@ impl Engine {
         };
         Engine::assemble(
             cfg,
-            Generation::new(log, NsTable::new()),
+            Generation::new(log, NsTable::new(crypt)),
             w,
             RecoveryReport::default(),
             None,
@@ -339,7 +425,7 @@ impl Engine {
                     std::io::Error::from(std::io::ErrorKind::NotFound),
                 ));
             }
-            create_file(&path)?;
+            create_file(&path, &cfg)?;
         }
         if !cfg.read_only {
             // A compaction that crashed before its rename left this behind;
@@ -357,18 +443,19 @@ impl Engine {
             .len();
         if len == 0 && !cfg.read_only {
             // An empty file (for example made by mktemp) becomes a new database.
-            write_header(&file, &path, &new_identity())?;
+            write_page(&file, &path, &new_header_page(&cfg)?)?;
             len = HEADER_SIZE as u64;
         }
         if len < HEADER_SIZE as u64 {
-            let (_, _) = read_identity(&file, &path, len)?;
+            read_identity(&file, &path, len)?;
             return Err(Error::Corruption {
                 path: Some(path.clone()),
                 offset: len,
                 reason: "file is shorter than its header".into(),
             });
         }
-        let (identity, slot) = read_identity(&file, &path, len)?;
+        let (identity, slot, page) = read_identity(&file, &path, len)?;
+        let crypt = crypt_for(&cfg, &path, &identity, &page)?;
         let map_len = usize::try_from(len).map_err(|_| Error::DatabaseFull {
             requested: len,
             max: crate::limits::MAX_LOG_SIZE,
@@ -382,15 +469,21 @@ impl Engine {
         let bytes = region.slice(0, len).unwrap_or_default();
 
         let mut report = RecoveryReport::default();
-        let (mut table, start, cp_last) = match load_checkpoint(&path, &identity, bytes) {
+        // Salvage reads every record: damage under a checkpoint must be found too.
+        let checkpoint = if cfg.salvage {
+            Ok(None)
+        } else {
+            load_checkpoint(&path, &identity, bytes, crypt.clone())
+        };
+        let (mut table, start, cp_last) = match checkpoint {
             Ok(Some((cp, table))) => {
                 report.used_checkpoint = true;
                 (table, cp.binding.covered_end, cp.binding.last_frame_at)
             }
-            Ok(None) => (NsTable::new(), HEADER_SIZE as u64, 0),
+            Ok(None) => (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0),
             Err(reason) => {
                 report.checkpoint_rejected = Some(reason);
-                (NsTable::new(), HEADER_SIZE as u64, 0)
+                (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0)
             }
         };
         // Everything the checkpoint covers was synced before it was written.
@@ -423,8 +516,10 @@ impl Engine {
         };
 
         let mut region = region;
-        if !cfg.read_only && (report.truncated_tail_at.is_some() || end > len) {
-            // Cut the torn tail so new appends never land in front of garbage.
+        if !cfg.read_only && len > end {
+            // Cut everything past the end (a torn tail, frames of a batch
+            // whose header never landed, preallocated zeros) and make the cut
+            // durable, so new appends never land in front of stale frames.
             end = end.min(len);
             drop(region);
             file.set_len(end)
@@ -461,6 +556,11 @@ impl Engine {
         };
         let salvaged = !report.skipped.is_empty() || report.orphaned_records > 0;
         let engine = Engine::assemble(cfg, Generation::new(log, table), w, report, lock);
+        engine
+            .encryptions_base
+            .store(slot.encryptions, Ordering::Relaxed);
+        // Later slots must outrank the ones already in the file.
+        *engine.slots.lock() = slot.seq;
         if salvaged && !engine.cfg.read_only {
             // Rewrite without the damaged bytes so the next open is clean.
             engine.compact()?;
@@ -490,9 +590,10 @@ impl Engine {
         mut hit: impl FnMut(&Arc<Region>, u64, &Frame<'_>) -> T,
     ) -> Result<Option<T>> {
         let mut out = None;
-        ns.keydir.get(hash_key(key), |off| {
+        ns.keydir.get(ns.hash(key), |off| {
             let region = gen.log.region();
-            let f = frame_at(gen.bytes(&region), off)?;
+            let mut scratch = zeroize::Zeroizing::new(Vec::new());
+            let f = read_at(gen.bytes(&region), off, ns.crypt(), &mut scratch)?;
             if f.key != key {
                 return Ok(false);
             }
@@ -543,15 +644,16 @@ impl Engine {
         gen: &Generation,
         spec: &FrameSpec<'_>,
     ) -> Result<(u64, u64)> {
-        let len = spec.encoded_len();
+        let crypt = gen.crypt.as_deref();
+        let len = encoded_len(spec, crypt);
         let off = w.end;
         gen.log.ensure_capacity(off, off + len as u64)?;
         if self.write_through() && gen.log.file.is_some() {
-            gen.log.write_through(off, &spec.encode())?;
+            let mut buf = vec![0u8; len];
+            encode(spec, crypt, off, &mut buf)?;
+            gen.log.write_through(off, &buf)?;
         } else {
-            gen.log.fill(off, len, |d| {
-                spec.encode_into(d);
-            })?;
+            gen.log.fill(off, len, |d| encode(spec, crypt, off, d))?;
         }
         w.end = off + len as u64;
         w.last_frame_at = off;
@@ -589,8 +691,9 @@ impl Engine {
             let region = gen.log.region();
             let bytes = gen.bytes(&region);
             let mut found = None;
-            ns.keydir.get(hash_key(key), |o| {
-                let f = frame_at(bytes, o)?;
+            ns.keydir.get(ns.hash(key), |o| {
+                let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                let f = read_at(bytes, o, ns.crypt(), &mut scratch)?;
                 if f.key != key {
                     return Ok(false);
                 }
@@ -666,6 +769,7 @@ impl Engine {
             gen.log.write_slot(SyncSlot {
                 seq: *seq,
                 durable_end: end,
+                encryptions: self.encryptions(),
             });
         }
         Ok(())
@@ -806,6 +910,24 @@ impl Engine {
         s
     }
 
+    /// Records sealed under the current key, across opens (approximate
+    /// after a crash: counts since the last sync may be lost).
+    pub(crate) fn encryptions(&self) -> u64 {
+        self.encryptions_with(self.gen.load().crypt.as_deref())
+    }
+
+    /// [`Engine::encryptions`] as counted by `crypt`.
+    pub(crate) fn encryptions_with(&self, crypt: Option<&Crypt>) -> u64 {
+        #[cfg(feature = "encrypt")]
+        let now = crypt.map_or(0, |c| c.sealed.load(Ordering::Relaxed));
+        #[cfg(not(feature = "encrypt"))]
+        let now = match crypt {
+            Some(c) => match *c {},
+            None => 0,
+        };
+        self.encryptions_base.load(Ordering::Relaxed) + now
+    }
+
     /// The sync-slot sequence counter.
     pub(crate) fn slots_lock(&self) -> MutexGuard<'_, u64> {
         self.slots.lock()
@@ -881,6 +1003,34 @@ fn open_dsync(path: &Path) -> Result<File> {
         .map_err(|e| Error::io("open O_DSYNC", Some(path), e))
 }
 
+/// Encoded length of a frame, sealed when the log is encrypted. Batch
+/// headers are never sealed (they carry no data; their CRC and the sealed
+/// frames they announce protect them).
+pub(crate) fn encoded_len(spec: &FrameSpec<'_>, crypt: Option<&Crypt>) -> usize {
+    match crypt {
+        Some(_) if spec.kind != Kind::BatchBegin => spec.sealed_len(),
+        _ => spec.encoded_len(),
+    }
+}
+
+/// Encode a frame for offset `at` into `dst`, sealed when the log is encrypted.
+pub(crate) fn encode(
+    spec: &FrameSpec<'_>,
+    crypt: Option<&Crypt>,
+    at: u64,
+    dst: &mut [u8],
+) -> Result<()> {
+    match crypt {
+        Some(c) if spec.kind != Kind::BatchBegin => {
+            spec.encode_sealed_into(dst, c, at)?;
+        }
+        _ => {
+            spec.encode_into(dst);
+        }
+    }
+    Ok(())
+}
+
 fn missing_ns(_id: u32) -> Error {
     Error::NamespaceDropped
 }
@@ -911,13 +1061,15 @@ pub(crate) struct Batch<'e> {
 impl Batch<'_> {
     fn push(&mut self, ns_id: u32, spec: FrameSpec<'_>) -> Result<()> {
         let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
-        let len = spec.encoded_len() as u64;
+        let crypt = self.gen.crypt.as_deref();
+        let len = encoded_len(&spec, crypt) as u64;
         self.gen
             .log
             .ensure_capacity(self.cursor, self.cursor + len)?;
-        self.gen.log.fill(self.cursor, len as usize, |d| {
-            spec.encode_into(d);
-        })?;
+        let at = self.cursor;
+        self.gen
+            .log
+            .fill(at, len as usize, |d| encode(&spec, crypt, at, d))?;
         self.ops.push(BatchOp {
             ns,
             off: self.cursor,
@@ -964,6 +1116,7 @@ impl Batch<'_> {
         let gen = Arc::clone(&self.gen);
         gen.log.fill(self.start, BATCH_HEADER_LEN as usize, |d| {
             header.encode_into(d);
+            Ok(())
         })?;
         if engine.write_through() && gen.log.file.is_some() {
             if let Err(e) = gen.log.sync_data() {
@@ -979,7 +1132,8 @@ impl Batch<'_> {
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
         for op in &self.ops {
-            let f = frame_at(bytes, op.off)?;
+            let mut scratch = zeroize::Zeroizing::new(Vec::new());
+            let f = read_at(bytes, op.off, op.ns.crypt(), &mut scratch)?;
             match f.kind {
                 Kind::Put => op.ns.index_put(bytes, op.off, &f)?,
                 _ => {

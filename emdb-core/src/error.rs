@@ -131,6 +131,31 @@ pub enum Error {
     #[error("the namespace was dropped; get a new handle with Emdb::namespace")]
     NamespaceDropped,
 
+    /// The key or passphrase does not open this encrypted database.
+    #[error("wrong encryption key: {reason}")]
+    EncryptionKeyMismatch {
+        /// What did not match.
+        reason: String,
+    },
+
+    /// The database is encrypted and no key or passphrase was given.
+    #[error("{} is encrypted; open it with encryption_key or encryption_passphrase", path.display())]
+    EncryptionRequired {
+        /// The database.
+        path: PathBuf,
+    },
+
+    /// A key was given for a database that is not encrypted.
+    #[error("{} is not encrypted; open it without a key, or encrypt it with Emdb::enable_encryption", path.display())]
+    NotEncrypted {
+        /// The database.
+        path: PathBuf,
+    },
+
+    /// The build lacks a feature the database or option needs.
+    #[error("{0} needs emdb-core built with the \"encrypt\" feature")]
+    FeatureDisabled(&'static str),
+
     /// A transaction closure asked to roll back.
     #[error("transaction aborted: {0}")]
     TransactionAborted(&'static str),

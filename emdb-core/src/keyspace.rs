@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::format::record::{FrameSpec, Kind};
 use crate::index::SHARDS;
 use crate::limits::MAX_NAMESPACE_NAME_LEN;
-use crate::namespace::{frame_at, NsEntry, SortedKeys};
+use crate::namespace::{read_at, NsEntry, SortedKeys};
 
 impl Engine {
     /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
@@ -59,7 +59,7 @@ impl Engine {
         };
         self.append(&mut w, &gen, &spec)?;
         self.publish(&w, &gen, 1);
-        let entry = NsEntry::new(id, name.as_bytes().to_vec());
+        let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt.clone());
         if self.cfg.range_scans {
             let _ = entry.sorted.set(Arc::new(SkipSet::new()));
         }
@@ -164,10 +164,12 @@ impl Engine {
                 let mut keys = Vec::new();
                 for shard in 0..SHARDS {
                     for off in ns.keydir.shard_offsets(shard) {
-                        let f = frame_at(bytes, off)?;
-                        if expired(f.expires_at, now) {
-                            keys.push(f.key.to_vec());
+                        let (_, exp) = crate::namespace::head_at(bytes, off);
+                        if !expired(exp, now) {
+                            continue;
                         }
+                        let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                        keys.push(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
                     }
                 }
                 Ok(keys)
@@ -193,7 +195,8 @@ impl Engine {
             let set = SkipSet::new();
             for shard in 0..SHARDS {
                 for off in ns.keydir.shard_offsets(shard) {
-                    set.insert(frame_at(bytes, off)?.key.to_vec());
+                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                    set.insert(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
                 }
             }
             let _ = ns.sorted.set(Arc::new(set));
@@ -314,7 +317,8 @@ impl Cursor {
             if let Some(off) = self.pending.next() {
                 let region = self.gen.log.region();
                 let bytes = self.gen.bytes(&region);
-                match frame_at(bytes, off) {
+                let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                match read_at(bytes, off, self.ns.crypt(), &mut scratch) {
                     Ok(fr) if expired(fr.expires_at, self.now) => continue,
                     Ok(fr) => return Some(Ok(f(fr.key, fr.value))),
                     Err(e) => return Some(Err(e)),

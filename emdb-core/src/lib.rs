@@ -32,6 +32,7 @@ mod backup;
 mod builder;
 mod clock;
 mod compaction;
+mod crypto;
 mod db;
 mod engine;
 mod error;
@@ -52,6 +53,7 @@ mod ttl;
 
 pub use builder::{default_database_path, EmdbBuilder, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME};
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use crypto::{Cipher, EncryptionInput, KdfParams};
 pub use db::{Emdb, Transaction, TxNamespace, ValueRef};
 pub use error::{Error, Result};
 pub use flush::FlushPolicy;

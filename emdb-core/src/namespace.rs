@@ -8,9 +8,11 @@ use std::sync::{Arc, OnceLock};
 
 use crossbeam_skiplist::SkipSet;
 
+use crate::crypto::{Crypt, RecordContext};
 use crate::error::{Error, Result};
 use crate::format::record::{self, Frame, Kind};
-use crate::index::{hash_key, Keydir};
+use crate::format::varint;
+use crate::index::{hash_key, KeyHash, Keydir};
 use crate::recovery::ApplyError;
 
 /// Keys of one namespace in byte order (the opt-in range-scan index).
@@ -24,22 +26,45 @@ pub(crate) struct NsEntry {
     pub keydir: Keydir,
     /// Present when range scans are enabled.
     pub sorted: OnceLock<SortedKeys>,
+    /// Record keys of this generation (encrypted databases).
+    crypt: Option<Arc<Crypt>>,
+    /// Index hash seed (0 for plain databases).
+    seed: u64,
 }
 
 impl NsEntry {
     /// An empty namespace.
-    pub(crate) fn new(id: u32, name: Vec<u8>) -> NsEntry {
-        NsEntry::with_keydir(id, name, Keydir::default())
+    pub(crate) fn new(id: u32, name: Vec<u8>, crypt: Option<Arc<Crypt>>) -> NsEntry {
+        NsEntry::with_keydir(id, name, Keydir::default(), crypt)
     }
 
     /// A namespace over an existing index.
-    pub(crate) fn with_keydir(id: u32, name: Vec<u8>, keydir: Keydir) -> NsEntry {
+    pub(crate) fn with_keydir(
+        id: u32,
+        name: Vec<u8>,
+        keydir: Keydir,
+        crypt: Option<Arc<Crypt>>,
+    ) -> NsEntry {
         NsEntry {
             id,
             name,
             keydir,
             sorted: OnceLock::new(),
+            seed: seed_of(crypt.as_deref()),
+            crypt,
         }
+    }
+
+    /// Where `key` lives in this namespace's index.
+    #[inline]
+    pub(crate) fn hash(&self, key: &[u8]) -> KeyHash {
+        hash_key(key, self.seed)
+    }
+
+    /// Record keys, for encrypted databases.
+    #[inline]
+    pub(crate) fn crypt(&self) -> Option<&Crypt> {
+        self.crypt.as_deref()
     }
 
     /// Point the frame's key at the frame (at `off` of `bytes`), keeping the
@@ -57,9 +82,10 @@ impl NsEntry {
         len: u64,
         expires_at: u64,
     ) -> Result<()> {
+        let crypt = self.crypt();
         let old = self
             .keydir
-            .upsert(hash_key(key), off, |o| same_key(bytes, o, key))?;
+            .upsert(self.hash(key), off, |o| same_key(bytes, o, key, crypt))?;
         let (old_len, old_exp) = old.map_or((0, 0), |o| head_at(bytes, o));
         self.keydir.account(len, old_len);
         self.keydir.account_expiring(expires_at != 0, old_exp != 0);
@@ -73,9 +99,10 @@ impl NsEntry {
 
     /// Remove `key` from the index; returns the offset it had.
     pub(crate) fn index_delete(&self, bytes: &[u8], key: &[u8]) -> Result<Option<u64>> {
+        let crypt = self.crypt();
         let old = self
             .keydir
-            .remove(hash_key(key), |o| same_key(bytes, o, key))?;
+            .remove(self.hash(key), |o| same_key(bytes, o, key, crypt))?;
         if let Some(o) = old {
             let (len, exp) = head_at(bytes, o);
             self.keydir.account(0, len);
@@ -102,17 +129,20 @@ pub(crate) struct NsTable {
     by_name: HashMap<Vec<u8>, u32>,
     /// The next unused namespace id.
     pub next_id: u32,
+    /// Record keys of this generation, handed to new namespaces.
+    pub crypt: Option<Arc<Crypt>>,
 }
 
 impl NsTable {
     /// A table holding only the empty default namespace.
-    pub(crate) fn new() -> NsTable {
+    pub(crate) fn new(crypt: Option<Arc<Crypt>>) -> NsTable {
         let mut t = NsTable {
             by_id: HashMap::new(),
             by_name: HashMap::new(),
             next_id: 1,
+            crypt,
         };
-        t.insert(Arc::new(NsEntry::new(0, Vec::new())));
+        t.insert(Arc::new(NsEntry::new(0, Vec::new(), t.crypt.clone())));
         t
     }
 
@@ -179,7 +209,11 @@ impl NsTable {
                     .index_clear();
             }
             Kind::NamespaceCreate => {
-                self.insert(Arc::new(NsEntry::new(f.ns, f.key.to_vec())));
+                self.insert(Arc::new(NsEntry::new(
+                    f.ns,
+                    f.key.to_vec(),
+                    self.crypt.clone(),
+                )));
             }
             Kind::NamespaceDrop => {
                 self.remove(f.ns).ok_or(ApplyError::UnknownNamespace)?;
@@ -205,10 +239,86 @@ pub(crate) fn frame_at(bytes: &[u8], off: u64) -> Result<Frame<'_>> {
     record::decode(buf).map_err(|e| Error::corruption(off, e.reason()))
 }
 
+/// Decode, verify and (when sealed) decrypt the frame at `off`. Decrypted
+/// bytes live in `scratch`; the returned frame then has `sealed` set, meaning
+/// its key and value are copies, not slices of the log.
+#[inline]
+pub(crate) fn read_at<'a>(
+    bytes: &'a [u8],
+    off: u64,
+    crypt: Option<&Crypt>,
+    scratch: &'a mut Vec<u8>,
+) -> Result<Frame<'a>> {
+    let f = frame_at(bytes, off)?;
+    open_frame(f, off, crypt, scratch)
+}
+
+/// Decrypt a decoded frame when it is sealed; reject plaintext records in an
+/// encrypted log and sealed ones in a plain log.
+pub(crate) fn open_frame<'a>(
+    f: Frame<'a>,
+    off: u64,
+    crypt: Option<&Crypt>,
+    scratch: &'a mut Vec<u8>,
+) -> Result<Frame<'a>> {
+    match (f.sealed, crypt) {
+        (false, None) => Ok(f),
+        (false, Some(_)) if f.kind == Kind::BatchBegin => Ok(f),
+        (false, Some(_)) => Err(Error::corruption(
+            off,
+            "plaintext record inside an encrypted database",
+        )),
+        (true, None) => Err(Error::corruption(
+            off,
+            "encrypted record in a database opened without encryption",
+        )),
+        (true, Some(c)) => {
+            let ctx = RecordContext {
+                offset: off,
+                tag: f.tag,
+                ns: f.ns,
+                expires_at: f.expires_at,
+            };
+            c.open_record(&ctx, f.value, scratch)?;
+            let plain: &'a Vec<u8> = scratch;
+            let bad = || Error::corruption(off, "sealed record decrypts to a malformed payload");
+            let (klen, n) = varint::decode(plain).ok_or_else(bad)?;
+            let klen = usize::try_from(klen).map_err(|_| bad())?;
+            let rest = plain.get(n..).ok_or_else(bad)?;
+            if klen > rest.len() {
+                return Err(bad());
+            }
+            let (key, value) = rest.split_at(klen);
+            Ok(Frame {
+                key,
+                value,
+                value_at: 0,
+                ..f
+            })
+        }
+    }
+}
+
 /// True when the verified frame at `off` carries `key`.
 #[inline]
-pub(crate) fn same_key(bytes: &[u8], off: u64, key: &[u8]) -> Result<bool> {
-    Ok(frame_at(bytes, off)?.key == key)
+pub(crate) fn same_key(bytes: &[u8], off: u64, key: &[u8], crypt: Option<&Crypt>) -> Result<bool> {
+    let mut scratch = zeroize::Zeroizing::new(Vec::new());
+    Ok(read_at(bytes, off, crypt, &mut scratch)?.key == key)
+}
+
+/// The index hash seed for a generation's keys.
+fn seed_of(crypt: Option<&Crypt>) -> u64 {
+    #[cfg(feature = "encrypt")]
+    {
+        crypt.map_or(0, |c| c.hash_seed)
+    }
+    #[cfg(not(feature = "encrypt"))]
+    {
+        match crypt {
+            Some(c) => match *c {},
+            None => 0,
+        }
+    }
 }
 
 /// Encoded length and expiry of the frame at `off` (for accounting).

@@ -188,6 +188,20 @@ pub(crate) fn replay(
             }
         }
     }
+    if at < durable_end {
+        // The file stops short of what a sync acknowledged: data was lost
+        // (a truncated file), even if it ends exactly between two records.
+        if !salvage {
+            return Err(Error::corruption(
+                at,
+                format!("the log ends at byte {at} but was durable up to byte {durable_end}"),
+            ));
+        }
+        report.skipped.push(SkippedRange {
+            offset: at,
+            len: durable_end - at,
+        });
+    }
     Ok(Replayed {
         end: at.min(total),
         last_frame,
@@ -280,7 +294,7 @@ mod tests {
         durable: u64,
         salvage: bool,
     ) -> (Result<Replayed>, NsTable, RecoveryReport) {
-        let mut ns = NsTable::new();
+        let mut ns = NsTable::new(None);
         let mut rep = RecoveryReport::default();
         let r = replay(
             bytes,

@@ -458,7 +458,7 @@ fn damage_after_the_checkpointed_range_fails_open() {
 /// user must be able to get rid of the damage: salvage must find and skip
 /// it (or a plain overwrite must work).
 #[test]
-#[ignore = "engine bug: salvage(true) ignores damage covered by a checkpoint; the key stays unreadable and cannot be overwritten or removed"]
+
 fn damage_under_a_checkpoint_can_be_salvaged_or_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let p = Pristine::build(dir.path());
@@ -529,7 +529,7 @@ fn truncation_inside_a_durable_record_is_corruption() {
 /// The sync slot says the log was durable up to its end; a file that stops
 /// short of that, even exactly between two records, lost acknowledged data.
 #[test]
-#[ignore = "engine bug: a durable log cut exactly at a record boundary opens silently without the lost records"]
+
 fn truncation_at_a_record_boundary_inside_durable_data_is_corruption() {
     let dir = tempfile::tempdir().unwrap();
     let p = Pristine::build(dir.path());
@@ -622,7 +622,7 @@ fn torn_unflushed_tail_is_truncated_at_every_offset() {
 /// to cut off silently. (The sync slots of the previous session must not
 /// outrank the new session's first slot.)
 #[test]
-#[ignore = "engine bug: the sync-slot sequence restarts at 0 on open, so the first flush after a reopen is outranked by the previous session's slot"]
+
 fn damage_in_the_first_flush_after_a_reopen_is_corruption() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("reopened.emdb");

@@ -31,7 +31,11 @@ pub(crate) const SYNC_SLOT_AT: usize = 512;
 pub(crate) const SYNC_SLOT_LEN: usize = 32;
 const SLOT_SEQ_AT: usize = 0;
 const SLOT_END_AT: usize = SLOT_SEQ_AT + 8;
-const SLOT_CRC_AT: usize = SLOT_END_AT + 8;
+const SLOT_ENC_AT: usize = SLOT_END_AT + 8;
+const SLOT_CRC_AT: usize = SLOT_ENC_AT + 8;
+
+/// Identity flag: records are sealed (encrypted database).
+pub(crate) const FLAG_ENCRYPTED: u32 = 1;
 
 /// The identity block of a log file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +113,8 @@ impl Identity {
 pub(crate) struct SyncSlot {
     pub seq: u64,
     pub durable_end: u64,
+    /// Records sealed under the current key so far (encrypted databases).
+    pub encryptions: u64,
 }
 
 impl SyncSlot {
@@ -116,7 +122,8 @@ impl SyncSlot {
     pub(crate) fn encode(&self) -> [u8; SYNC_SLOT_LEN] {
         let mut b = [0u8; SYNC_SLOT_LEN];
         b[SLOT_SEQ_AT..SLOT_END_AT].copy_from_slice(&self.seq.to_le_bytes());
-        b[SLOT_END_AT..SLOT_CRC_AT].copy_from_slice(&self.durable_end.to_le_bytes());
+        b[SLOT_END_AT..SLOT_ENC_AT].copy_from_slice(&self.durable_end.to_le_bytes());
+        b[SLOT_ENC_AT..SLOT_CRC_AT].copy_from_slice(&self.encryptions.to_le_bytes());
         let crc = crc32fast::hash(&b[..SLOT_CRC_AT]);
         b[SLOT_CRC_AT..SLOT_CRC_AT + 4].copy_from_slice(&crc.to_le_bytes());
         b
@@ -130,6 +137,7 @@ impl SyncSlot {
         Some(SyncSlot {
             seq: read_u64(b, SLOT_SEQ_AT)?,
             durable_end: read_u64(b, SLOT_END_AT)?,
+            encryptions: read_u64(b, SLOT_ENC_AT)?,
         })
     }
 
@@ -202,10 +210,12 @@ mod tests {
         let s1 = SyncSlot {
             seq: 1,
             durable_end: 5000,
+            encryptions: 0,
         };
         let s2 = SyncSlot {
             seq: 2,
             durable_end: 9000,
+            encryptions: 7,
         };
         page[SyncSlot::offset(1)..][..SYNC_SLOT_LEN].copy_from_slice(&s1.encode());
         page[SyncSlot::offset(2)..][..SYNC_SLOT_LEN].copy_from_slice(&s2.encode());

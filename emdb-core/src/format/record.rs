@@ -44,8 +44,13 @@ impl Kind {
 const FLAG_NS: u8 = 0x10;
 /// Tag flag: an 8-byte expiry timestamp (ms since the Unix epoch) follows.
 const FLAG_EXPIRY: u8 = 0x20;
+/// Tag flag: the key and value are sealed (encrypted database).
+pub(crate) const FLAG_SEALED: u8 = 0x40;
 /// Bits that must be zero in format version 1.
-const RESERVED_BITS: u8 = 0xC0;
+const RESERVED_BITS: u8 = 0x80;
+/// Largest sealed payload: nonce, key length varint, key, value, tag.
+const MAX_SEALED_LEN: u64 =
+    (MAX_KEY_LEN + MAX_VALUE_LEN + 10 + crate::crypto::SEAL_OVERHEAD) as u64;
 
 /// Bytes before the tag: the CRC.
 pub(crate) const CRC_LEN: usize = 4;
@@ -58,6 +63,11 @@ pub(crate) const BATCH_VALUE_LEN: usize = 16;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Frame<'a> {
     pub kind: Kind,
+    /// The tag byte as stored (kind and flags).
+    pub tag: u8,
+    /// True for a sealed frame whose key and value are still encrypted: then
+    /// `key` is empty and `value` is the sealed payload.
+    pub sealed: bool,
     /// Namespace id; 0 is the default namespace.
     pub ns: u32,
     /// Expiry in ms since the Unix epoch; 0 means none.
@@ -182,10 +192,69 @@ impl<'a> FrameSpec<'a> {
     }
 
     /// Encode into a fresh vector.
+    #[cfg(test)]
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut v = vec![0u8; self.encoded_len()];
         self.encode_into(&mut v);
         v
+    }
+
+    /// Length of the sealed plaintext: key length varint, key, value.
+    fn plain_len(&self) -> usize {
+        varint::len(self.key.len() as u64) + self.key.len() + self.value.len()
+    }
+
+    /// Encoded length of this frame when sealed.
+    pub(crate) fn sealed_len(&self) -> usize {
+        let payload = self.plain_len() + crate::crypto::SEAL_OVERHEAD;
+        let mut n = CRC_LEN + 1;
+        if self.ns != 0 {
+            n += varint::len(u64::from(self.ns));
+        }
+        if self.expires_at != 0 {
+            n += 8;
+        }
+        n + varint::len(payload as u64) + payload
+    }
+
+    /// Encode sealed into the start of `dst` (`sealed_len()` bytes), for the
+    /// frame's final position `offset` in the log.
+    pub(crate) fn encode_sealed_into(
+        &self,
+        dst: &mut [u8],
+        crypt: &crate::crypto::Crypt,
+        offset: u64,
+    ) -> crate::error::Result<usize> {
+        let tag = self.tag() | FLAG_SEALED;
+        let mut at = CRC_LEN;
+        dst[at] = tag;
+        at += 1;
+        if self.ns != 0 {
+            at += varint::encode(u64::from(self.ns), &mut dst[at..]);
+        }
+        if self.expires_at != 0 {
+            dst[at..at + 8].copy_from_slice(&self.expires_at.to_le_bytes());
+            at += 8;
+        }
+        let payload_len = self.plain_len() + crate::crypto::SEAL_OVERHEAD;
+        at += varint::encode(payload_len as u64, &mut dst[at..]);
+        let payload = &mut dst[at..at + payload_len];
+        let mut p = 12;
+        p += varint::encode(self.key.len() as u64, &mut payload[p..]);
+        payload[p..p + self.key.len()].copy_from_slice(self.key);
+        p += self.key.len();
+        payload[p..p + self.value.len()].copy_from_slice(self.value);
+        let ctx = crate::crypto::RecordContext {
+            offset,
+            tag,
+            ns: self.ns,
+            expires_at: self.expires_at,
+        };
+        crypt.seal(&ctx, payload)?;
+        at += payload_len;
+        let crc = crc32fast::hash(&dst[CRC_LEN..at]);
+        dst[..CRC_LEN].copy_from_slice(&crc.to_le_bytes());
+        Ok(at)
     }
 }
 
@@ -200,6 +269,8 @@ pub(crate) fn batch_value(count: u64, body_len: u64) -> [u8; BATCH_VALUE_LEN] {
 /// Parsed header fields of a frame, before its CRC is checked.
 struct Head {
     kind: Kind,
+    tag: u8,
+    sealed: bool,
     ns: u32,
     expires_at: u64,
     key_at: usize,
@@ -235,20 +306,35 @@ fn parse_head(buf: &[u8]) -> Result<Head, FrameError> {
         }
         at += 8;
     }
-    let (klen, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
-    at += n;
-    let (vlen, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
-    at += n;
-    if klen > MAX_KEY_LEN as u64 {
+    let sealed = tag & FLAG_SEALED != 0;
+    let (klen, vlen) = if sealed {
+        let (plen, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
+        at += n;
+        if plen > MAX_SEALED_LEN || plen < crate::crypto::SEAL_OVERHEAD as u64 {
+            return Err(FrameError::Invalid("sealed length out of range"));
+        }
+        (0, plen)
+    } else {
+        let (klen, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
+        at += n;
+        let (vlen, n) = varint::decode(&buf[at..]).ok_or(short_or_bad(buf, at))?;
+        at += n;
+        (klen, vlen)
+    };
+    if sealed {
+        // Checked above against the sealed limit.
+    } else if klen > MAX_KEY_LEN as u64 {
         return Err(FrameError::Invalid("key length past the limit"));
     }
-    if vlen > MAX_VALUE_LEN as u64 {
+    if !sealed && vlen > MAX_VALUE_LEN as u64 {
         return Err(FrameError::Invalid("value length past the limit"));
     }
     let (key_len, value_len) = (klen as usize, vlen as usize);
     let total = at + key_len + value_len;
     Ok(Head {
         kind,
+        tag,
+        sealed,
         ns,
         expires_at,
         key_at: at,
@@ -281,6 +367,7 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
         return Err(FrameError::Invalid("checksum mismatch"));
     }
     let consistent = match h.kind {
+        _ if h.sealed => h.kind != Kind::BatchBegin,
         Kind::Put => true,
         Kind::Delete | Kind::NamespaceDrop | Kind::Clear => h.value_len == 0,
         Kind::BatchBegin => h.key_len == 0 && h.value_len == BATCH_VALUE_LEN && h.ns == 0,
@@ -292,6 +379,8 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
     let value_at = h.key_at + h.key_len;
     Ok(Frame {
         kind: h.kind,
+        tag: h.tag,
+        sealed: h.sealed,
         ns: h.ns,
         expires_at: h.expires_at,
         key: &body[h.key_at..value_at],
@@ -299,6 +388,11 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
         value_at,
         len: h.total,
     })
+}
+
+/// Encoded length of the frame at the start of `buf`, without verifying it.
+pub(crate) fn frame_len(buf: &[u8]) -> Option<usize> {
+    parse_head(buf).ok().map(|h| h.total)
 }
 
 /// Encoded length and expiry of the frame at the start of `buf`, without

@@ -25,10 +25,15 @@ pub(crate) struct KeyHash {
     tag: u32,
 }
 
-/// Hash a key (xxh3-64, seed 0; the mapping is part of the checkpoint format).
+/// Hash a key (xxh3-64 with `seed`; 0 for plain databases, a key-derived
+/// secret for encrypted ones). The mapping is part of the checkpoint format.
 #[inline]
-pub(crate) fn hash_key(key: &[u8]) -> KeyHash {
-    let h = xxhash_rust::xxh3::xxh3_64(key);
+pub(crate) fn hash_key(key: &[u8], seed: u64) -> KeyHash {
+    let h = if seed == 0 {
+        xxhash_rust::xxh3::xxh3_64(key)
+    } else {
+        xxhash_rust::xxh3::xxh3_64_with_seed(key, seed)
+    };
     KeyHash {
         shard: (h >> 56) as usize,
         tag: ((h >> 32) as u32) & 0x00ff_ffff,

@@ -149,9 +149,15 @@ impl Log {
 
     /// Encode `len` bytes at `at` through `fill`. Writer only; `at` is at or
     /// past the published end and capacity was ensured.
-    pub(crate) fn fill(&self, at: u64, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<()> {
-        if self.region.load().fill(at, len, fill) {
-            Ok(())
+    pub(crate) fn fill(
+        &self,
+        at: u64,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut out = Ok(());
+        if self.region.load().fill(at, len, |d| out = fill(d)) {
+            out
         } else {
             Err(Error::corruption(at, "write outside the mapped log"))
         }
@@ -161,7 +167,10 @@ impl Log {
     pub(crate) fn write_through(&self, at: u64, data: &[u8]) -> Result<()> {
         use std::os::unix::fs::FileExt;
         let Some(f) = &self.file else {
-            return self.fill(at, data.len(), |d| d.copy_from_slice(data));
+            return self.fill(at, data.len(), |d| {
+                d.copy_from_slice(data);
+                Ok(())
+            });
         };
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
         fd.write_all_at(data, at)
@@ -174,7 +183,10 @@ impl Log {
             return Ok(());
         }
         let len = usize::try_from(to - from).map_err(|_| Error::corruption(from, "zero range"))?;
-        self.fill(from, len, |d| d.fill(0))
+        self.fill(from, len, |d| {
+            d.fill(0);
+            Ok(())
+        })
     }
 
     /// fdatasync the file (no-op in memory).
