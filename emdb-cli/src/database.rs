@@ -83,7 +83,20 @@ impl Session {
 
     /// A handle for writing, for the command `what`. Takes the writer lock,
     /// retrying for up to `--lock-timeout` while another process holds it.
+    /// The index is checkpointed on close, so the next open is fast.
     pub fn writer(&mut self, what: &str) -> CliResult<Emdb> {
+        self.open_writer(what, true)
+    }
+
+    /// A handle for a write of a few records (`put`, `del KEY`): like
+    /// [`Session::writer`] but without rewriting the index checkpoint on
+    /// close, which would cost more than the write on a big database. The
+    /// next open replays the few records written since the last checkpoint.
+    pub fn small_writer(&mut self, what: &str) -> CliResult<Emdb> {
+        self.open_writer(what, false)
+    }
+
+    fn open_writer(&mut self, what: &str, checkpoint_on_close: bool) -> CliResult<Emdb> {
         if self.read_only {
             return Err(CliError::usage(format!(
                 "`{what}` writes to the database, but --read-only was given"
@@ -97,7 +110,7 @@ impl Session {
             self.db = None;
         }
         let path = self.path()?;
-        let db = open_writable(&path, self.lock_timeout)?;
+        let db = open_writable(&path, self.lock_timeout, checkpoint_on_close)?;
         self.db = Some(db.clone());
         self.writable = true;
         Ok(db)
@@ -123,11 +136,19 @@ impl Session {
     }
 }
 
-fn open_writable(path: &PathBuf, timeout: Option<Duration>) -> CliResult<Emdb> {
+fn open_writable(
+    path: &PathBuf,
+    timeout: Option<Duration>,
+    checkpoint_on_close: bool,
+) -> CliResult<Emdb> {
     let start = Instant::now();
     let mut pause = Duration::from_millis(10);
     loop {
-        match Emdb::builder().path(path).build() {
+        match Emdb::builder()
+            .path(path)
+            .checkpoint_on_close(checkpoint_on_close)
+            .build()
+        {
             Ok(db) => return Ok(db),
             Err(e @ emdb_core::Error::LockBusy { .. }) => {
                 let waited = start.elapsed();

@@ -27,7 +27,7 @@ pub fn run(args: &DelArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             keys.push(key);
         }
     }
-    let db = s.writer("del")?;
+    let db = s.small_writer("del")?;
     let missing = db.transaction(|tx| {
         let mut missing = Vec::new();
         for key in &keys {

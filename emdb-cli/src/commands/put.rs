@@ -33,7 +33,7 @@ pub fn run(args: &PutArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         (None, None) => return Err(CliError::usage("give a VALUE, `-` for stdin, or --file")),
     };
     let value = ui.codec.value_bytes(&raw)?;
-    let db = s.writer("put")?;
+    let db = s.small_writer("put")?;
     db.insert(&key, &value)?;
     s.wrote(&db)
 }
