@@ -45,10 +45,17 @@ pub struct Cli {
 
 /// Options accepted before or after any command.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Database file [default: the platform data directory's
     /// emdb/emdb-default.emdb].
-    #[arg(long, global = true, env = "EMDB_PATH", value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        env = "EMDB_PATH",
+        hide_env_values = true,
+        value_name = "PATH"
+    )]
     pub db: Option<PathBuf>,
 
     /// Never write: reading commands only (writing ones fail with exit 2).
@@ -69,6 +76,7 @@ pub struct GlobalArgs {
 /// Options that shape input decoding and output; the shell accepts them on
 /// every line too.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Output and encoding")]
 pub struct OutputArgs {
     /// Print results as JSON (one document, or one object per line for
     /// streams).

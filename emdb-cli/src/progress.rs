@@ -19,7 +19,7 @@ pub fn bar(len: u64, bytes: bool, message: &str, quiet: bool) -> ProgressBar {
     let template = if bytes {
         "{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})"
     } else {
-        "{msg} [{bar:30}] {human_pos}/{human_len} ({per_sec}, {eta})"
+        "{msg} [{bar:30}] {human_pos}/{human_len} ({eta})"
     };
     let style = ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
