@@ -395,37 +395,12 @@ fn broken_pipe_exits_quietly() {
     assert_eq!(text(&out.stderr), "", "no error or panic on a broken pipe");
 }
 
-/// Runs `emdb ARGS` on a pseudo-terminal through util-linux `script`, with
-/// `input` typed in. `None` when `script` is not installed.
-fn on_terminal(db: &TestDb, args: &str, input: &str) -> Option<(i32, String)> {
-    let found = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("skipped: util-linux `script` is not installed");
-        return None;
-    }
-    let line = format!(
-        "'{}' --db '{}' {args}",
-        assert_cmd::cargo::cargo_bin("emdb").display(),
-        db.path.display()
-    );
-    let out = assert_cmd::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(30))
-        .output()
-        .unwrap();
-    Some((out.status.code().unwrap_or(-1), text(&out.stdout)))
-}
-
 #[test]
 fn del_prefix_asks_for_confirmation_on_a_terminal() {
     let db = TestDb::new();
     db.put("tmp:1", "x");
     db.put("tmp:2", "x");
-    let Some((code, screen)) = on_terminal(&db, "del --prefix tmp:", "n\n") else {
+    let Some((code, screen)) = common::on_terminal(&db, "del --prefix tmp:", "n\n") else {
         return;
     };
     assert_eq!(code, 2, "{screen}");
@@ -434,7 +409,7 @@ fn del_prefix_asks_for_confirmation_on_a_terminal() {
         "{screen}"
     );
     db.cmd(["count"]).assert().success().stdout("2\n");
-    let Some((code, screen)) = on_terminal(&db, "del --prefix tmp:", "y\n") else {
+    let Some((code, screen)) = common::on_terminal(&db, "del --prefix tmp:", "y\n") else {
         return;
     };
     assert_eq!(code, 0, "{screen}");

@@ -74,3 +74,28 @@ pub fn bare(home: &Path) -> Command {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
 }
+
+/// Runs `emdb ARGS` on a pseudo-terminal through util-linux `script`, with
+/// `input` typed in. `None` when `script` is not installed.
+pub fn on_terminal(db: &TestDb, args: &str, input: &str) -> Option<(i32, String)> {
+    let found = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return None;
+    }
+    let line = format!(
+        "'{}' --db '{}' {args}",
+        assert_cmd::cargo::cargo_bin("emdb").display(),
+        db.path.display()
+    );
+    let out = assert_cmd::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    Some((out.status.code().unwrap_or(-1), text(&out.stdout)))
+}
