@@ -89,6 +89,13 @@ enum Op {
     Checkpoint,
     Compact,
     Reopen(Reopen),
+    /// Kill-like restart: the files exactly as they are now (every returned
+    /// write is in the page cache, nothing torn), then open them again
+    /// without the clean close (no final sync, trim or checkpoint).
+    Crash {
+        /// Keep the (possibly stale) checkpoint file, or lose it.
+        keep_checkpoint: bool,
+    },
 }
 
 fn key() -> impl Strategy<Value = Vec<u8>> {
@@ -138,6 +145,7 @@ fn op(file_backed: bool) -> impl Strategy<Value = Op> {
         2 => Just(Op::Flush),
         1 => Just(Op::Checkpoint),
         1 => Just(Op::Compact),
+        reopen_weight => any::<bool>().prop_map(|keep_checkpoint| Op::Crash { keep_checkpoint }),
         reopen_weight => (any::<bool>(), any::<bool>(), prop::bool::weighted(0.2)).prop_map(
             |(checkpoint_on_close, delete_checkpoint, read_only_peek)| {
                 Op::Reopen(Reopen {
@@ -338,6 +346,7 @@ impl Harness {
                 self.check_full(self.db(), "after compact")?;
             }
             Op::Reopen(r) => self.reopen(*r)?,
+            Op::Crash { keep_checkpoint } => self.crash(*keep_checkpoint)?,
         }
         prop_assert_eq!(
             self.db().len().unwrap(),
@@ -466,6 +475,40 @@ impl Harness {
     }
 }
 
+impl Harness {
+    fn crash(&mut self, keep_checkpoint: bool) -> TestResult {
+        let Some(path) = self.path.clone() else {
+            return self.check_full(self.db(), "in-memory crash");
+        };
+        let live_bytes = self.db().stats().unwrap().live_bytes;
+        let log = std::fs::read(&path).unwrap();
+        let ckpt = std::fs::read(ckpt_path(&path)).ok();
+        drop(self.db.take());
+        // Put the image back as a new file, so mappings of the old one (held
+        // zero-copy values) are not disturbed.
+        let tmp = path.with_extension("crash-image");
+        std::fs::write(&tmp, &log).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        match (keep_checkpoint, ckpt) {
+            (true, Some(c)) => std::fs::write(ckpt_path(&path), c).unwrap(),
+            _ => remove_if_exists(&ckpt_path(&path)),
+        }
+        let db = open(&path, self.policy, self.checkpoint_on_close);
+        let rep = db.recovery_report().clone();
+        prop_assert_eq!(&rep.checkpoint_rejected, &None, "after a crash");
+        prop_assert_eq!(rep.truncated_tail_at, None, "nothing was torn");
+        prop_assert!(rep.skipped.is_empty(), "{:?}", rep.skipped);
+        self.db = Some(db);
+        self.check_full(self.db(), &format!("after a crash (report {rep:?})"))?;
+        prop_assert_eq!(
+            self.db().stats().unwrap().live_bytes,
+            live_bytes,
+            "after a crash"
+        );
+        Ok(())
+    }
+}
+
 fn run_sequence(file_backed: bool, policy_index: usize, ops: &[Op]) -> TestResult {
     let mut h = Harness::new(file_backed, policy(policy_index));
     for (i, op) in ops.iter().enumerate() {
@@ -499,7 +542,7 @@ fn config(default: u32) -> ProptestConfig {
 }
 
 proptest! {
-    #![proptest_config(config(200))]
+    #![proptest_config(config(128))]
 
     #[test]
     fn file_backed_database_matches_a_btreemap(
@@ -535,6 +578,9 @@ fn every_operation_once_against_the_model() {
     };
     let ops = vec![
         Op::Insert(k("a"), v(3)),
+        Op::Crash {
+            keep_checkpoint: true,
+        },
         Op::Insert(k(""), v(0)),
         Op::GetZerocopy(k("a")),
         Op::InsertMany(vec![(k("b"), v(4000)), (k("c"), v(1)), (k("b"), v(2))]),
@@ -564,6 +610,15 @@ fn every_operation_once_against_the_model() {
         Op::Iter,
         Op::Keys,
         reopen(false, false, false),
+        Op::Checkpoint,
+        Op::Insert(k("ccc"), v(100)),
+        Op::Crash {
+            keep_checkpoint: true,
+        },
+        Op::Remove(k("ccc")),
+        Op::Crash {
+            keep_checkpoint: false,
+        },
         reopen(true, false, true),
     ];
     for policy_index in 0..3 {
