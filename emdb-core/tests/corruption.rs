@@ -731,6 +731,13 @@ fn random_bytes_are_not_a_database_and_never_panic() {
         let path = stage(dir.path(), &bytes, None);
         for salvage in [false, true] {
             let r = Emdb::builder().path(&path).salvage(salvage).build();
+            if r.is_err() {
+                assert_eq!(
+                    std::fs::read(&path).unwrap(),
+                    bytes,
+                    "round {round}: a failed open changed the file"
+                );
+            }
             match (kind, r) {
                 (_, Err(Error::NotADatabase { .. })) if kind == 0 || len < MAGIC_LEN => {}
                 (_, Err(Error::Corruption { .. })) if kind != 0 => {}
