@@ -342,6 +342,11 @@ mod imp {
             Ok(crypt)
         }
 
+        /// The cipher in use.
+        pub(crate) fn cipher(&self) -> Cipher {
+            self.cipher
+        }
+
         /// The same keys bound to another generation (compaction); the seal
         /// count carries over.
         pub(crate) fn for_generation(&self, generation: u64) -> Result<Crypt> {

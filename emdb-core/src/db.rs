@@ -346,17 +346,35 @@ impl TxNamespace<'_, '_> {
 /// the file, compaction, and even after the database handle is dropped.
 #[derive(Clone)]
 pub struct ValueRef {
-    region: Arc<Region>,
-    start: u64,
-    end: u64,
+    inner: ValueInner,
+}
+
+#[derive(Clone)]
+enum ValueInner {
+    /// Bytes of the mapped log.
+    Mapped {
+        region: Arc<Region>,
+        start: u64,
+        end: u64,
+    },
+    /// A decrypted copy (encrypted databases), zeroized on drop.
+    Owned(Arc<zeroize::Zeroizing<Vec<u8>>>),
 }
 
 impl ValueRef {
     pub(crate) fn new(region: &Arc<Region>, start: u64, len: usize) -> ValueRef {
         ValueRef {
-            region: Arc::clone(region),
-            start,
-            end: start + len as u64,
+            inner: ValueInner::Mapped {
+                region: Arc::clone(region),
+                start,
+                end: start + len as u64,
+            },
+        }
+    }
+
+    pub(crate) fn owned(bytes: &[u8]) -> ValueRef {
+        ValueRef {
+            inner: ValueInner::Owned(Arc::new(zeroize::Zeroizing::new(bytes.to_vec()))),
         }
     }
 
@@ -369,8 +387,13 @@ impl ValueRef {
 impl Deref for ValueRef {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        // The range was checked against this region when the ValueRef was made.
-        self.region.slice(self.start, self.end).unwrap_or_default()
+        match &self.inner {
+            // The range was checked against this region when the ValueRef was made.
+            ValueInner::Mapped { region, start, end } => {
+                region.slice(*start, *end).unwrap_or_default()
+            }
+            ValueInner::Owned(v) => v.as_slice(),
+        }
     }
 }
 

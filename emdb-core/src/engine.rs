@@ -490,8 +490,18 @@ impl Engine {
         let durable_end = slot.durable_end.max(start);
         let (mut end, last_frame_at, replayed_any) = if cfg.read_only {
             // Another process may be writing: read new bytes with pread only.
-            let f =
-                follower::replay_pread(&file, &path, &region, start, len, durable_end, &mut table)?;
+            let f = follower::replay_pread(
+                &follower::LogSource {
+                    file: &file,
+                    path: &path,
+                    region: &region,
+                },
+                start,
+                len,
+                durable_end,
+                &mut table,
+                &|_| {},
+            )?;
             report.records_replayed = f.applied as u64;
             (
                 f.end,
@@ -902,6 +912,9 @@ impl Engine {
     /// read-only handle).
     pub(crate) fn stats(&self) -> Stats {
         let mut s = collect_stats(&self.gen.load_full(), &self.counters);
+        s.encrypted = self.gen.load().crypt.is_some();
+        s.encryptions = self.encryptions();
+        s.nonce_budget_warning = s.encryptions >= 1 << 28;
         if self.cfg.read_only {
             if let Some(p) = self.path() {
                 crate::stats::merge_sidecar(&mut s, &p);

@@ -45,21 +45,29 @@ pub(crate) fn read_durable_end(file: &File) -> u64 {
     }
 }
 
-/// Replay the units in `[start, limit)` of `file` into `table`. `region`
+/// Replay the units in `[start, limit)` of the file into `table`. The region
 /// maps at least `limit` bytes of the same file; it is read only below the
 /// end of units already validated through `pread`.
 ///
 /// A unit that does not decode ends the replay, unless it lies below
 /// `durable_end` (the writer said it was synced): that is corruption.
+/// The file a follower reads: its descriptor, path and current mapping.
+pub(crate) struct LogSource<'a> {
+    pub file: &'a File,
+    pub path: &'a Path,
+    /// Maps at least `limit` bytes; read only below validated units.
+    pub region: &'a Region,
+}
+
 pub(crate) fn replay_pread(
-    file: &File,
-    path: &Path,
-    region: &Region,
+    src: &LogSource<'_>,
     start: u64,
     limit: u64,
     durable_end: u64,
     table: &mut NsTable,
+    publish: &dyn Fn(u64),
 ) -> Result<Followed> {
+    let (file, path, region) = (src.file, src.path, src.region);
     let mut at = start;
     let mut applied = 0usize;
     let mut last_frame_at = None;
@@ -79,6 +87,9 @@ pub(crate) fn replay_pread(
                     let bytes = region.slice(0, unit_end).ok_or_else(|| {
                         Error::corruption(unit_end, "mapping shorter than the log")
                     })?;
+                    // Readers may see index entries as soon as they are
+                    // applied: the bytes they point to must be published first.
+                    publish(unit_end);
                     for (off, f) in &unit.frames {
                         table.apply(bytes, *off, f).map_err(|e| match e {
                             ApplyError::Engine(e) => e,
@@ -190,13 +201,16 @@ impl Engine {
         let followed = {
             let mut table = gen.ns.write();
             replay_pread(
-                &lf.file,
-                &path,
-                &region,
+                &LogSource {
+                    file: &lf.file,
+                    path: &path,
+                    region: &region,
+                },
                 end,
                 limit,
                 durable_end,
                 &mut table,
+                &|e| gen.log.publish(e),
             )?
         };
         if followed.end > end {

@@ -483,7 +483,12 @@ macro_rules! keyspace_api {
             let gen = e.gen.load();
             e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |region, off, f| {
-                    $crate::db::ValueRef::new(region, off + f.value_at as u64, f.value.len())
+                    if f.sealed {
+                        // Decrypted: the plaintext is not in the map.
+                        $crate::db::ValueRef::owned(f.value)
+                    } else {
+                        $crate::db::ValueRef::new(region, off + f.value_at as u64, f.value.len())
+                    }
                 })
             })
         }

@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod admin;
 mod backup;
 mod builder;
 mod clock;

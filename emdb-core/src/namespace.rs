@@ -193,6 +193,9 @@ impl NsTable {
         off: u64,
         f: &Frame<'_>,
     ) -> Result<(), ApplyError> {
+        let mut scratch = zeroize::Zeroizing::new(Vec::new());
+        let opened = open_frame(*f, off, self.crypt.as_deref(), &mut scratch)?;
+        let f = &opened;
         match f.kind {
             Kind::Put => {
                 let ns = self.by_id.get(&f.ns).ok_or(ApplyError::UnknownNamespace)?;

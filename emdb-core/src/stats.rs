@@ -44,6 +44,14 @@ pub struct Stats {
     pub compactions: u64,
     /// When the last compaction finished (ms since the Unix epoch), if any.
     pub last_compaction_unix_ms: Option<u64>,
+    /// True when records are encrypted.
+    pub encrypted: bool,
+    /// Records sealed under the current key so far (random 96-bit nonces:
+    /// rotate the key well before 2^32; see `nonce_budget_warning`).
+    pub encryptions: u64,
+    /// Set once `encryptions` passes 2^28, a sixteenth of the 2^32 budget of
+    /// random nonces per key: rotate the key.
+    pub nonce_budget_warning: bool,
     /// On a read-only handle: pid of the writer whose counters these are.
     pub writer_pid: Option<u32>,
     /// On a read-only handle: when the writer last published its counters

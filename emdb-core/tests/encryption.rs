@@ -1,0 +1,594 @@
+//! At-rest encryption: round trips, wrong keys, tampering, nonces, admin
+//! rewrites and a crash in the middle of a key rotation.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+use emdb_core::{Cipher, Emdb, EmdbBuilder, EncryptionInput, Error, KdfParams, Ttl};
+
+const KEY: [u8; 32] = [7u8; 32];
+const OTHER_KEY: [u8; 32] = [9u8; 32];
+/// Cheap Argon2id costs so tests stay fast (the defaults are tested once).
+const FAST_KDF: KdfParams = KdfParams {
+    memory_kib: 1024,
+    iterations: 1,
+    parallelism: 1,
+};
+
+fn keyed(path: &Path, cipher: Cipher) -> EmdbBuilder {
+    Emdb::builder()
+        .path(path)
+        .encryption_key(KEY)
+        .cipher(cipher)
+}
+
+#[test]
+fn round_trip_for_both_ciphers_and_both_key_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    for cipher in [Cipher::Aes256Gcm, Cipher::ChaCha20Poly1305] {
+        for passphrase in [false, true] {
+            let path = dir.path().join(format!("rt-{cipher:?}-{passphrase}.emdb"));
+            let b = || {
+                let b = Emdb::builder()
+                    .path(&path)
+                    .cipher(cipher)
+                    .kdf_params(FAST_KDF);
+                if passphrase {
+                    b.encryption_passphrase("correct horse battery staple")
+                } else {
+                    b.encryption_key(KEY)
+                }
+            };
+            {
+                let db = b().build().unwrap();
+                db.insert("k", "secret value").unwrap();
+                db.insert_many((0..100u32).map(|i| (format!("m{i}"), format!("v{i}"))))
+                    .unwrap();
+                let ns = db.namespace("users").unwrap();
+                ns.insert("alice", "1").unwrap();
+                assert_eq!(&*db.get_zerocopy("k").unwrap().unwrap(), b"secret value");
+            }
+            // The plaintext never reaches the file.
+            let raw = std::fs::read(&path).unwrap();
+            assert!(!raw.windows(12).any(|w| w == b"secret value"));
+            assert!(!raw.windows(5).any(|w| w == b"alice"));
+            for with_checkpoint in [true, false] {
+                if !with_checkpoint {
+                    let _ = std::fs::remove_file(
+                        dir.path()
+                            .join(format!("rt-{cipher:?}-{passphrase}.emdb.ckpt")),
+                    );
+                }
+                let db = b().build().unwrap();
+                assert_eq!(db.recovery_report().used_checkpoint, with_checkpoint);
+                assert_eq!(db.get("k").unwrap(), Some(b"secret value".to_vec()));
+                assert_eq!(db.get("m42").unwrap(), Some(b"v42".to_vec()));
+                assert_eq!(
+                    db.namespace("users").unwrap().get("alice").unwrap(),
+                    Some(b"1".to_vec())
+                );
+                assert_eq!(db.len().unwrap(), 101);
+            }
+        }
+    }
+}
+
+#[test]
+fn default_argon2_parameters_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("owasp.emdb");
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_passphrase("pw")
+            .build()
+            .unwrap();
+        db.insert("a", "b").unwrap();
+    }
+    let db = Emdb::builder()
+        .path(&path)
+        .encryption_passphrase("pw")
+        .build()
+        .unwrap();
+    assert_eq!(db.get("a").unwrap(), Some(b"b".to_vec()));
+}
+
+#[test]
+fn wrong_or_missing_keys_fail_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wrong.emdb");
+    drop(keyed(&path, Cipher::Aes256Gcm).build().unwrap());
+    let before = std::fs::read(&path).unwrap();
+    assert!(matches!(
+        Emdb::builder()
+            .path(&path)
+            .encryption_key(OTHER_KEY)
+            .build(),
+        Err(Error::EncryptionKeyMismatch { .. })
+    ));
+    assert!(matches!(
+        Emdb::builder()
+            .path(&path)
+            .encryption_passphrase("pw")
+            .build(),
+        Err(Error::EncryptionKeyMismatch { .. })
+    ));
+    assert!(matches!(
+        Emdb::open(&path),
+        Err(Error::EncryptionRequired { .. })
+    ));
+    let pw = dir.path().join("pw.emdb");
+    drop(
+        Emdb::builder()
+            .path(&pw)
+            .encryption_passphrase("right")
+            .kdf_params(FAST_KDF)
+            .build()
+            .unwrap(),
+    );
+    assert!(matches!(
+        Emdb::builder()
+            .path(&pw)
+            .encryption_passphrase("wrong")
+            .build(),
+        Err(Error::EncryptionKeyMismatch { .. })
+    ));
+    // A keyed open of a plain database fails and never marks it encrypted.
+    let plain = dir.path().join("plain.emdb");
+    {
+        let db = Emdb::open(&plain).unwrap();
+        db.insert("x", "y").unwrap();
+    }
+    let plain_before = std::fs::read(&plain).unwrap();
+    assert!(matches!(
+        Emdb::builder().path(&plain).encryption_key(KEY).build(),
+        Err(Error::NotEncrypted { .. })
+    ));
+    assert_eq!(std::fs::read(&plain).unwrap(), plain_before);
+    assert_eq!(
+        Emdb::open(&plain).unwrap().get("x").unwrap(),
+        Some(b"y".to_vec())
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // Secrets never show in Debug output.
+    let shown = format!("{:?}", EncryptionInput::Passphrase("hunter2".into()));
+    assert!(!shown.contains("hunter2"));
+    let shown = format!("{:?}", Emdb::builder().encryption_passphrase("hunter2"));
+    assert!(!shown.contains("hunter2"), "{shown}");
+}
+
+/// The frames of a database, as (offset, len), found by walking the log
+/// with the public layout (docs/FORMAT.md): crc u32, tag, varints.
+fn frames(bytes: &[u8], end: usize) -> Vec<(usize, usize)> {
+    fn varint(b: &[u8], at: &mut usize) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let byte = b[*at];
+            *at += 1;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+    let mut out = Vec::new();
+    let mut at = 4096;
+    while at < end {
+        let start = at;
+        let tag = bytes[at + 4];
+        let mut p = at + 5;
+        if tag & 0x10 != 0 {
+            varint(bytes, &mut p);
+        }
+        if tag & 0x20 != 0 {
+            p += 8;
+        }
+        let len = if tag & 0x40 != 0 {
+            varint(bytes, &mut p) as usize
+        } else {
+            let k = varint(bytes, &mut p) as usize;
+            let v = varint(bytes, &mut p) as usize;
+            k + v
+        };
+        at = p + len;
+        out.push((start, at - start));
+    }
+    out
+}
+
+fn fix_crc(bytes: &mut [u8], (off, len): (usize, usize)) {
+    let crc = crc32fast::hash(&bytes[off + 4..off + len]);
+    bytes[off..off + 4].copy_from_slice(&crc.to_le_bytes());
+}
+
+fn write_db(path: &Path, records: &[(&str, &str)]) -> Vec<u8> {
+    {
+        let db = Emdb::builder()
+            .path(path)
+            .encryption_key(KEY)
+            .build()
+            .unwrap();
+        for (k, v) in records {
+            db.insert(k, v).unwrap();
+        }
+    }
+    let _ = std::fs::remove_file(format!("{}.ckpt", path.display()));
+    std::fs::read(path).unwrap()
+}
+
+fn open_fails_with_corruption(path: &Path, bytes: &[u8], what: &str) {
+    std::fs::write(path, bytes).unwrap();
+    let _ = std::fs::remove_file(format!("{}.ckpt", path.display()));
+    match Emdb::builder().path(path).encryption_key(KEY).build() {
+        Err(Error::Corruption { .. }) => {}
+        Err(e) => panic!("{what}: expected corruption, got {e}"),
+        Ok(db) => panic!(
+            "{what}: opened with {:?}",
+            db.iter().unwrap().collect::<Vec<_>>()
+        ),
+    }
+}
+
+#[test]
+fn tampering_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.emdb");
+    let good = write_db(&path, &[("key-a", "value-a"), ("key-b", "value-b")]);
+    let fr = frames(&good, good.len());
+    assert_eq!(fr.len(), 2);
+    let victim = dir.path().join("victim.emdb");
+
+    // A flipped ciphertext byte, with the CRC made valid again.
+    let mut b = good.clone();
+    b[fr[0].0 + fr[0].1 - 20] ^= 1;
+    fix_crc(&mut b, fr[0]);
+    open_fails_with_corruption(&victim, &b, "flipped value byte");
+
+    // An insert turned into a remove (kind nibble), CRC fixed.
+    let mut b = good.clone();
+    b[fr[1].0 + 4] = (b[fr[1].0 + 4] & 0xf0) | 2;
+    fix_crc(&mut b, fr[1]);
+    open_fails_with_corruption(&victim, &b, "kind flipped");
+
+    // Two records swapped (same length, both CRC-valid).
+    assert_eq!(fr[0].1, fr[1].1);
+    let mut b = good.clone();
+    let (a, c) = (fr[0], fr[1]);
+    let first = good[a.0..a.0 + a.1].to_vec();
+    let second = good[c.0..c.0 + c.1].to_vec();
+    b[a.0..a.0 + a.1].copy_from_slice(&second);
+    b[c.0..c.0 + c.1].copy_from_slice(&first);
+    open_fails_with_corruption(&victim, &b, "records swapped");
+
+    // A record replayed: the first one copied over the second.
+    let mut b = good.clone();
+    b[c.0..c.0 + c.1].copy_from_slice(&first);
+    open_fails_with_corruption(&victim, &b, "record replayed");
+
+    // A record spliced in from another file encrypted with the same key.
+    let other = dir.path().join("other.emdb");
+    let foreign = write_db(&other, &[("key-x", "value-x"), ("key-b", "value-b")]);
+    let ofr = frames(&foreign, foreign.len());
+    let mut b = good.clone();
+    b[c.0..c.0 + c.1].copy_from_slice(&foreign[ofr[1].0..ofr[1].0 + ofr[1].1]);
+    open_fails_with_corruption(&victim, &b, "record from another file");
+
+    // The encryption block of the header.
+    let mut b = good.clone();
+    b[1024 + 30] ^= 1;
+    std::fs::write(&victim, &b).unwrap();
+    assert!(matches!(
+        Emdb::builder().path(&victim).encryption_key(KEY).build(),
+        Err(Error::Corruption { .. }) | Err(Error::EncryptionKeyMismatch { .. })
+    ));
+
+    // With a checkpoint the damage is not seen at open, but a read of the
+    // damaged record is an error, never garbage.
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_key(KEY)
+            .build()
+            .unwrap();
+        db.checkpoint().unwrap();
+    }
+    let mut b = std::fs::read(&path).unwrap();
+    let fr2 = frames(&b, fr[1].0 + fr[1].1);
+    b[fr2[0].0 + fr2[0].1 - 20] ^= 1;
+    fix_crc(&mut b, fr2[0]);
+    std::fs::write(&path, &b).unwrap();
+    let db = Emdb::builder()
+        .path(&path)
+        .encryption_key(KEY)
+        .build()
+        .unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    assert!(matches!(db.get("key-a"), Err(Error::Corruption { .. })));
+    assert_eq!(db.get("key-b").unwrap(), Some(b"value-b".to_vec()));
+}
+
+#[test]
+fn a_plaintext_record_inside_an_encrypted_database_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.emdb");
+    {
+        let db = Emdb::builder()
+            .path(&plain)
+            .checkpoint_on_close(false)
+            .build()
+            .unwrap();
+        db.insert("evil", "plaintext").unwrap();
+    }
+    let p = std::fs::read(&plain).unwrap();
+    let pf = frames(&p, p.len().min(4096 + 64));
+    let plain_frame = &p[pf[0].0..pf[0].0 + pf[0].1];
+
+    let path = dir.path().join("enc.emdb");
+    let mut e = write_db(&path, &[("good", "value")]);
+    e.extend_from_slice(plain_frame);
+    std::fs::write(&path, &e).unwrap();
+    match Emdb::builder().path(&path).encryption_key(KEY).build() {
+        Err(Error::Corruption { reason, .. }) => assert!(reason.contains("plaintext"), "{reason}"),
+        other => panic!("expected corruption, got {:?}", other.map(|d| d.len())),
+    }
+}
+
+#[test]
+fn nonces_never_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("n.emdb");
+    let n = 20_000u32;
+    {
+        let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+        for i in 0..n {
+            db.insert(format!("{i:08}"), format!("{i:08}")).unwrap();
+        }
+        // Same content again: fresh nonces.
+        for i in 0..n {
+            db.insert(format!("{i:08}"), format!("{i:08}")).unwrap();
+        }
+    }
+    let b = std::fs::read(&path).unwrap();
+    let fr = frames(&b, b.len());
+    assert_eq!(fr.len(), 2 * n as usize);
+    let mut seen = HashSet::new();
+    for (off, _) in fr {
+        // crc, tag, 1-byte sealed length, then the nonce.
+        let nonce = b[off + 6..off + 18].to_vec();
+        assert!(seen.insert(nonce), "nonce repeated at {off}");
+    }
+    assert!(
+        Emdb::builder()
+            .path(&path)
+            .encryption_key(KEY)
+            .build()
+            .unwrap()
+            .stats()
+            .unwrap()
+            .encryptions
+            >= 2 * u64::from(n)
+    );
+}
+
+#[test]
+fn every_feature_works_encrypted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("all.emdb");
+    let db = keyed(&path, Cipher::ChaCha20Poly1305)
+        .enable_range_scans(true)
+        .build()
+        .unwrap();
+    let ns = db.namespace("n").unwrap();
+    for i in 0..300u32 {
+        db.insert(format!("k{i:04}"), format!("v{i}")).unwrap();
+        ns.insert(format!("n{i:04}"), format!("w{i}")).unwrap();
+    }
+    db.insert_with_ttl("short", "x", Ttl::After(Duration::from_millis(1)))
+        .unwrap();
+    for i in 0..100u32 {
+        db.remove(format!("k{i:04}")).unwrap();
+    }
+    db.transaction(|tx| {
+        tx.insert("tx", "1")?;
+        tx.namespace(&ns).insert("tx", "2")?;
+        Ok(())
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(db.range_prefix("k01").unwrap().len(), 100);
+    db.compact().unwrap();
+    assert_eq!(db.get("k0150").unwrap(), Some(b"v150".to_vec()));
+    assert_eq!(db.get("short").unwrap(), None);
+    let reader = Emdb::builder()
+        .path(&path)
+        .encryption_key(KEY)
+        .read_only(true)
+        .build()
+        .unwrap();
+    db.insert("late", "write").unwrap();
+    reader.refresh().unwrap();
+    assert_eq!(reader.get("late").unwrap(), Some(b"write".to_vec()));
+    assert_eq!(
+        reader.namespace("n").unwrap().get("tx").unwrap(),
+        Some(b"2".to_vec())
+    );
+    drop(reader);
+    drop(ns);
+    drop(db);
+    let db = Emdb::builder()
+        .path(&path)
+        .encryption_key(KEY)
+        .build()
+        .unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    assert_eq!(db.len().unwrap(), 202, "200 k-keys, \"tx\" and \"late\"");
+    assert_eq!(db.namespace("n").unwrap().len().unwrap(), 301);
+    // A backup opens with the same key.
+    let backup = dir.path().join("backup.emdb");
+    db.backup_to(&backup).unwrap();
+    let copy = Emdb::builder()
+        .path(&backup)
+        .encryption_key(KEY)
+        .build()
+        .unwrap();
+    assert_eq!(copy.get("tx").unwrap(), Some(b"1".to_vec()));
+    // In memory too.
+    let mem = Emdb::builder().encryption_key(KEY).build().unwrap();
+    mem.insert("a", "b").unwrap();
+    mem.compact().unwrap();
+    assert_eq!(mem.get("a").unwrap(), Some(b"b".to_vec()));
+}
+
+#[test]
+fn enable_rotate_disable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("admin.emdb");
+    let backup = dir.path().join("admin.emdb.encbak");
+    {
+        let db = Emdb::open(&path).unwrap();
+        db.insert_many((0..1000u32).map(|i| (format!("k{i}"), format!("v{i}"))))
+            .unwrap();
+        db.namespace("ns").unwrap().insert("x", "y").unwrap();
+        db.insert_with_ttl("ttl", "z", Ttl::After(Duration::from_secs(3600)))
+            .unwrap();
+    }
+    Emdb::enable_encryption(&path, EncryptionInput::Key(KEY)).unwrap();
+    assert!(backup.exists());
+    assert!(matches!(
+        Emdb::open(&path),
+        Err(Error::EncryptionRequired { .. })
+    ));
+    // The backup is the old plain file.
+    assert_eq!(Emdb::open(&backup).unwrap().len().unwrap(), 1001);
+    std::fs::remove_file(format!("{}.lock", backup.display())).ok();
+    // A retry refuses while the backup exists.
+    assert!(matches!(
+        Emdb::rotate_encryption_key(
+            &path,
+            EncryptionInput::Key(KEY),
+            EncryptionInput::Key(OTHER_KEY)
+        ),
+        Err(Error::InvalidConfig(_))
+    ));
+    std::fs::remove_file(&backup).unwrap();
+    Emdb::rotate_encryption_key(
+        &path,
+        EncryptionInput::Key(KEY),
+        EncryptionInput::Passphrase("new pass".into()),
+    )
+    .unwrap();
+    std::fs::remove_file(&backup).unwrap();
+    assert!(matches!(
+        Emdb::builder().path(&path).encryption_key(KEY).build(),
+        Err(Error::EncryptionKeyMismatch { .. })
+    ));
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_passphrase("new pass")
+            .build()
+            .unwrap();
+        assert!(db.recovery_report().used_checkpoint);
+        assert_eq!(db.len().unwrap(), 1001);
+        assert_eq!(
+            db.namespace("ns").unwrap().get("x").unwrap(),
+            Some(b"y".to_vec())
+        );
+        assert!(db.ttl("ttl").unwrap().unwrap() > Duration::from_secs(3000));
+    }
+    Emdb::disable_encryption(&path, EncryptionInput::Passphrase("new pass".into())).unwrap();
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.get("k999").unwrap(), Some(b"v999".to_vec()));
+    assert_eq!(db.len().unwrap(), 1001);
+}
+
+/// The child side of `crash_during_rotation_leaves_a_usable_database`.
+#[test]
+#[ignore = "child process of crash_during_rotation_leaves_a_usable_database"]
+fn rotation_child() {
+    let Ok(path) = std::env::var("EMDB_ROTATE_CHILD") else {
+        return;
+    };
+    let from: [u8; 32] = if std::env::var("EMDB_ROTATE_FROM").as_deref() == Ok("a") {
+        KEY
+    } else {
+        OTHER_KEY
+    };
+    let to = if from == KEY { OTHER_KEY } else { KEY };
+    Emdb::rotate_encryption_key(&path, EncryptionInput::Key(from), EncryptionInput::Key(to))
+        .unwrap();
+    println!("rotated");
+}
+
+#[test]
+fn crash_during_rotation_leaves_a_usable_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rot.emdb");
+    let n = 20_000u32;
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_key(KEY)
+            .build()
+            .unwrap();
+        db.insert_many((0..n).map(|i| (format!("k{i:06}"), format!("value-{i}"))))
+            .unwrap();
+    }
+    let rounds: u64 = std::env::var("EMDB_ROTATE_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(8);
+    let mut current = KEY;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..rounds {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "rotation_child",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("EMDB_ROTATE_CHILD", &path)
+            .env("EMDB_ROTATE_FROM", if current == KEY { "a" } else { "b" })
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(seed % 400));
+        let _ = child.kill();
+        let _ = child.wait();
+        // Either key opens it, with all data.
+        let with_old = Emdb::builder().path(&path).encryption_key(current).build();
+        let (db, key) = match with_old {
+            Ok(db) => (db, current),
+            Err(Error::EncryptionKeyMismatch { .. }) => {
+                let other = if current == KEY { OTHER_KEY } else { KEY };
+                (
+                    Emdb::builder()
+                        .path(&path)
+                        .encryption_key(other)
+                        .build()
+                        .unwrap_or_else(|e| panic!("round {round}: {e}")),
+                    other,
+                )
+            }
+            Err(e) => panic!("round {round}: {e}"),
+        };
+        assert_eq!(db.len().unwrap(), n as usize, "round {round}");
+        assert_eq!(
+            db.get(format!("k{:06}", round % u64::from(n))).unwrap(),
+            Some(format!("value-{}", round % u64::from(n)).into_bytes())
+        );
+        drop(db);
+        current = key;
+        // An operator, having checked the database, removes the backup.
+        let _ = std::fs::remove_file(dir.path().join("rot.emdb.encbak"));
+    }
+}
