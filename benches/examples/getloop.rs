@@ -16,7 +16,10 @@ fn key(i: u64) -> [u8; 24] {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: u64 = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let n: u64 = std::env::var("N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let dir = tempfile::tempdir()?;
     let db = Emdb::open(dir.path().join("g.emdb"))?;
     db.insert_many((0..n).map(|i| (key(i), [7u8; 150])))?;
@@ -41,7 +44,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             x ^= x << 17;
             std::hint::black_box(key(x % n));
         }
-        println!("  key generation alone: {:.0} ns/op", t.elapsed().as_nanos() as f64 / n as f64);
+        println!(
+            "  key generation alone: {:.0} ns/op",
+            t.elapsed().as_nanos() as f64 / n as f64
+        );
     }
     Ok(())
 }

@@ -4,7 +4,10 @@ use std::time::Instant;
 use emdb_core::Emdb;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let n: usize = std::env::var("N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("q.emdb");
     let mut x = 0x1234_5678_9abc_def0u64;
@@ -42,7 +45,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let el = t.elapsed();
-    println!("random get x{n}: {:?} ({:.0} ns/get) found {found}", el, el.as_nanos() as f64 / n as f64);
+    println!(
+        "random get x{n}: {:?} ({:.0} ns/get) found {found}",
+        el,
+        el.as_nanos() as f64 / n as f64
+    );
     let t = Instant::now();
     for i in 0..n {
         let idx = (i * 7919) % n;
@@ -50,9 +57,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::hint::black_box(v);
     }
     let el = t.elapsed();
-    println!("random get_zerocopy: {:.0} ns/get", el.as_nanos() as f64 / n as f64);
+    println!(
+        "random get_zerocopy: {:.0} ns/get",
+        el.as_nanos() as f64 / n as f64
+    );
     let s = db.stats()?;
-    println!("index memory: {} bytes = {:.1} B/key; logical {} file {}", s.index_memory_bytes, s.index_memory_bytes as f64 / n as f64, s.log_logical_bytes, s.file_bytes);
+    println!(
+        "index memory: {} bytes = {:.1} B/key; logical {} file {}",
+        s.index_memory_bytes,
+        s.index_memory_bytes as f64 / n as f64,
+        s.log_logical_bytes,
+        s.file_bytes
+    );
     let t = Instant::now();
     for (k, v) in items.iter().take(50_000) {
         db.insert(k, v)?;
@@ -63,14 +79,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("close (sync+checkpoint): {:?}", t.elapsed());
     let t = Instant::now();
     let db = Emdb::open(&path)?;
-    println!("reopen: {:?} used_checkpoint={} len={}", t.elapsed(), db.recovery_report().used_checkpoint, db.len()?);
+    println!(
+        "reopen: {:?} used_checkpoint={} len={}",
+        t.elapsed(),
+        db.recovery_report().used_checkpoint,
+        db.len()?
+    );
     drop(db);
     std::fs::remove_file(dir.path().join("q.emdb.ckpt"))?;
     let t = Instant::now();
     let db = Emdb::open(&path)?;
-    println!("reopen w/o checkpoint (replay): {:?} len={}", t.elapsed(), db.len()?);
+    println!(
+        "reopen w/o checkpoint (replay): {:?} len={}",
+        t.elapsed(),
+        db.len()?
+    );
     let t = Instant::now();
     db.compact()?;
-    println!("compact: {:?}; file {}", t.elapsed(), db.stats()?.file_bytes);
+    println!(
+        "compact: {:?}; file {}",
+        t.elapsed(),
+        db.stats()?.file_bytes
+    );
     Ok(())
 }

@@ -199,6 +199,16 @@ impl Emdb {
         lock::break_lock(&canonical_or_same(path.as_ref()))
     }
 
+    /// Check every record of the database at `path` (CRCs, and seals when
+    /// `encryption` is given) without modifying anything, and list every
+    /// damaged range. Repair with `EmdbBuilder::salvage(true)`.
+    pub fn verify(
+        path: impl AsRef<Path>,
+        encryption: Option<crate::EncryptionInput>,
+    ) -> Result<crate::VerifyReport> {
+        crate::verify::verify(path.as_ref(), encryption)
+    }
+
     /// The default database file: `<platform data dir>/emdb/emdb-default.emdb`.
     pub fn default_path() -> Result<PathBuf> {
         crate::builder::default_database_path()

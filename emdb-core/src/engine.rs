@@ -216,7 +216,12 @@ fn new_header_page(cfg: &Config) -> Result<Vec<u8>> {
 }
 
 /// The record keys of a log, from its header page and the configured secret.
-fn crypt_for(cfg: &Config, path: &Path, id: &Identity, page: &[u8]) -> Result<Option<Arc<Crypt>>> {
+pub(crate) fn crypt_for(
+    cfg: &Config,
+    path: &Path,
+    id: &Identity,
+    page: &[u8],
+) -> Result<Option<Arc<Crypt>>> {
     let encrypted = id.flags & FLAG_ENCRYPTED != 0;
     match (encrypted, &cfg.encryption) {
         (false, None) => Ok(None),
@@ -269,7 +274,11 @@ fn write_page(f: &File, path: &Path, page: &[u8]) -> Result<()> {
     f.sync_all().map_err(|e| Error::io("fsync", Some(path), e))
 }
 
-fn read_identity(file: &File, path: &Path, len: u64) -> Result<(Identity, SyncSlot, Vec<u8>)> {
+pub(crate) fn read_identity(
+    file: &File,
+    path: &Path,
+    len: u64,
+) -> Result<(Identity, SyncSlot, Vec<u8>)> {
     use std::os::unix::fs::FileExt;
     let mut page = vec![0u8; HEADER_SIZE.min(len as usize)];
     file.read_exact_at(&mut page, 0)

@@ -51,6 +51,7 @@ mod nested;
 mod recovery;
 mod stats;
 mod ttl;
+mod verify;
 
 pub use builder::{default_database_path, EmdbBuilder, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME};
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -67,3 +68,4 @@ pub use nested::{Focus, Group};
 pub use recovery::{RecoveryReport, SkippedRange};
 pub use stats::Stats;
 pub use ttl::Ttl;
+pub use verify::{DamagedRange, VerifyReport};
