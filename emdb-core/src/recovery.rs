@@ -178,11 +178,23 @@ pub(crate) fn replay(
                         at = next;
                     }
                     None => {
+                        // Nothing valid follows: everything up to the last
+                        // written (or last durable) byte is lost, in one range.
+                        let lost_to = last_nonzero(bytes, at).max(durable_end.min(total));
                         report.skipped.push(SkippedRange {
                             offset: at,
-                            len: last_nonzero(bytes, at) - at,
+                            len: lost_to - at,
                         });
-                        break;
+                        if durable_end > lost_to {
+                            report.skipped.push(SkippedRange {
+                                offset: lost_to,
+                                len: durable_end - lost_to,
+                            });
+                        }
+                        return Ok(Replayed {
+                            end: at,
+                            last_frame,
+                        });
                     }
                 }
             }

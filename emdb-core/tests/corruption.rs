@@ -350,7 +350,7 @@ fn salvage_skips_exactly_the_damaged_unit_and_keeps_every_other_record() {
 /// What salvage reports is what was lost: each damaged byte in one range,
 /// ranges in order and never overlapping.
 #[test]
-#[ignore = "engine bug: salvage of a damaged last record reports the same skipped range twice"]
+
 fn salvage_reports_each_lost_byte_once() {
     let dir = tempfile::tempdir().unwrap();
     let p = Pristine::build(dir.path());
