@@ -1,1 +1,62 @@
-fn main() {}
+//! `emdb-tui`: parse the command line, open the database, run the UI, and
+//! print `emdb-tui: <error>` with a meaningful exit code when that fails.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use clap::Parser;
+
+use emdb_tui::app::{App, Config};
+use emdb_tui::cli::Cli;
+use emdb_tui::database::{self, Failure};
+use emdb_tui::terminal::{self, CrosstermHost, RestoreGuard};
+use emdb_tui::{event_loop, worker::Worker};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("emdb-tui: {}", f.message);
+            if let Some(hint) = f.hint {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    let path = database::resolve_path(cli.path, cli.db)?;
+    if !std::io::stdout().is_terminal() {
+        return Err(
+            Failure::new(2, "emdb-tui needs a terminal on standard output")
+                .hint("use the emdb command for scripts"),
+        );
+    }
+    let keys = database::KeySource {
+        passphrase_file: cli.passphrase_file,
+        key_file: cli.key_file,
+        passphrase_env: std::env::var("EMDB_PASSPHRASE").ok(),
+        prompt: std::io::stdin().is_terminal(),
+    };
+    let db = database::open(&path, cli.write, cli.lock_timeout, &keys)?;
+    let config = Config {
+        path: db.path().unwrap_or(path),
+        writable: cli.write,
+        tick: Duration::from_millis(cli.refresh_ms),
+        delimiter: cli.tree.unwrap_or(b':'),
+        tree: cli.tree.is_some(),
+        namespace: cli.namespace,
+    };
+    let mut app = App::new(config, Worker::spawn(db), SystemTime::now());
+    let mut tui = terminal::setup()?;
+    let guard = RestoreGuard;
+    let result = event_loop::run(&mut tui, &mut app, &mut CrosstermHost);
+    drop(guard);
+    // Closing the worker drops the last database handle (a writable one
+    // syncs and checkpoints then).
+    drop(app);
+    Ok(result?)
+}

@@ -1,0 +1,586 @@
+//! The state of the whole UI. Only [`crate::update`] changes it; the `ui`
+//! modules only read it.
+
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use emdb_core::Stats;
+use ratatui::layout::Rect;
+
+use crate::history::History;
+use crate::keylist::{KeyList, KeySet};
+use crate::value_format::{Shown, ViewMode};
+use crate::worker::{Change, NsName, Request, Worker};
+
+/// Tree delimiters offered by `T`, in order.
+pub const DELIMITERS: &[u8] = b":./-";
+
+/// Options fixed at start.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The database file.
+    pub path: PathBuf,
+    /// Opened with `--write`.
+    pub writable: bool,
+    /// How often stats are sampled.
+    pub tick: Duration,
+    /// Tree delimiter to start with.
+    pub delimiter: u8,
+    /// Start in the tree view.
+    pub tree: bool,
+    /// Namespace to open first (`None`: the default one).
+    pub namespace: NsName,
+}
+
+impl Config {
+    /// Read-only browsing of `path` with the default settings.
+    pub fn new(path: impl Into<PathBuf>) -> Config {
+        Config {
+            path: path.into(),
+            writable: false,
+            tick: Duration::from_millis(250),
+            delimiter: b':',
+            tree: false,
+            namespace: None,
+        }
+    }
+}
+
+/// The two tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    /// Namespaces, keys and a value.
+    Browse,
+    /// Live statistics.
+    Dashboard,
+}
+
+/// The panes of the browser tab, left to right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    /// Namespace list.
+    Namespaces,
+    /// Key list.
+    Keys,
+    /// Value viewer.
+    Value,
+}
+
+impl Pane {
+    /// The pane to the right (wrapping).
+    pub fn next(self) -> Pane {
+        match self {
+            Pane::Namespaces => Pane::Keys,
+            Pane::Keys => Pane::Value,
+            Pane::Value => Pane::Namespaces,
+        }
+    }
+
+    /// The pane to the left (wrapping).
+    pub fn prev(self) -> Pane {
+        match self {
+            Pane::Namespaces => Pane::Value,
+            Pane::Keys => Pane::Namespaces,
+            Pane::Value => Pane::Keys,
+        }
+    }
+}
+
+/// A one-line text input with a cursor.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Input {
+    text: String,
+    /// Cursor position in characters.
+    cursor: usize,
+}
+
+impl Input {
+    /// An input holding `text`, cursor at the end.
+    pub fn with_text(text: &str) -> Input {
+        Input {
+            text: text.to_string(),
+            cursor: text.chars().count(),
+        }
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The cursor, in characters.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    fn byte_at(&self, chars: usize) -> usize {
+        self.text
+            .char_indices()
+            .nth(chars)
+            .map_or(self.text.len(), |(i, _)| i)
+    }
+
+    /// Apply one edit.
+    pub fn edit(&mut self, edit: crate::action::InputEdit) {
+        use crate::action::InputEdit as E;
+        let len = self.text.chars().count();
+        match edit {
+            E::Insert(c) => {
+                let at = self.byte_at(self.cursor);
+                self.text.insert(at, c);
+                self.cursor += 1;
+            }
+            E::Backspace if self.cursor > 0 => {
+                let at = self.byte_at(self.cursor - 1);
+                self.text.remove(at);
+                self.cursor -= 1;
+            }
+            E::Delete if self.cursor < len => {
+                let at = self.byte_at(self.cursor);
+                self.text.remove(at);
+            }
+            E::Left => self.cursor = self.cursor.saturating_sub(1),
+            E::Right => self.cursor = (self.cursor + 1).min(len),
+            E::Home => self.cursor = 0,
+            E::End => self.cursor = len,
+            E::ClearToStart => {
+                let at = self.byte_at(self.cursor);
+                self.text.replace_range(..at, "");
+                self.cursor = 0;
+            }
+            E::DeleteWord => {
+                let chars: Vec<char> = self.text.chars().collect();
+                let mut start = self.cursor;
+                while start > 0 && chars[start - 1] == ' ' {
+                    start -= 1;
+                }
+                while start > 0 && chars[start - 1] != ' ' {
+                    start -= 1;
+                }
+                let (a, b) = (self.byte_at(start), self.byte_at(self.cursor));
+                self.text.replace_range(a..b, "");
+                self.cursor = start;
+            }
+            E::Backspace | E::Delete => {}
+        }
+    }
+}
+
+/// What a prompt asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// The key of a new put.
+    NewKey,
+    /// The value of a new put.
+    NewValue {
+        /// Its key.
+        key: Vec<u8>,
+    },
+    /// The time to live of a new put.
+    NewTtl {
+        /// Its key.
+        key: Vec<u8>,
+        /// Its value.
+        value: Vec<u8>,
+    },
+    /// A new value for an existing key.
+    EditValue {
+        /// The key.
+        key: Vec<u8>,
+    },
+}
+
+/// A question waiting for y/n.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Question {
+    /// Stage deleting this key.
+    Delete {
+        /// The key.
+        key: Vec<u8>,
+    },
+    /// Quit with staged changes.
+    Quit,
+}
+
+/// What the keyboard is talking to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The panes.
+    Normal,
+    /// Typing the key filter.
+    Filter(Input),
+    /// The help overlay, scrolled this far.
+    Help(usize),
+    /// A text prompt.
+    Prompt(PromptKind, Input),
+    /// A y/n question.
+    Confirm(Question),
+    /// The diff of the staged changes, scrolled this far.
+    Review(usize),
+}
+
+/// Selection and scroll position of a list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListNav {
+    /// Selected row.
+    pub selected: usize,
+    /// First visible row.
+    pub offset: usize,
+}
+
+impl ListNav {
+    /// Move the selection by `delta` rows within `len` rows, keeping it on
+    /// screen in a window of `height` rows.
+    pub fn step(&mut self, delta: isize, len: usize, height: usize) {
+        let target = self.selected.saturating_add_signed(delta);
+        self.select(target, len, height);
+    }
+
+    /// Select row `i` (clamped), keeping it on screen.
+    pub fn select(&mut self, i: usize, len: usize, height: usize) {
+        self.selected = i.min(len.saturating_sub(1));
+        self.follow(len, height);
+    }
+
+    /// Adjust the offset so the selection is visible.
+    pub fn follow(&mut self, len: usize, height: usize) {
+        let height = height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+        self.offset = self.offset.min(len.saturating_sub(height));
+    }
+}
+
+/// One namespace in the namespace pane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NsItem {
+    /// Its name (`None`: the default namespace).
+    pub name: NsName,
+    /// Live keys (expired ones not yet swept included).
+    pub count: u64,
+}
+
+/// A key load in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loading {
+    /// Its generation.
+    pub generation: u64,
+    /// Keys read so far.
+    pub loaded: usize,
+    /// When it started (ms since the epoch).
+    pub started_ms: u64,
+}
+
+/// The keys pane.
+#[derive(Debug, Default)]
+pub struct KeysPane {
+    /// The keys, filtered and arranged.
+    pub list: KeyList,
+    /// Selection and scroll.
+    pub nav: ListNav,
+    /// The namespace `list` holds; `None` until a first load arrives.
+    pub ns: Option<NsName>,
+    /// The load in flight.
+    pub loading: Option<Loading>,
+    /// Generation of the newest load requested.
+    pub generation: u64,
+    /// When the shown keys were loaded (ms since the epoch).
+    pub loaded_ms: u64,
+    /// How long that load took.
+    pub took: Duration,
+    /// The database changed since the keys were loaded.
+    pub stale: bool,
+    /// Log size when the newest load was requested.
+    pub log_end: u64,
+}
+
+/// A value read from the database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedValue {
+    /// Its namespace.
+    pub ns: NsName,
+    /// Its key.
+    pub key: Vec<u8>,
+    /// The bytes, or `None` when the key is gone.
+    pub value: Option<Vec<u8>>,
+    /// Expiry (ms since the epoch).
+    pub expires_ms: Option<u64>,
+}
+
+/// Formatted lines of the shown value, made once per value, view and width.
+#[derive(Clone, Debug)]
+pub struct Formatted {
+    /// [`ValuePane::version`] it was made from.
+    pub version: u64,
+    /// [`App::staged_version`] it was made from.
+    pub staged_version: u64,
+    /// The view asked for.
+    pub mode: ViewMode,
+    /// Wrapping width.
+    pub width: u16,
+    /// The format used.
+    pub shown: Shown,
+    /// Why it differs from the one asked for.
+    pub note: Option<&'static str>,
+    /// Wrapped lines (empty for hex, which is made per visible line).
+    pub lines: Vec<String>,
+}
+
+/// The value pane.
+#[derive(Debug, Default)]
+pub struct ValuePane {
+    /// The key the pane should show.
+    pub target: Option<Vec<u8>>,
+    /// The newest value read for the selection.
+    pub loaded: Option<LoadedValue>,
+    /// Bumped whenever `loaded` changes, to invalidate `formatted`.
+    pub version: u64,
+    /// The view asked for.
+    pub mode: ViewMode,
+    /// First visible line.
+    pub scroll: usize,
+    /// Formatting cache (filled while drawing; no I/O).
+    pub formatted: RefCell<Option<Formatted>>,
+    /// Display lines of the value as last drawn, for scrolling limits.
+    pub lines: Cell<usize>,
+}
+
+/// The old value of a staged change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OldValue {
+    /// Being read.
+    Loading,
+    /// Read: `None` when the key did not exist.
+    Known(Option<Vec<u8>>),
+}
+
+/// A change waiting to be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Staged {
+    /// The change.
+    pub change: Change,
+    /// What it replaces.
+    pub old: OldValue,
+}
+
+/// A compaction in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compaction {
+    /// When it started (ms since the epoch).
+    pub started_ms: u64,
+    /// Bytes the new file should reach (live bytes plus header).
+    pub expected: u64,
+    /// Bytes of the new file so far, when known.
+    pub written: Option<u64>,
+}
+
+/// A line for the message bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    /// The text.
+    pub text: String,
+    /// Shown in red.
+    pub error: bool,
+    /// When it was set (ms since the epoch).
+    pub at_ms: u64,
+}
+
+/// Where the panes were drawn last, for the mouse and for page sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Areas {
+    /// Namespace pane.
+    pub namespaces: Rect,
+    /// Key pane.
+    pub keys: Rect,
+    /// Value pane.
+    pub value: Rect,
+    /// Rows of keys visible.
+    pub key_rows: u16,
+    /// Rows of namespaces visible.
+    pub ns_rows: u16,
+    /// Lines of value visible.
+    pub value_rows: u16,
+}
+
+/// A `$EDITOR` session the main loop should run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditorJob {
+    /// The key being edited.
+    pub key: Vec<u8>,
+    /// The text to start from.
+    pub initial: Vec<u8>,
+}
+
+/// Everything the UI knows.
+pub struct App {
+    /// Options.
+    pub config: Config,
+    /// The clock, advanced by ticks (ms since the epoch).
+    pub now_ms: u64,
+    /// The visible tab.
+    pub tab: Tab,
+    /// The focused pane of the browser.
+    pub focus: Pane,
+    /// The keyboard mode.
+    pub mode: Mode,
+    /// Namespaces with counts.
+    pub namespaces: Vec<NsItem>,
+    /// Namespace selection.
+    pub ns_nav: ListNav,
+    /// The key pane.
+    pub keys: KeysPane,
+    /// The value pane.
+    pub value: ValuePane,
+    /// The newest stats sample.
+    pub stats: Option<Stats>,
+    /// When it arrived (ms since the epoch).
+    pub stats_ms: Option<u64>,
+    /// Whether the writer that published the counters still runs.
+    pub writer_alive: Option<bool>,
+    /// Rates over time.
+    pub history: History,
+    /// Staged changes, in staging order.
+    pub staged: Vec<Staged>,
+    /// Bumped whenever `staged` changes.
+    pub staged_version: u64,
+    /// A running compaction.
+    pub compaction: Option<Compaction>,
+    /// The message bar.
+    pub message: Option<Message>,
+    /// Where things were drawn.
+    pub areas: Cell<Areas>,
+    /// An external edit to run.
+    pub editor: Option<EditorJob>,
+    /// Set when the UI should exit.
+    pub quit: bool,
+    /// Log size when the shown value was read, to notice changes.
+    pub(crate) value_log_end: u64,
+    /// Stats requests sent and not answered yet.
+    pub(crate) stats_pending: bool,
+    worker: Worker,
+}
+
+impl App {
+    /// A UI over `worker`'s database, starting at `now`. Call
+    /// [`App::start`] to send the first requests.
+    pub fn new(config: Config, worker: Worker, now: SystemTime) -> App {
+        let mut keys = KeysPane {
+            list: KeyList::new(KeySet::new(), config.delimiter),
+            ..KeysPane::default()
+        };
+        if config.tree {
+            keys.list.set_view(crate::keylist::ListView::Tree);
+        }
+        let namespaces = vec![NsItem {
+            name: config.namespace.clone(),
+            count: 0,
+        }];
+        App {
+            now_ms: crate::worker::unix_ms(now),
+            tab: Tab::Browse,
+            focus: Pane::Keys,
+            mode: Mode::Normal,
+            namespaces,
+            ns_nav: ListNav::default(),
+            keys,
+            value: ValuePane::default(),
+            stats: None,
+            stats_ms: None,
+            writer_alive: None,
+            history: History::default(),
+            staged: Vec::new(),
+            staged_version: 0,
+            compaction: None,
+            message: None,
+            areas: Cell::new(Areas::default()),
+            editor: None,
+            quit: false,
+            value_log_end: 0,
+            stats_pending: false,
+            worker,
+            config,
+        }
+    }
+
+    /// Ask for the first stats and keys.
+    pub fn start(&mut self) {
+        self.request(Request::Stats);
+        self.stats_pending = true;
+        let ns = self.config.namespace.clone();
+        self.load_keys(ns);
+    }
+
+    /// Send a request to the worker.
+    pub fn request(&mut self, req: Request) {
+        self.worker.send(req);
+    }
+
+    /// The next worker response, if any.
+    pub fn poll_worker(&mut self) -> Option<crate::worker::Response> {
+        self.worker.try_recv()
+    }
+
+    /// Start loading the keys of `ns` (replacing any load in flight).
+    pub fn load_keys(&mut self, ns: NsName) {
+        self.keys.generation += 1;
+        self.keys.log_end = self.stats.as_ref().map_or(0, |s| s.log_logical_bytes);
+        self.keys.stale = false;
+        let generation = self.keys.generation;
+        self.keys.loading = Some(Loading {
+            generation,
+            loaded: 0,
+            started_ms: self.now_ms,
+        });
+        self.request(Request::LoadKeys { ns, generation });
+    }
+
+    /// The namespace selected in the namespace pane.
+    pub fn selected_ns(&self) -> NsName {
+        self.namespaces
+            .get(self.ns_nav.selected)
+            .and_then(|n| n.name.clone())
+    }
+
+    /// The namespace whose keys are shown (or being loaded first).
+    pub fn shown_ns(&self) -> NsName {
+        match &self.keys.ns {
+            Some(ns) => ns.clone(),
+            None => self.selected_ns(),
+        }
+    }
+
+    /// The key of the selected row, when it is a key.
+    pub fn selected_key(&self) -> Option<&[u8]> {
+        self.keys.list.key_at(self.keys.nav.selected)
+    }
+
+    /// The staged change of `key` in the shown namespace.
+    pub fn staged_for(&self, key: &[u8]) -> Option<&Staged> {
+        let ns = self.shown_ns();
+        self.staged
+            .iter()
+            .find(|s| s.change.key == key && s.change.ns == ns)
+    }
+
+    /// Set the message bar.
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: false,
+            at_ms: self.now_ms,
+        });
+    }
+
+    /// Set the message bar to an error.
+    pub fn complain(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: true,
+            at_ms: self.now_ms,
+        });
+    }
+}

@@ -1,0 +1,124 @@
+//! The command line, defined once with clap derive; doc comments are the
+//! help text.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+const AFTER_HELP: &str = "\
+Examples:
+  emdb-tui app.emdb                 browse read-only (works while an app writes)
+  emdb-tui --write app.emdb         browse and edit (takes the writer lock)
+  EMDB_PATH=app.emdb emdb-tui -n sessions --tree :
+
+Keys: ? in the UI shows them all; q quits. See docs/TUI.md.
+Encrypted databases: --passphrase-file, --key-file (or EMDB_KEY_FILE), the
+EMDB_PASSPHRASE variable, or a hidden prompt; never a secret on the command line.
+Exit codes: 0 ok, 2 usage, 3 locked, 4 corrupt, 5 wrong key, 6 I/O.";
+
+/// emdb-tui: browse and watch an emdb database in the terminal.
+///
+/// Opens the database read-only unless --write is given, so it can watch a
+/// database another process is writing: keys, values and the live
+/// dashboard follow the writer by themselves.
+#[derive(Debug, Parser)]
+#[command(name = "emdb-tui", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    /// Database file; overrides --db and EMDB_PATH.
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+
+    /// Database file [default: the platform data directory's
+    /// emdb/emdb-default.emdb].
+    #[arg(long, env = "EMDB_PATH", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Open for writing: put, edit, delete, flush and compact. Fails when
+    /// another process holds the writer lock.
+    #[arg(long)]
+    pub write: bool,
+
+    /// With --write: how long to keep retrying while another process holds
+    /// the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds).
+    /// Default: fail at once.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "write")]
+    pub lock_timeout: Option<Duration>,
+
+    /// Read the passphrase of an encrypted database from this file (its
+    /// first line). Without a key option, emdb-tui uses EMDB_PASSPHRASE or
+    /// asks on the terminal when the database is encrypted.
+    #[arg(long, value_name = "FILE", conflicts_with = "key_file")]
+    pub passphrase_file: Option<PathBuf>,
+
+    /// Read the raw 256-bit key of an encrypted database from this file: 32
+    /// bytes, or 64 hex digits.
+    #[arg(long, env = "EMDB_KEY_FILE", value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
+
+    /// Namespace to show first [default: the default namespace].
+    #[arg(short, long, value_name = "NAME")]
+    pub namespace: Option<String>,
+
+    /// Start with keys grouped in a tree on this delimiter (one character
+    /// such as ':' or '.').
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub tree: Option<u8>,
+
+    /// How often to sample stats and follow the writer, in milliseconds.
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 250,
+        value_parser = clap::value_parser!(u64).range(50..=10_000)
+    )]
+    pub refresh_ms: u64,
+}
+
+/// `500ms`, `10s`, `2m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{t:?} is not a duration (e.g. 500ms, 10s, 2m)"))?;
+    match unit {
+        "ms" => Ok(Duration::from_millis(n)),
+        "" | "s" => Ok(Duration::from_secs(n)),
+        "m" => Ok(Duration::from_secs(n * 60)),
+        "h" => Ok(Duration::from_secs(n * 3600)),
+        other => Err(format!("unknown unit {other:?} (use ms, s, m or h)")),
+    }
+}
+
+/// One ASCII punctuation character.
+pub fn parse_delimiter(text: &str) -> Result<u8, String> {
+    match text.as_bytes() {
+        [b] if b.is_ascii_graphic() => Ok(*b),
+        _ => Err(format!(
+            "{text:?} is not a delimiter: give one printable ASCII character such as : or ."
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_and_delimiters() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("soon").is_err());
+        assert_eq!(parse_delimiter(":"), Ok(b':'));
+        assert!(parse_delimiter("::").is_err());
+    }
+}

@@ -1,0 +1,290 @@
+//! Which file to open and how: read-only by default, writable with
+//! `--write`, the key of an encrypted database, and errors a person can act
+//! on.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use emdb_core::{Emdb, EncryptionInput, Error};
+
+/// Why the UI could not start, with the process exit code.
+#[derive(Debug)]
+pub struct Failure {
+    /// What went wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+    /// Exit code: 2 usage, 3 locked, 4 corrupt, 5 wrong key, 6 I/O.
+    pub code: u8,
+}
+
+impl Failure {
+    /// A failure with exit code `code`.
+    pub fn new(code: u8, message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            hint: None,
+            code,
+        }
+    }
+
+    /// Add a hint.
+    pub fn hint(mut self, hint: impl Into<String>) -> Failure {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        let (code, hint) = match &e {
+            Error::LockBusy { .. } => (
+                3,
+                Some("run emdb-tui without --write to browse read-only while it writes"),
+            ),
+            Error::Corruption { .. } | Error::NotADatabase { .. } => (4, None),
+            Error::EncryptionKeyMismatch { .. } => (5, None),
+            Error::EncryptionRequired { .. } => (
+                5,
+                Some("give --passphrase-file, --key-file or EMDB_PASSPHRASE"),
+            ),
+            Error::NotEncrypted { .. } => (
+                2,
+                Some("drop --passphrase-file, --key-file, EMDB_KEY_FILE and EMDB_PASSPHRASE"),
+            ),
+            Error::InvalidConfig(_)
+            | Error::UnsupportedVersion { .. }
+            | Error::FeatureDisabled(_) => (2, None),
+            _ => (6, None),
+        };
+        Failure {
+            message: e.to_string(),
+            hint: hint.map(str::to_owned),
+            code,
+        }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::new(6, format!("terminal: {e}"))
+    }
+}
+
+/// The database file: the PATH argument, else `--db` or `EMDB_PATH`, else
+/// the platform default.
+pub fn resolve_path(arg: Option<PathBuf>, db: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    match arg.or(db) {
+        Some(p) => Ok(p),
+        None => emdb_core::default_database_path()
+            .map_err(|e| Failure::from(e).hint("pass a PATH, --db PATH or set EMDB_PATH")),
+    }
+}
+
+/// Where the key of an encrypted database comes from.
+#[derive(Debug, Default)]
+pub struct KeySource {
+    /// `--passphrase-file`.
+    pub passphrase_file: Option<PathBuf>,
+    /// `--key-file` or `EMDB_KEY_FILE`.
+    pub key_file: Option<PathBuf>,
+    /// `EMDB_PASSPHRASE`.
+    pub passphrase_env: Option<String>,
+    /// Ask on the terminal when the database turns out to be encrypted.
+    pub prompt: bool,
+}
+
+impl KeySource {
+    /// The key or passphrase given up front, if any.
+    pub fn given(&self) -> Result<Option<EncryptionInput>, Failure> {
+        if let Some(p) = &self.key_file {
+            return read_key_file(p).map(Some);
+        }
+        if let Some(p) = &self.passphrase_file {
+            return read_passphrase_file(p).map(Some);
+        }
+        Ok(self.passphrase_env.clone().map(EncryptionInput::Passphrase))
+    }
+}
+
+/// A raw key file: exactly 32 bytes, or 64 hex digits (whitespace around
+/// them is ignored).
+pub fn read_key_file(path: &Path) -> Result<EncryptionInput, Failure> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::new(6, format!("cannot read key file {}: {e}", path.display())))?;
+    if let Ok(raw) = <[u8; 32]>::try_from(bytes.as_slice()) {
+        return Ok(EncryptionInput::Key(raw));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let hex = text.trim();
+    let digits: Vec<u8> = hex
+        .chars()
+        .map_while(|c| c.to_digit(16).map(|d| d as u8))
+        .collect();
+    if hex.len() == 64 && digits.len() == 64 {
+        let mut key = [0u8; 32];
+        for (k, pair) in key.iter_mut().zip(digits.chunks(2)) {
+            *k = pair[0] * 16 + pair[1];
+        }
+        return Ok(EncryptionInput::Key(key));
+    }
+    Err(Failure::new(
+        2,
+        format!(
+            "key file {} holds {} bytes: expected 32 raw bytes or 64 hex digits",
+            path.display(),
+            bytes.len()
+        ),
+    ))
+}
+
+/// A passphrase file: its first line, without the line break.
+pub fn read_passphrase_file(path: &Path) -> Result<EncryptionInput, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Failure::new(
+            6,
+            format!("cannot read passphrase file {}: {e}", path.display()),
+        )
+    })?;
+    let line = text.lines().next().unwrap_or("");
+    if line.is_empty() {
+        return Err(Failure::new(
+            2,
+            format!("passphrase file {} is empty", path.display()),
+        ));
+    }
+    Ok(EncryptionInput::Passphrase(line.to_string()))
+}
+
+/// Open `path`: read-only (never locks, never writes, follows a live
+/// writer), or writable, retrying for `lock_timeout` while another process
+/// holds the writer lock. An encrypted database without a key given asks
+/// for its passphrase when `keys.prompt` allows it.
+pub fn open(
+    path: &Path,
+    write: bool,
+    lock_timeout: Option<Duration>,
+    keys: &KeySource,
+) -> Result<Emdb, Failure> {
+    if !write && !path.exists() {
+        return Err(Failure::new(
+            6,
+            format!(
+                "no database at {} (nothing was written there yet)",
+                path.display()
+            ),
+        )
+        .hint("check the path, --db or EMDB_PATH; --write creates a new database"));
+    }
+    let key = keys.given()?;
+    match open_with(path, write, lock_timeout, key.clone()) {
+        Err(Error::EncryptionRequired { .. }) if key.is_none() && keys.prompt => {
+            let passphrase = ask_passphrase(path)?;
+            Ok(open_with(
+                path,
+                write,
+                lock_timeout,
+                Some(EncryptionInput::Passphrase(passphrase)),
+            )?)
+        }
+        other => Ok(other?),
+    }
+}
+
+fn open_with(
+    path: &Path,
+    write: bool,
+    lock_timeout: Option<Duration>,
+    key: Option<EncryptionInput>,
+) -> emdb_core::Result<Emdb> {
+    let builder = || {
+        let b = Emdb::builder().path(path).read_only(!write);
+        match &key {
+            Some(k) => b.encryption(k.clone()),
+            None => b,
+        }
+    };
+    if !write {
+        return builder().build();
+    }
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(10);
+    loop {
+        match builder().build() {
+            Err(e @ Error::LockBusy { .. }) => {
+                let left = lock_timeout
+                    .unwrap_or_default()
+                    .saturating_sub(start.elapsed());
+                if left.is_zero() {
+                    return Err(e);
+                }
+                std::thread::sleep(pause.min(left));
+                pause = (pause * 2).min(Duration::from_millis(250));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Read a passphrase from the terminal without echoing it.
+fn ask_passphrase(path: &Path) -> Result<String, Failure> {
+    use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+    let mut err = std::io::stderr();
+    write!(err, "Passphrase for {}: ", path.display())?;
+    err.flush()?;
+    crossterm::terminal::enable_raw_mode()?;
+    let mut text = String::new();
+    let outcome = loop {
+        let ev = match event::read() {
+            Ok(ev) => ev,
+            Err(e) => break Err(Failure::from(e)),
+        };
+        let Event::Key(k) = ev else { continue };
+        if k.kind == KeyEventKind::Release {
+            continue;
+        }
+        match k.code {
+            KeyCode::Enter => break Ok(()),
+            KeyCode::Esc => break Err(Failure::new(2, "no passphrase given")),
+            KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                break Err(Failure::new(2, "no passphrase given"))
+            }
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) => text.push(c),
+            _ => {}
+        }
+    };
+    let _ = crossterm::terminal::disable_raw_mode();
+    let _ = writeln!(err);
+    outcome.map(|()| text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_files_raw_or_hex() {
+        let dir = std::env::temp_dir().join(format!("emdb-tui-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let raw = dir.join("raw");
+        std::fs::write(&raw, [7u8; 32]).unwrap();
+        assert!(matches!(&read_key_file(&raw), Ok(EncryptionInput::Key(k)) if *k == [7u8; 32]));
+        let hex = dir.join("hex");
+        std::fs::write(&hex, format!("{}\n", "0a".repeat(32))).unwrap();
+        assert!(matches!(&read_key_file(&hex), Ok(EncryptionInput::Key(k)) if *k == [10u8; 32]));
+        let bad = dir.join("bad");
+        std::fs::write(&bad, "short").unwrap();
+        assert_eq!(read_key_file(&bad).map(|_| ()).unwrap_err().code, 2);
+        let pass = dir.join("pass");
+        std::fs::write(&pass, "correct horse\nignored").unwrap();
+        assert!(matches!(
+            &read_passphrase_file(&pass),
+            Ok(EncryptionInput::Passphrase(p)) if p == "correct horse"
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

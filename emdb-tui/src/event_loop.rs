@@ -1,0 +1,75 @@
+//! The main loop, generic over the ratatui backend and the input source so
+//! tests drive it with `TestBackend` and scripted events.
+
+use std::io;
+use std::time::{Duration, Instant, SystemTime};
+
+use crossterm::event::Event;
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+
+use crate::action::Action;
+use crate::app::App;
+use crate::update::update;
+
+/// Where input comes from, and who runs `$EDITOR`.
+pub trait Host {
+    /// The next terminal event, waiting at most `timeout`.
+    fn next_event(&mut self, timeout: Duration) -> io::Result<Option<Event>>;
+
+    /// Let the user edit `initial` in an external editor; the edited bytes.
+    fn edit(&mut self, initial: &[u8]) -> Result<Vec<u8>, String>;
+}
+
+/// Longest wait for input, so worker results show up promptly.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Run until the user quits: draw when something changed, tick the clock,
+/// feed input and worker results to [`update`].
+pub fn run<B: Backend, H: Host>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    host: &mut H,
+) -> io::Result<()> {
+    app.start();
+    let tick = app.config.tick;
+    let mut next_tick = Instant::now();
+    let mut dirty = true;
+    loop {
+        while let Some(resp) = app.poll_worker() {
+            update(app, Action::Worker(Box::new(resp)));
+            dirty = true;
+        }
+        let now = Instant::now();
+        if now >= next_tick {
+            update(app, Action::Tick(SystemTime::now()));
+            next_tick += tick;
+            if next_tick < now {
+                next_tick = now + tick;
+            }
+            dirty = true;
+        }
+        if let Some(job) = app.editor.take() {
+            let result = host.edit(&job.initial);
+            terminal.clear()?;
+            update(app, Action::Edited { job, result });
+            dirty = true;
+        }
+        if app.quit {
+            return Ok(());
+        }
+        if dirty {
+            terminal.draw(|frame| crate::ui::draw(frame, app))?;
+            dirty = false;
+        }
+        let wait = next_tick
+            .saturating_duration_since(Instant::now())
+            .min(POLL);
+        if let Some(event) = host.next_event(wait)? {
+            if let Some(action) = crate::event::to_action(&event, app) {
+                update(app, action);
+            }
+            dirty = true;
+        }
+    }
+}

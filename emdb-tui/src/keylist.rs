@@ -1,0 +1,693 @@
+//! The key list model: every key of a namespace, sorted, with the filter,
+//! the tree grouping and the "expiring soon" view applied.
+//!
+//! Built for a million keys: keys live in one byte arena, a filter narrows
+//! the previous result while the user keeps typing (and steps back to a
+//! cached result on backspace), a prefix filter is a binary search, and tree
+//! groups are ranges of the sorted list, found by binary search too.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use crate::escape::unescape;
+
+/// One key's place in the arena, with its value size and expiry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyEntry {
+    off: u64,
+    len: u32,
+    /// Value size in bytes.
+    pub size: u32,
+    /// Expiry in ms since the Unix epoch, 0 when the key never expires.
+    pub expires_ms: u64,
+}
+
+/// Every key of one namespace, sorted by key bytes.
+#[derive(Clone, Debug, Default)]
+pub struct KeySet {
+    bytes: Vec<u8>,
+    entries: Vec<KeyEntry>,
+}
+
+impl KeySet {
+    /// An empty set to fill with [`KeySet::push`] and finish with [`KeySet::sort`].
+    pub fn new() -> KeySet {
+        KeySet::default()
+    }
+
+    /// Add a key (in any order).
+    pub fn push(&mut self, key: &[u8], size: u64, expires_ms: u64) {
+        self.entries.push(KeyEntry {
+            off: self.bytes.len() as u64,
+            len: u32::try_from(key.len()).unwrap_or(u32::MAX),
+            size: u32::try_from(size).unwrap_or(u32::MAX),
+            expires_ms,
+        });
+        self.bytes.extend_from_slice(key);
+    }
+
+    /// Sort by key bytes; call once after the last push.
+    pub fn sort(&mut self) {
+        let bytes = &self.bytes;
+        self.entries
+            .sort_unstable_by(|a, b| slice(bytes, a).cmp(slice(bytes, b)));
+    }
+
+    /// A sorted set of `keys` (size 0, no expiry), for tests and examples.
+    pub fn from_keys<K: AsRef<[u8]>>(keys: impl IntoIterator<Item = K>) -> KeySet {
+        let mut set = KeySet::new();
+        for k in keys {
+            set.push(k.as_ref(), 0, 0);
+        }
+        set.sort();
+        set
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there are no keys.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Key number `i` in sorted order.
+    pub fn key(&self, i: usize) -> &[u8] {
+        self.entries
+            .get(i)
+            .map_or(&[][..], |e| slice(&self.bytes, e))
+    }
+
+    /// Size and expiry of key number `i`.
+    pub fn entry(&self, i: usize) -> Option<&KeyEntry> {
+        self.entries.get(i)
+    }
+
+    /// Position of `key`, if present.
+    pub fn find(&self, key: &[u8]) -> Option<usize> {
+        self.entries
+            .binary_search_by(|e| slice(&self.bytes, e).cmp(key))
+            .ok()
+    }
+
+    /// Positions of the keys starting with `prefix` (a contiguous range).
+    pub fn prefix_range(&self, prefix: &[u8]) -> Range<usize> {
+        let lo = self
+            .entries
+            .partition_point(|e| slice(&self.bytes, e) < prefix);
+        let hi =
+            lo + self.entries[lo..].partition_point(|e| slice(&self.bytes, e).starts_with(prefix));
+        lo..hi
+    }
+
+    /// Bytes used by the arena and the entries.
+    pub fn memory_bytes(&self) -> usize {
+        self.bytes.capacity() + self.entries.capacity() * std::mem::size_of::<KeyEntry>()
+    }
+}
+
+fn slice<'a>(bytes: &'a [u8], e: &KeyEntry) -> &'a [u8] {
+    let start = e.off as usize;
+    bytes.get(start..start + e.len as usize).unwrap_or(&[])
+}
+
+/// What the typed filter text means.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    /// Match at the start of the key (text began with `^`) instead of anywhere.
+    pub prefix: bool,
+    /// The bytes to look for (escapes such as `\x00` resolved).
+    pub needle: Vec<u8>,
+    /// Substring matches ignore ASCII case unless the text has an upper-case
+    /// letter ("smart case"); prefix matches are exact.
+    pub ignore_case: bool,
+}
+
+impl Pattern {
+    /// Parse filter text: `^abc` is a prefix filter, anything else a
+    /// substring filter.
+    pub fn parse(text: &str) -> Pattern {
+        let (prefix, rest) = match text.strip_prefix('^') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        // A half-typed escape (`\x4`) is taken literally until it completes.
+        let needle = unescape(rest).unwrap_or_else(|_| rest.as_bytes().to_vec());
+        let ignore_case = !prefix && !needle.iter().any(u8::is_ascii_uppercase);
+        Pattern {
+            prefix,
+            needle,
+            ignore_case,
+        }
+    }
+
+    /// True when every key matching `narrower` also matches `self`, so
+    /// `narrower` can filter the result of `self` instead of every key.
+    pub fn narrows_to(&self, narrower: &Pattern) -> bool {
+        !self.prefix
+            && !narrower.prefix
+            && (self.ignore_case || !narrower.ignore_case)
+            && contains(&narrower.needle, &self.needle, false)
+    }
+
+    /// True when `key` matches.
+    pub fn matches(&self, key: &[u8]) -> bool {
+        if self.prefix {
+            return key.starts_with(&self.needle);
+        }
+        contains(key, &self.needle, self.ignore_case)
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    if hay.len() < needle.len() {
+        return false;
+    }
+    let last_start = hay.len() - needle.len();
+    if ignore_case {
+        let (lo, up) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+        (0..=last_start).any(|i| {
+            (hay[i] == lo || hay[i] == up)
+                && hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest)
+        })
+    } else {
+        let mut i = 0;
+        while i <= last_start {
+            match hay[i..=last_start].iter().position(|&b| b == first) {
+                None => return false,
+                Some(p) => {
+                    i += p;
+                    if &hay[i + 1..i + needle.len()] == rest {
+                        return true;
+                    }
+                    i += 1;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// How the list is arranged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ListView {
+    /// Every matching key, sorted.
+    #[default]
+    Flat,
+    /// Keys grouped on a delimiter into collapsible groups.
+    Tree,
+    /// Only keys with an expiry, soonest first.
+    Expiring,
+}
+
+/// One line of the list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Row {
+    /// A key.
+    Key {
+        /// Position in the [`KeySet`].
+        entry: u32,
+        /// Nesting depth (tree view).
+        depth: u16,
+        /// Leading bytes hidden because the enclosing group shows them.
+        skip: u32,
+    },
+    /// A group of keys sharing a prefix that ends with the delimiter.
+    Group {
+        /// Position of the group's first key in the filtered matches.
+        first: u32,
+        /// Number of keys in the group.
+        count: u32,
+        /// Length of the group prefix, delimiter included.
+        prefix_len: u32,
+        /// Length of the enclosing group's prefix (hidden in the label).
+        skip: u32,
+        /// Nesting depth.
+        depth: u16,
+        /// Whether its keys are listed below it.
+        expanded: bool,
+    },
+}
+
+/// Results of the filter for each text typed so far, newest last.
+const MAX_CACHED_FILTERS: usize = 64;
+
+/// The keys of one namespace as the keys pane shows them.
+#[derive(Debug, Default)]
+pub struct KeyList {
+    set: KeySet,
+    filter: String,
+    pattern: Option<Pattern>,
+    /// Substring patterns typed so far with their matching positions.
+    cache: Vec<(Pattern, Vec<u32>)>,
+    matches: Vec<u32>,
+    view: ListView,
+    delimiter: u8,
+    expanded: HashSet<Vec<u8>>,
+    rows: Vec<Row>,
+}
+
+impl KeyList {
+    /// A list over `set` grouped on `delimiter` in tree view.
+    pub fn new(set: KeySet, delimiter: u8) -> KeyList {
+        let mut list = KeyList {
+            set,
+            delimiter,
+            ..KeyList::default()
+        };
+        list.refilter();
+        list
+    }
+
+    /// Swap in a freshly loaded set, keeping filter, view and open groups.
+    pub fn replace_set(&mut self, set: KeySet) {
+        self.set = set;
+        self.cache.clear();
+        self.refilter();
+    }
+
+    /// The underlying keys.
+    pub fn set(&self) -> &KeySet {
+        &self.set
+    }
+
+    /// The filter text as typed.
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    /// The parsed filter, when there is one.
+    pub fn pattern(&self) -> Option<&Pattern> {
+        self.pattern.as_ref()
+    }
+
+    /// The arrangement in use.
+    pub fn view(&self) -> ListView {
+        self.view
+    }
+
+    /// The tree delimiter.
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
+    /// Number of keys that pass the filter (and, in the expiring view, have
+    /// an expiry).
+    pub fn match_count(&self) -> usize {
+        match self.view {
+            ListView::Expiring => self.rows.len(),
+            _ => self.matches.len(),
+        }
+    }
+
+    /// Change the filter text, narrowing the last result when the new text
+    /// extends it.
+    pub fn set_filter(&mut self, text: &str) {
+        if text == self.filter {
+            return;
+        }
+        self.filter = text.to_string();
+        self.refilter();
+    }
+
+    /// Change the arrangement.
+    pub fn set_view(&mut self, view: ListView) {
+        self.view = view;
+        self.rebuild_rows();
+    }
+
+    /// Change the tree delimiter (open groups are forgotten).
+    pub fn set_delimiter(&mut self, delimiter: u8) {
+        self.delimiter = delimiter;
+        self.expanded.clear();
+        self.rebuild_rows();
+    }
+
+    fn refilter(&mut self) {
+        let text = self.filter.clone();
+        if text.is_empty() || text == "^" {
+            self.pattern = None;
+            self.cache.clear();
+            self.matches = (0..self.set.len() as u32).collect();
+            self.rebuild_rows();
+            return;
+        }
+        let pattern = Pattern::parse(&text);
+        let matches: Vec<u32> = if pattern.prefix {
+            let r = self.set.prefix_range(&pattern.needle);
+            (r.start as u32..r.end as u32).collect()
+        } else {
+            // Step back to the newest cached result that is a superset of
+            // the new one, and narrow it.
+            while let Some((cached, _)) = self.cache.last() {
+                if cached.narrows_to(&pattern) {
+                    break;
+                }
+                self.cache.pop();
+            }
+            let found = match self.cache.last() {
+                Some((cached, prev)) if *cached == pattern => prev.clone(),
+                Some((_, prev)) => prev
+                    .iter()
+                    .copied()
+                    .filter(|&i| pattern.matches(self.set.key(i as usize)))
+                    .collect(),
+                None => (0..self.set.len() as u32)
+                    .filter(|&i| pattern.matches(self.set.key(i as usize)))
+                    .collect(),
+            };
+            if self.cache.last().is_none_or(|(c, _)| *c != pattern) {
+                if self.cache.len() == MAX_CACHED_FILTERS {
+                    self.cache.remove(0);
+                }
+                self.cache.push((pattern.clone(), found.clone()));
+            }
+            found
+        };
+        self.matches = matches;
+        self.pattern = Some(pattern);
+        self.rebuild_rows();
+    }
+
+    fn rebuild_rows(&mut self) {
+        let mut rows = Vec::new();
+        match self.view {
+            ListView::Flat => {}
+            ListView::Tree => self.tree_rows(0, self.matches.len(), 0, 0, &mut rows),
+            ListView::Expiring => {
+                let mut exp: Vec<(u64, u32)> = self
+                    .matches
+                    .iter()
+                    .filter_map(|&i| {
+                        let e = self.set.entry(i as usize)?;
+                        (e.expires_ms != 0).then_some((e.expires_ms, i))
+                    })
+                    .collect();
+                exp.sort_unstable();
+                rows = exp
+                    .into_iter()
+                    .map(|(_, entry)| Row::Key {
+                        entry,
+                        depth: 0,
+                        skip: 0,
+                    })
+                    .collect();
+            }
+        }
+        self.rows = rows;
+    }
+
+    /// Rows for matches `[lo, hi)`, all of which start with a prefix of
+    /// `plen` bytes ending in the delimiter (or `plen == 0`).
+    fn tree_rows(&self, lo: usize, hi: usize, plen: usize, depth: u16, rows: &mut Vec<Row>) {
+        let mut i = lo;
+        while i < hi {
+            let entry = self.matches[i];
+            let key = self.set.key(entry as usize);
+            let rest = key.get(plen..).unwrap_or(&[]);
+            let Some(p) = rest.iter().position(|&b| b == self.delimiter) else {
+                rows.push(Row::Key {
+                    entry,
+                    depth,
+                    skip: plen as u32,
+                });
+                i += 1;
+                continue;
+            };
+            let glen = plen + p + 1;
+            let group = &key[..glen];
+            let j = i
+                + 1
+                + self.matches[i + 1..hi]
+                    .partition_point(|&m| self.set.key(m as usize).starts_with(group));
+            if j - i == 1 {
+                // A group of one is just its key.
+                rows.push(Row::Key {
+                    entry,
+                    depth,
+                    skip: plen as u32,
+                });
+            } else {
+                let expanded = self.expanded.contains(group);
+                rows.push(Row::Group {
+                    first: i as u32,
+                    count: (j - i) as u32,
+                    prefix_len: glen as u32,
+                    skip: plen as u32,
+                    depth,
+                    expanded,
+                });
+                if expanded {
+                    self.tree_rows(i, j, glen, depth + 1, rows);
+                }
+            }
+            i = j;
+        }
+    }
+
+    /// Number of rows shown.
+    pub fn row_count(&self) -> usize {
+        match self.view {
+            ListView::Flat => self.matches.len(),
+            ListView::Tree | ListView::Expiring => self.rows.len(),
+        }
+    }
+
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> Option<Row> {
+        match self.view {
+            ListView::Flat => self.matches.get(i).map(|&entry| Row::Key {
+                entry,
+                depth: 0,
+                skip: 0,
+            }),
+            ListView::Tree | ListView::Expiring => self.rows.get(i).copied(),
+        }
+    }
+
+    /// The full key of a key row, or the prefix of a group row.
+    pub fn row_bytes(&self, row: Row) -> &[u8] {
+        match row {
+            Row::Key { entry, .. } => self.set.key(entry as usize),
+            Row::Group {
+                first, prefix_len, ..
+            } => {
+                let entry = self.matches.get(first as usize).copied().unwrap_or(0);
+                let key = self.set.key(entry as usize);
+                &key[..key.len().min(prefix_len as usize)]
+            }
+        }
+    }
+
+    /// The key of row `i`, when it is a key row.
+    pub fn key_at(&self, i: usize) -> Option<&[u8]> {
+        match self.row(i)? {
+            row @ Row::Key { .. } => Some(self.row_bytes(row)),
+            Row::Group { .. } => None,
+        }
+    }
+
+    /// Row showing `key` (or, in the tree view, the group that hides it).
+    pub fn row_of(&self, key: &[u8]) -> Option<usize> {
+        match self.view {
+            ListView::Flat => {
+                let entry = self.set.find(key)? as u32;
+                self.matches.binary_search(&entry).ok()
+            }
+            ListView::Expiring => {
+                let entry = self.set.find(key)? as u32;
+                self.rows
+                    .iter()
+                    .position(|r| matches!(r, Row::Key { entry: e, .. } if *e == entry))
+            }
+            ListView::Tree => {
+                let mut best = None;
+                for (i, &row) in self.rows.iter().enumerate() {
+                    let bytes = self.row_bytes(row);
+                    match row {
+                        Row::Key { .. } if bytes == key => return Some(i),
+                        Row::Group { .. } if key.starts_with(bytes) => best = Some(i),
+                        _ => {}
+                    }
+                }
+                best
+            }
+        }
+    }
+
+    /// Open or close the group at row `i`; returns false when it is not a group.
+    pub fn toggle_group(&mut self, i: usize) -> bool {
+        let Some(row @ Row::Group { expanded, .. }) = self.row(i) else {
+            return false;
+        };
+        let prefix = self.row_bytes(row).to_vec();
+        if expanded {
+            self.expanded.remove(&prefix);
+        } else {
+            self.expanded.insert(prefix);
+        }
+        self.rebuild_rows();
+        true
+    }
+
+    /// Row of the group enclosing row `i` in the tree view.
+    pub fn parent_of(&self, i: usize) -> Option<usize> {
+        let depth = match self.row(i)? {
+            Row::Key { depth, .. } | Row::Group { depth, .. } => depth,
+        };
+        if depth == 0 || self.view != ListView::Tree {
+            return None;
+        }
+        (0..i).rev().find(
+            |&j| matches!(self.rows.get(j), Some(Row::Group { depth: d, .. }) if *d + 1 == depth),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(keys: &[&str]) -> KeyList {
+        KeyList::new(KeySet::from_keys(keys), b':')
+    }
+
+    fn shown(l: &KeyList) -> Vec<String> {
+        (0..l.row_count())
+            .map(|i| {
+                let row = l.row(i).unwrap();
+                let text = String::from_utf8_lossy(l.row_bytes(row)).into_owned();
+                match row {
+                    Row::Key { depth, .. } => format!("{}{text}", "  ".repeat(depth.into())),
+                    Row::Group {
+                        depth,
+                        count,
+                        expanded,
+                        ..
+                    } => format!(
+                        "{}{}{text} ({count})",
+                        "  ".repeat(depth.into()),
+                        if expanded { "-" } else { "+" }
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keys_are_sorted_and_found() {
+        let s = KeySet::from_keys(["b", "a", "ab", "c"]);
+        assert_eq!(s.key(0), b"a");
+        assert_eq!(s.key(3), b"c");
+        assert_eq!(s.find(b"ab"), Some(1));
+        assert_eq!(s.find(b"x"), None);
+        assert_eq!(s.prefix_range(b"a"), 0..2);
+        assert_eq!(s.prefix_range(b"z"), 4..4);
+    }
+
+    #[test]
+    fn substring_filter_is_smart_case_and_incremental() {
+        let mut l = list(&["User:1", "user:2", "session:1", "other"]);
+        l.set_filter("s");
+        assert_eq!(shown(&l), ["User:1", "session:1", "user:2"]);
+        l.set_filter("se");
+        assert_eq!(l.match_count(), 3);
+        l.set_filter("ser");
+        assert_eq!(shown(&l), ["User:1", "user:2"]);
+        l.set_filter("Us");
+        assert_eq!(shown(&l), ["User:1"]);
+        l.set_filter("u");
+        assert_eq!(l.match_count(), 2);
+        l.set_filter("");
+        assert_eq!(l.match_count(), 4);
+    }
+
+    #[test]
+    fn prefix_filter_uses_the_sorted_order() {
+        let mut l = list(&["user:1", "xuser:2", "user:3", "users"]);
+        l.set_filter("^user:");
+        assert_eq!(shown(&l), ["user:1", "user:3"]);
+        l.set_filter("^");
+        assert_eq!(l.match_count(), 4);
+    }
+
+    #[test]
+    fn escapes_in_filters() {
+        let mut l = KeyList::new(KeySet::from_keys([&b"a\0b"[..], b"ab", b"\\x0"]), b':');
+        // Typed one character at a time: the half-typed escape is literal.
+        for text in ["\\", "\\x", "\\x0", "\\x00"] {
+            l.set_filter(text);
+        }
+        assert_eq!(shown(&l), ["a\0b"]);
+        l.set_filter("\\x0");
+        assert_eq!(shown(&l), ["\\x0"]);
+    }
+
+    #[test]
+    fn tree_groups_on_the_delimiter() {
+        let mut l = list(&["user:1:name", "user:1:mail", "user:2", "config", "solo:x"]);
+        l.set_view(ListView::Tree);
+        assert_eq!(shown(&l), ["config", "solo:x", "+user: (3)"]);
+        assert!(l.toggle_group(2));
+        assert_eq!(
+            shown(&l),
+            [
+                "config",
+                "solo:x",
+                "-user: (3)",
+                "  +user:1: (2)",
+                "  user:2"
+            ]
+        );
+        assert!(l.toggle_group(3));
+        assert_eq!(
+            shown(&l),
+            [
+                "config",
+                "solo:x",
+                "-user: (3)",
+                "  -user:1: (2)",
+                "    user:1:mail",
+                "    user:1:name",
+                "  user:2"
+            ]
+        );
+        assert_eq!(l.parent_of(4), Some(3));
+        assert_eq!(l.parent_of(3), Some(2));
+        assert_eq!(l.row_of(b"user:1:name"), Some(5));
+        assert!(!l.toggle_group(0));
+        // The filter applies inside groups.
+        l.set_filter("mail");
+        assert_eq!(shown(&l), ["user:1:mail"]);
+        l.set_filter("");
+        l.set_delimiter(b'.');
+        assert_eq!(l.row_count(), 5);
+    }
+
+    #[test]
+    fn expiring_view_sorts_by_expiry() {
+        let mut s = KeySet::new();
+        s.push(b"a", 1, 0);
+        s.push(b"b", 1, 3000);
+        s.push(b"c", 1, 1000);
+        s.sort();
+        let mut l = KeyList::new(s, b':');
+        l.set_view(ListView::Expiring);
+        assert_eq!(shown(&l), ["c", "b"]);
+        assert_eq!(l.match_count(), 2);
+        assert_eq!(l.row_of(b"b"), Some(1));
+    }
+
+    #[test]
+    fn replacing_the_set_keeps_the_filter() {
+        let mut l = list(&["a1", "b1"]);
+        l.set_filter("1");
+        l.replace_set(KeySet::from_keys(["a1", "b1", "c1", "d"]));
+        assert_eq!(l.match_count(), 3);
+    }
+}

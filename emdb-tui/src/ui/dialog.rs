@@ -1,0 +1,131 @@
+//! Overlays that ask: the y/n question and the review of staged changes.
+
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+use crate::app::{App, OldValue, Question};
+use crate::diff::{diff_lines, DiffLine};
+use crate::escape::escape;
+use crate::ui::{centered, ns_label};
+use crate::units;
+use crate::value_format::{self, format_lines, Shown};
+use crate::worker::NewTtl;
+
+fn popup_block(title: &str, color: Color) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(Style::new().fg(color))
+        .title(Line::from(format!(" {title} ")).bold())
+}
+
+/// The y/n question over `area`.
+pub fn confirm(frame: &mut Frame, area: Rect, q: &Question) {
+    let (title, text) = match q {
+        Question::Delete { key } => (
+            "Delete",
+            format!(
+                "Stage deleting {}?\nNothing is written until you review it with w.",
+                escape(key)
+            ),
+        ),
+        Question::Quit => (
+            "Quit",
+            "Quit and discard the staged changes?\nThey were never written.".to_string(),
+        ),
+    };
+    let popup = centered(area, 60, 6);
+    frame.render_widget(Clear, popup);
+    let block = popup_block(title, Color::Yellow);
+    let mut lines: Vec<Line> = text.lines().map(|l| Line::raw(l.to_string())).collect();
+    lines.push(Line::default());
+    lines.push(Line::from(vec![
+        Span::styled("y", Style::new().fg(Color::Green).bold()),
+        Span::raw(" yes   "),
+        Span::styled("n", Style::new().fg(Color::Red).bold()),
+        Span::raw(" no"),
+    ]));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+/// The staged changes as diffs, scrolled down `scroll` lines.
+pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
+    let mut lines: Vec<Line> = Vec::new();
+    for s in &app.staged {
+        let c = &s.change;
+        let ttl = match (c.value.is_some(), c.ttl) {
+            (false, _) => String::new(),
+            (true, NewTtl::Keep) => ", ttl kept".into(),
+            (true, NewTtl::Never) => ", no ttl".into(),
+            (true, NewTtl::After(d)) => format!(", ttl {}", units::span(d)),
+        };
+        let (verb, color) = match (&c.value, &s.old) {
+            (None, _) => ("delete", Color::Red),
+            (Some(_), OldValue::Known(None)) => ("new", Color::Green),
+            (Some(_), _) => ("put", Color::Yellow),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{verb} "), Style::new().fg(color).bold()),
+            Span::styled(escape(&c.key), Style::new().bold()),
+            Span::styled(
+                format!("  in {}{ttl}", ns_label(&c.ns)),
+                Style::new().fg(Color::DarkGray),
+            ),
+        ]));
+        let old = match &s.old {
+            OldValue::Known(v) => v.as_deref(),
+            OldValue::Loading => {
+                lines.push(Line::styled(
+                    "  (reading the old value…)",
+                    Style::new().fg(Color::DarkGray),
+                ));
+                None
+            }
+        };
+        let new = c.value.as_deref();
+        let sample = new.or(old).unwrap_or(&[]);
+        let shown = match value_format::resolve(sample, value_format::ViewMode::Auto).0 {
+            Shown::Hex => Shown::Text,
+            s => s,
+        };
+        let fmt = |b: Option<&[u8]>| b.map(|b| format_lines(b, shown)).unwrap_or_default();
+        for d in diff_lines(&fmt(old), &fmt(new), 2) {
+            lines.push(match d {
+                DiffLine::Same(t) => Line::raw(format!("    {t}")),
+                DiffLine::Removed(t) => {
+                    Line::styled(format!("  - {t}"), Style::new().fg(Color::Red))
+                }
+                DiffLine::Added(t) => {
+                    Line::styled(format!("  + {t}"), Style::new().fg(Color::Green))
+                }
+                DiffLine::Skipped(n) => Line::styled(
+                    format!("    … {n} unchanged lines"),
+                    Style::new().fg(Color::DarkGray),
+                ),
+            });
+        }
+        lines.push(Line::default());
+    }
+    let width = area.width.saturating_sub(8).max(40);
+    let height = area.height.saturating_sub(2).max(6);
+    let popup = centered(area, width, height);
+    frame.render_widget(Clear, popup);
+    let title = format!(
+        "{} staged change(s) — y/Enter write and flush · Esc back · X discard all",
+        app.staged.len()
+    );
+    let block = popup_block(&title, Color::Yellow);
+    let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
+    frame.render_widget(
+        Paragraph::new(lines).block(block).scroll((scroll, 0)),
+        popup,
+    );
+}

@@ -1,0 +1,198 @@
+//! The key pane: a virtualised list (only visible rows are drawn) with
+//! size and time-to-live columns.
+
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use crate::app::App;
+use crate::escape::escape;
+use crate::keylist::{ListView, Row};
+use crate::ui::{ns_label, pane_block, selected_style};
+use crate::units;
+
+/// Draw the key pane in `area`.
+pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
+    let list = &app.keys.list;
+    let total = list.set().len();
+    let mut title = vec![Span::raw(format!(
+        " Keys in {} ",
+        ns_label(&app.shown_ns())
+    ))];
+    let count = if list.pattern().is_some() || list.view() == ListView::Expiring {
+        format!(
+            "{} of {} ",
+            units::count(list.match_count() as u64),
+            units::count(total as u64)
+        )
+    } else {
+        format!("{} ", units::count(total as u64))
+    };
+    title.push(Span::styled(count, Style::new().bold()));
+    if !list.filter().is_empty() {
+        let kind = if list.pattern().is_some_and(|p| p.prefix) {
+            "prefix"
+        } else {
+            "contains"
+        };
+        title.push(Span::styled(
+            format!("[{kind} {}] ", list.filter().trim_start_matches('^')),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    match list.view() {
+        ListView::Flat => {}
+        ListView::Tree => title.push(Span::styled(
+            format!("[tree '{}'] ", char::from(list.delimiter())),
+            Style::new().fg(Color::Magenta),
+        )),
+        ListView::Expiring => title.push(Span::styled(
+            "[expiring soon] ",
+            Style::new().fg(Color::Magenta),
+        )),
+    }
+    if let Some(l) = &app.keys.loading {
+        title.push(Span::styled(
+            format!("loading… {} ", units::count(l.loaded as u64)),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    let block = pane_block(Line::from(title), focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height < 2 || inner.width < 8 {
+        return;
+    }
+    let marks = app.config.writable;
+    // Gutter: the selection pointer, then the staged-change mark.
+    // Narrow panes give up the TTL column first, then the size column.
+    let [mark, key, size, ttl] = Layout::horizontal([
+        Constraint::Length(2),
+        Constraint::Min(4),
+        Constraint::Length(if inner.width >= 30 { 10 } else { 0 }),
+        Constraint::Length(if inner.width >= 40 { 9 } else { 0 }),
+    ])
+    .areas(inner);
+    let header_style = Style::new()
+        .fg(Color::DarkGray)
+        .add_modifier(Modifier::UNDERLINED);
+    let header = |r: Rect, text: &'static str, align: Alignment| {
+        let r = Rect::new(r.x, r.y, r.width, 1);
+        (Paragraph::new(text).style(header_style).alignment(align), r)
+    };
+    for (w, r) in [
+        header(mark, "", Alignment::Left),
+        header(key, "key", Alignment::Left),
+        header(size, "size", Alignment::Right),
+        header(ttl, "ttl", Alignment::Right),
+    ] {
+        frame.render_widget(w, r);
+    }
+
+    let height = usize::from(inner.height - 1);
+    let rows = list.row_count();
+    let mut nav = app.keys.nav;
+    nav.follow(rows, height);
+    let set = list.set();
+    for (line, i) in (nav.offset..rows).take(height).enumerate() {
+        let Some(row) = list.row(i) else { break };
+        let y = inner.y + 1 + line as u16;
+        let cell = |r: Rect| Rect::new(r.x, y, r.width, 1);
+        if i == nav.selected {
+            frame.render_widget(Paragraph::new(">"), cell(mark));
+        }
+        match row {
+            Row::Key { entry, depth, skip } => {
+                let full = set.key(entry as usize);
+                let shown = full.get(skip as usize..).unwrap_or(full);
+                let indent = "  ".repeat(usize::from(depth));
+                let text = if shown.is_empty() {
+                    format!("{indent}{}", escape(full))
+                } else {
+                    format!("{indent}{}", escape(shown))
+                };
+                frame.render_widget(Paragraph::new(text), cell(key));
+                if let Some(e) = set.entry(entry as usize) {
+                    frame.render_widget(
+                        Paragraph::new(units::bytes(u64::from(e.size)))
+                            .alignment(Alignment::Right)
+                            .fg(Color::DarkGray),
+                        cell(size),
+                    );
+                    if e.expires_ms != 0 {
+                        let left = e.expires_ms.saturating_sub(app.now_ms);
+                        let color = if left < 60_000 {
+                            Color::Red
+                        } else {
+                            Color::Yellow
+                        };
+                        frame.render_widget(
+                            Paragraph::new(units::ttl_left(e.expires_ms, app.now_ms))
+                                .alignment(Alignment::Right)
+                                .fg(color),
+                            cell(ttl),
+                        );
+                    }
+                }
+                if marks {
+                    if let Some(s) = app.staged_for(full) {
+                        let (m, c) = match s.change.value {
+                            Some(_) => ("~", Color::Yellow),
+                            None => ("-", Color::Red),
+                        };
+                        let r = cell(mark);
+                        frame.render_widget(
+                            Paragraph::new(m).style(Style::new().fg(c).bold()),
+                            Rect::new(r.x + 1, r.y, 1, 1),
+                        );
+                    }
+                }
+            }
+            Row::Group {
+                count,
+                prefix_len,
+                skip,
+                depth,
+                expanded,
+                ..
+            } => {
+                let prefix = list.row_bytes(row);
+                let label = prefix
+                    .get(skip as usize..prefix_len as usize)
+                    .unwrap_or(prefix);
+                let arrow = if expanded { "▾" } else { "▸" };
+                let line = Line::from(vec![
+                    Span::raw("  ".repeat(usize::from(depth))),
+                    Span::styled(
+                        format!("{arrow} {}", escape(label)),
+                        Style::new().fg(Color::Blue).bold(),
+                    ),
+                    Span::styled(
+                        format!(" ({})", units::count(u64::from(count))),
+                        Style::new().fg(Color::DarkGray),
+                    ),
+                ]);
+                frame.render_widget(Paragraph::new(line), cell(key));
+            }
+        }
+        if i == nav.selected {
+            let r = Rect::new(inner.x, y, inner.width, 1);
+            frame.buffer_mut().set_style(r, selected_style(focused));
+        }
+    }
+    if rows == 0 {
+        let text = if app.keys.loading.is_some() {
+            "loading keys…"
+        } else if list.pattern().is_some() {
+            "no key matches the filter (Esc clears it)"
+        } else if list.view() == ListView::Expiring {
+            "no key has a time to live"
+        } else {
+            "no keys"
+        };
+        let r = Rect::new(inner.x, inner.y + 1, inner.width, 1);
+        frame.render_widget(Paragraph::new(text).fg(Color::DarkGray), r);
+    }
+}

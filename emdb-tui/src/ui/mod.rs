@@ -1,0 +1,271 @@
+//! Drawing: one function per pane, all reading [`App`] and doing no I/O.
+
+pub mod dashboard;
+pub mod dialog;
+pub mod help;
+pub mod keys;
+pub mod namespaces;
+pub mod value;
+
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Gauge, Paragraph};
+use ratatui::Frame;
+
+use crate::app::{App, Areas, Mode, Pane, PromptKind, Question, Tab};
+use crate::escape::escape;
+use crate::units;
+
+/// Messages stay this long.
+const MESSAGE_MS: u64 = 8000;
+
+/// Name of the namespace `name` as shown.
+pub fn ns_label(name: &Option<String>) -> String {
+    match name {
+        Some(n) => n.clone(),
+        None => "(default)".into(),
+    }
+}
+
+/// Style of the selected row.
+pub fn selected_style(focused: bool) -> Style {
+    if focused {
+        Style::new()
+            .bg(Color::Cyan)
+            .fg(Color::Black)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().add_modifier(Modifier::REVERSED)
+    }
+}
+
+/// A pane's frame: highlighted when focused.
+pub fn pane_block<'a>(title: Line<'a>, focused: bool) -> Block<'a> {
+    let block = Block::default().borders(Borders::ALL).title(title);
+    if focused {
+        block
+            .border_type(BorderType::Thick)
+            .border_style(Style::new().fg(Color::Cyan))
+    } else {
+        block.border_style(Style::new().fg(Color::DarkGray))
+    }
+}
+
+/// A `width` x `height` rectangle in the middle of `area` (clamped).
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+/// Draw the whole screen.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let [top, body, message, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    draw_tabs(frame, app, top);
+    match app.tab {
+        Tab::Browse => draw_browse(frame, app, body),
+        Tab::Dashboard => {
+            app.areas.set(Areas::default());
+            dashboard::draw(frame, app, body);
+        }
+    }
+    draw_message(frame, app, message);
+    draw_status(frame, app, status);
+    match &app.mode {
+        Mode::Help(scroll) => help::draw(frame, app, body, *scroll),
+        Mode::Confirm(q) => dialog::confirm(frame, body, q),
+        Mode::Review(scroll) => dialog::review(frame, app, body, *scroll),
+        _ => {}
+    }
+}
+
+fn draw_tabs(frame: &mut Frame, app: &App, area: Rect) {
+    let tab = |n: &'static str, name: &'static str, on: bool| {
+        let style = if on {
+            Style::new().fg(Color::Black).bg(Color::Cyan).bold()
+        } else {
+            Style::new().fg(Color::Gray)
+        };
+        Span::styled(format!(" {n} {name} "), style)
+    };
+    let mut spans = vec![
+        Span::styled(" emdb-tui ", Style::new().bold()),
+        tab("1", "Browse", app.tab == Tab::Browse),
+        Span::raw(" "),
+        tab("2", "Dashboard", app.tab == Tab::Dashboard),
+    ];
+    if !app.staged.is_empty() {
+        spans.push(Span::styled(
+            format!("  {} staged (w: review)", app.staged.len()),
+            Style::new().fg(Color::Yellow).bold(),
+        ));
+    }
+    frame.render_widget(Line::from(spans), area);
+    let help = Line::from(" ? help  q quit ")
+        .right_aligned()
+        .fg(Color::DarkGray);
+    frame.render_widget(help, area);
+}
+
+fn draw_browse(frame: &mut Frame, app: &App, area: Rect) {
+    let ns_width = if area.width < 80 {
+        0
+    } else {
+        (area.width / 6).clamp(16, 28)
+    };
+    let [ns, rest] =
+        Layout::horizontal([Constraint::Length(ns_width), Constraint::Min(0)]).areas(area);
+    let [keys, value] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
+    let inner_rows = |r: Rect, extra: u16| r.height.saturating_sub(2 + extra);
+    app.areas.set(Areas {
+        namespaces: ns,
+        keys,
+        value,
+        key_rows: inner_rows(keys, 1),
+        ns_rows: inner_rows(ns, 0),
+        value_rows: inner_rows(value, value::HEADER_LINES),
+    });
+    if ns.width > 0 {
+        namespaces::draw(frame, app, ns, app.focus == Pane::Namespaces);
+    }
+    keys::draw(frame, app, keys, app.focus == Pane::Keys);
+    value::draw(frame, app, value, app.focus == Pane::Value);
+}
+
+fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
+    let prompt = |label: String, text: &str, cursor: usize| {
+        let line = Line::from(vec![
+            Span::styled(label.clone(), Style::new().fg(Color::Yellow).bold()),
+            Span::raw(text.to_string()),
+        ]);
+        let x = area.x + (label.chars().count() + cursor) as u16;
+        (
+            line,
+            Some(Position::new(x.min(area.right().saturating_sub(1)), area.y)),
+        )
+    };
+    let (line, cursor) = match &app.mode {
+        Mode::Filter(input) => prompt(
+            "Filter (^ for prefix, Enter keep, Esc clear): ".into(),
+            input.text(),
+            input.cursor(),
+        ),
+        Mode::Prompt(kind, input) => {
+            let label = match kind {
+                PromptKind::NewKey => "New key: ".to_string(),
+                PromptKind::NewValue { key } => format!("Value for {}: ", escape(key)),
+                PromptKind::NewTtl { .. } => {
+                    "Time to live (e.g. 90s 15m 2h 7d; empty: keep or none): ".to_string()
+                }
+                PromptKind::EditValue { key } => format!("New value for {}: ", escape(key)),
+            };
+            prompt(label, input.text(), input.cursor())
+        }
+        Mode::Confirm(Question::Delete { key }) => (
+            Line::from(format!("Delete {}? y/n", escape(key))).fg(Color::Yellow),
+            None,
+        ),
+        Mode::Confirm(Question::Quit) => (
+            Line::from("Quit and discard the staged changes? y/n").fg(Color::Yellow),
+            None,
+        ),
+        _ => {
+            if let Some(c) = &app.compaction {
+                draw_compaction(frame, app, c, area);
+                return;
+            }
+            match &app.message {
+                Some(m) if app.now_ms < m.at_ms + MESSAGE_MS => {
+                    let style = if m.error {
+                        Style::new().fg(Color::Red).bold()
+                    } else {
+                        Style::new().fg(Color::Green)
+                    };
+                    (Line::styled(m.text.clone(), style), None)
+                }
+                _ => (Line::default(), None),
+            }
+        }
+    };
+    frame.render_widget(Paragraph::new(line), area);
+    if let Some(pos) = cursor {
+        frame.set_cursor_position(pos);
+    }
+}
+
+fn draw_compaction(frame: &mut Frame, app: &App, c: &crate::app::Compaction, area: Rect) {
+    let elapsed = units::span(std::time::Duration::from_millis(
+        app.now_ms.saturating_sub(c.started_ms),
+    ));
+    let (ratio, label) = match c.written {
+        Some(w) if c.expected > 0 => {
+            let r = (w as f64 / c.expected as f64).min(0.99);
+            (
+                r,
+                format!(
+                    "compacting: {} of about {} copied, {elapsed}",
+                    units::bytes(w.min(c.expected)),
+                    units::bytes(c.expected)
+                ),
+            )
+        }
+        _ => (0.0, format!("compacting… {elapsed}")),
+    };
+    let gauge = Gauge::default()
+        .gauge_style(Style::new().fg(Color::Magenta).bg(Color::Black))
+        .ratio(ratio)
+        .label(label);
+    frame.render_widget(gauge, area);
+}
+
+fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
+    let mode = if app.config.writable {
+        Span::styled(
+            " read-write ",
+            Style::new().fg(Color::Black).bg(Color::Red).bold(),
+        )
+    } else {
+        Span::styled(
+            " read-only ",
+            Style::new().fg(Color::Black).bg(Color::Green).bold(),
+        )
+    };
+    let refreshed = match app.stats_ms {
+        Some(t) => format!("refreshed {}", units::ago(t, app.now_ms)),
+        None => "connecting…".into(),
+    };
+    let sep = || Span::styled(" │ ", Style::new().fg(Color::DarkGray));
+    let line = Line::from(vec![
+        Span::raw(" "),
+        Span::styled(app.config.path.display().to_string(), Style::new().bold()),
+        sep(),
+        mode,
+        sep(),
+        match &app.stats {
+            Some(s) if s.encrypted => Span::styled("encrypted", Style::new().fg(Color::Green)),
+            Some(_) => Span::raw("not encrypted"),
+            None => Span::raw("encryption ?"),
+        },
+        sep(),
+        Span::raw(format!("ns {}", ns_label(&app.shown_ns()))),
+        sep(),
+        Span::raw(refreshed),
+    ]);
+    frame.render_widget(
+        Paragraph::new(line).style(Style::new().bg(Color::Rgb(30, 30, 40))),
+        area,
+    );
+}

@@ -1,0 +1,261 @@
+//! The value pane: the selected key's value as text, pretty JSON or a hex
+//! dump, with its size and time to live; a staged change shows as a diff.
+
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use crate::app::{App, Formatted, OldValue};
+use crate::diff::{diff_lines, DiffLine};
+use crate::escape::escape;
+use crate::keylist::Row;
+use crate::ui::pane_block;
+use crate::units;
+use crate::value_format::{self, format_lines, hex_bytes_per_line, hex_line, Shown};
+use crate::worker::NewTtl;
+
+/// Lines above the value: the key, then size, TTL and view.
+pub const HEADER_LINES: u16 = 2;
+
+/// Draw the value pane in `area`.
+pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
+    let mode = app.value.mode;
+    let title = Line::from(vec![
+        Span::raw(" Value "),
+        Span::styled(
+            format!("[{}] ", mode.name()),
+            Style::new().fg(Color::Magenta),
+        ),
+    ]);
+    let block = pane_block(title, focused);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height <= HEADER_LINES || inner.width < 4 {
+        return;
+    }
+    let line_at = |i: u16| Rect::new(inner.x, inner.y + i, inner.width, 1);
+    let body = Rect::new(
+        inner.x,
+        inner.y + HEADER_LINES,
+        inner.width,
+        inner.height - HEADER_LINES,
+    );
+    let dim = |t: String| Paragraph::new(t).fg(Color::DarkGray);
+
+    let row = app.keys.list.row(app.keys.nav.selected);
+    let Some(target) = app.value.target.as_deref() else {
+        app.value.lines.set(0);
+        let text = match row {
+            Some(r @ Row::Group { count, .. }) => format!(
+                "group {} with {} keys (Enter opens it)",
+                escape(app.keys.list.row_bytes(r)),
+                units::count(u64::from(count))
+            ),
+            _ => "no key selected".into(),
+        };
+        frame.render_widget(dim(text), line_at(0));
+        return;
+    };
+    frame.render_widget(
+        Paragraph::new(escape(target)).style(Style::new().bold()),
+        line_at(0),
+    );
+    let staged = app.staged_for(target);
+    let loaded = app.value.loaded.as_ref().filter(|l| l.key == target);
+    let Some(loaded) = loaded else {
+        app.value.lines.set(0);
+        frame.render_widget(dim("loading…".into()), line_at(1));
+        return;
+    };
+    if loaded.value.is_none() && staged.is_none() {
+        app.value.lines.set(0);
+        frame.render_widget(dim("the key no longer exists".into()), line_at(1));
+        return;
+    }
+
+    ensure_formatted(app, body.width);
+    let cache = app.value.formatted.borrow();
+    let Some(formatted) = cache.as_ref() else {
+        return;
+    };
+    let mut meta = Vec::new();
+    if let Some(v) = &loaded.value {
+        meta.push(Span::raw(format!("{} ", units::bytes(v.len() as u64))));
+        let ttl = match loaded.expires_ms {
+            Some(ms) => format!("· ttl {} ", units::ttl_left(ms, app.now_ms)),
+            None => "· no ttl ".into(),
+        };
+        meta.push(Span::styled(ttl, Style::new().fg(Color::Yellow)));
+    }
+    match staged {
+        Some(s) => {
+            let what = match (&s.change.value, s.change.ttl) {
+                (None, _) => "staged delete".to_string(),
+                (Some(v), NewTtl::Keep) => format!("staged put {}", units::bytes(v.len() as u64)),
+                (Some(v), NewTtl::Never) => {
+                    format!("staged put {}, no ttl", units::bytes(v.len() as u64))
+                }
+                (Some(v), NewTtl::After(d)) => format!(
+                    "staged put {}, ttl {}",
+                    units::bytes(v.len() as u64),
+                    units::span(d)
+                ),
+            };
+            meta.push(Span::styled(
+                format!("· {what} (w writes) "),
+                Style::new().fg(Color::Yellow).bold(),
+            ));
+        }
+        None => {
+            meta.push(Span::styled(
+                format!("· {}", formatted.shown.name()),
+                Style::new().fg(Color::Cyan),
+            ));
+            if mode == value_format::ViewMode::Auto {
+                meta.push(Span::styled(" (auto)", Style::new().fg(Color::DarkGray)));
+            }
+            if let Some(note) = formatted.note {
+                meta.push(Span::styled(
+                    format!(" · {note}"),
+                    Style::new().fg(Color::Red),
+                ));
+            }
+            if let Some(v) = &loaded.value {
+                if v.len() > value_format::MAX_FORMATTED && formatted.shown != Shown::Hex {
+                    meta.push(Span::styled(
+                        format!(
+                            " · first {} shown",
+                            units::bytes(value_format::MAX_FORMATTED as u64)
+                        ),
+                        Style::new().fg(Color::Red),
+                    ));
+                }
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(Line::from(meta)), line_at(1));
+
+    let height = usize::from(body.height);
+    let bytes: &[u8] = loaded.value.as_deref().unwrap_or(&[]);
+    let is_hex = formatted.shown == Shown::Hex && staged.is_none();
+    let per_line = hex_bytes_per_line(body.width);
+    let total = if is_hex {
+        value_format::hex_line_count(bytes.len(), per_line)
+    } else {
+        formatted.lines.len()
+    };
+    app.value.lines.set(total);
+    let scroll = app.value.scroll.min(total.saturating_sub(height));
+    let lines: Vec<Line> = (scroll..total)
+        .take(height)
+        .map(|i| {
+            if is_hex {
+                Line::raw(hex_line(bytes, i, per_line))
+            } else {
+                styled_line(&formatted.lines[i], staged.is_some())
+            }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+fn styled_line(text: &str, diff: bool) -> Line<'static> {
+    if !diff {
+        return Line::raw(text.to_string());
+    }
+    let style = match text.chars().next() {
+        Some('+') => Style::new().fg(Color::Green),
+        Some('-') => Style::new().fg(Color::Red),
+        Some('…') => Style::new().fg(Color::DarkGray),
+        _ => Style::new(),
+    };
+    Line::styled(text.to_string(), style)
+}
+
+/// Format the current value for this view and width, unless the cache
+/// already holds it.
+fn ensure_formatted(app: &App, width: u16) {
+    let v = &app.value;
+    let fresh = v.formatted.borrow().as_ref().is_some_and(|f| {
+        f.version == v.version
+            && f.mode == v.mode
+            && f.width == width
+            && f.staged_version == app.staged_version
+    });
+    if !fresh {
+        let f = make_formatted(app, width);
+        *v.formatted.borrow_mut() = Some(f);
+    }
+}
+
+fn make_formatted(app: &App, width: u16) -> Formatted {
+    let v = &app.value;
+    let loaded = v.loaded.as_ref();
+    let bytes: &[u8] = loaded.and_then(|l| l.value.as_deref()).unwrap_or(&[]);
+    let staged = loaded.and_then(|l| app.staged_for(&l.key));
+    let (shown, note, lines) = match staged {
+        Some(s) => {
+            let old = match &s.old {
+                OldValue::Known(old) => old.as_deref(),
+                OldValue::Loading => Some(bytes),
+            };
+            let new = s.change.value.as_deref();
+            // Diff in the format the new (or old) value reads best in.
+            let sample = new.or(old).unwrap_or(&[]);
+            let (shown, _) = value_format::resolve(sample, value_format::ViewMode::Auto);
+            let shown = if shown == Shown::Hex {
+                Shown::Text
+            } else {
+                shown
+            };
+            let fmt = |b: Option<&[u8]>| b.map(|b| format_lines(b, shown)).unwrap_or_default();
+            let lines = diff_lines(&fmt(old), &fmt(new), 3)
+                .into_iter()
+                .map(|d| match d {
+                    DiffLine::Same(s) => format!("  {s}"),
+                    DiffLine::Removed(s) => format!("- {s}"),
+                    DiffLine::Added(s) => format!("+ {s}"),
+                    DiffLine::Skipped(n) => format!("… {n} unchanged lines"),
+                })
+                .collect::<Vec<_>>();
+            (shown, None, lines)
+        }
+        None => {
+            let (shown, note) = value_format::resolve(bytes, v.mode);
+            let lines = if shown == Shown::Hex {
+                Vec::new()
+            } else {
+                format_lines(bytes, shown)
+            };
+            (shown, note, lines)
+        }
+    };
+    Formatted {
+        version: v.version,
+        staged_version: app.staged_version,
+        mode: v.mode,
+        width,
+        shown,
+        note,
+        lines: wrap(lines, usize::from(width)),
+    }
+}
+
+/// Break lines longer than `width` characters.
+pub fn wrap(lines: Vec<String>, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        if line.chars().count() <= width {
+            out.push(line);
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        for chunk in chars.chunks(width) {
+            out.push(chunk.iter().collect());
+        }
+    }
+    out
+}

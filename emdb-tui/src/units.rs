@@ -1,0 +1,146 @@
+//! Numbers, sizes, durations and times as people read them.
+
+use std::time::Duration;
+
+/// `1234567` as `1,234,567`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A byte count with a binary unit: `512 B`, `1.5 KiB`, `12.3 MiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if v >= 100.0 {
+        format!("{v:.0} {}", UNITS[unit])
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// A span of time in at most two units: `850ms`, `42s`, `5m 3s`, `2h 5m`,
+/// `3d 4h`.
+pub fn span(d: Duration) -> String {
+    let s = d.as_secs();
+    if s == 0 {
+        return format!("{}ms", d.subsec_millis());
+    }
+    let (days, hours, mins, secs) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
+    if days > 0 {
+        format!("{days}d {hours}h")
+    } else if hours > 0 {
+        format!("{hours}h {mins}m")
+    } else if mins > 0 {
+        format!("{mins}m {secs}s")
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// Time left before an expiry at `expires_ms`, seen at `now_ms`.
+pub fn ttl_left(expires_ms: u64, now_ms: u64) -> String {
+    if expires_ms <= now_ms {
+        "expired".into()
+    } else {
+        span(Duration::from_millis(expires_ms - now_ms))
+    }
+}
+
+/// How long ago `then_ms` was at `now_ms`, with one decimal under a minute.
+pub fn ago(then_ms: u64, now_ms: u64) -> String {
+    let d = now_ms.saturating_sub(then_ms);
+    if d < 60_000 {
+        format!("{:.1}s ago", d as f64 / 1000.0)
+    } else {
+        format!("{} ago", span(Duration::from_millis(d)))
+    }
+}
+
+/// A per-second rate: `0/s`, `12.5/s`, `1,234/s`.
+pub fn rate(per_s: f64) -> String {
+    if per_s < 100.0 && per_s.fract() != 0.0 {
+        format!("{per_s:.1}/s")
+    } else {
+        format!("{}/s", count(per_s.round() as u64))
+    }
+}
+
+/// A latency: `0`, `850ns`, `12µs`, `1.3ms`, `2.0s`.
+pub fn latency(d: Duration) -> String {
+    let ns = d.as_nanos();
+    if ns == 0 {
+        "0".into()
+    } else if ns < 1_000 {
+        format!("{ns}ns")
+    } else if ns < 1_000_000 {
+        format!("{}µs", ns / 1_000)
+    } else if ns < 1_000_000_000 {
+        format!("{:.1}ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.1}s", ns as f64 / 1e9)
+    }
+}
+
+/// Wall-clock time of day in UTC for ms since the Unix epoch: `14:03:27 UTC`.
+pub fn utc_time(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{:02}:{:02}:{:02} UTC", s / 3600 % 24, s / 60 % 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_get_separators() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(200 << 20), "200 MiB");
+    }
+
+    #[test]
+    fn spans_use_two_units() {
+        assert_eq!(span(Duration::from_millis(850)), "850ms");
+        assert_eq!(span(Duration::from_secs(42)), "42s");
+        assert_eq!(span(Duration::from_secs(303)), "5m 3s");
+        assert_eq!(span(Duration::from_secs(7500)), "2h 5m");
+        assert_eq!(span(Duration::from_secs(273_600)), "3d 4h");
+        assert_eq!(ttl_left(1000, 2000), "expired");
+        assert_eq!(ago(1000, 3500), "2.5s ago");
+    }
+
+    #[test]
+    fn rates_and_latencies() {
+        assert_eq!(rate(0.0), "0/s");
+        assert_eq!(rate(12.5), "12.5/s");
+        assert_eq!(rate(1234.4), "1,234/s");
+        assert_eq!(latency(Duration::from_micros(12)), "12µs");
+        assert_eq!(latency(Duration::from_micros(1300)), "1.3ms");
+        assert_eq!(utc_time(3_723_000), "01:02:03 UTC");
+    }
+}

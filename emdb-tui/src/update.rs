@@ -1,0 +1,868 @@
+//! Applying an [`Action`] to the [`App`]: the only place state changes.
+//! No I/O happens here; reads and writes go to the worker as requests.
+
+use std::time::Duration;
+
+use crate::action::{Action, Command};
+use crate::app::{
+    App, Compaction, EditorJob, Input, LoadedValue, Mode, NsItem, OldValue, Pane, PromptKind,
+    Question, Staged, Tab, DELIMITERS,
+};
+use crate::escape::{escape, unescape};
+use crate::keylist::{KeyList, ListView, Row};
+use crate::units;
+use crate::worker::{unix_ms, Change, NewTtl, NsName, Request, Response, ValuePurpose};
+
+/// Lines the mouse wheel moves per notch.
+const WHEEL_LINES: i32 = 3;
+
+/// Values longer than this are edited in `$EDITOR`, not inline.
+const MAX_INLINE_EDIT: usize = 16 * 1024;
+
+/// Apply one action.
+pub fn update(app: &mut App, action: Action) {
+    match action {
+        Action::ForceQuit => app.quit = true,
+        Action::Tick(now) => tick(app, unix_ms(now)),
+        Action::Worker(resp) => on_response(app, *resp),
+        Action::Resize => {}
+        Action::Edited { job, result } => on_edited(app, job, result),
+        Action::Scroll { column, row, lines } => on_scroll(app, column, row, lines),
+        Action::Click { column, row } => on_click(app, column, row),
+        other => match app.mode.clone() {
+            Mode::Normal => {
+                if let Action::Command(c) = other {
+                    command(app, c);
+                }
+            }
+            Mode::Filter(input) => filter_mode(app, input, other),
+            Mode::Help(scroll) => match other {
+                Action::Cancel | Action::Submit | Action::Command(Command::Help) => {
+                    app.mode = Mode::Normal;
+                }
+                Action::Command(Command::Quit) => command(app, Command::Quit),
+                Action::Command(c) => app.mode = Mode::Help(scrolled(scroll, c, usize::MAX)),
+                _ => {}
+            },
+            Mode::Prompt(kind, mut input) => match other {
+                Action::Input(edit) => {
+                    input.edit(edit);
+                    app.mode = Mode::Prompt(kind, input);
+                }
+                Action::Submit => prompt_submit(app, kind, input.text()),
+                Action::Cancel => {
+                    app.mode = Mode::Normal;
+                    app.say("cancelled");
+                }
+                _ => {}
+            },
+            Mode::Confirm(q) => match other {
+                Action::Submit => {
+                    app.mode = Mode::Normal;
+                    confirmed(app, q);
+                }
+                Action::Cancel => {
+                    app.mode = Mode::Normal;
+                    app.say("cancelled");
+                }
+                _ => {}
+            },
+            Mode::Review(scroll) => match other {
+                Action::Submit => write_staged(app),
+                Action::Cancel => app.mode = Mode::Normal,
+                Action::DiscardStaged => {
+                    let n = app.staged.len();
+                    app.staged.clear();
+                    app.staged_version += 1;
+                    app.mode = Mode::Normal;
+                    app.say(format!("discarded {n} staged change(s)"));
+                }
+                Action::Command(Command::Quit) => command(app, Command::Quit),
+                Action::Command(c) => app.mode = Mode::Review(scrolled(scroll, c, usize::MAX)),
+                _ => {}
+            },
+        },
+    }
+}
+
+fn scrolled(scroll: usize, c: Command, max: usize) -> usize {
+    let s = match c {
+        Command::Down => scroll.saturating_add(1),
+        Command::Up => scroll.saturating_sub(1),
+        Command::PageDown => scroll.saturating_add(10),
+        Command::PageUp => scroll.saturating_sub(10),
+        Command::Top => 0,
+        _ => scroll,
+    };
+    s.min(max)
+}
+
+fn tick(app: &mut App, now_ms: u64) {
+    app.now_ms = now_ms;
+    if !app.stats_pending {
+        app.stats_pending = true;
+        app.request(Request::Stats);
+    }
+    maybe_reload_keys(app);
+}
+
+/// Reload a stale key list, but not more often than every second and not
+/// more than a fifth of the time (big namespaces take a while to read).
+fn maybe_reload_keys(app: &mut App) {
+    if !app.keys.stale || app.keys.loading.is_some() {
+        return;
+    }
+    let took = u64::try_from(app.keys.took.as_millis()).unwrap_or(u64::MAX);
+    let wait = took.saturating_mul(4).max(1000);
+    if app.now_ms >= app.keys.loaded_ms.saturating_add(wait) {
+        let ns = app.shown_ns();
+        app.load_keys(ns);
+    }
+}
+
+fn key_rows(app: &App) -> usize {
+    match app.areas.get().key_rows {
+        0 => 20,
+        n => usize::from(n),
+    }
+}
+
+fn ns_rows(app: &App) -> usize {
+    match app.areas.get().ns_rows {
+        0 => 10,
+        n => usize::from(n),
+    }
+}
+
+fn value_rows(app: &App) -> usize {
+    match app.areas.get().value_rows {
+        0 => 20,
+        n => usize::from(n),
+    }
+}
+
+fn command(app: &mut App, c: Command) {
+    match c {
+        Command::Quit => {
+            if app.staged.is_empty() {
+                app.quit = true;
+            } else {
+                app.mode = Mode::Confirm(Question::Quit);
+            }
+        }
+        Command::Help => app.mode = Mode::Help(0),
+        Command::BrowseTab => app.tab = Tab::Browse,
+        Command::DashboardTab => app.tab = Tab::Dashboard,
+        Command::Refresh => refresh(app),
+        _ if app.tab != Tab::Browse => {}
+        Command::FocusNext => app.focus = app.focus.next(),
+        Command::FocusPrev => app.focus = app.focus.prev(),
+        Command::Up => step(app, -1),
+        Command::Down => step(app, 1),
+        Command::PageUp => step(app, -(page(app) as isize)),
+        Command::PageDown => step(app, page(app) as isize),
+        Command::Top => step(app, isize::MIN / 2),
+        Command::Bottom => step(app, isize::MAX / 2),
+        Command::Left => left(app),
+        Command::Right => right(app),
+        Command::Enter => enter(app),
+        Command::Filter => {
+            app.focus = Pane::Keys;
+            app.mode = Mode::Filter(Input::with_text(app.keys.list.filter()));
+        }
+        Command::ClearFilter => {
+            if !app.keys.list.filter().is_empty() {
+                set_filter(app, "");
+            }
+        }
+        Command::ToggleTree => {
+            let view = match app.keys.list.view() {
+                ListView::Tree => ListView::Flat,
+                _ => ListView::Tree,
+            };
+            set_view(app, view);
+        }
+        Command::NextDelimiter => {
+            let cur = app.keys.list.delimiter();
+            let i = DELIMITERS
+                .iter()
+                .position(|&d| d == cur)
+                .map_or(0, |i| i + 1);
+            let d = DELIMITERS[i % DELIMITERS.len()];
+            keep_selection(app, |list| list.set_delimiter(d));
+            if app.keys.list.view() != ListView::Tree {
+                set_view(app, ListView::Tree);
+            }
+            app.say(format!("tree groups on '{}'", char::from(d)));
+        }
+        Command::ToggleExpiring => {
+            let view = match app.keys.list.view() {
+                ListView::Expiring => ListView::Flat,
+                _ => ListView::Expiring,
+            };
+            set_view(app, view);
+        }
+        Command::NextView => {
+            app.value.mode = app.value.mode.next();
+            app.value.scroll = 0;
+        }
+        Command::Put
+        | Command::Edit
+        | Command::EditExternal
+        | Command::Delete
+        | Command::Unstage
+        | Command::Review
+        | Command::Flush
+        | Command::Compact => write_command(app, c),
+    }
+}
+
+fn page(app: &App) -> usize {
+    match app.focus {
+        Pane::Namespaces => ns_rows(app),
+        Pane::Keys => key_rows(app),
+        Pane::Value => value_rows(app),
+    }
+    .saturating_sub(1)
+    .max(1)
+}
+
+fn step(app: &mut App, delta: isize) {
+    match app.focus {
+        Pane::Namespaces => {
+            let (len, h) = (app.namespaces.len(), ns_rows(app));
+            let before = app.ns_nav.selected;
+            app.ns_nav.step(delta, len, h);
+            if app.ns_nav.selected != before {
+                namespace_selected(app);
+            }
+        }
+        Pane::Keys => {
+            let (len, h) = (app.keys.list.row_count(), key_rows(app));
+            app.keys.nav.step(delta, len, h);
+            selection_changed(app);
+        }
+        Pane::Value => {
+            let max = app.value.lines.get().saturating_sub(value_rows(app));
+            app.value.scroll = app.value.scroll.saturating_add_signed(delta).min(max);
+        }
+    }
+}
+
+fn left(app: &mut App) {
+    match app.focus {
+        Pane::Namespaces => {}
+        Pane::Value => app.focus = Pane::Keys,
+        Pane::Keys => {
+            let i = app.keys.nav.selected;
+            if let Some(Row::Group { expanded: true, .. }) = app.keys.list.row(i) {
+                app.keys.list.toggle_group(i);
+                follow_keys(app);
+            } else if let Some(parent) = app.keys.list.parent_of(i) {
+                let (len, h) = (app.keys.list.row_count(), key_rows(app));
+                app.keys.nav.select(parent, len, h);
+                selection_changed(app);
+            } else {
+                app.focus = Pane::Namespaces;
+            }
+        }
+    }
+}
+
+fn right(app: &mut App) {
+    match app.focus {
+        Pane::Namespaces => app.focus = Pane::Keys,
+        Pane::Value => {}
+        Pane::Keys => match app.keys.list.row(app.keys.nav.selected) {
+            Some(Row::Group {
+                expanded: false, ..
+            }) => {
+                app.keys.list.toggle_group(app.keys.nav.selected);
+                follow_keys(app);
+            }
+            Some(Row::Group { expanded: true, .. }) => step(app, 1),
+            Some(Row::Key { .. }) => app.focus = Pane::Value,
+            None => {}
+        },
+    }
+}
+
+fn enter(app: &mut App) {
+    match app.focus {
+        Pane::Namespaces => app.focus = Pane::Keys,
+        Pane::Value => {}
+        Pane::Keys => match app.keys.list.row(app.keys.nav.selected) {
+            Some(Row::Group { .. }) => {
+                app.keys.list.toggle_group(app.keys.nav.selected);
+                follow_keys(app);
+            }
+            Some(Row::Key { .. }) => app.focus = Pane::Value,
+            None => {}
+        },
+    }
+}
+
+fn follow_keys(app: &mut App) {
+    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+    app.keys.nav.follow(len, h);
+    let sel = app.keys.nav.selected;
+    app.keys.nav.select(sel, len, h);
+}
+
+/// Change the list with `f`, keeping the selected key (or the group that
+/// now holds it) selected.
+fn keep_selection(app: &mut App, f: impl FnOnce(&mut KeyList)) {
+    let before = app
+        .keys
+        .list
+        .row(app.keys.nav.selected)
+        .map(|r| app.keys.list.row_bytes(r).to_vec());
+    f(&mut app.keys.list);
+    let row = before.and_then(|k| app.keys.list.row_of(&k)).unwrap_or(0);
+    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+    app.keys.nav.select(row, len, h);
+    selection_changed(app);
+}
+
+fn set_view(app: &mut App, view: ListView) {
+    keep_selection(app, |list| list.set_view(view));
+}
+
+fn set_filter(app: &mut App, text: &str) {
+    keep_selection(app, |list| list.set_filter(text));
+}
+
+fn filter_mode(app: &mut App, mut input: Input, action: Action) {
+    match action {
+        Action::Input(edit) => {
+            input.edit(edit);
+            let text = input.text().to_string();
+            app.mode = Mode::Filter(input);
+            set_filter(app, &text);
+        }
+        Action::Submit => app.mode = Mode::Normal,
+        Action::Cancel => {
+            app.mode = Mode::Normal;
+            set_filter(app, "");
+        }
+        Action::Command(
+            c @ (Command::Up | Command::Down | Command::PageUp | Command::PageDown),
+        ) => {
+            command(app, c);
+        }
+        _ => {}
+    }
+}
+
+fn namespace_selected(app: &mut App) {
+    let ns = app.selected_ns();
+    if app.keys.ns.as_ref() != Some(&ns) {
+        app.load_keys(ns);
+    }
+}
+
+/// After the key selection moved: ask for the newly selected value.
+fn selection_changed(app: &mut App) {
+    let key = app.selected_key().map(<[u8]>::to_vec);
+    if key == app.value.target {
+        return;
+    }
+    app.value.target = key.clone();
+    app.value.scroll = 0;
+    if let Some(key) = key {
+        request_value(app, key);
+    }
+}
+
+fn request_value(app: &mut App, key: Vec<u8>) {
+    app.value_log_end = app.stats.as_ref().map_or(0, |s| s.log_logical_bytes);
+    let ns = app.shown_ns();
+    app.request(Request::LoadValue {
+        ns,
+        key,
+        purpose: ValuePurpose::Show,
+    });
+}
+
+fn refresh(app: &mut App) {
+    if !app.config.writable {
+        app.request(Request::Refresh);
+    }
+    app.stats_pending = true;
+    app.request(Request::Stats);
+    let ns = app.shown_ns();
+    app.load_keys(ns);
+    if let Some(key) = app.value.target.clone() {
+        request_value(app, key);
+    }
+}
+
+fn on_response(app: &mut App, resp: Response) {
+    match resp {
+        Response::Stats {
+            stats,
+            compact_written,
+            writer_alive,
+        } => {
+            app.stats_pending = false;
+            app.writer_alive = writer_alive;
+            app.stats_ms = Some(app.now_ms);
+            app.history.record(&stats, app.now_ms);
+            if let Some(c) = &mut app.compaction {
+                c.written = compact_written.or(c.written);
+            }
+            let log_end = stats.log_logical_bytes;
+            update_namespaces(app, &stats.namespaces);
+            app.stats = Some(*stats);
+            if app.keys.loading.is_none() && log_end != app.keys.log_end {
+                app.keys.stale = true;
+            }
+            if log_end != app.value_log_end {
+                if let Some(key) = app.value.target.clone() {
+                    request_value(app, key);
+                }
+            }
+            maybe_reload_keys(app);
+        }
+        Response::Refreshed(n) => app.say(format!("caught up ({n} new records)")),
+        Response::KeysProgress { generation, loaded } => {
+            if let Some(l) = &mut app.keys.loading {
+                if l.generation == generation {
+                    l.loaded = loaded;
+                }
+            }
+        }
+        Response::Keys {
+            generation,
+            ns,
+            set,
+            took,
+        } => {
+            if generation != app.keys.generation {
+                return;
+            }
+            app.keys.loading = None;
+            app.keys.loaded_ms = app.now_ms;
+            app.keys.took = took;
+            if app.keys.ns.as_ref() == Some(&ns) {
+                keep_selection(app, |list| list.replace_set(set));
+            } else {
+                let (view, delim) = (app.keys.list.view(), app.keys.list.delimiter());
+                let mut list = KeyList::new(set, delim);
+                list.set_view(view);
+                app.keys.list = list;
+                app.keys.ns = Some(ns);
+                app.keys.nav = Default::default();
+                app.value.target = None;
+                app.value.loaded = None;
+                if let Mode::Filter(_) = app.mode {
+                    app.mode = Mode::Normal;
+                }
+                selection_changed(app);
+            }
+        }
+        Response::Value {
+            ns,
+            key,
+            value,
+            expires_ms,
+            purpose,
+        } => match purpose {
+            ValuePurpose::Show => {
+                if app.value.target.as_deref() == Some(&key[..]) && ns == app.shown_ns() {
+                    let loaded = Some(LoadedValue {
+                        ns,
+                        key,
+                        value,
+                        expires_ms,
+                    });
+                    if loaded != app.value.loaded {
+                        app.value.loaded = loaded;
+                        app.value.version += 1;
+                    }
+                }
+            }
+            ValuePurpose::Staging => {
+                for s in &mut app.staged {
+                    if s.change.ns == ns && s.change.key == key && s.old == OldValue::Loading {
+                        s.old = OldValue::Known(value.clone());
+                    }
+                }
+                app.staged_version += 1;
+            }
+        },
+        Response::Applied(n) => {
+            app.staged.clear();
+            app.staged_version += 1;
+            app.say(format!("wrote {n} change(s) and flushed"));
+            refresh(app);
+        }
+        Response::Flushed(took) => app.say(format!("flushed in {}", units::latency(took))),
+        Response::Compacted { took, reclaimed } => {
+            app.compaction = None;
+            app.say(format!(
+                "compacted in {}, reclaimed about {}",
+                units::latency(took),
+                units::bytes(reclaimed)
+            ));
+            app.stats_pending = true;
+            app.request(Request::Stats);
+        }
+        Response::Failed { what, error } => {
+            match what {
+                "load keys" => app.keys.loading = None,
+                "read stats" => app.stats_pending = false,
+                "compact" => app.compaction = None,
+                _ => {}
+            }
+            app.complain(format!("{what} failed: {error}"));
+        }
+    }
+}
+
+fn update_namespaces(app: &mut App, counts: &[(String, u64)]) {
+    let mut items: Vec<NsItem> = counts
+        .iter()
+        .map(|(name, count)| NsItem {
+            name: (!name.is_empty()).then(|| name.clone()),
+            count: *count,
+        })
+        .collect();
+    items.sort_by(|a, b| a.name.cmp(&b.name));
+    if !items.iter().any(|i| i.name.is_none()) {
+        items.insert(
+            0,
+            NsItem {
+                name: None,
+                count: 0,
+            },
+        );
+    }
+    let selected = app.selected_ns();
+    let (len, h) = (items.len(), ns_rows(app));
+    let index = items.iter().position(|i| i.name == selected);
+    app.namespaces = items;
+    match index {
+        Some(i) => app.ns_nav.select(i, len, h),
+        None => {
+            // The namespace was dropped: back to the default one.
+            app.ns_nav.select(0, len, h);
+            namespace_selected(app);
+        }
+    }
+}
+
+fn on_scroll(app: &mut App, column: u16, row: u16, lines: i32) {
+    if app.tab != Tab::Browse || app.mode != Mode::Normal {
+        return;
+    }
+    let Some(pane) = pane_at(app, column, row) else {
+        return;
+    };
+    let focus = app.focus;
+    app.focus = pane;
+    step(app, (lines * WHEEL_LINES) as isize);
+    app.focus = focus;
+}
+
+fn on_click(app: &mut App, column: u16, row: u16) {
+    if app.tab != Tab::Browse || app.mode != Mode::Normal {
+        return;
+    }
+    let Some(pane) = pane_at(app, column, row) else {
+        return;
+    };
+    app.focus = pane;
+    let areas = app.areas.get();
+    match pane {
+        Pane::Namespaces => {
+            // One border row above the first item.
+            if let Some(i) = row.checked_sub(areas.namespaces.y + 1) {
+                let target = app.ns_nav.offset + usize::from(i);
+                if target < app.namespaces.len() {
+                    let delta = target as isize - app.ns_nav.selected as isize;
+                    step(app, delta);
+                }
+            }
+        }
+        Pane::Keys => {
+            // A border row and a header row above the first key.
+            if let Some(i) = row.checked_sub(areas.keys.y + 2) {
+                let target = app.keys.nav.offset + usize::from(i);
+                if target < app.keys.list.row_count() {
+                    let delta = target as isize - app.keys.nav.selected as isize;
+                    step(app, delta);
+                }
+            }
+        }
+        Pane::Value => {}
+    }
+}
+
+fn pane_at(app: &App, column: u16, row: u16) -> Option<Pane> {
+    let a = app.areas.get();
+    let pos = ratatui::layout::Position::new(column, row);
+    [
+        (a.namespaces, Pane::Namespaces),
+        (a.keys, Pane::Keys),
+        (a.value, Pane::Value),
+    ]
+    .into_iter()
+    .find(|(r, _)| r.contains(pos))
+    .map(|(_, p)| p)
+}
+
+// ---- editing ----
+
+fn write_command(app: &mut App, c: Command) {
+    if !app.config.writable {
+        app.complain("read-only: start emdb-tui with --write to edit");
+        return;
+    }
+    match c {
+        Command::Put => app.mode = Mode::Prompt(PromptKind::NewKey, Input::default()),
+        Command::Edit | Command::EditExternal => {
+            let Some((key, current)) = editable_value(app) else {
+                return;
+            };
+            if c == Command::EditExternal {
+                app.editor = Some(EditorJob {
+                    key,
+                    initial: current,
+                });
+            } else if current.len() > MAX_INLINE_EDIT {
+                app.complain(format!(
+                    "the value is {}; edit it in $EDITOR with E",
+                    units::bytes(current.len() as u64)
+                ));
+            } else {
+                app.mode = Mode::Prompt(
+                    PromptKind::EditValue { key },
+                    Input::with_text(&escape(&current)),
+                );
+            }
+        }
+        Command::Delete => match app.selected_key() {
+            Some(key) => {
+                app.mode = Mode::Confirm(Question::Delete { key: key.to_vec() });
+            }
+            None => app.complain("select a key to delete"),
+        },
+        Command::Unstage => {
+            let ns = app.shown_ns();
+            let Some(key) = app.selected_key().map(<[u8]>::to_vec) else {
+                return;
+            };
+            let before = app.staged.len();
+            app.staged
+                .retain(|s| !(s.change.ns == ns && s.change.key == key));
+            app.staged_version += 1;
+            if app.staged.len() < before {
+                app.say(format!("unstaged {}", escape(&key)));
+            } else {
+                app.say("nothing staged for this key");
+            }
+        }
+        Command::Review => {
+            if app.staged.is_empty() {
+                app.say("nothing staged (a put, e edit, d delete)");
+            } else {
+                app.mode = Mode::Review(0);
+            }
+        }
+        Command::Flush => {
+            app.request(Request::Flush);
+            app.say("flushing…");
+        }
+        Command::Compact => {
+            if app.compaction.is_some() {
+                app.say("a compaction is already running");
+                return;
+            }
+            let expected = app
+                .stats
+                .as_ref()
+                .map_or(0, |s| s.live_bytes + crate::ui::dashboard::HEADER_BYTES);
+            app.compaction = Some(Compaction {
+                started_ms: app.now_ms,
+                expected,
+                written: None,
+            });
+            app.request(Request::Compact);
+        }
+        _ => {}
+    }
+}
+
+/// The selected key and the value an edit starts from (the staged one if
+/// there is one).
+fn editable_value(app: &mut App) -> Option<(Vec<u8>, Vec<u8>)> {
+    let Some(key) = app.selected_key().map(<[u8]>::to_vec) else {
+        app.complain("select a key to edit");
+        return None;
+    };
+    if let Some(s) = app.staged_for(&key) {
+        return match &s.change.value {
+            Some(v) => Some((key, v.clone())),
+            None => {
+                app.complain("the key is staged for deletion; u unstages it");
+                None
+            }
+        };
+    }
+    match &app.value.loaded {
+        Some(LoadedValue {
+            key: k,
+            value: Some(v),
+            ..
+        }) if *k == key => Some((key, v.clone())),
+        _ => {
+            app.complain("the value is not loaded yet");
+            None
+        }
+    }
+}
+
+fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
+    let bytes = match unescape(text) {
+        Ok(b) => b,
+        Err(e) => {
+            app.complain(e);
+            return;
+        }
+    };
+    match kind {
+        PromptKind::NewKey => {
+            if bytes.is_empty() {
+                app.complain("the key is empty");
+                return;
+            }
+            app.mode = Mode::Prompt(PromptKind::NewValue { key: bytes }, Input::default());
+        }
+        PromptKind::NewValue { key } => {
+            app.mode = Mode::Prompt(PromptKind::NewTtl { key, value: bytes }, Input::default());
+        }
+        PromptKind::NewTtl { key, value } => match parse_ttl(text) {
+            Ok(ttl) => {
+                app.mode = Mode::Normal;
+                stage(app, key, Some(value), ttl);
+            }
+            Err(e) => app.complain(e),
+        },
+        PromptKind::EditValue { key } => {
+            app.mode = Mode::Normal;
+            stage(app, key, Some(bytes), NewTtl::Keep);
+        }
+    }
+}
+
+/// `""` keeps the current lifetime, `never` removes it, else a duration
+/// such as `90s`, `15m`, `2h`, `7d` (a bare number is seconds).
+pub fn parse_ttl(text: &str) -> Result<NewTtl, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(NewTtl::Keep);
+    }
+    if t == "never" || t == "none" {
+        return Ok(NewTtl::Never);
+    }
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("bad time to live {t:?}: use e.g. 90s, 15m, 2h, 7d or never"))?;
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "ms" => return Ok(NewTtl::After(Duration::from_millis(n))),
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        other => return Err(format!("unknown unit {other:?}: use ms, s, m, h or d")),
+    };
+    Ok(NewTtl::After(Duration::from_secs(secs)))
+}
+
+fn stage(app: &mut App, key: Vec<u8>, value: Option<Vec<u8>>, ttl: NewTtl) {
+    let ns: NsName = app.shown_ns();
+    let verb = if value.is_some() { "put" } else { "delete" };
+    let shown = escape(&key);
+    let change = Change {
+        ns: ns.clone(),
+        key: key.clone(),
+        value,
+        ttl,
+    };
+    if let Some(s) = app
+        .staged
+        .iter_mut()
+        .find(|s| s.change.ns == ns && s.change.key == key)
+    {
+        s.change = change;
+    } else {
+        let old = match &app.value.loaded {
+            Some(l) if l.key == key && l.ns == ns => OldValue::Known(l.value.clone()),
+            _ => OldValue::Loading,
+        };
+        if old == OldValue::Loading {
+            app.request(Request::LoadValue {
+                ns,
+                key,
+                purpose: ValuePurpose::Staging,
+            });
+        }
+        app.staged.push(Staged { change, old });
+    }
+    app.staged_version += 1;
+    app.say(format!(
+        "staged {verb} {shown}; {} change(s) staged, w to review and write",
+        app.staged.len()
+    ));
+}
+
+fn confirmed(app: &mut App, q: Question) {
+    match q {
+        Question::Delete { key } => stage(app, key, None, NewTtl::Keep),
+        Question::Quit => app.quit = true,
+    }
+}
+
+fn write_staged(app: &mut App) {
+    let changes: Vec<Change> = app.staged.iter().map(|s| s.change.clone()).collect();
+    app.mode = Mode::Normal;
+    app.say(format!("writing {} change(s)…", changes.len()));
+    app.request(Request::Apply(changes));
+}
+
+fn on_edited(app: &mut App, job: EditorJob, result: Result<Vec<u8>, String>) {
+    match result {
+        Ok(bytes) if bytes == job.initial => app.say("no change"),
+        Ok(bytes) => stage(app, job.key, Some(bytes), NewTtl::Keep),
+        Err(e) => app.complain(format!("editor failed: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ttl_syntax() {
+        assert_eq!(parse_ttl(""), Ok(NewTtl::Keep));
+        assert_eq!(parse_ttl("never"), Ok(NewTtl::Never));
+        assert_eq!(parse_ttl("90"), Ok(NewTtl::After(Duration::from_secs(90))));
+        assert_eq!(
+            parse_ttl("15m"),
+            Ok(NewTtl::After(Duration::from_secs(900)))
+        );
+        assert_eq!(
+            parse_ttl("2h"),
+            Ok(NewTtl::After(Duration::from_secs(7200)))
+        );
+        assert_eq!(
+            parse_ttl("250ms"),
+            Ok(NewTtl::After(Duration::from_millis(250)))
+        );
+        assert!(parse_ttl("5 parsecs").is_err());
+        assert!(parse_ttl("x").is_err());
+    }
+}

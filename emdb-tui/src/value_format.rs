@@ -1,0 +1,302 @@
+//! How a value is shown: as text, as pretty-printed JSON or as a hex dump.
+//!
+//! Pure functions; the value pane caches their output so a frame never
+//! re-formats a large value.
+
+use crate::escape::escape;
+
+/// Text and JSON views format at most this many bytes of a value; the hex
+/// view shows every byte (it is computed line by line, for visible lines only).
+pub const MAX_FORMATTED: usize = 1 << 20;
+
+/// The view the user asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ViewMode {
+    /// JSON when the value is a JSON object or array, text when it is
+    /// printable UTF-8, hex otherwise.
+    #[default]
+    Auto,
+    /// UTF-8 text, control characters and invalid bytes escaped.
+    Text,
+    /// Pretty-printed JSON (falls back to text when the value is not JSON).
+    Json,
+    /// Offset, hex bytes and ASCII columns.
+    Hex,
+}
+
+impl ViewMode {
+    /// The next mode in the `v` cycle.
+    pub fn next(self) -> ViewMode {
+        match self {
+            ViewMode::Auto => ViewMode::Text,
+            ViewMode::Text => ViewMode::Json,
+            ViewMode::Json => ViewMode::Hex,
+            ViewMode::Hex => ViewMode::Auto,
+        }
+    }
+
+    /// Lower-case name for titles.
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewMode::Auto => "auto",
+            ViewMode::Text => "text",
+            ViewMode::Json => "json",
+            ViewMode::Hex => "hex",
+        }
+    }
+}
+
+/// The format actually used for a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Text lines.
+    Text,
+    /// Pretty JSON lines.
+    Json,
+    /// Hex dump.
+    Hex,
+}
+
+impl Shown {
+    /// Lower-case name for titles.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shown::Text => "text",
+            Shown::Json => "json",
+            Shown::Hex => "hex",
+        }
+    }
+}
+
+/// Which format `mode` gives for `bytes`, and why when it differs from what
+/// was asked.
+pub fn resolve(bytes: &[u8], mode: ViewMode) -> (Shown, Option<&'static str>) {
+    match mode {
+        ViewMode::Hex => (Shown::Hex, None),
+        ViewMode::Text => (Shown::Text, None),
+        ViewMode::Json => {
+            if is_json(bytes) {
+                (Shown::Json, None)
+            } else {
+                (Shown::Text, Some("not valid JSON, shown as text"))
+            }
+        }
+        ViewMode::Auto => {
+            let head = &bytes[..bytes.len().min(MAX_FORMATTED)];
+            if matches!(first_non_space(bytes), Some(b'{' | b'[')) && is_json(bytes) {
+                (Shown::Json, None)
+            } else if looks_like_text(head) {
+                (Shown::Text, None)
+            } else {
+                (Shown::Hex, None)
+            }
+        }
+    }
+}
+
+fn first_non_space(bytes: &[u8]) -> Option<u8> {
+    bytes.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+fn is_json(bytes: &[u8]) -> bool {
+    bytes.len() <= MAX_FORMATTED && serde_json::from_slice::<serde_json::Value>(bytes).is_ok()
+}
+
+/// Mostly printable UTF-8 (a cut multi-byte character at the end is fine).
+fn looks_like_text(bytes: &[u8]) -> bool {
+    let mut bad = 0usize;
+    let mut chunks = bytes.utf8_chunks().peekable();
+    while let Some(chunk) = chunks.next() {
+        bad += chunk
+            .valid()
+            .chars()
+            .filter(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+            .count();
+        let last = chunks.peek().is_none();
+        if !(last && chunk.invalid().len() < 4 && bytes.len() == MAX_FORMATTED) {
+            bad += chunk.invalid().len();
+        }
+    }
+    bad * 20 <= bytes.len()
+}
+
+/// Lines of `bytes` shown as `shown` (not for [`Shown::Hex`], whose lines are
+/// made on demand by [`hex_line`]). Long lines are kept whole; the pane wraps.
+pub fn format_lines(bytes: &[u8], shown: Shown) -> Vec<String> {
+    let head = &bytes[..bytes.len().min(MAX_FORMATTED)];
+    let text = match shown {
+        Shown::Json => pretty_json(head),
+        Shown::Text | Shown::Hex => text_of(head),
+    };
+    text.split('\n').map(str::to_owned).collect()
+}
+
+/// Text with line breaks kept and everything else unprintable escaped.
+fn text_of(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        out.push_str(&escape(line).replace("\\t", "    "));
+    }
+    out
+}
+
+/// Re-indent JSON text by two spaces per level, keeping the member order and
+/// every number and string exactly as written. The input must be valid JSON.
+pub fn pretty_json(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = text.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                // Keep empty containers on one line.
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+                if matches!(chars.peek(), Some('}' | ']')) {
+                    if let Some(close) = chars.next() {
+                        out.push(close);
+                    }
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(',');
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// How many bytes one hex line shows so that it fits `width` columns.
+pub fn hex_bytes_per_line(width: u16) -> usize {
+    // "offset " + a space per group of 8 + "xx " per byte + "|" chars "|"
+    [32usize, 16, 8, 4]
+        .into_iter()
+        .find(|&n| 9 + n.div_ceil(8) + 3 * n + 2 + n <= usize::from(width))
+        .unwrap_or(4)
+}
+
+/// Number of hex lines for `len` bytes.
+pub fn hex_line_count(len: usize, per_line: usize) -> usize {
+    len.div_ceil(per_line.max(1)).max(1)
+}
+
+/// Hex dump line `line`: `00000010  7b 22 61 22  3a 31 7d 0a  |{"a":1}.|`.
+pub fn hex_line(bytes: &[u8], line: usize, per_line: usize) -> String {
+    let start = line * per_line;
+    let chunk = bytes
+        .get(start..bytes.len().min(start + per_line))
+        .unwrap_or(&[]);
+    let mut out = format!("{start:08x} ");
+    for i in 0..per_line {
+        if i % 8 == 0 {
+            out.push(' ');
+        }
+        match chunk.get(i) {
+            Some(b) => out.push_str(&format!("{b:02x} ")),
+            None => out.push_str("   "),
+        }
+    }
+    out.push('|');
+    out.extend(chunk.iter().map(|&b| {
+        if b.is_ascii_graphic() || b == b' ' {
+            char::from(b)
+        } else {
+            '.'
+        }
+    }));
+    out.push('|');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_picks_json_text_or_hex() {
+        assert_eq!(resolve(br#" {"a": 1}"#, ViewMode::Auto).0, Shown::Json);
+        assert_eq!(resolve(b"[1,2]", ViewMode::Auto).0, Shown::Json);
+        assert_eq!(resolve(b"42", ViewMode::Auto).0, Shown::Text);
+        assert_eq!(resolve(b"hello\nworld", ViewMode::Auto).0, Shown::Text);
+        assert_eq!(resolve(&[0, 1, 2, 3, 0xff], ViewMode::Auto).0, Shown::Hex);
+        assert_eq!(
+            resolve(b"{oops", ViewMode::Json),
+            (Shown::Text, Some("not valid JSON, shown as text"))
+        );
+    }
+
+    #[test]
+    fn pretty_json_keeps_order_and_literals() {
+        let s = pretty_json(br#"{"z":1.50,"a":[],"s":"x, {y}: \"q\"","n":{"k":[true,null]}}"#);
+        assert_eq!(
+            s,
+            "{\n  \"z\": 1.50,\n  \"a\": [],\n  \"s\": \"x, {y}: \\\"q\\\"\",\n  \"n\": {\n    \"k\": [\n      true,\n      null\n    ]\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn text_lines_escape_controls() {
+        assert_eq!(
+            format_lines(b"a\tb\r\nc\0", Shown::Text),
+            vec!["a    b".to_string(), "c\\x00".to_string()]
+        );
+    }
+
+    #[test]
+    fn hex_lines() {
+        let v = b"{\"a\":1}\n\0\x01";
+        assert_eq!(hex_bytes_per_line(120), 16);
+        assert_eq!(hex_bytes_per_line(50), 8);
+        assert_eq!(hex_bytes_per_line(44), 8);
+        assert_eq!(hex_bytes_per_line(43), 4);
+        assert_eq!(hex_line(v, 0, 8).chars().count(), 44);
+        assert_eq!(hex_line_count(v.len(), 8), 2);
+        assert_eq!(
+            hex_line(v, 0, 8),
+            "00000000  7b 22 61 22 3a 31 7d 0a |{\"a\":1}.|"
+        );
+        assert_eq!(hex_line(v, 1, 8), "00000008  00 01                   |..|");
+    }
+}

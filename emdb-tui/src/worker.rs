@@ -1,0 +1,589 @@
+//! All database I/O, off the UI thread.
+//!
+//! The UI sends [`Request`]s and polls for [`Response`]s; it never waits.
+//! A threaded worker serves reads and writes on one thread (coalescing
+//! requests that a newer one makes pointless), loads key lists on their own
+//! threads (a new load cancels the one in flight) and compacts on its own
+//! thread so stats keep coming during a compaction. The inline worker does
+//! the same work synchronously, for tests.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use emdb_core::{Emdb, Namespace, Stats};
+
+use crate::keylist::KeySet;
+
+/// A namespace: `None` is the default (unnamed) one.
+pub type NsName = Option<String>;
+
+/// The lifetime a staged put gets when it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewTtl {
+    /// Keep the key's current time to live (none for a new key).
+    Keep,
+    /// Never expire.
+    Never,
+    /// Expire this long after the write.
+    After(Duration),
+}
+
+/// One staged change, ready to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// Its namespace.
+    pub ns: NsName,
+    /// The key.
+    pub key: Vec<u8>,
+    /// The new value, or `None` to delete the key.
+    pub value: Option<Vec<u8>>,
+    /// The lifetime of a put.
+    pub ttl: NewTtl,
+}
+
+/// Why a value is being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValuePurpose {
+    /// For the value pane.
+    Show,
+    /// The old value of a staged change, for its diff.
+    Staging,
+}
+
+/// Work for the worker.
+#[derive(Clone, Debug)]
+pub enum Request {
+    /// Sizes and counters (plus compaction progress while compacting).
+    Stats,
+    /// Catch up with the writer now (read-only handles).
+    Refresh,
+    /// Every key of a namespace, with sizes and expiries, sorted.
+    LoadKeys {
+        /// The namespace.
+        ns: NsName,
+        /// Echoed in the response so stale loads can be ignored.
+        generation: u64,
+    },
+    /// One value.
+    LoadValue {
+        /// The namespace.
+        ns: NsName,
+        /// The key.
+        key: Vec<u8>,
+        /// What it is for.
+        purpose: ValuePurpose,
+    },
+    /// Write staged changes in one atomic transaction, then flush.
+    Apply(Vec<Change>),
+    /// Make every write durable.
+    Flush,
+    /// Rewrite the log with only live records.
+    Compact,
+}
+
+/// Results from the worker.
+#[derive(Debug)]
+pub enum Response {
+    /// A stats sample.
+    Stats {
+        /// The sample.
+        stats: Box<Stats>,
+        /// Bytes written to the compaction's new file so far, while one runs.
+        compact_written: Option<u64>,
+        /// Whether the process that published the counters still runs.
+        writer_alive: Option<bool>,
+    },
+    /// A refresh applied this many records.
+    Refreshed(usize),
+    /// A key load made progress.
+    KeysProgress {
+        /// The load's generation.
+        generation: u64,
+        /// Keys read so far.
+        loaded: usize,
+    },
+    /// A key load finished.
+    Keys {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The keys, sorted.
+        set: KeySet,
+        /// How long it took.
+        took: Duration,
+    },
+    /// A value was read.
+    Value {
+        /// The namespace.
+        ns: NsName,
+        /// The key.
+        key: Vec<u8>,
+        /// Its value, or `None` when the key does not exist.
+        value: Option<Vec<u8>>,
+        /// Its expiry (ms since the Unix epoch), if it has one.
+        expires_ms: Option<u64>,
+        /// Why it was read.
+        purpose: ValuePurpose,
+    },
+    /// Staged changes were written and flushed.
+    Applied(usize),
+    /// A flush finished.
+    Flushed(Duration),
+    /// A compaction finished.
+    Compacted {
+        /// How long it took.
+        took: Duration,
+        /// Dead bytes before it started.
+        reclaimed: u64,
+    },
+    /// Something failed.
+    Failed {
+        /// What was being done ("load keys", "write", ...).
+        what: &'static str,
+        /// The error, readable.
+        error: String,
+    },
+}
+
+/// The default namespace or a named one, behind one read API.
+enum Space {
+    Default(Emdb),
+    Named(Namespace),
+}
+
+impl Space {
+    fn open(db: &Emdb, ns: &NsName) -> emdb_core::Result<Space> {
+        match ns {
+            None => Ok(Space::Default(db.clone())),
+            Some(name) => Ok(Space::Named(db.namespace(name)?)),
+        }
+    }
+
+    fn keys(&self) -> emdb_core::Result<emdb_core::Keys> {
+        match self {
+            Space::Default(d) => d.keys(),
+            Space::Named(n) => n.keys(),
+        }
+    }
+
+    fn len_and_expiry(&self, key: &[u8]) -> emdb_core::Result<Option<(u64, u64)>> {
+        let (value, expires) = match self {
+            Space::Default(d) => (d.get_zerocopy(key)?, d.expires_at(key)?),
+            Space::Named(n) => (n.get_zerocopy(key)?, n.expires_at(key)?),
+        };
+        Ok(value.map(|v| (v.len() as u64, expires.map_or(0, unix_ms))))
+    }
+
+    fn get(&self, key: &[u8]) -> emdb_core::Result<(Option<Vec<u8>>, Option<u64>)> {
+        let (value, expires) = match self {
+            Space::Default(d) => (d.get(key)?, d.expires_at(key)?),
+            Space::Named(n) => (n.get(key)?, n.expires_at(key)?),
+        };
+        Ok((value, expires.map(unix_ms)))
+    }
+
+    fn ttl(&self, key: &[u8]) -> emdb_core::Result<Option<Duration>> {
+        match self {
+            Space::Default(d) => d.ttl(key),
+            Space::Named(n) => n.ttl(key),
+        }
+    }
+
+    fn expire(&self, key: &[u8], ttl: Duration) -> emdb_core::Result<bool> {
+        match self {
+            Space::Default(d) => d.expire(key, ttl),
+            Space::Named(n) => n.expire(key, ttl),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Send progress every this many keys.
+const PROGRESS_EVERY: usize = 100_000;
+
+/// Read every key of `ns` with its value size and expiry, and sort them.
+/// Returns `None` when cancelled.
+fn load_keys(
+    db: &Emdb,
+    ns: &NsName,
+    generation: u64,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) -> emdb_core::Result<Option<KeySet>> {
+    let space = Space::open(db, ns)?;
+    let mut set = KeySet::new();
+    for (n, key) in space.keys()?.enumerate() {
+        let key = key?;
+        if n % 4096 == 0 && cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        if n > 0 && n % PROGRESS_EVERY == 0 {
+            out(Response::KeysProgress {
+                generation,
+                loaded: n,
+            });
+        }
+        // A key deleted since the walk saw it is simply left out.
+        if let Some((size, expires_ms)) = space.len_and_expiry(&key)? {
+            set.push(&key, size, expires_ms);
+        }
+    }
+    set.sort();
+    Ok(Some(set))
+}
+
+fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
+    let mut spaces: Vec<(NsName, Space)> = Vec::new();
+    for c in changes {
+        if !spaces.iter().any(|(n, _)| *n == c.ns) {
+            spaces.push((c.ns.clone(), Space::open(db, &c.ns)?));
+        }
+    }
+    let space_of = |ns: &NsName| spaces.iter().find(|(n, _)| n == ns).map(|(_, s)| s);
+    // Lifetimes to set after the commit: the transaction API writes plain
+    // puts, so kept and new TTLs are applied right after it.
+    let mut expiries = Vec::new();
+    for c in changes.iter().filter(|c| c.value.is_some()) {
+        let ttl = match c.ttl {
+            NewTtl::Keep => space_of(&c.ns)
+                .map(|s| s.ttl(&c.key))
+                .transpose()?
+                .flatten(),
+            NewTtl::Never => None,
+            NewTtl::After(d) => Some(d),
+        };
+        if let Some(ttl) = ttl {
+            expiries.push((c.ns.clone(), c.key.clone(), ttl));
+        }
+    }
+    db.transaction(|tx| {
+        for c in changes {
+            match (&c.ns, space_of(&c.ns)) {
+                (Some(_), Some(Space::Named(ns))) => {
+                    let mut t = tx.namespace(ns);
+                    match &c.value {
+                        Some(v) => t.insert(&c.key, v)?,
+                        None => {
+                            t.remove(&c.key)?;
+                        }
+                    }
+                }
+                _ => match &c.value {
+                    Some(v) => tx.insert(&c.key, v)?,
+                    None => {
+                        tx.remove(&c.key)?;
+                    }
+                },
+            }
+        }
+        Ok(())
+    })?;
+    for (ns, key, ttl) in expiries {
+        if let Some(space) = space_of(&ns) {
+            space.expire(&key, ttl.max(Duration::from_millis(1)))?;
+        }
+    }
+    db.flush()?;
+    Ok(changes.len())
+}
+
+/// Serve one request that is not a key load or a compaction.
+fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response)) {
+    let fail = |what: &'static str, e: emdb_core::Error| Response::Failed {
+        what,
+        error: e.to_string(),
+    };
+    match req {
+        Request::Stats => match db.stats() {
+            Ok(stats) => out(Response::Stats {
+                writer_alive: stats.writer_pid.map(|pid| emdb_core::pid_alive(pid, None)),
+                stats: Box::new(stats),
+                compact_written: if compacting {
+                    compaction_tmp_len(db)
+                } else {
+                    None
+                },
+            }),
+            Err(e) => out(fail("read stats", e)),
+        },
+        Request::Refresh => match db.refresh() {
+            Ok(n) => out(Response::Refreshed(n)),
+            Err(e) => out(fail("refresh", e)),
+        },
+        Request::LoadValue { ns, key, purpose } => {
+            match Space::open(db, &ns).and_then(|s| s.get(&key)) {
+                Ok((value, expires_ms)) => out(Response::Value {
+                    ns,
+                    key,
+                    value,
+                    expires_ms,
+                    purpose,
+                }),
+                Err(e) => out(fail("read value", e)),
+            }
+        }
+        Request::Apply(changes) => match apply(db, &changes) {
+            Ok(n) => out(Response::Applied(n)),
+            Err(e) => out(fail("write", e)),
+        },
+        Request::Flush => {
+            let start = Instant::now();
+            match db.flush() {
+                Ok(()) => out(Response::Flushed(start.elapsed())),
+                Err(e) => out(fail("flush", e)),
+            }
+        }
+        Request::Compact => compact(db, out),
+        Request::LoadKeys { ns, generation } => {
+            let cancel = AtomicBool::new(false);
+            keys_response(db, ns, generation, &cancel, out);
+        }
+    }
+}
+
+fn keys_response(
+    db: &Emdb,
+    ns: NsName,
+    generation: u64,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) {
+    let start = Instant::now();
+    match load_keys(db, &ns, generation, cancel, out) {
+        Ok(Some(set)) => out(Response::Keys {
+            generation,
+            ns,
+            set,
+            took: start.elapsed(),
+        }),
+        Ok(None) => {}
+        Err(e) => out(Response::Failed {
+            what: "load keys",
+            error: e.to_string(),
+        }),
+    }
+}
+
+fn compact(db: &Emdb, out: &mut dyn FnMut(Response)) {
+    let start = Instant::now();
+    let dead = db.stats().map(|s| s.dead_bytes).unwrap_or(0);
+    match db.compact() {
+        Ok(()) => out(Response::Compacted {
+            took: start.elapsed(),
+            reclaimed: dead,
+        }),
+        Err(e) => out(Response::Failed {
+            what: "compact",
+            error: e.to_string(),
+        }),
+    }
+}
+
+/// Size of the file a running compaction writes (`<db>.compact.tmp`, see
+/// docs/FORMAT.md): the engine reports no progress, so the gauge estimates it
+/// from this file against the live bytes.
+fn compaction_tmp_len(db: &Emdb) -> Option<u64> {
+    let path = db.path()?;
+    let mut name = path.file_name()?.to_os_string();
+    name.push(".compact.tmp");
+    let tmp: PathBuf = path.with_file_name(name);
+    std::fs::metadata(tmp).ok().map(|m| m.len())
+}
+
+/// The UI's handle on the worker.
+pub struct Worker {
+    inner: Inner,
+}
+
+enum Inner {
+    Threaded {
+        requests: Option<Sender<Request>>,
+        responses: Receiver<Response>,
+        thread: Option<std::thread::JoinHandle<()>>,
+    },
+    Inline {
+        db: Emdb,
+        queue: VecDeque<Response>,
+    },
+}
+
+impl Worker {
+    /// A worker with its own threads.
+    pub fn spawn(db: Emdb) -> Worker {
+        let (req_tx, req_rx) = mpsc::channel();
+        let (resp_tx, resp_rx) = mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("emdb-tui-io".into())
+            .spawn(move || io_thread(db, req_rx, resp_tx));
+        match spawned {
+            Ok(thread) => Worker {
+                inner: Inner::Threaded {
+                    requests: Some(req_tx),
+                    responses: resp_rx,
+                    thread: Some(thread),
+                },
+            },
+            Err(e) => {
+                // Without the thread every request goes unanswered; say why.
+                let (tx, rx) = mpsc::channel();
+                let _ = tx.send(Response::Failed {
+                    what: "start the I/O thread",
+                    error: e.to_string(),
+                });
+                Worker {
+                    inner: Inner::Threaded {
+                        requests: None,
+                        responses: rx,
+                        thread: None,
+                    },
+                }
+            }
+        }
+    }
+
+    /// A worker that does each request at once on the calling thread
+    /// (deterministic, for tests).
+    pub fn inline(db: Emdb) -> Worker {
+        Worker {
+            inner: Inner::Inline {
+                db,
+                queue: VecDeque::new(),
+            },
+        }
+    }
+
+    /// Queue a request.
+    pub fn send(&mut self, req: Request) {
+        match &mut self.inner {
+            Inner::Threaded { requests, .. } => {
+                if let Some(r) = requests {
+                    let _ = r.send(req);
+                }
+            }
+            Inner::Inline { db, queue } => serve(db, req, false, &mut |r| queue.push_back(r)),
+        }
+    }
+
+    /// The next response, if one is ready.
+    pub fn try_recv(&mut self) -> Option<Response> {
+        match &mut self.inner {
+            Inner::Threaded { responses, .. } => responses.try_recv().ok(),
+            Inner::Inline { queue, .. } => queue.pop_front(),
+        }
+    }
+}
+
+impl Drop for Worker {
+    /// Stop the I/O thread and wait for it (and its key loads). A running
+    /// compaction is not waited for: the engine survives being stopped at
+    /// any point.
+    fn drop(&mut self) {
+        if let Inner::Threaded {
+            requests, thread, ..
+        } = &mut self.inner
+        {
+            requests.take();
+            if let Some(t) = thread.take() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
+    let mut load_cancel: Option<Arc<AtomicBool>> = None;
+    let mut loaders: Vec<std::thread::JoinHandle<()>> = Vec::new();
+    let compacting = Arc::new(AtomicBool::new(false));
+    while let Ok(first) = requests.recv() {
+        // Take everything queued; only the newest stats and value requests
+        // of a burst are worth serving.
+        let mut batch = vec![first];
+        batch.extend(requests.try_iter());
+        let last_stats = batch.iter().rposition(|r| matches!(r, Request::Stats));
+        let last_show = batch.iter().rposition(|r| {
+            matches!(
+                r,
+                Request::LoadValue {
+                    purpose: ValuePurpose::Show,
+                    ..
+                }
+            )
+        });
+        for (i, req) in batch.into_iter().enumerate() {
+            match req {
+                Request::Stats if Some(i) != last_stats => {}
+                Request::LoadValue {
+                    purpose: ValuePurpose::Show,
+                    ..
+                } if Some(i) != last_show => {}
+                Request::LoadKeys { ns, generation } => {
+                    if let Some(c) = load_cancel.take() {
+                        c.store(true, Ordering::Relaxed);
+                    }
+                    let cancel = Arc::new(AtomicBool::new(false));
+                    load_cancel = Some(Arc::clone(&cancel));
+                    let (db2, out2) = (db.clone(), out.clone());
+                    let spawned = std::thread::Builder::new()
+                        .name("emdb-tui-keys".into())
+                        .spawn(move || {
+                            keys_response(&db2, ns, generation, &cancel, &mut |r| {
+                                let _ = out2.send(r);
+                            })
+                        });
+                    match spawned {
+                        Ok(handle) => loaders.push(handle),
+                        Err(e) => {
+                            let _ = out.send(Response::Failed {
+                                what: "load keys",
+                                error: e.to_string(),
+                            });
+                        }
+                    }
+                    loaders.retain(|h| !h.is_finished());
+                }
+                Request::Compact => {
+                    if compacting.swap(true, Ordering::AcqRel) {
+                        continue;
+                    }
+                    let (db2, out2, flag) = (db.clone(), out.clone(), Arc::clone(&compacting));
+                    let spawned = std::thread::Builder::new()
+                        .name("emdb-tui-compact".into())
+                        .spawn(move || {
+                            compact(&db2, &mut |r| {
+                                let _ = out2.send(r);
+                            });
+                            flag.store(false, Ordering::Release);
+                        });
+                    if let Err(e) = spawned {
+                        compacting.store(false, Ordering::Release);
+                        let _ = out.send(Response::Failed {
+                            what: "compact",
+                            error: e.to_string(),
+                        });
+                    }
+                }
+                req => serve(&db, req, compacting.load(Ordering::Acquire), &mut |r| {
+                    let _ = out.send(r);
+                }),
+            }
+        }
+    }
+    // The UI is gone: stop loads and wait for them, so the database handle
+    // is really closed when the worker is dropped.
+    if let Some(c) = load_cancel {
+        c.store(true, Ordering::Relaxed);
+    }
+    for h in loaders {
+        let _ = h.join();
+    }
+}
