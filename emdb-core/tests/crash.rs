@@ -36,7 +36,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{compact_tmp_path, contents, diff, env_usize, mix, Contents, Rng};
+use common::{ckpt_path, compact_tmp_path, contents, diff, env_usize, mix, Contents, Rng};
 use emdb_core::{Emdb, Error, FlushPolicy};
 
 const CHILD_DB: &str = "EMDB_CRASH_CHILD";
@@ -608,9 +608,16 @@ fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
 #[test]
 
 fn frames_of_a_batch_interrupted_by_a_crash_never_become_visible() {
+    for with_checkpoint in [false, true] {
+        interrupted_batch(with_checkpoint);
+    }
+}
+
+fn interrupted_batch(with_checkpoint: bool) {
+    let what = format!("with_checkpoint {with_checkpoint}");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("interrupted.emdb");
-    let image = {
+    let (image, ckpt) = {
         let db = Emdb::builder()
             .path(&path)
             .checkpoint_on_close(false)
@@ -618,6 +625,9 @@ fn frames_of_a_batch_interrupted_by_a_crash_never_become_visible() {
             .unwrap();
         db.insert("before", "1").unwrap();
         db.flush().unwrap();
+        if with_checkpoint {
+            db.checkpoint().unwrap();
+        }
         let mut image = None;
         // Each item frame is 4 + 1 + 1 + 1 + 7 + 9 = 23 bytes, the size of
         // a batch header frame.
@@ -628,21 +638,37 @@ fn frames_of_a_batch_interrupted_by_a_crash_never_become_visible() {
             (format!("batch-{i}"), [b'v'; 9])
         });
         db.insert_many(items).unwrap();
-        image.unwrap()
+        (image.unwrap(), std::fs::read(ckpt_path(&path)).ok())
     };
     let crashed = dir.path().join("crashed.emdb");
     std::fs::write(&crashed, &image).unwrap();
+    if let Some(c) = &ckpt {
+        std::fs::write(ckpt_path(&crashed), c).unwrap();
+    }
+    let keys = |db: &Emdb| -> Vec<String> {
+        contents(db)
+            .into_keys()
+            .map(|k| String::from_utf8_lossy(&k).into_owned())
+            .collect()
+    };
+    {
+        let ro = Emdb::builder()
+            .path(&crashed)
+            .read_only(true)
+            .build()
+            .unwrap();
+        assert_eq!(keys(&ro), ["before"], "{what}: read-only open");
+    }
     let image2 = {
         let db = Emdb::builder()
             .path(&crashed)
             .checkpoint_on_close(false)
             .build()
             .unwrap();
-        let before: Vec<_> = contents(&db).into_keys().collect();
         assert_eq!(
-            before,
-            vec![b"before".to_vec()],
-            "the uncommitted batch is visible"
+            keys(&db),
+            ["before"],
+            "{what}: the uncommitted batch is visible"
         );
         // 23 bytes, so the next record would start where the stale frame of
         // batch-0 starts.
@@ -652,16 +678,16 @@ fn frames_of_a_batch_interrupted_by_a_crash_never_become_visible() {
         std::fs::read(&crashed).unwrap()
     };
     std::fs::write(&crashed, &image2).unwrap();
-    common::remove_if_exists(&common::ckpt_path(&crashed));
     let db = Emdb::open(&crashed).unwrap();
-    let keys: Vec<String> = contents(&db)
-        .into_keys()
-        .map(|k| String::from_utf8_lossy(&k).into_owned())
-        .collect();
     assert_eq!(
-        keys,
-        vec!["after-1".to_string(), "before".to_string()],
-        "frames of a batch that never committed came back: {:?}",
+        db.recovery_report().used_checkpoint,
+        with_checkpoint,
+        "{what}"
+    );
+    assert_eq!(
+        keys(&db),
+        ["after-1", "before"],
+        "{what}: frames of a batch that never committed came back: {:?}",
         db.recovery_report()
     );
 }
