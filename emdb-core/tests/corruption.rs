@@ -1021,7 +1021,16 @@ fn zerocopy_value_outlives_overwrite_compaction_and_drop() {
         assert_eq!(&*r, v1.as_slice(), "after growth, clear and compaction");
         assert_eq!(&*r2, b"overwritten");
         let clone = r.clone();
+        db.insert("it-1", "one").unwrap();
+        db.insert("it-2", "two").unwrap();
+        let iter = db.iter().unwrap();
+        let keys = db.keys().unwrap();
         drop(db);
+        // Iterators made before the drop still walk the data they saw.
+        let pairs: Vec<_> = iter.map(|p| p.unwrap()).collect();
+        assert_eq!(pairs.len(), 2, "iterator after drop: {pairs:?}");
+        assert!(pairs.contains(&(b"it-1".to_vec(), b"one".to_vec())));
+        assert_eq!(keys.map(|k| k.unwrap()).count(), 2);
         assert_eq!(&*r, v1.as_slice(), "after the database was dropped");
         assert_eq!(&*clone, v1.as_slice());
         assert_eq!(&*r2, b"overwritten");
