@@ -350,7 +350,6 @@ fn salvage_skips_exactly_the_damaged_unit_and_keeps_every_other_record() {
 /// What salvage reports is what was lost: each damaged byte in one range,
 /// ranges in order and never overlapping.
 #[test]
-
 fn salvage_reports_each_lost_byte_once() {
     let dir = tempfile::tempdir().unwrap();
     let p = Pristine::build(dir.path());
@@ -482,7 +481,6 @@ fn damage_after_the_checkpointed_range_fails_open() {
 /// user must be able to get rid of the damage: salvage must find and skip
 /// it (or a plain overwrite must work).
 #[test]
-
 fn damage_under_a_checkpoint_can_be_salvaged_or_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let p = Pristine::build(dir.path());
@@ -553,7 +551,6 @@ fn truncation_inside_a_durable_record_is_corruption() {
 /// The sync slot says the log was durable up to its end; a file that stops
 /// short of that, even exactly between two records, lost acknowledged data.
 #[test]
-
 fn truncation_at_a_record_boundary_inside_durable_data_is_corruption() {
     let dir = tempfile::tempdir().unwrap();
     let p = Pristine::build(dir.path());
@@ -646,7 +643,6 @@ fn torn_unflushed_tail_is_truncated_at_every_offset() {
 /// to cut off silently. (The sync slots of the previous session must not
 /// outrank the new session's first slot.)
 #[test]
-
 fn damage_in_the_first_flush_after_a_reopen_is_corruption() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("reopened.emdb");

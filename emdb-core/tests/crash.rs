@@ -606,7 +606,6 @@ fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
 /// The crash image is a copy of the file taken from inside the batch's item
 /// iterator, when some frames are already in the log but the header is not.
 #[test]
-
 fn frames_of_a_batch_interrupted_by_a_crash_never_become_visible() {
     for with_checkpoint in [false, true] {
         interrupted_batch(with_checkpoint);
