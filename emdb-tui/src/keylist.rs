@@ -162,35 +162,42 @@ impl Pattern {
 }
 
 fn contains(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
-    let Some((&first, rest)) = needle.split_first() else {
+    let Some(&first) = needle.first() else {
         return true;
     };
     if hay.len() < needle.len() {
         return false;
     }
     let last_start = hay.len() - needle.len();
-    if ignore_case {
-        let (lo, up) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
-        (0..=last_start).any(|i| {
-            (hay[i] == lo || hay[i] == up)
-                && hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest)
-        })
-    } else {
-        let mut i = 0;
-        while i <= last_start {
-            match hay[i..=last_start].iter().position(|&b| b == first) {
-                None => return false,
-                Some(p) => {
-                    i += p;
-                    if &hay[i + 1..i + needle.len()] == rest {
-                        return true;
-                    }
-                    i += 1;
-                }
-            }
+    // Find candidates by their first byte with a tight loop the compiler
+    // vectorises (for a letter ignoring case: the byte with bit 5 set, which
+    // lets some non-letters through; the full comparison rejects them).
+    let fold = ignore_case && first.is_ascii_alphabetic();
+    let target = if fold { first | 0x20 } else { first };
+    let mut i = 0;
+    while i <= last_start {
+        let window = &hay[i..=last_start];
+        let found = if fold {
+            window.iter().position(|&b| b | 0x20 == target)
+        } else {
+            window.iter().position(|&b| b == target)
+        };
+        let Some(p) = found else {
+            return false;
+        };
+        i += p;
+        let candidate = &hay[i..i + needle.len()];
+        let hit = if ignore_case {
+            candidate.eq_ignore_ascii_case(needle)
+        } else {
+            candidate == needle
+        };
+        if hit {
+            return true;
         }
-        false
+        i += 1;
     }
+    false
 }
 
 /// How the list is arranged.
@@ -605,6 +612,19 @@ mod tests {
         assert_eq!(l.match_count(), 2);
         l.set_filter("");
         assert_eq!(l.match_count(), 4);
+    }
+
+    #[test]
+    fn substring_search_edges() {
+        assert!(contains(b"abc", b"", false));
+        assert!(contains(b"abc", b"c", false));
+        assert!(!contains(b"ab", b"abc", false));
+        assert!(contains(b"xxABc", b"abc", true));
+        assert!(!contains(b"xxABc", b"abc", false));
+        // '@' | 0x20 == '`': a candidate, rejected by the full comparison.
+        assert!(!contains(b"@bc", b"`bc", true));
+        assert!(contains(b"a@b", b"@B", true));
+        assert!(contains(b"aaab", b"aab", false));
     }
 
     #[test]
