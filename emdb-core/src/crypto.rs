@@ -9,6 +9,8 @@
 //! flipped (insert into remove), moved, swapped in from another file or
 //! generation, or replayed at another offset fails authentication.
 
+#![cfg_attr(not(feature = "encrypt"), allow(dead_code, unused_imports))]
+
 use std::fmt;
 
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};

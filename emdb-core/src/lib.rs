@@ -29,6 +29,8 @@
 #![deny(unsafe_code)]
 
 mod admin;
+#[cfg(feature = "async")]
+mod asyncdb;
 mod backup;
 mod builder;
 mod clock;
@@ -53,6 +55,8 @@ mod stats;
 mod ttl;
 mod verify;
 
+#[cfg(feature = "async")]
+pub use asyncdb::{AsyncEmdb, AsyncIter, AsyncNamespace};
 pub use builder::{default_database_path, EmdbBuilder, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use crypto::{Cipher, EncryptionInput, KdfParams};

@@ -219,6 +219,14 @@ fn stage(dir: &Path, log: &[u8], ckpt: Option<&[u8]>) -> PathBuf {
     path
 }
 
+/// Open without writing a checkpoint at close (fewer fsyncs per attempt).
+fn open_no_checkpoint(path: &Path) -> emdb_core::Result<Emdb> {
+    Emdb::builder()
+        .path(path)
+        .checkpoint_on_close(false)
+        .build()
+}
+
 fn open_salvage(path: &Path) -> emdb_core::Result<Emdb> {
     Emdb::builder().path(path).salvage(true).build()
 }
@@ -340,11 +348,58 @@ fn salvage_skips_exactly_the_damaged_unit_and_keeps_every_other_record() {
             drop(db);
             // The salvage rewrote the file: a plain open is clean now.
             remove_if_exists(&ckpt_path(&path));
-            let db = Emdb::open(&path).unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
+            let db = open_no_checkpoint(&path).unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
             assert!(db.recovery_report().skipped.is_empty());
             assert_contents(&db, &got, &format!("{what}: reopen after salvage"));
         }
     }
+}
+
+/// A read-only open never modifies a file, so it is the way to look at a
+/// damaged database before repairing it: with salvage it must skip and
+/// report the damage (without rewriting anything) instead of failing.
+#[test]
+#[ignore = "engine bug: read-only opens replay through the follower path, which ignores salvage(true) and fails with Corruption"]
+fn read_only_salvage_reports_damage_and_leaves_the_file_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Pristine::build(dir.path());
+    let (i, unit) = (2, &p.tail[2]); // the batch
+    let mut bytes = p.log.clone();
+    bytes[unit.start as usize + 30] ^= 0xff;
+    let path = stage(dir.path(), &bytes, None);
+    let db = Emdb::builder()
+        .path(&path)
+        .salvage(true)
+        .read_only(true)
+        .build()
+        .unwrap_or_else(|e| panic!("read-only salvage open: {e}"));
+    let rep = db.recovery_report().clone();
+    assert_eq!(
+        rep.skipped.first().map(|s| s.offset),
+        Some(unit.start),
+        "{rep:?}"
+    );
+    let got = contents(&db);
+    let full = p.model(None);
+    let without = p.model(Some(i));
+    for (k, v) in &full {
+        if !unit.write.keys().contains(k) {
+            assert_eq!(got.get(k), Some(v), "undamaged {} lost", show(k));
+        }
+    }
+    for (k, v) in &got {
+        assert!(
+            full.get(k) == Some(v) || without.get(k) == Some(v),
+            "{}",
+            show(k)
+        );
+    }
+    drop(db);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "a read-only open changed the file"
+    );
 }
 
 /// What salvage reports is what was lost: each damaged byte in one range,
@@ -611,7 +666,7 @@ fn torn_unflushed_tail_is_truncated_at_every_offset() {
         let what = format!("cut at {cut}");
         let path = stage(dir.path(), &image[..cut as usize], None);
         let expected = expected_at(cut);
-        let db = Emdb::open(&path).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let db = open_no_checkpoint(&path).unwrap_or_else(|e| panic!("{what}: {e}"));
         let rep = db.recovery_report().clone();
         assert!(rep.skipped.is_empty(), "{what}: {rep:?}");
         match units.iter().find(|u| u.start < cut && cut < u.end) {
@@ -628,9 +683,9 @@ fn torn_unflushed_tail_is_truncated_at_every_offset() {
         db.insert("after-recovery", cut.to_le_bytes()).unwrap();
         db.flush().unwrap();
         drop(db);
-        remove_if_exists(&ckpt_path(&path));
-        let db = Emdb::open(&path).unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
+        let db = open_no_checkpoint(&path).unwrap_or_else(|e| panic!("{what}: reopen: {e}"));
         let rep = db.recovery_report();
+        assert!(!rep.used_checkpoint);
         assert!(!rep.lost_anything(), "{what}: second open: {rep:?}");
         let mut expected = expected;
         expected.insert(key("after-recovery"), cut.to_le_bytes().to_vec());

@@ -1,5 +1,6 @@
 //! At-rest encryption: round trips, wrong keys, tampering, nonces, admin
 //! rewrites and a crash in the middle of a key rotation.
+#![cfg(feature = "encrypt")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;

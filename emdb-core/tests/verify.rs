@@ -1,7 +1,9 @@
 //! `Emdb::verify`: every record checked, every damaged range listed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use emdb_core::{Emdb, EncryptionInput, Error};
+use emdb_core::Emdb;
+#[cfg(feature = "encrypt")]
+use emdb_core::{EncryptionInput, Error};
 
 #[test]
 fn verify_lists_damage_and_leaves_the_file_alone() {
@@ -50,6 +52,7 @@ fn verify_lists_damage_and_leaves_the_file_alone() {
 }
 
 #[test]
+#[cfg(feature = "encrypt")]
 fn verify_checks_seals_with_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("e.emdb");
