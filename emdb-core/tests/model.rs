@@ -542,7 +542,7 @@ fn config(default: u32) -> ProptestConfig {
 }
 
 proptest! {
-    #![proptest_config(config(128))]
+    #![proptest_config(config(96))]
 
     #[test]
     fn file_backed_database_matches_a_btreemap(
