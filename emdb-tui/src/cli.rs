@@ -13,9 +13,9 @@ Examples:
   EMDB_PATH=app.emdb emdb-tui -n sessions --tree :
 
 Keys: ? in the UI shows them all; q quits. See docs/TUI.md.
-Encrypted databases: --passphrase-file, --key-file (or EMDB_KEY_FILE), the
-EMDB_PASSPHRASE variable, or a hidden prompt; never a secret on the command line.
-Exit codes: 0 ok, 2 usage, 3 locked, 4 corrupt, 5 wrong key, 6 I/O.";
+Encrypted databases: --passphrase-file, --key-file, EMDB_KEY_FILE,
+EMDB_PASSPHRASE, or a hidden prompt; never a secret on the command line.
+Exit codes: 0 ok, 2 usage, 3 locked, 4 corrupt, 5 wrong key, 6 I/O, 7 bad input.";
 
 /// emdb-tui: browse and watch an emdb database in the terminal.
 ///
@@ -45,15 +45,15 @@ pub struct Cli {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "write")]
     pub lock_timeout: Option<Duration>,
 
-    /// Read the passphrase of an encrypted database from this file (its
-    /// first line). Without a key option, emdb-tui uses EMDB_PASSPHRASE or
-    /// asks on the terminal when the database is encrypted.
+    /// Read the passphrase of an encrypted database from FILE (its contents
+    /// without a trailing newline). Else EMDB_KEY_FILE or EMDB_PASSPHRASE;
+    /// else, on a terminal, emdb-tui asks when the database is encrypted.
     #[arg(long, value_name = "FILE", conflicts_with = "key_file")]
     pub passphrase_file: Option<PathBuf>,
 
-    /// Read the raw 256-bit key of an encrypted database from this file: 32
-    /// bytes, or 64 hex digits.
-    #[arg(long, env = "EMDB_KEY_FILE", value_name = "FILE")]
+    /// Read the raw 256-bit key of an encrypted database from FILE: 32
+    /// bytes, or 64 hex digits. Else the file named by EMDB_KEY_FILE.
+    #[arg(long, value_name = "FILE")]
     pub key_file: Option<PathBuf>,
 
     /// Namespace to show first [default: the default namespace].

@@ -8,14 +8,16 @@ use std::time::{Duration, Instant};
 
 use emdb_core::{Emdb, EncryptionInput, Error};
 
-/// Why the UI could not start, with the process exit code.
+/// Why the UI could not start, with the process exit code (the same codes
+/// as the `emdb` command).
 #[derive(Debug)]
 pub struct Failure {
     /// What went wrong.
     pub message: String,
     /// What to do about it.
     pub hint: Option<String>,
-    /// Exit code: 2 usage, 3 locked, 4 corrupt, 5 wrong key, 6 I/O.
+    /// Exit code: 2 usage, 3 locked, 4 corrupt, 5 wrong key, 6 I/O, 7 bad
+    /// input.
     pub code: u8,
 }
 
@@ -82,29 +84,60 @@ pub fn resolve_path(arg: Option<PathBuf>, db: Option<PathBuf>) -> Result<PathBuf
     }
 }
 
-/// Where the key of an encrypted database comes from.
+/// Where the key of an encrypted database comes from (the same options,
+/// variables and order as the `emdb` command).
 #[derive(Debug, Default)]
 pub struct KeySource {
     /// `--passphrase-file`.
     pub passphrase_file: Option<PathBuf>,
-    /// `--key-file` or `EMDB_KEY_FILE`.
+    /// `--key-file`.
     pub key_file: Option<PathBuf>,
+    /// `EMDB_KEY_FILE`.
+    pub env_key_file: Option<PathBuf>,
     /// `EMDB_PASSPHRASE`.
-    pub passphrase_env: Option<String>,
+    pub env_passphrase: Option<String>,
     /// Ask on the terminal when the database turns out to be encrypted.
     pub prompt: bool,
 }
 
 impl KeySource {
-    /// The key or passphrase given up front, if any.
-    pub fn given(&self) -> Result<Option<EncryptionInput>, Failure> {
-        if let Some(p) = &self.key_file {
-            return read_key_file(p).map(Some);
+    /// The sources of a real run: the options, `EMDB_KEY_FILE` and
+    /// `EMDB_PASSPHRASE` (empty ones ignored), and a prompt when standard
+    /// input is a terminal.
+    pub fn from_env(passphrase_file: Option<PathBuf>, key_file: Option<PathBuf>) -> KeySource {
+        use std::io::IsTerminal;
+        KeySource {
+            passphrase_file,
+            key_file,
+            env_key_file: std::env::var_os("EMDB_KEY_FILE")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            env_passphrase: std::env::var("EMDB_PASSPHRASE")
+                .ok()
+                .filter(|v| !v.is_empty()),
+            prompt: std::io::stdin().is_terminal(),
         }
+    }
+
+    /// The key or passphrase given up front, if any: `--passphrase-file`,
+    /// `--key-file`, then `EMDB_KEY_FILE` or `EMDB_PASSPHRASE` (not both).
+    pub fn given(&self) -> Result<Option<EncryptionInput>, Failure> {
         if let Some(p) = &self.passphrase_file {
             return read_passphrase_file(p).map(Some);
         }
-        Ok(self.passphrase_env.clone().map(EncryptionInput::Passphrase))
+        if let Some(p) = &self.key_file {
+            return read_key_file(p).map(Some);
+        }
+        match (&self.env_key_file, &self.env_passphrase) {
+            (Some(_), Some(_)) => Err(Failure::new(
+                2,
+                "both EMDB_KEY_FILE and EMDB_PASSPHRASE are set; emdb-tui will not guess which one is meant",
+            )
+            .hint("unset one of them, or pass --key-file / --passphrase-file")),
+            (Some(p), None) => read_key_file(p).map(Some),
+            (None, Some(pass)) => Ok(Some(EncryptionInput::Passphrase(pass.clone()))),
+            (None, None) => Ok(None),
+        }
     }
 }
 
@@ -116,11 +149,10 @@ pub fn read_key_file(path: &Path) -> Result<EncryptionInput, Failure> {
     if let Ok(raw) = <[u8; 32]>::try_from(bytes.as_slice()) {
         return Ok(EncryptionInput::Key(raw));
     }
-    let text = String::from_utf8_lossy(&bytes);
-    let hex = text.trim();
+    let hex = bytes.trim_ascii();
     let digits: Vec<u8> = hex
-        .chars()
-        .map_while(|c| c.to_digit(16).map(|d| d as u8))
+        .iter()
+        .map_while(|&c| char::from(c).to_digit(16).map(|d| d as u8))
         .collect();
     if hex.len() == 64 && digits.len() == 64 {
         let mut key = [0u8; 32];
@@ -130,31 +162,43 @@ pub fn read_key_file(path: &Path) -> Result<EncryptionInput, Failure> {
         return Ok(EncryptionInput::Key(key));
     }
     Err(Failure::new(
-        2,
+        7,
         format!(
-            "key file {} holds {} bytes: expected 32 raw bytes or 64 hex digits",
+            "{} is not a key file: it must hold 32 raw bytes or 64 hex digits ({} bytes found)",
             path.display(),
             bytes.len()
         ),
-    ))
+    )
+    .hint("make one with: head -c 32 /dev/urandom > db.key"))
 }
 
-/// A passphrase file: its first line, without the line break.
+/// A passphrase file: its contents without one trailing newline.
 pub fn read_passphrase_file(path: &Path) -> Result<EncryptionInput, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         Failure::new(
             6,
             format!("cannot read passphrase file {}: {e}", path.display()),
         )
     })?;
-    let line = text.lines().next().unwrap_or("");
-    if line.is_empty() {
+    let mut text = String::from_utf8(bytes).map_err(|_| {
+        Failure::new(
+            7,
+            format!("the passphrase in {} is not valid UTF-8", path.display()),
+        )
+    })?;
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    if text.is_empty() {
         return Err(Failure::new(
-            2,
+            7,
             format!("passphrase file {} is empty", path.display()),
         ));
     }
-    Ok(EncryptionInput::Passphrase(line.to_string()))
+    Ok(EncryptionInput::Passphrase(text))
 }
 
 /// Open `path`: read-only (never locks, never writes, follows a live
@@ -234,7 +278,8 @@ fn ask_passphrase(path: &Path) -> Result<String, Failure> {
     write!(err, "Passphrase for {}: ", path.display())?;
     err.flush()?;
     crossterm::terminal::enable_raw_mode()?;
-    let mut text = String::new();
+    // Room up front, so typing does not leave reallocated copies behind.
+    let mut text = String::with_capacity(1024);
     let outcome = loop {
         let ev = match event::read() {
             Ok(ev) => ev,
@@ -278,12 +323,27 @@ mod tests {
         assert!(matches!(&read_key_file(&hex), Ok(EncryptionInput::Key(k)) if *k == [10u8; 32]));
         let bad = dir.join("bad");
         std::fs::write(&bad, "short").unwrap();
-        assert_eq!(read_key_file(&bad).map(|_| ()).unwrap_err().code, 2);
+        assert_eq!(read_key_file(&bad).map(|_| ()).unwrap_err().code, 7);
         let pass = dir.join("pass");
-        std::fs::write(&pass, "correct horse\nignored").unwrap();
+        std::fs::write(&pass, "correct horse\nsecond line\r\n").unwrap();
         assert!(matches!(
             &read_passphrase_file(&pass),
-            Ok(EncryptionInput::Passphrase(p)) if p == "correct horse"
+            Ok(EncryptionInput::Passphrase(p)) if p == "correct horse\nsecond line"
+        ));
+        let both = KeySource {
+            env_key_file: Some(raw.clone()),
+            env_passphrase: Some("x".into()),
+            ..KeySource::default()
+        };
+        assert_eq!(both.given().map(|_| ()).unwrap_err().code, 2);
+        let flag_wins = KeySource {
+            key_file: Some(raw.clone()),
+            env_passphrase: Some("x".into()),
+            ..KeySource::default()
+        };
+        assert!(matches!(
+            &flag_wins.given(),
+            Ok(Some(EncryptionInput::Key(_)))
         ));
         std::fs::remove_dir_all(&dir).unwrap();
     }

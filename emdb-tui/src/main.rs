@@ -35,12 +35,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 .hint("use the emdb command for scripts"),
         );
     }
-    let keys = database::KeySource {
-        passphrase_file: cli.passphrase_file,
-        key_file: cli.key_file,
-        passphrase_env: std::env::var("EMDB_PASSPHRASE").ok(),
-        prompt: std::io::stdin().is_terminal(),
-    };
+    let keys = database::KeySource::from_env(cli.passphrase_file, cli.key_file);
     let db = database::open(&path, cli.write, cli.lock_timeout, &keys)?;
     let config = Config {
         path: db.path().unwrap_or(path),
@@ -53,6 +48,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let mut app = App::new(config, Worker::spawn(db), SystemTime::now());
     let mut tui = terminal::setup()?;
     let guard = RestoreGuard;
+    if std::env::var_os("EMDB_TUI_CRASH_TEST").is_some() {
+        // For tests/e2e_tmux.sh: the terminal must come back after a panic.
+        panic!("EMDB_TUI_CRASH_TEST is set: crashing on purpose");
+    }
     let result = event_loop::run(&mut tui, &mut app, &mut CrosstermHost);
     drop(guard);
     // Closing the worker drops the last database handle (a writable one

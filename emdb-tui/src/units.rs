@@ -72,10 +72,12 @@ pub fn ago(then_ms: u64, now_ms: u64) -> String {
     }
 }
 
-/// A per-second rate: `0/s`, `12.5/s`, `1,234/s`.
+/// A per-second rate: `0/s`, `2.5/s`, `12/s`, `1,234/s` (one decimal
+/// below ten only).
 pub fn rate(per_s: f64) -> String {
-    if per_s < 100.0 && per_s.fract() != 0.0 {
-        format!("{per_s:.1}/s")
+    let tenths = (per_s * 10.0).round();
+    if per_s < 9.95 && tenths % 10.0 != 0.0 {
+        format!("{:.1}/s", tenths / 10.0)
     } else {
         format!("{}/s", count(per_s.round() as u64))
     }
@@ -137,7 +139,10 @@ mod tests {
     #[test]
     fn rates_and_latencies() {
         assert_eq!(rate(0.0), "0/s");
-        assert_eq!(rate(12.5), "12.5/s");
+        assert_eq!(rate(2.5), "2.5/s");
+        assert_eq!(rate(2.0), "2/s");
+        assert_eq!(rate(11.96), "12/s");
+        assert_eq!(rate(12.5), "13/s");
         assert_eq!(rate(1234.4), "1,234/s");
         assert_eq!(latency(Duration::from_micros(12)), "12µs");
         assert_eq!(latency(Duration::from_micros(1300)), "1.3ms");

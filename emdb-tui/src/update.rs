@@ -445,7 +445,16 @@ fn on_response(app: &mut App, resp: Response) {
             app.keys.loaded_ms = app.now_ms;
             app.keys.took = took;
             if app.keys.ns.as_ref() == Some(&ns) {
+                // On the last row, stay on the last row: new keys at the end
+                // scroll in, like `tail -f`.
+                let rows = app.keys.list.row_count();
+                let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
                 keep_selection(app, |list| list.replace_set(set));
+                if at_end {
+                    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+                    app.keys.nav.select(len.saturating_sub(1), len, h);
+                    selection_changed(app);
+                }
             } else {
                 let (view, delim) = (app.keys.list.view(), app.keys.list.delimiter());
                 let mut list = KeyList::new(set, delim);

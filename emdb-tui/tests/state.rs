@@ -78,6 +78,21 @@ fn vim_keys_arrows_and_pages() {
 }
 
 #[test]
+fn the_last_row_follows_new_keys() {
+    let (_dir, db, mut app) = setup();
+    keys(&mut app, "G");
+    assert_eq!(selected(&app), "user:029");
+    db.insert("user:030", "new").unwrap();
+    keys(&mut app, "r");
+    assert_eq!(selected(&app), "user:030");
+    // Elsewhere in the list the selection stays on its key.
+    keys(&mut app, "k");
+    db.insert("user:031", "new").unwrap();
+    keys(&mut app, "r");
+    assert_eq!(selected(&app), "user:029");
+}
+
+#[test]
 fn focus_moves_between_panes() {
     let (_dir, _db, mut app) = setup();
     press(&mut app, KeyCode::Tab);
@@ -554,6 +569,6 @@ fn main_loop_on_a_test_backend() {
     run(&mut terminal, &mut app, &mut Script(script)).unwrap();
     assert!(app.quit);
     let text = buffer_text(terminal.backend().buffer());
-    assert!(text.contains("[contains ses]"), "{text}");
+    assert!(text.contains("Keys 5 of 40 /ses "), "{text}");
     assert!(text.contains("> session:1"), "{text}");
 }

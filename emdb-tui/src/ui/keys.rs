@@ -10,17 +10,13 @@ use ratatui::Frame;
 use crate::app::App;
 use crate::escape::escape;
 use crate::keylist::{ListView, Row};
-use crate::ui::{ns_label, pane_block, selected_style};
+use crate::ui::{pane_block, selected_style};
 use crate::units;
 
 /// Draw the key pane in `area`.
 pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let list = &app.keys.list;
     let total = list.set().len();
-    let mut title = vec![Span::raw(format!(
-        " Keys in {} ",
-        ns_label(&app.shown_ns())
-    ))];
     let count = if list.pattern().is_some() || list.view() == ListView::Expiring {
         format!(
             "{} of {} ",
@@ -30,15 +26,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     } else {
         format!("{} ", units::count(total as u64))
     };
-    title.push(Span::styled(count, Style::new().bold()));
+    let mut title = vec![
+        Span::raw(" Keys "),
+        Span::styled(count, Style::new().bold()),
+    ];
     if !list.filter().is_empty() {
-        let kind = if list.pattern().is_some_and(|p| p.prefix) {
-            "prefix"
-        } else {
-            "contains"
-        };
         title.push(Span::styled(
-            format!("[{kind} {}] ", list.filter().trim_start_matches('^')),
+            format!("/{} ", list.filter()),
             Style::new().fg(Color::Yellow),
         ));
     }

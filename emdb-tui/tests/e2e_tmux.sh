@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# End-to-end test of emdb-tui in a real terminal: tmux runs the binary
+# against a database that another process (examples/live_writer.rs) keeps
+# writing, and the screen is read back with capture-pane.
+#
+# Checks: the key count and the dashboard stats on screen change while the
+# writer writes; filter, tabs and help work; --write names the lock holder
+# and exits 3; quitting and a panic both leave the terminal usable.
+#
+# Usage: emdb-tui/tests/e2e_tmux.sh            (from anywhere in the repo)
+#        E2E_CAPTURE_DIR=dir emdb-tui/tests/e2e_tmux.sh   also saves screens
+# Skips (exit 0) when tmux is not installed.
+set -euo pipefail
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "e2e_tmux: SKIP: tmux is not installed (apt-get install tmux)"
+    exit 0
+fi
+
+cd "$(dirname "$0")/../.."
+echo "e2e_tmux: building emdb-tui and the live_writer example"
+cargo build -q -p emdb-tui --bin emdb-tui --example live_writer
+target_dir=$(cargo metadata --format-version 1 --no-deps |
+    sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+BIN="$target_dir/debug/emdb-tui"
+WRITER="$target_dir/debug/examples/live_writer"
+
+WORK=$(mktemp -d)
+SOCKET="emdb-e2e-$$"
+WRITER_PID=""
+tmx() { tmux -L "$SOCKET" -f /dev/null "$@"; }
+cleanup() {
+    tmx kill-server >/dev/null 2>&1 || true
+    if [ -n "$WRITER_PID" ]; then kill "$WRITER_PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "e2e_tmux: FAIL: $*" >&2
+    echo "---- screen ----" >&2
+    screen >&2 || true
+    echo "---- writer log ----" >&2
+    tail -5 "$WORK/writer.log" >&2 || true
+    exit 1
+}
+screen() { tmx capture-pane -p -t e2e; }
+save() {
+    if [ -n "${E2E_CAPTURE_DIR:-}" ]; then
+        mkdir -p "$E2E_CAPTURE_DIR"
+        screen >"$E2E_CAPTURE_DIR/$1.txt"
+    fi
+}
+# wait_for PATTERN [SECONDS]: until the screen matches (grep -E).
+wait_for() {
+    local deadline=$((SECONDS + ${2:-15}))
+    until screen | grep -Eq -- "$1"; do
+        [ $SECONDS -lt $deadline ] || fail "timed out waiting for /$1/"
+        sleep 0.2
+    done
+}
+send() { tmx send-keys -t e2e "$@"; }
+number() { tr -dc '0-9'; }
+default_count() { screen | grep -o '(default) *[0-9,]*' | head -1 | number; }
+
+DB="$WORK/live.emdb"
+"$WRITER" "$DB" --rate 200 >"$WORK/writer.log" 2>&1 &
+WRITER_PID=$!
+for _ in $(seq 100); do
+    grep -q filled "$WORK/writer.log" 2>/dev/null && break
+    sleep 0.1
+done
+grep -q filled "$WORK/writer.log" || fail "the writer did not start"
+
+# A plain shell in a 120x40 terminal; emdb-tui is started from it so the
+# shell's state after exit can be inspected.
+tmx new-session -d -s e2e -x 120 -y 40 "env -i PATH=$PATH HOME=$HOME TERM=xterm-256color PS1='$ ' bash --norc --noprofile"
+wait_for '^\$'
+
+echo "e2e_tmux: browsing a database while it is written"
+send "$BIN $DB; echo EXIT=\$?" Enter
+wait_for 'Keys [0-9]'
+wait_for 'refreshed'
+sleep 1
+first=$(default_count)
+[ -n "$first" ] || fail "no key count on screen"
+save browse
+sleep 3
+second=$(default_count)
+[ "$second" -gt "$first" ] || fail "key count did not grow ($first -> $second)"
+echo "e2e_tmux: key count $first -> $second"
+
+send '/' 'event:' Enter
+wait_for 'Keys [0-9,]+ of [0-9,]+ /event: '
+send 'G'
+wait_for '> event:'
+sleep 1
+last_seen=$(screen | grep -o '> event:[0-9]*' | number)
+sleep 2
+# On the last row, the selection follows new keys as they arrive.
+[ "$(screen | grep -o '> event:[0-9]*' | number)" -gt "$last_seen" ] ||
+    fail "the selection did not follow new keys at the end of the list"
+save filter
+# Escape alone: followed at once by a key it would read as Alt+key.
+send Escape
+sleep 0.3
+send t
+wait_for "\[tree ':'\]"
+send G l
+wait_for '▾ user:'
+save tree
+send t
+
+send '2'
+wait_for 'live records'
+wait_for 'writes/s [0-9]' 10
+r1=$(screen | grep -o 'live records *[0-9,]*' | number)
+w1=$(screen | grep -o 'writes [0-9,]*   flushes' | number)
+sleep 3
+r2=$(screen | grep -o 'live records *[0-9,]*' | number)
+w2=$(screen | grep -o 'writes [0-9,]*   flushes' | number)
+[ "$r2" -gt "$r1" ] || fail "live records did not change on the dashboard ($r1 -> $r2)"
+[ "$w2" -gt "$w1" ] || fail "the writer's write counter did not change ($w1 -> $w2)"
+screen | grep -q 'writer pid '"$WRITER_PID" || fail "the dashboard does not name the writer pid"
+echo "e2e_tmux: dashboard live records $r1 -> $r2, writes $w1 -> $w2"
+save dashboard
+
+send '1' '?'
+wait_for 'Esc or \? closes'
+save help
+send Escape
+sleep 0.3
+wait_for 'Keys [0-9]'
+send 'x'
+wait_for 'expiring soon'
+save expiring
+send 'x' 'v'
+send q
+wait_for '^EXIT=0'
+
+echo "e2e_tmux: --write while another process holds the lock"
+send clear Enter
+send "$BIN --write $DB; echo EXIT=\$?" Enter
+wait_for '^EXIT=' 20
+screen | grep -q "locked by another writer (pid $WRITER_PID" ||
+    fail "the lock error does not name the writer's pid $WRITER_PID"
+screen | grep -q '^EXIT=3' || fail "a busy lock should exit with 3"
+
+echo "e2e_tmux: the terminal is restored after a panic"
+send clear Enter
+send "EMDB_TUI_CRASH_TEST=1 $BIN $DB; echo EXIT=\$?" Enter
+wait_for '^EXIT=' 20
+screen | grep -q 'crashing on purpose' || fail "the panic message is not on the main screen"
+screen | grep -q '^EXIT=101' || fail "a panic should exit with 101"
+send clear Enter
+send "stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | sort | tr '\n' ' '; echo" Enter
+wait_for '^echo icanon' 5
+
+echo "e2e_tmux: --write after the writer stopped: stage, review, write"
+kill "$WRITER_PID"
+wait "$WRITER_PID" 2>/dev/null || true
+WRITER_PID=""
+send clear Enter
+send "$BIN --write $DB; echo EXIT=\$?" Enter
+wait_for 'read-write'
+send a 'e2e:key' Enter 'hello from tmux' Enter Enter
+wait_for 'staged put e2e:key'
+send w
+wait_for 'staged change\(s\)'
+save review
+send y
+wait_for 'wrote 1 change'
+send '/' '^e2e:' Enter
+wait_for 'hello from tmux'
+save write
+send q
+wait_for '^EXIT=0'
+
+echo "e2e_tmux: PASS"
