@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_AT, SYNC_SLOT_LEN};
+use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
 use crate::fs::{create_options, fsync_parent, sibling};
 
 impl Engine {
@@ -53,7 +53,7 @@ impl Engine {
             .ok_or_else(|| Error::corruption(end, "log shorter than its end"))?;
         let mut page = bytes[..HEADER_SIZE.min(bytes.len())].to_vec();
         if page.len() == HEADER_SIZE {
-            page[SYNC_SLOT_AT..SYNC_SLOT_AT + 2 * SYNC_SLOT_LEN].fill(0);
+            SyncSlot::clear_all(&mut page);
             let slot = SyncSlot {
                 seq: 1,
                 durable_end: end,

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use crate::crypto::Crypt;
 use crate::engine::{compact_tmp_path, encode, encoded_len, expired, now_ms, Engine, Generation};
 use crate::error::{Error, Result};
-use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_AT, SYNC_SLOT_LEN};
+use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
 use crate::index::SHARDS;
@@ -90,7 +90,7 @@ impl Engine {
                 .ok_or_else(|| Error::corruption(0, "header page missing"))?
         };
         identity.encode_into(&mut page);
-        page[SYNC_SLOT_AT..SYNC_SLOT_AT + 2 * SYNC_SLOT_LEN].fill(0);
+        SyncSlot::clear_all(&mut page);
 
         let (log, tmp) = match &old.log.file {
             Some(f) => {

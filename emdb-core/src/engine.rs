@@ -420,6 +420,7 @@ impl Engine {
                 path.display()
             )));
         }
+        refuse_foreign(&path)?;
         let lock = if cfg.read_only {
             None
         } else {
@@ -510,6 +511,7 @@ impl Engine {
                 durable_end,
                 &mut table,
                 &|_| {},
+                cfg.salvage.then_some(&mut report.skipped),
             )?;
             report.records_replayed = f.applied as u64;
             (
@@ -1013,6 +1015,27 @@ impl Drop for Engine {
         // Best effort: a failure here leaves a log that recovery handles.
         let _ = self.close();
     }
+}
+
+/// Fail with `NotADatabase` before creating any sibling file (lock, temp)
+/// when `path` holds something that is not an emdb log.
+fn refuse_foreign(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let Ok(mut f) = File::open(path) else {
+        return Ok(()); // missing (created later) or unreadable (reported later)
+    };
+    let mut magic = [0u8; 8];
+    let n = f.read(&mut magic).unwrap_or(0);
+    if n == 0 {
+        return Ok(()); // empty: becomes a new database
+    }
+    if magic[..n] != crate::format::header::MAGIC[..n] {
+        return Err(Error::NotADatabase {
+            path: path.to_path_buf(),
+            reason: "magic bytes do not match".into(),
+        });
+    }
+    Ok(())
 }
 
 /// A descriptor on `path` whose writes are durable on return (`O_DSYNC`).

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::log::Region;
 use crate::namespace::NsTable;
-use crate::recovery::{claimed_unit_len, decode_unit_in, ApplyError};
+use crate::recovery::{claimed_unit_len, decode_unit_in, resync, ApplyError, SkippedRange};
 
 /// How often a follower looks for new records by itself.
 pub(crate) const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
@@ -66,6 +66,7 @@ pub(crate) fn replay_pread(
     durable_end: u64,
     table: &mut NsTable,
     publish: &dyn Fn(u64),
+    mut salvage: Option<&mut Vec<SkippedRange>>,
 ) -> Result<Followed> {
     let (file, path, region) = (src.file, src.path, src.region);
     let mut at = start;
@@ -119,7 +120,32 @@ pub(crate) fn replay_pread(
                     }
                     let bad = at + pos as u64;
                     if bad < durable_end {
-                        return Err(Error::corruption(bad, reason).with_path(path));
+                        let Some(skipped) = salvage.as_deref_mut() else {
+                            return Err(Error::corruption(bad, reason).with_path(path));
+                        };
+                        // Salvage (in memory only: a follower never writes):
+                        // skip to the next whole unit in this buffer.
+                        match resync(&buf[pos..], 1) {
+                            Some(rel) => {
+                                skipped.push(SkippedRange {
+                                    offset: bad,
+                                    len: rel,
+                                });
+                                pos += rel as usize;
+                                continue;
+                            }
+                            None => {
+                                skipped.push(SkippedRange {
+                                    offset: bad,
+                                    len: durable_end.max(at + buf.len() as u64) - bad,
+                                });
+                                return Ok(Followed {
+                                    end: bad,
+                                    applied,
+                                    last_frame_at,
+                                });
+                            }
+                        }
                     }
                     return Ok(Followed {
                         end: bad,
@@ -211,6 +237,7 @@ impl Engine {
                 durable_end,
                 &mut table,
                 &|e| gen.log.publish(e),
+                None,
             )?
         };
         if followed.end > end {

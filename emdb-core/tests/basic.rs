@@ -216,3 +216,16 @@ fn foreign_files_are_left_untouched() {
         Err(Error::InvalidConfig(_))
     ));
 }
+
+#[test]
+fn a_foreign_file_gets_no_lock_file_next_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.txt");
+    std::fs::write(&path, b"hello").unwrap();
+    assert!(matches!(Emdb::open(&path), Err(Error::NotADatabase { .. })));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("notes.txt")]);
+}

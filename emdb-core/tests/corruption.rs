@@ -359,7 +359,7 @@ fn salvage_skips_exactly_the_damaged_unit_and_keeps_every_other_record() {
 /// damaged database before repairing it: with salvage it must skip and
 /// report the damage (without rewriting anything) instead of failing.
 #[test]
-#[ignore = "engine bug: read-only opens replay through the follower path, which ignores salvage(true) and fails with Corruption"]
+
 fn read_only_salvage_reports_damage_and_leaves_the_file_alone() {
     let dir = tempfile::tempdir().unwrap();
     let p = Pristine::build(dir.path());

@@ -25,8 +25,10 @@ const IDENTITY_CRC_AT: usize = CREATED_AT + 8;
 /// Bytes of the identity block covered by its CRC.
 const IDENTITY_LEN: usize = IDENTITY_CRC_AT;
 
-/// Offset of sync slot 0; slot 1 follows it.
-pub(crate) const SYNC_SLOT_AT: usize = 512;
+/// Offsets of the two sync slots: separate 512-byte sectors (and apart from
+/// the identity block), so a write torn inside one sector can damage at most
+/// the slot being written, never the other one or the identity.
+pub(crate) const SYNC_SLOT_OFFSETS: [usize; 2] = [512, 2048];
 /// Size of one sync slot.
 pub(crate) const SYNC_SLOT_LEN: usize = 32;
 const SLOT_SEQ_AT: usize = 0;
@@ -143,7 +145,14 @@ impl SyncSlot {
 
     /// Byte offset of slot `i` (0 or 1) in the header page.
     pub(crate) fn offset(i: u64) -> usize {
-        SYNC_SLOT_AT + (i % 2) as usize * SYNC_SLOT_LEN
+        SYNC_SLOT_OFFSETS[(i % 2) as usize]
+    }
+
+    /// Blank both slots of a header page.
+    pub(crate) fn clear_all(page: &mut [u8]) {
+        for at in SYNC_SLOT_OFFSETS {
+            page[at..at + SYNC_SLOT_LEN].fill(0);
+        }
     }
 
     /// The newest valid slot of a header page (all-zero if neither is valid).
