@@ -42,6 +42,9 @@ mod error;
 mod flush;
 mod follower;
 mod format;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod fs;
 mod index;
 mod keyspace;
