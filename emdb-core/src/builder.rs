@@ -32,6 +32,8 @@ pub(crate) struct Config {
     pub cipher: Cipher,
     /// Argon2id costs for a new passphrase-encrypted database.
     pub kdf_params: KdfParams,
+    /// Injected I/O faults (feature `fault-injection`).
+    pub faults: Option<Arc<crate::fault::Faults>>,
 }
 
 impl Default for Config {
@@ -47,6 +49,7 @@ impl Default for Config {
             encryption: None,
             cipher: Cipher::default(),
             kdf_params: KdfParams::default(),
+            faults: None,
         }
     }
 }
@@ -175,6 +178,13 @@ impl EmdbBuilder {
     /// 19 MiB, 2 passes, 1 lane, the OWASP recommendation).
     pub fn kdf_params(mut self, params: KdfParams) -> Self {
         self.cfg.kdf_params = params;
+        self
+    }
+
+    /// Inject I/O faults (tests of error paths).
+    #[cfg(feature = "fault-injection")]
+    pub fn faults(mut self, faults: Arc<crate::fault::Faults>) -> Self {
+        self.cfg.faults = Some(faults);
         self
     }
 

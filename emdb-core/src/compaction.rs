@@ -125,6 +125,8 @@ impl Engine {
                 (log, None)
             }
         };
+        let mut log = log;
+        log.faults = old.log.faults.clone();
         let result = self.rewrite(&old, e0, log, crypt, tmp.as_deref());
         if result.is_err() {
             if let Some(t) = &tmp {

@@ -556,7 +556,7 @@ impl Engine {
         } else {
             Some(open_dsync(&path)?)
         };
-        let log = Log::new(
+        let mut log = Log::new(
             identity,
             Some(LogFile {
                 path: path.clone(),
@@ -566,6 +566,7 @@ impl Engine {
             region,
             end,
         );
+        log.faults = cfg.faults.clone();
         let w = WriterState {
             end,
             last_frame_at,

@@ -39,13 +39,14 @@ mod crypto;
 mod db;
 mod engine;
 mod error;
+mod fault;
 mod flush;
 mod follower;
 mod format;
+mod fs;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod fs;
 mod index;
 mod keyspace;
 mod limits;
@@ -65,6 +66,8 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use crypto::{Cipher, EncryptionInput, KdfParams};
 pub use db::{Emdb, Transaction, TxNamespace, ValueRef};
 pub use error::{Error, Result};
+#[cfg(feature = "fault-injection")]
+pub use fault::Faults;
 pub use flush::FlushPolicy;
 pub use keyspace::{Iter, Keys, Namespace, RangeIter};
 pub use limits::{

@@ -47,6 +47,8 @@ pub(crate) struct Log {
     published_end: AtomicU64,
     /// Current size of the file / mapping.
     capacity: AtomicU64,
+    /// Injected faults (tests only; always `None` otherwise).
+    pub faults: Option<Arc<crate::fault::Faults>>,
 }
 
 impl Log {
@@ -59,6 +61,7 @@ impl Log {
             region: ArcSwap::from_pointee(region),
             published_end: AtomicU64::new(end),
             capacity: AtomicU64::new(capacity),
+            faults: None,
         }
     }
 
@@ -131,7 +134,12 @@ impl Log {
         })?;
         let region = match &self.file {
             Some(f) => {
-                allocate(&f.file, cap, new_cap).map_err(|e| Error::io("grow", Some(&f.path), e))?;
+                crate::fault::Faults::check(
+                    self.faults.as_ref().map(|x| &x.fail_grow),
+                    libc::ENOSPC,
+                )
+                .and_then(|()| allocate(&f.file, cap, new_cap))
+                .map_err(|e| Error::io("grow", Some(&f.path), e))?;
                 Region::map_file(&f.file, new_len)
                     .map_err(|e| Error::io("mmap", Some(&f.path), e))?
             }
@@ -173,7 +181,8 @@ impl Log {
             });
         };
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
-        fd.write_all_at(data, at)
+        crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_write), libc::EIO)
+            .and_then(|()| fd.write_all_at(data, at))
             .map_err(|e| Error::io("write", Some(&f.path), e))
     }
 
@@ -192,10 +201,11 @@ impl Log {
     /// fdatasync the file (no-op in memory).
     pub(crate) fn sync_data(&self) -> Result<()> {
         match &self.file {
-            Some(f) => f
-                .file
-                .sync_data()
-                .map_err(|e| Error::io("fdatasync", Some(&f.path), e)),
+            Some(f) => {
+                crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_sync), libc::EIO)
+                    .and_then(|()| f.file.sync_data())
+                    .map_err(|e| Error::io("fdatasync", Some(&f.path), e))
+            }
             None => Ok(()),
         }
     }
