@@ -229,3 +229,60 @@ fn a_foreign_file_gets_no_lock_file_next_to_it() {
         .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("notes.txt")]);
 }
+
+#[test]
+fn a_symlink_to_a_database_shares_its_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.emdb");
+    let link = dir.path().join("link.emdb");
+    let db = Emdb::open(&real).unwrap();
+    db.insert("k", "v").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    assert!(matches!(Emdb::open(&link), Err(Error::LockBusy { .. })));
+    drop(db);
+    let via_link = Emdb::open(&link).unwrap();
+    assert_eq!(via_link.get("k").unwrap(), Some(b"v".to_vec()));
+    assert!(matches!(Emdb::open(&real), Err(Error::LockBusy { .. })));
+}
+
+#[test]
+fn a_read_only_file_opens_read_only_and_refuses_a_writer_clearly() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ro.emdb");
+    drop({
+        let db = Emdb::open(&path).unwrap();
+        db.insert("k", "v").unwrap();
+        db
+    });
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    // Root ignores file modes; the check below only means something for others.
+    let is_root = std::fs::OpenOptions::new().write(true).open(&path).is_ok();
+    if !is_root {
+        match Emdb::open(&path) {
+            Err(Error::Io { source, .. }) => {
+                assert_eq!(source.kind(), std::io::ErrorKind::PermissionDenied)
+            }
+            other => panic!("expected permission denied, got {other:?}"),
+        }
+    }
+    let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    assert_eq!(ro.get("k").unwrap(), Some(b"v".to_vec()));
+}
+
+#[test]
+fn created_files_are_private_to_the_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert("k", "v").unwrap();
+    db.checkpoint().unwrap();
+    for f in ["p.emdb", "p.emdb.lock", "p.emdb.ckpt"] {
+        let mode = std::fs::metadata(dir.path().join(f))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "{f} is readable by others: {mode:o}");
+    }
+}
