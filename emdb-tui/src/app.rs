@@ -294,7 +294,7 @@ pub struct KeysPane {
     pub took: Duration,
     /// The database changed since the keys were loaded.
     pub stale: bool,
-    /// Log size when the newest load was requested.
+    /// Log size when the shown keys were read.
     pub log_end: u64,
 }
 
@@ -527,7 +527,6 @@ impl App {
     /// Start loading the keys of `ns` (replacing any load in flight).
     pub fn load_keys(&mut self, ns: NsName) {
         self.keys.generation += 1;
-        self.keys.log_end = self.stats.as_ref().map_or(0, |s| s.log_logical_bytes);
         self.keys.stale = false;
         let generation = self.keys.generation;
         self.keys.loading = Some(Loading {

@@ -24,6 +24,9 @@ pub trait Host {
 /// Longest wait for input, so worker results show up promptly.
 const POLL: Duration = Duration::from_millis(20);
 
+/// Input events handled between two frames at most.
+const MAX_EVENTS_PER_FRAME: usize = 256;
+
 /// Run until the user quits: draw when something changed, tick the clock,
 /// feed input and worker results to [`update`].
 pub fn run<B: Backend, H: Host>(
@@ -62,14 +65,23 @@ pub fn run<B: Backend, H: Host>(
             terminal.draw(|frame| crate::ui::draw(frame, app))?;
             dirty = false;
         }
-        let wait = next_tick
+        let mut wait = next_tick
             .saturating_duration_since(Instant::now())
             .min(POLL);
-        if let Some(event) = host.next_event(wait)? {
+        // Take every event already waiting before drawing again, so a burst
+        // of typing (or a paste) costs one frame, not one per key.
+        for _ in 0..MAX_EVENTS_PER_FRAME {
+            let Some(event) = host.next_event(wait)? else {
+                break;
+            };
             if let Some(action) = crate::event::to_action(&event, app) {
                 update(app, action);
             }
             dirty = true;
+            wait = Duration::ZERO;
+            if app.quit || app.editor.is_some() {
+                break;
+            }
         }
     }
 }

@@ -436,12 +436,14 @@ fn on_response(app: &mut App, resp: Response) {
             generation,
             ns,
             set,
+            log_end,
             took,
         } => {
             if generation != app.keys.generation {
                 return;
             }
             app.keys.loading = None;
+            app.keys.log_end = log_end;
             app.keys.loaded_ms = app.now_ms;
             app.keys.took = took;
             if app.keys.ns.as_ref() == Some(&ns) {
@@ -843,6 +845,16 @@ fn write_staged(app: &mut App) {
 }
 
 fn on_edited(app: &mut App, job: EditorJob, result: Result<Vec<u8>, String>) {
+    // Editors end the file with a newline; a value that had none keeps none.
+    let result = result.map(|mut bytes| {
+        if !job.initial.ends_with(b"\n") && bytes.ends_with(b"\n") {
+            bytes.pop();
+            if bytes.ends_with(b"\r") {
+                bytes.pop();
+            }
+        }
+        bytes
+    });
     match result {
         Ok(bytes) if bytes == job.initial => app.say("no change"),
         Ok(bytes) => stage(app, job.key, Some(bytes), NewTtl::Keep),

@@ -114,6 +114,9 @@ pub enum Response {
         ns: NsName,
         /// The keys, sorted.
         set: KeySet,
+        /// Log size just before the keys were read: a later size means the
+        /// list may be stale.
+        log_end: u64,
         /// How long it took.
         took: Duration,
     },
@@ -359,11 +362,13 @@ fn keys_response(
     out: &mut dyn FnMut(Response),
 ) {
     let start = Instant::now();
+    let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
     match load_keys(db, &ns, generation, cancel, out) {
         Ok(Some(set)) => out(Response::Keys {
             generation,
             ns,
             set,
+            log_end,
             took: start.elapsed(),
         }),
         Ok(None) => {}

@@ -403,11 +403,14 @@ fn external_editor_result_is_staged() {
     assert_eq!(job.key, b"readme");
     let mut edited = job.initial.clone();
     edited.extend_from_slice(b"\nLine three.");
+    // The editor's final newline is dropped: the value had none.
+    let mut saved = edited.clone();
+    saved.push(b'\n');
     act(
         &mut app,
         Action::Edited {
             job,
-            result: Ok(edited.clone()),
+            result: Ok(saved),
         },
     );
     assert_eq!(app.staged.len(), 1);
@@ -531,14 +534,18 @@ fn follows_a_writer_through_the_threaded_worker() {
     assert_eq!(selected(&app), "k000");
 }
 
-/// Scripted input for the main loop; quits when the script runs out.
-struct Script(VecDeque<Event>);
+/// Scripted input for the main loop, one event per poll with an idle poll
+/// between (so each gets a frame); quits when the script runs out.
+struct Script(VecDeque<Event>, bool);
 
 impl Host for Script {
     fn next_event(&mut self, _timeout: Duration) -> std::io::Result<Option<Event>> {
-        Ok(Some(self.0.pop_front().unwrap_or(Event::Key(
-            KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE),
-        ))))
+        self.1 = !self.1;
+        if self.1 {
+            return Ok(None);
+        }
+        let quit = Event::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+        Ok(Some(self.0.pop_front().unwrap_or(quit)))
     }
 
     fn edit(&mut self, initial: &[u8]) -> Result<Vec<u8>, String> {
@@ -566,7 +573,7 @@ fn main_loop_on_a_test_backend() {
         ])
         .collect();
     let mut terminal = Terminal::new(TestBackend::new(120, 30)).unwrap();
-    run(&mut terminal, &mut app, &mut Script(script)).unwrap();
+    run(&mut terminal, &mut app, &mut Script(script, false)).unwrap();
     assert!(app.quit);
     let text = buffer_text(terminal.backend().buffer());
     assert!(text.contains("Keys 5 of 40 /ses "), "{text}");

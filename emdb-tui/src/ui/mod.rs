@@ -123,7 +123,7 @@ fn draw_browse(frame: &mut Frame, app: &App, area: Rect) {
     let ns_width = if area.width < 80 {
         0
     } else {
-        (area.width / 6).clamp(16, 28)
+        (area.width / 5).clamp(18, 30)
     };
     let [ns, rest] =
         Layout::horizontal([Constraint::Length(ns_width), Constraint::Min(0)]).areas(area);
