@@ -1,0 +1,203 @@
+//! Bounded concurrency stress: writers, readers, iterators, range scans,
+//! compaction and checkpoints at once, checked against per-writer models.
+//! `EMDB_STRESS_MS` sets the duration (default 1500 ms).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use emdb_core::Emdb;
+
+const WRITERS: u64 = 3;
+const KEYS_PER_WRITER: u64 = 300;
+
+fn key(w: u64, k: u64) -> Vec<u8> {
+    format!("w{w}:k{k:04}").into_bytes()
+}
+
+/// Values carry their writer, key and a version that only grows.
+fn value(w: u64, k: u64, version: u64) -> Vec<u8> {
+    format!(
+        "w{w}:k{k:04}:v{version:010}:{}",
+        "p".repeat((version % 7) as usize * 30)
+    )
+    .into_bytes()
+}
+
+fn version_of(v: &[u8]) -> u64 {
+    let s = std::str::from_utf8(v).unwrap();
+    s.split(':').nth(2).unwrap()[1..].parse().unwrap()
+}
+
+#[test]
+fn mixed_workload_matches_the_writers_models() {
+    let ms: u64 = std::env::var("EMDB_STRESS_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1500);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stress.emdb");
+    let db = Emdb::builder()
+        .path(&path)
+        .enable_range_scans(true)
+        .build()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // Highest version each writer has *completed* per key (readers may see
+    // anything up to the one in flight).
+    let done: Arc<Vec<AtomicU64>> = Arc::new(
+        (0..WRITERS * KEYS_PER_WRITER)
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+    );
+    let ops = Arc::new(AtomicU64::new(0));
+    let mut handles = Vec::new();
+    for w in 0..WRITERS {
+        let (db, stop, done, ops) = (db.clone(), stop.clone(), done.clone(), ops.clone());
+        handles.push(std::thread::spawn(move || {
+            let mut model: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+            let mut x = 0x1234_5678u64 + w;
+            let mut version = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                version += 1;
+                let k = x % KEYS_PER_WRITER;
+                match x % 10 {
+                    0..=5 => {
+                        db.insert(key(w, k), value(w, k, version)).unwrap();
+                        model.insert(key(w, k), value(w, k, version));
+                    }
+                    6..=7 => {
+                        let items: Vec<_> = (0..5).map(|i| (k + i) % KEYS_PER_WRITER).collect();
+                        db.insert_many(items.iter().map(|&kk| (key(w, kk), value(w, kk, version))))
+                            .unwrap();
+                        for kk in items {
+                            model.insert(key(w, kk), value(w, kk, version));
+                        }
+                    }
+                    _ => {
+                        db.remove(key(w, k)).unwrap();
+                        model.remove(&key(w, k));
+                    }
+                }
+                for kk in 0..KEYS_PER_WRITER {
+                    if model
+                        .get(&key(w, kk))
+                        .is_some_and(|v| version_of(v) == version)
+                    {
+                        done[(w * KEYS_PER_WRITER + kk) as usize].store(version, Ordering::Release);
+                    }
+                }
+                ops.fetch_add(1, Ordering::Relaxed);
+            }
+            model
+        }));
+    }
+    let mut checkers = Vec::new();
+    // Point readers: a value read is never older than one that completed
+    // before the read started, and always well-formed for its key.
+    for r in 0..2u64 {
+        let (db, stop, done) = (db.clone(), stop.clone(), done.clone());
+        checkers.push(std::thread::spawn(move || {
+            let mut x = 99 + r;
+            let mut reads = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let (w, k) = (x % WRITERS, (x >> 8) % KEYS_PER_WRITER);
+                let floor = done[(w * KEYS_PER_WRITER + k) as usize].load(Ordering::Acquire);
+                if let Some(v) = db.get(key(w, k)).unwrap() {
+                    assert!(v.starts_with(&key(w, k)), "value of another key");
+                    // Absence is allowed (a remove may have run since); an
+                    // older value than one already completed is not.
+                    assert!(
+                        version_of(&v) >= floor,
+                        "stale read: {} < {floor}",
+                        version_of(&v)
+                    );
+                    assert_eq!(v, value(w, k, version_of(&v)), "torn value");
+                }
+                reads += 1;
+            }
+            reads
+        }));
+    }
+    // Scanners: iteration and range scans see well-formed, ordered data.
+    {
+        let (db, stop) = (db.clone(), stop.clone());
+        checkers.push(std::thread::spawn(move || {
+            let mut scans = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                for kv in db.iter().unwrap() {
+                    let (k, v) = kv.unwrap();
+                    assert!(v.starts_with(&k));
+                }
+                let mut last: Option<Vec<u8>> = None;
+                for kv in db.range_prefix_iter("w1:").unwrap() {
+                    let (k, v) = kv.unwrap();
+                    assert!(v.starts_with(&k));
+                    if let Some(l) = &last {
+                        assert!(k > *l, "range out of order");
+                    }
+                    last = Some(k);
+                }
+                scans += 1;
+            }
+            scans
+        }));
+    }
+    // Maintenance: compaction, checkpoints and flushes meanwhile.
+    {
+        let (db, stop) = (db.clone(), stop.clone());
+        checkers.push(std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                match n % 3 {
+                    0 => db.compact().unwrap(),
+                    1 => db.checkpoint().unwrap(),
+                    _ => db.flush().unwrap(),
+                }
+                n += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            n
+        }));
+    }
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(ms) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut expected: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+    for h in handles {
+        expected.extend(h.join().unwrap());
+    }
+    let counts: Vec<u64> = checkers.into_iter().map(|h| h.join().unwrap()).collect();
+    let got: BTreeMap<Vec<u8>, Vec<u8>> = db.iter().unwrap().map(|kv| kv.unwrap()).collect();
+    assert_eq!(
+        got, expected,
+        "final contents differ from the writers' models"
+    );
+    assert_eq!(db.len().unwrap(), expected.len());
+    drop(db);
+    let reopened = Emdb::open(&path).unwrap();
+    let again: BTreeMap<Vec<u8>, Vec<u8>> =
+        reopened.iter().unwrap().map(|kv| kv.unwrap()).collect();
+    assert_eq!(again, expected, "contents after reopen");
+    println!(
+        "stress: {} writes, reads {:?}, scans {}, maintenance ops {}",
+        ops.load(Ordering::Relaxed),
+        &counts[..2],
+        counts[2],
+        counts[3]
+    );
+    assert!(
+        counts[3] >= 3,
+        "maintenance must have run during the writes"
+    );
+}
