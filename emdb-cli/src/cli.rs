@@ -21,6 +21,9 @@ Examples:
   emdb --db copy.emdb import dump.jsonl
   emdb export --format resp | redis-cli --pipe
   emdb stats --format prometheus
+  emdb -n sessions put s:1 data --ttl 30m   namespaces and expiry
+  emdb check --repair                   verify every record, salvage
+  emdb --passphrase-file pw.txt get k   open an encrypted database
   printf 'put a 1\\nget a\\n' | emdb shell
 
 Exit codes: 0 ok, 1 not found, 2 usage, 3 locked, 4 corrupt,
@@ -68,9 +71,47 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub lock_timeout: Option<Duration>,
 
+    /// The namespace data commands work in [default: the default
+    /// namespace]. Writing commands create it; reading commands fail with
+    /// exit 1 when it does not exist. `emdb ns list` shows them.
+    #[arg(
+        short = 'n',
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Global options"
+    )]
+    pub namespace: Option<String>,
+
+    /// True when `--db` was typed on the command line (not taken from
+    /// EMDB_PATH); set by `main`, used by `bench`.
+    #[arg(skip)]
+    pub db_on_command_line: bool,
+
     /// Output and input encodings, JSON and quiet mode.
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Where the key or passphrase of an encrypted database comes from.
+    #[command(flatten)]
+    pub secret: SecretArgs,
+}
+
+/// The secret of an encrypted database. Never a plain argument: a file, an
+/// environment variable, or a hidden prompt on a terminal.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Encryption")]
+pub struct SecretArgs {
+    /// Read the passphrase from FILE (its contents without a trailing
+    /// newline). Else the EMDB_PASSPHRASE environment variable; else, on a
+    /// terminal, emdb asks when the database is encrypted.
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "key_file")]
+    pub passphrase_file: Option<PathBuf>,
+
+    /// Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits.
+    /// Else the file named by the EMDB_KEY_FILE environment variable.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub key_file: Option<PathBuf>,
 }
 
 /// Options that shape input decoding and output; the shell accepts them on
@@ -120,7 +161,8 @@ pub enum Encoding {
 pub enum Command {
     /// Store a value under a key (replacing any old value).
     #[command(after_help = "Examples:\n  emdb put user:1 james\n  \
-        echo -n 'from stdin' | emdb put note -\n  emdb put logo --file logo.png")]
+        echo -n 'from stdin' | emdb put note -\n  emdb put logo --file logo.png\n  \
+        emdb -n sessions put s:42 token --ttl 30m")]
     Put(PutArgs),
 
     /// Print the value of a key and a newline (exit 1 when missing).
@@ -135,7 +177,7 @@ pub enum Command {
 
     /// Exit 0 when the key exists, 1 when it does not.
     #[command(after_help = "Example:\n  emdb exists user:1 && echo present")]
-    Exists(ExistsArgs),
+    Exists(KeyArgs),
 
     /// Print the number of keys.
     #[command(after_help = "Example:\n  emdb count")]
@@ -169,6 +211,84 @@ pub enum Command {
         emdb export --format csv data.csv\n  emdb export --format resp | redis-cli --pipe")]
     Export(ExportArgs),
 
+    /// Print the time left before a key expires (exit 1 when missing).
+    #[command(
+        after_help = "Examples:\n  emdb ttl session:1          # 29.874s, or `no expiry`\n  \
+        emdb ttl session:1 --json   # {\"key\":\"session:1\",\"ttl_ms\":29874,\"expires_at_ms\":...}"
+    )]
+    Ttl(KeyArgs),
+
+    /// Make a key expire DURATION from now (exit 1 when missing).
+    #[command(after_help = "Examples:\n  emdb expire session:1 30m\n  emdb expire tmp 500ms")]
+    Expire(ExpireArgs),
+
+    /// Remove the expiry of a key, so it lives until deleted (exit 1 when
+    /// missing).
+    #[command(after_help = "Example:\n  emdb persist session:1")]
+    Persist(KeyArgs),
+
+    /// List or drop namespaces.
+    #[command(subcommand)]
+    Ns(NsCommand),
+
+    /// Write a consistent copy of the database to DEST while writers go on.
+    #[command(
+        after_help = "Examples:\n  emdb backup /backups/app-$(date +%F).emdb\n  \
+        emdb --db /backups/app-2025-01-31.emdb count   # the copy opens like any database"
+    )]
+    Backup(BackupArgs),
+
+    /// Verify every record's checksum (and seal); report damage with offsets.
+    ///
+    /// Exits 4 when damage is found in the durable part of the log. An
+    /// unsynced tail that recovery would cut is reported but is not damage.
+    /// `--repair` salvages: it keeps a copy of the damaged file, drops the
+    /// damaged records and rewrites the database.
+    #[command(after_help = "Examples:\n  emdb check\n  emdb check --json\n  \
+        emdb check --repair --yes")]
+    Check(CheckArgs),
+
+    /// Encrypt a plain database with the secret from --passphrase-file,
+    /// --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt.
+    ///
+    /// Rewrites the file offline (it takes the writer lock) and keeps the
+    /// old, unencrypted file as `<db>.encbak` until you remove it (or pass
+    /// --remove-backup).
+    #[command(
+        after_help = "Examples:\n  emdb encrypt                     # asks for a new passphrase twice\n  \
+        emdb encrypt --key-file db.key --cipher chacha --yes"
+    )]
+    Encrypt(EncryptArgs),
+
+    /// Decrypt an encrypted database into a plain one (the old file is kept
+    /// as `<db>.encbak`).
+    #[command(after_help = "Example:\n  emdb --passphrase-file pw.txt decrypt --yes")]
+    Decrypt(AdminArgs),
+
+    /// Re-encrypt a database under a new key or passphrase.
+    ///
+    /// The current secret comes from the usual options; the new one from
+    /// --new-passphrase-file, --new-key-file, or a prompt (asked twice).
+    /// The old file is kept as `<db>.encbak` (still readable with the old
+    /// secret) until you remove it or pass --remove-backup.
+    #[command(
+        after_help = "Examples:\n  emdb --passphrase-file old.txt rotate-key --new-passphrase-file new.txt --yes\n  \
+        emdb --key-file old.key rotate-key --new-key-file new.key --remove-backup --yes"
+    )]
+    RotateKey(RotateKeyArgs),
+
+    /// Measure the seed workloads: sequential set, get, mixed 50% get /
+    /// 40% set / 10% delete, latency percentiles, reopen and replay time.
+    ///
+    /// Runs on a new temporary database, or on `--db PATH` when given on the
+    /// command line (it must not exist yet; it is removed afterwards unless
+    /// --keep). EMDB_PATH is ignored: bench never touches your data.
+    #[command(
+        after_help = "Examples:\n  emdb bench\n  emdb bench --records 1000000 --value-size 150 --threads 4\n  \
+        emdb bench --json > bench.json\n  emdb bench --redis redis://127.0.0.1:6379"
+    )]
+    Bench(BenchArgs),
+
     /// Run commands read from stdin, one per line, against one open database.
     ///
     /// Each line uses the same syntax as the command line without `emdb`
@@ -199,6 +319,12 @@ pub struct PutArgs {
     /// Read the value from this file.
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
+
+    /// Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare
+    /// number is seconds). Without it the key never expires (an old expiry
+    /// is removed).
+    #[arg(long, value_name = "DURATION", value_parser = parse_ttl)]
+    pub ttl: Option<Duration>,
 }
 
 /// Arguments of `get`.
@@ -233,11 +359,147 @@ pub struct DelArgs {
     pub dry_run: bool,
 }
 
-/// Arguments of `exists`.
+/// Arguments of commands that take one key (`exists`, `ttl`, `persist`).
 #[derive(Debug, Clone, Args)]
-pub struct ExistsArgs {
+pub struct KeyArgs {
     /// The key.
     pub key: OsString,
+}
+
+/// Arguments of `expire`.
+#[derive(Debug, Clone, Args)]
+pub struct ExpireArgs {
+    /// The key.
+    pub key: OsString,
+
+    /// How long from now: 500ms, 30s, 10m, 2h (a bare number is seconds).
+    #[arg(value_parser = parse_ttl)]
+    pub duration: Duration,
+}
+
+/// Subcommands of `ns`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum NsCommand {
+    /// List the named namespaces and their key counts (tab-separated).
+    #[command(after_help = "Examples:\n  emdb ns list\n  emdb ns list --json")]
+    List,
+
+    /// Drop a namespace and every key in it (asks on a terminal).
+    #[command(after_help = "Examples:\n  emdb ns drop sessions\n  emdb ns drop sessions --yes")]
+    Drop(NsDropArgs),
+}
+
+/// Arguments of `ns drop`.
+#[derive(Debug, Clone, Args)]
+pub struct NsDropArgs {
+    /// The namespace.
+    pub name: String,
+
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
+}
+
+/// Arguments of `backup`.
+#[derive(Debug, Clone, Args)]
+pub struct BackupArgs {
+    /// The copy to write; must not exist yet.
+    pub dest: PathBuf,
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Salvage a damaged database: drop the damaged records and rewrite the
+    /// file (the damaged file is kept as `<db>.before-repair`). Asks first
+    /// on a terminal.
+    #[arg(long)]
+    pub repair: bool,
+
+    /// Do not ask for confirmation (required for --repair when not on a
+    /// terminal).
+    #[arg(short, long, requires = "repair")]
+    pub yes: bool,
+}
+
+/// Options shared by `encrypt`, `decrypt` and `rotate-key`.
+#[derive(Debug, Clone, Args)]
+pub struct AdminArgs {
+    /// Do not ask for confirmation (required when not on a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
+
+    /// Delete the `<db>.encbak` backup once the rewritten file has been
+    /// opened with its new secret.
+    #[arg(long)]
+    pub remove_backup: bool,
+}
+
+/// Arguments of `encrypt`.
+#[derive(Debug, Clone, Args)]
+pub struct EncryptArgs {
+    /// The cipher: AES-256-GCM (fastest with AES instructions) or
+    /// ChaCha20-Poly1305.
+    #[arg(long, value_enum, default_value = "aes")]
+    pub cipher: CipherArg,
+
+    /// Confirmation and backup options.
+    #[command(flatten)]
+    pub admin: AdminArgs,
+}
+
+/// Ciphers of `encrypt --cipher`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CipherArg {
+    /// AES-256-GCM.
+    Aes,
+    /// ChaCha20-Poly1305.
+    Chacha,
+}
+
+/// Arguments of `rotate-key`.
+#[derive(Debug, Clone, Args)]
+pub struct RotateKeyArgs {
+    /// Read the new passphrase from FILE (without a trailing newline).
+    #[arg(long, value_name = "FILE", conflicts_with = "new_key_file")]
+    pub new_passphrase_file: Option<PathBuf>,
+
+    /// Read the new raw key from FILE: 32 bytes, or 64 hex digits.
+    #[arg(long, value_name = "FILE")]
+    pub new_key_file: Option<PathBuf>,
+
+    /// Confirmation and backup options.
+    #[command(flatten)]
+    pub admin: AdminArgs,
+}
+
+/// Arguments of `bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Records written by the sequential set (and the key space of the
+    /// other workloads).
+    #[arg(long, value_name = "N", default_value_t = 100_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub records: u64,
+
+    /// Bytes per value.
+    #[arg(long, value_name = "BYTES", default_value_t = 100)]
+    pub value_size: usize,
+
+    /// Threads sharing each workload (each its own connection for Redis).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: u64,
+
+    /// Also run the workloads against the Redis server at URL
+    /// (`redis://[:password@]host[:port][/db]`). Its keys start with
+    /// `emdb-bench:` and are deleted afterwards.
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+
+    /// Keep the database file given with --db instead of removing it.
+    #[arg(long)]
+    pub keep: bool,
 }
 
 /// Arguments of `scan`.
@@ -378,6 +640,10 @@ pub struct CompletionsArgs {
 #[derive(Debug, Parser)]
 #[command(name = "emdb", no_binary_name = true, disable_version_flag = true)]
 pub struct ShellLine {
+    /// The namespace for this line [default: the shell's own].
+    #[arg(short = 'n', long, global = true, value_name = "NAME")]
+    pub namespace: Option<String>,
+
     /// Output options for this line (added to the shell's own).
     #[command(flatten)]
     pub output: OutputArgs,
@@ -405,6 +671,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         other => return Err(format!("unknown unit {other:?} (use ms, s, m or h)")),
     };
     Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+}
+
+/// A positive duration (`--ttl`, `expire`).
+pub fn parse_ttl(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.as_millis() == 0 {
+        return Err("a TTL must be at least 1ms (use `emdb del` to remove a key now)".into());
+    }
+    Ok(d)
 }
 
 #[cfg(test)]

@@ -1,13 +1,16 @@
-//! Opening the database: which file, read-only or writable, and waiting for
-//! the writer lock.
+//! Opening the database: which file, read-only or writable, which
+//! namespace, the secret of an encrypted database, and waiting for the
+//! writer lock.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use emdb_core::Emdb;
+use emdb_core::{Emdb, EncryptionInput};
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, SecretArgs};
 use crate::error::{CliError, CliResult, Kind};
+use crate::secret;
+use crate::space::Space;
 
 /// The database of one `emdb` run (or one `emdb shell`), opened on first use.
 pub struct Session {
@@ -17,6 +20,12 @@ pub struct Session {
     db: Option<Emdb>,
     writable: bool,
     flush_each_write: bool,
+    namespace: Option<String>,
+    secret_args: SecretArgs,
+    /// The secret, once resolved from the options or a prompt.
+    secret: Option<EncryptionInput>,
+    secret_resolved: bool,
+    can_prompt: bool,
 }
 
 impl Session {
@@ -29,18 +38,60 @@ impl Session {
             db: None,
             writable: false,
             flush_each_write: true,
+            namespace: global.namespace.clone().filter(|n| !n.is_empty()),
+            secret_args: global.secret.clone(),
+            secret: None,
+            secret_resolved: false,
+            can_prompt: secret::can_prompt(),
         }
     }
 
-    /// A new session on the same file with the same options, nothing open.
-    pub fn new_like(other: &Session) -> Session {
-        Session {
-            db_arg: other.db_arg.clone(),
-            read_only: other.read_only,
-            lock_timeout: other.lock_timeout,
-            db: None,
-            writable: false,
-            flush_each_write: other.flush_each_write,
+    /// The namespace data commands use (`None`: the default one).
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// Switch the namespace (per line of `emdb shell`); returns the old one.
+    pub fn set_namespace(&mut self, ns: Option<String>) -> Option<String> {
+        std::mem::replace(&mut self.namespace, ns.filter(|n| !n.is_empty()))
+    }
+
+    /// The lock timeout of `--lock-timeout`.
+    pub fn lock_timeout(&self) -> Option<Duration> {
+        self.lock_timeout
+    }
+
+    /// True when the user can be asked for a passphrase.
+    pub fn can_prompt(&self) -> bool {
+        self.can_prompt
+    }
+
+    /// The secret from the options or the environment, if any (resolved once).
+    pub fn secret(&mut self) -> CliResult<Option<EncryptionInput>> {
+        if !self.secret_resolved {
+            self.secret = secret::from_options(&self.secret_args)?;
+            self.secret_resolved = true;
+        }
+        Ok(self.secret.clone())
+    }
+
+    /// Run `op` with the secret; when it fails because the database at
+    /// `path` is encrypted and no secret was given, ask for the passphrase
+    /// on the terminal (if there is one) and run it again.
+    pub fn with_secret<T>(
+        &mut self,
+        path: &Path,
+        mut op: impl FnMut(Option<EncryptionInput>) -> emdb_core::Result<T>,
+    ) -> CliResult<T> {
+        let secret = self.secret()?;
+        let given = secret.is_some();
+        match op(secret) {
+            Err(emdb_core::Error::EncryptionRequired { .. }) if !given && self.can_prompt => {
+                let input = secret::prompt_existing(path)?;
+                self.secret = Some(input.clone());
+                Ok(op(Some(input))?)
+            }
+            other => Ok(other?),
         }
     }
 
@@ -76,9 +127,46 @@ impl Session {
             )
             .hint("check --db or EMDB_PATH; `emdb put` creates the database"));
         }
-        let db = Emdb::builder().path(&path).read_only(true).build()?;
+        let db = self.with_secret(&path, |secret| {
+            let mut b = Emdb::builder().path(&path).read_only(true);
+            if let Some(s) = secret {
+                b = b.encryption(s);
+            }
+            b.build()
+        })?;
         self.db = Some(db.clone());
         Ok(db)
+    }
+
+    /// The key space of the selected namespace, for reading. A namespace
+    /// that does not exist is "not found" (exit 1).
+    pub fn space_reader(&mut self) -> CliResult<Space> {
+        let db = self.reader()?;
+        self.space_in(db, false)
+    }
+
+    /// The key space of the selected namespace, for writing (see
+    /// [`Session::writer`]). With `create`, a missing namespace is created;
+    /// otherwise it is "not found" (exit 1).
+    pub fn space_writer(&mut self, what: &str, create: bool) -> CliResult<Space> {
+        let db = self.writer(what)?;
+        self.space_in(db, create)
+    }
+
+    /// [`Session::space_writer`] over [`Session::small_writer`].
+    pub fn small_space_writer(&mut self, what: &str, create: bool) -> CliResult<Space> {
+        let db = self.small_writer(what)?;
+        self.space_in(db, create)
+    }
+
+    fn space_in(&self, db: Emdb, create: bool) -> CliResult<Space> {
+        let Some(name) = self.namespace.as_deref() else {
+            return Ok(Space::Default(db));
+        };
+        if !create && !db.list_namespaces()?.iter().any(|n| n == name) {
+            return Err(unknown_namespace(name));
+        }
+        Ok(Space::Named(db.namespace(name)?))
     }
 
     /// A handle for writing, for the command `what`. Takes the writer lock,
@@ -110,7 +198,20 @@ impl Session {
             self.db = None;
         }
         let path = self.path()?;
-        let db = open_writable(&path, self.lock_timeout, checkpoint_on_close)?;
+        let timeout = self.lock_timeout;
+        let db = self
+            .with_secret(&path, |secret| {
+                retry_locked(timeout, || {
+                    let mut b = Emdb::builder()
+                        .path(&path)
+                        .checkpoint_on_close(checkpoint_on_close);
+                    if let Some(s) = secret.clone() {
+                        b = b.encryption(s);
+                    }
+                    b.build()
+                })
+            })
+            .map_err(|e| gave_up(e, timeout))?;
         self.db = Some(db.clone());
         self.writable = true;
         Ok(db)
@@ -118,8 +219,8 @@ impl Session {
 
     /// Call after a write command: makes the write durable now, unless the
     /// flush is deferred to [`Session::close`].
-    pub fn wrote(&self, db: &Emdb) -> CliResult {
-        if self.flush_each_write {
+    pub fn wrote(&self) -> CliResult {
+        if let (true, Some(db)) = (self.flush_each_write, &self.db) {
             db.flush()?;
         }
         Ok(())
@@ -136,37 +237,44 @@ impl Session {
     }
 }
 
-fn open_writable(
-    path: &PathBuf,
+/// "namespace X does not exist" (exit 1).
+pub fn unknown_namespace(name: &str) -> CliError {
+    CliError::not_found(format!("namespace {name:?} does not exist"))
+        .hint("`emdb ns list` shows the namespaces; writing commands such as `put` create one")
+}
+
+/// Run `op` until it stops failing with `LockBusy` or `timeout` (none: no
+/// retry) has passed.
+pub fn retry_locked<T>(
     timeout: Option<Duration>,
-    checkpoint_on_close: bool,
-) -> CliResult<Emdb> {
+    mut op: impl FnMut() -> emdb_core::Result<T>,
+) -> emdb_core::Result<T> {
     let start = Instant::now();
     let mut pause = Duration::from_millis(10);
     loop {
-        match Emdb::builder()
-            .path(path)
-            .checkpoint_on_close(checkpoint_on_close)
-            .build()
-        {
-            Ok(db) => return Ok(db),
-            Err(e @ emdb_core::Error::LockBusy { .. }) => {
-                let waited = start.elapsed();
-                let left = timeout.unwrap_or_default().saturating_sub(waited);
-                if left.is_zero() {
-                    let err = CliError::from(e);
-                    return Err(match timeout {
-                        Some(t) => err
-                            .context(format!("gave up after waiting {}", human_duration(t)))
-                            .hint("`emdb lock status` shows the holder"),
-                        None => err,
-                    });
-                }
+        match op() {
+            Err(emdb_core::Error::LockBusy { .. })
+                if !timeout
+                    .unwrap_or_default()
+                    .saturating_sub(start.elapsed())
+                    .is_zero() =>
+            {
+                let left = timeout.unwrap_or_default().saturating_sub(start.elapsed());
                 std::thread::sleep(pause.min(left));
                 pause = (pause * 2).min(Duration::from_millis(250));
             }
-            Err(e) => return Err(e.into()),
+            other => return other,
         }
+    }
+}
+
+/// Say how long was waited when a `--lock-timeout` ran out.
+pub fn gave_up(e: CliError, timeout: Option<Duration>) -> CliError {
+    match timeout {
+        Some(t) if e.kind == Kind::Locked => e
+            .context(format!("gave up after waiting {}", human_duration(t)))
+            .hint("`emdb lock status` shows the holder"),
+        _ => e,
     }
 }
 

@@ -15,6 +15,9 @@ pub enum Kind {
     Locked,
     /// The file is damaged, foreign, or of an unsupported version (exit 4).
     Corrupt,
+    /// The key or passphrase is wrong or missing for an encrypted database,
+    /// or was given for a plain one (exit 5).
+    WrongKey,
     /// An I/O or storage failure (exit 6).
     Io,
     /// Input that does not decode or breaks a limit (exit 7).
@@ -31,6 +34,7 @@ impl Kind {
             Kind::Usage => 2,
             Kind::Locked => 3,
             Kind::Corrupt => 4,
+            Kind::WrongKey => 5,
             Kind::Io => 6,
             Kind::BadInput => 7,
             Kind::BrokenPipe => 0,
@@ -148,6 +152,24 @@ impl From<emdb_core::Error> for CliError {
                 CliError::new(Kind::BadInput, message)
             }
             E::ReadOnly => CliError::new(Kind::Usage, message),
+            E::EncryptionKeyMismatch { .. } => CliError::new(Kind::WrongKey, message).hint(
+                "check --passphrase-file / --key-file, or EMDB_PASSPHRASE / EMDB_KEY_FILE",
+            ),
+            E::EncryptionRequired { path } => crate::secret::missing(path),
+            E::NotEncrypted { path } => CliError::new(
+                Kind::WrongKey,
+                format!(
+                    "{} is not encrypted, but a key or passphrase was given",
+                    path.display()
+                ),
+            )
+            .hint("drop --passphrase-file/--key-file (and unset EMDB_PASSPHRASE/EMDB_KEY_FILE), or run `emdb encrypt`"),
+            E::InvalidNamespaceName { .. } => CliError::new(Kind::Usage, message),
+            E::NamespaceDropped => CliError::new(
+                Kind::NotFound,
+                "the namespace was dropped by another process meanwhile",
+            ),
+            E::FeatureDisabled(_) => CliError::new(Kind::Usage, message),
             _ => CliError::new(Kind::Io, message),
         }
     }
@@ -172,6 +194,10 @@ mod tests {
         assert_eq!(CliError::from(corrupt).kind.exit_code(), 4);
         let big = emdb_core::Error::KeyTooLarge { len: 2, max: 1 };
         assert_eq!(CliError::from(big).kind.exit_code(), 7);
+        let wrong = emdb_core::Error::EncryptionKeyMismatch { reason: "x".into() };
+        assert_eq!(CliError::from(wrong).kind.exit_code(), 5);
+        let missing = emdb_core::Error::EncryptionRequired { path: "/x".into() };
+        assert_eq!(CliError::from(missing).kind.exit_code(), 5);
         let pipe = CliError::stdout(io::Error::from(io::ErrorKind::BrokenPipe));
         assert_eq!(pipe.kind, Kind::BrokenPipe);
     }

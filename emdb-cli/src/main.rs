@@ -13,12 +13,15 @@ mod error;
 mod glob;
 mod output;
 mod progress;
+mod secret;
+mod space;
 mod transfer;
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
 use crate::database::Session;
@@ -27,8 +30,15 @@ use crate::error::{CliError, Kind};
 use crate::output::Ui;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let cli = match parsed {
+        Ok((mut cli, matches)) => {
+            cli.global.db_on_command_line =
+                matches.value_source("db") == Some(ValueSource::CommandLine);
+            cli
+        }
         Err(e) => {
             // Help and version go to stdout with exit 0; usage errors exit 2.
             let _ = e.print();

@@ -119,6 +119,21 @@ pub struct ExistsReport<'a> {
     pub exists: bool,
 }
 
+/// `ttl --json`, `expire --json`, `persist --json`.
+#[derive(Debug, Serialize)]
+pub struct ExpiryReport<'a> {
+    /// The key, as in [`Record`].
+    #[serde(flatten)]
+    pub key: Record<'a>,
+    /// Milliseconds left (`null`: no expiry).
+    pub ttl_ms: Option<u64>,
+    /// When it expires, in ms since the Unix epoch (`null`: never).
+    pub expires_at_ms: Option<u64>,
+    /// `expire`, `persist`: whether the expiry changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+}
+
 /// `count --json`.
 #[derive(Debug, Serialize)]
 pub struct CountReport {
@@ -191,6 +206,9 @@ pub struct TransferReport {
     /// Atomic batches committed (import only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batches: Option<u64>,
+    /// Records skipped because they had expired already (import only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired: Option<u64>,
     /// `jsonl`, `csv` or `resp`.
     pub format: &'static str,
     /// Seconds taken.
@@ -229,31 +247,204 @@ pub struct StatsReport {
     pub live_bytes: u64,
     /// Bytes reclaimable by compaction.
     pub dead_bytes: u64,
-    /// Records written by this process since open.
+    /// True for a read-only handle, whose activity counters are the
+    /// writer's (from the stats file it publishes).
+    pub read_only: bool,
+    /// Records written since open (by the writer, for a read-only handle).
     pub writes: u64,
-    /// Flushes by this process since open.
+    /// Flushes since open.
     pub flushes: u64,
-    /// fdatasync calls by this process since open.
+    /// fdatasync calls since open.
     pub fsyncs: u64,
     /// Median fdatasync latency, microseconds.
     pub fsync_p50_us: u64,
     /// 99th-percentile fdatasync latency, microseconds.
     pub fsync_p99_us: u64,
-    /// Compactions by this process since open.
+    /// Compactions since open.
     pub compactions: u64,
     /// When the last compaction finished (ms since the Unix epoch).
     pub last_compaction_unix_ms: Option<u64>,
+    /// Pid of the writer whose counters these are (read-only handles).
+    pub writer_pid: Option<u32>,
+    /// When that writer last published them (ms since the Unix epoch).
+    pub published_unix_ms: Option<u64>,
+    /// True when records are encrypted.
+    pub encrypted: bool,
+    /// Records sealed under the current key.
+    pub encryptions: u64,
+    /// Set when the key has sealed so many records that it should be rotated.
+    pub nonce_budget_warning: bool,
     /// Records replayed from the log at open.
     pub recovery_records_replayed: u64,
     /// Whether open loaded an index checkpoint.
     pub recovery_used_checkpoint: bool,
 }
 
-/// One namespace in [`StatsReport`].
+/// `check --json`.
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    /// The database.
+    pub path: String,
+    /// Records whose checksum (and seal) verified.
+    pub records: u64,
+    /// Units (single records and atomic batches) that verified.
+    pub units: u64,
+    /// Bytes of the log checked.
+    pub bytes: u64,
+    /// End of the durable part of the log.
+    pub durable_end: u64,
+    /// True when nothing in the durable part is damaged.
+    pub clean: bool,
+    /// Every damaged range, in file order.
+    pub damaged: Vec<DamageReport>,
+    /// What `--repair` did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repair: Option<RepairReport>,
+    /// With `--repair`: whether a check after the repair found it clean.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clean_after_repair: Option<bool>,
+}
+
+/// One damaged (or dropped) range.
+#[derive(Debug, Serialize)]
+pub struct DamageReport {
+    /// Offset of the first bad byte.
+    pub offset: u64,
+    /// Bytes until the next valid record.
+    pub len: u64,
+    /// What is wrong there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// True inside the durable log (real damage); false for an unsynced
+    /// tail that recovery cuts.
+    pub durable: bool,
+}
+
+/// What `check --repair` dropped.
+#[derive(Debug, Serialize)]
+pub struct RepairReport {
+    /// The ranges skipped by salvage.
+    pub dropped: Vec<DamageReport>,
+    /// Their total size.
+    pub dropped_bytes: u64,
+    /// Where an unsynced tail was cut, if one was.
+    pub truncated_tail_at: Option<u64>,
+    /// Records whose namespace was lost with a dropped range.
+    pub orphaned_records: u64,
+    /// Live keys after the repair.
+    pub live_records: u64,
+    /// The copy of the damaged file.
+    pub kept_copy: String,
+}
+
+/// `encrypt --json`, `decrypt --json`, `rotate-key --json`.
+#[derive(Debug, Serialize)]
+pub struct AdminReport {
+    /// `encrypt`, `decrypt` or `rotate-key`.
+    pub action: &'static str,
+    /// The database.
+    pub path: String,
+    /// The cipher chosen by `encrypt`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cipher: Option<&'static str>,
+    /// The old file, kept (`null` with --remove-backup).
+    pub backup: Option<String>,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+/// `backup --json`.
+#[derive(Debug, Serialize)]
+pub struct BackupReport {
+    /// The database.
+    pub path: String,
+    /// The copy.
+    pub dest: String,
+    /// Size of the copy.
+    pub bytes: u64,
+    /// Whether the copy is encrypted (as its source).
+    pub encrypted: bool,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+/// `ns drop --json`.
+#[derive(Debug, Serialize)]
+pub struct NsDropReport {
+    /// The namespace.
+    pub name: String,
+    /// Keys it held.
+    pub keys: u64,
+    /// True once dropped.
+    pub dropped: bool,
+}
+
+/// One namespace in [`StatsReport`] and `ns list --json`.
 #[derive(Debug, Serialize)]
 pub struct NamespaceReport {
     /// Its name.
     pub name: String,
     /// Its live keys.
     pub keys: u64,
+}
+
+/// `bench --json`.
+#[derive(Debug, Serialize)]
+pub struct BenchReport {
+    /// Records written by the set workload (and operations per workload).
+    pub records: u64,
+    /// Bytes per value.
+    pub value_size: usize,
+    /// Threads per workload.
+    pub threads: u64,
+    /// The emdb database file used.
+    pub path: String,
+    /// Whether the emdb database was encrypted.
+    pub encrypted: bool,
+    /// The Redis server compared with (`host:port`).
+    pub redis: Option<String>,
+    /// One entry per engine and workload.
+    pub results: Vec<BenchResult>,
+    /// Close, reopen and replay of the emdb database.
+    pub reopen: ReopenReport,
+}
+
+/// One workload on one engine.
+#[derive(Debug, Serialize)]
+pub struct BenchResult {
+    /// `emdb` or `redis`.
+    pub engine: &'static str,
+    /// `set`, `get` or `mixed`.
+    pub workload: &'static str,
+    /// Operations.
+    pub ops: u64,
+    /// Wall time, including the final flush of writing workloads.
+    pub seconds: f64,
+    /// Operations per second.
+    pub ops_per_sec: f64,
+    /// Median latency of one operation, microseconds.
+    pub p50_us: f64,
+    /// 95th-percentile latency, microseconds.
+    pub p95_us: f64,
+    /// 99th-percentile latency, microseconds.
+    pub p99_us: f64,
+}
+
+/// Close, reopen and replay times of `bench`.
+#[derive(Debug, Serialize)]
+pub struct ReopenReport {
+    /// Live keys after the workloads.
+    pub keys: u64,
+    /// Size of the database file.
+    pub file_bytes: u64,
+    /// Closing the last handle (sync and checkpoint), milliseconds.
+    pub close_ms: f64,
+    /// Opening again with the checkpoint, milliseconds.
+    pub reopen_ms: f64,
+    /// Whether that open used the checkpoint.
+    pub reopen_used_checkpoint: bool,
+    /// Opening without the checkpoint (replaying the whole log), milliseconds.
+    pub replay_ms: f64,
+    /// Records replayed by that open.
+    pub records_replayed: u64,
 }

@@ -1,5 +1,8 @@
 //! import / export round trips in every format and encoding, and their errors.
 
+// Test helpers: a failure here should fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::{text, TestDb};
@@ -116,7 +119,8 @@ fn jsonl_export_starts_with_the_header_and_is_sorted() {
         .assert()
         .success()
         .stdout(
-            "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n",
+            "*2\r\n$4\r\nECHO\r\n$53\r\n{\"emdb_export\":1,\"namespaces\":[\"\"],\"encrypted\":false}\r\n\
+             *3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n",
         );
 }
 
@@ -225,4 +229,236 @@ fn json_reports() {
         .success()
         .stdout("")
         .stderr("");
+}
+
+/// A database with namespaces (one of them empty) and expiring keys.
+fn with_namespaces_and_ttls() -> TestDb {
+    let db = TestDb::new();
+    let mut lines = String::new();
+    for i in 0..50 {
+        lines.push_str(&format!("put plain:{i} v{i}\n"));
+        lines.push_str(&format!("put exp:{i} e{i} --ttl 1h\n"));
+        lines.push_str(&format!("-n users put u:{i} name{i}\n"));
+        lines.push_str(&format!("-n sessions put s:{i} tok{i} --ttl 2h\n"));
+    }
+    // A default-namespace key that looks like a prefixed one in RESP.
+    lines.push_str("put users:u:1 not-in-users\n");
+    lines.push_str("-n 'with space' put k v --ttl 30m\n");
+    lines.push_str("-n empty put gone x\n-n empty del gone\n");
+    db.cmd(["shell"]).write_stdin(lines).assert().success();
+    db
+}
+
+/// Every key of every namespace with its value and expiry (ms, or -1).
+fn dump(db: &TestDb) -> Vec<(String, String, String, i64)> {
+    let out = db.stdout(["--hex", "export", "--format", "jsonl"]);
+    text(&out)
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["ns"].as_str().unwrap_or("").to_string(),
+                v["key"].as_str().unwrap().to_string(),
+                v["value"].as_str().unwrap().to_string(),
+                v["expires_at_ms"].as_i64().unwrap_or(-1),
+            )
+        })
+        .collect()
+}
+
+fn same_within(a: &[(String, String, String, i64)], b: &[(String, String, String, i64)]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!((&x.0, &x.1, &x.2), (&y.0, &y.1, &y.2));
+        // The engine takes a duration, so an expiry is restored to within
+        // the few milliseconds the import took.
+        assert!((x.3 == -1) == (y.3 == -1), "{x:?} {y:?}");
+        assert!((x.3 - y.3).abs() <= 2_000, "{x:?} {y:?}");
+    }
+}
+
+#[test]
+fn namespaces_and_ttls_round_trip_in_every_format() {
+    let src = with_namespaces_and_ttls();
+    let reference = dump(&src);
+    assert_eq!(reference.len(), 202);
+    assert!(reference.iter().any(|r| r.0 == "with space" && r.3 > 0));
+    let header = text(&src.stdout(["export"]));
+    assert!(
+        header.starts_with(
+            "{\"emdb_export\":1,\"namespaces\":[\"\",\"empty\",\"sessions\",\"users\",\"with space\"],\"encrypted\":false}\n"
+        ),
+        "{header}"
+    );
+    for format in ["jsonl", "csv", "resp"] {
+        for enc in [&[][..], &["--hex"][..], &["--base64"][..]] {
+            let file = src.file(&format!("ns-{format}-{}.out", enc.len()));
+            src.cmd(enc)
+                .args(["export", "--format", format])
+                .arg(&file)
+                .assert()
+                .success();
+            let dst = TestDb::new();
+            dst.cmd(enc)
+                .args(["import", "--format", format])
+                .arg(&file)
+                .assert()
+                .success()
+                .stdout(predicate::str::starts_with("imported 202 records"));
+            same_within(&dump(&dst), &reference);
+            let namespaces = text(&dst.stdout(["ns", "list"]));
+            // CSV has no header list, so only JSON Lines and RESP bring
+            // back a namespace without keys.
+            let expected = if format == "csv" {
+                "sessions\t50\nusers\t50\nwith space\t1\n"
+            } else {
+                "empty\t0\nsessions\t50\nusers\t50\nwith space\t1\n"
+            };
+            assert_eq!(namespaces, expected, "{format} {enc:?}");
+        }
+    }
+}
+
+#[test]
+fn export_and_import_of_one_namespace() {
+    let src = with_namespaces_and_ttls();
+    let out = src.stdout(["-n", "users", "export", "--format", "csv"]);
+    assert!(text(&out).starts_with("key,value,ns\r\nu:0,name0,users\r\n"));
+    let dst = TestDb::new();
+    dst.cmd(["import", "-", "--format", "csv"])
+        .write_stdin(out)
+        .assert()
+        .success();
+    dst.cmd(["-n", "users", "count"])
+        .assert()
+        .success()
+        .stdout("50\n");
+    // Records that name no namespace go to -n's.
+    dst.cmd(["-n", "into", "import", "-"])
+        .write_stdin(
+            "{\"key\":\"a\",\"value\":\"1\"}\n{\"ns\":\"other\",\"key\":\"b\",\"value\":\"2\"}\n",
+        )
+        .assert()
+        .success();
+    dst.cmd(["-n", "into", "get", "a"])
+        .assert()
+        .success()
+        .stdout("1\n");
+    dst.cmd(["-n", "other", "get", "b"])
+        .assert()
+        .success()
+        .stdout("2\n");
+}
+
+#[test]
+fn expired_records_are_skipped_on_import() {
+    let db = TestDb::new();
+    db.cmd(["import", "-"])
+        .write_stdin(
+            "{\"key\":\"old\",\"value\":\"1\",\"expires_at_ms\":1000}\n\
+             {\"ns\":\"n\",\"key\":\"old\",\"value\":\"1\",\"expires_at_ms\":1000}\n\
+             {\"key\":\"new\",\"value\":\"2\",\"expires_at_ms\":99999999999999}\n",
+        )
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("imported 1 records"))
+        .stdout(predicate::str::contains(
+            "skipped 2 that had expired already",
+        ));
+    db.cmd(["get", "old"]).assert().code(1);
+    db.cmd(["get", "new"]).assert().success().stdout("2\n");
+    db.cmd(["import", "-", "--format", "resp"])
+        .write_stdin("*5\r\n$3\r\nSET\r\n$1\r\nx\r\n$1\r\n1\r\n$2\r\nPX\r\n$5\r\n60000\r\n")
+        .assert()
+        .success();
+    let ttl = text(&db.stdout(["ttl", "x"]));
+    assert!(ttl.starts_with("59.") || ttl.starts_with("60."), "{ttl}");
+}
+
+#[test]
+fn encrypted_source_is_noted_in_the_header() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.cmd(["encrypt", "--yes", "--remove-backup"])
+        .env("EMDB_PASSPHRASE", "pw")
+        .assert()
+        .success();
+    let out = db
+        .cmd(["export"])
+        .env("EMDB_PASSPHRASE", "pw")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        text(&out).starts_with("{\"emdb_export\":1,\"namespaces\":[\"\"],\"encrypted\":true}\n")
+    );
+    let dst = TestDb::new();
+    dst.cmd(["import", "-"])
+        .write_stdin(out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("comes from an encrypted database"));
+}
+
+#[test]
+fn export_while_another_process_writes_is_a_snapshot() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    let writer = emdb_core::Emdb::open(&db.path).unwrap();
+    writer.insert("b", "2").unwrap();
+    writer.flush().unwrap();
+    let out = text(&db.stdout(["export", "--format", "csv"]));
+    assert_eq!(out, "key,value\r\na,1\r\nb,2\r\n");
+    drop(writer);
+    // The snapshot copy is gone.
+    let left: Vec<_> = std::fs::read_dir(db.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".emdb-export-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// 100k records with namespaces and TTLs through every format.
+#[test]
+fn round_trip_100k_records_per_format() {
+    let n = 100_000;
+    let src = TestDb::new();
+    let mut jsonl = String::with_capacity(n * 80);
+    jsonl.push_str("{\"emdb_export\":1,\"namespaces\":[\"\",\"big\"],\"encrypted\":false}\n");
+    for i in 0..n {
+        let ns = if i % 2 == 0 { "" } else { "\"ns\":\"big\"," };
+        let exp = if i % 3 == 0 {
+            ",\"expires_at_ms\":99999999999999"
+        } else {
+            ""
+        };
+        jsonl.push_str(&format!(
+            "{{{ns}\"key\":\"key:{i:07}\",\"value\":\"value {i} {}\"{exp}}}\n",
+            "x".repeat(i % 50)
+        ));
+    }
+    src.cmd(["import", "-"])
+        .write_stdin(jsonl)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(format!("imported {n} records")));
+    let reference = dump(&src);
+    assert_eq!(reference.len(), n);
+    for format in ["jsonl", "csv", "resp"] {
+        let file = src.file(&format!("big.{format}"));
+        src.cmd(["export", "--format", format])
+            .arg(&file)
+            .assert()
+            .success();
+        let dst = TestDb::new();
+        dst.cmd(["import", "--format", format])
+            .arg(&file)
+            .assert()
+            .success();
+        same_within(&dump(&dst), &reference);
+    }
 }

@@ -35,7 +35,7 @@ pub fn run(args: &CompactArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let pb = progress::spinner("compacting", ui.quiet);
     db.compact()?;
     pb.finish_and_clear();
-    s.wrote(&db)?;
+    s.wrote()?;
     let after = db.stats()?;
     let reclaimed = before
         .log_logical_bytes

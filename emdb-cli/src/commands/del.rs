@@ -2,8 +2,6 @@
 
 use std::ffi::OsStr;
 
-use emdb_core::Emdb;
-
 use super::confirm;
 use super::get::quoted;
 use crate::cli::DelArgs;
@@ -11,6 +9,7 @@ use crate::database::Session;
 use crate::error::{CliError, CliResult};
 use crate::output::{DelReport, Ui};
 use crate::progress;
+use crate::space::Space;
 
 /// Keys removed per atomic batch by `--prefix`.
 const BATCH: usize = 10_000;
@@ -27,17 +26,18 @@ pub fn run(args: &DelArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             keys.push(key);
         }
     }
+    let space = s.small_space_writer("del", false)?;
     let db = s.small_writer("del")?;
     let missing = db.transaction(|tx| {
         let mut missing = Vec::new();
         for key in &keys {
-            if tx.remove(key)?.is_none() {
+            if !space.tx_remove(tx, key)? {
                 missing.push(key.clone());
             }
         }
         Ok(missing)
     })?;
-    s.wrote(&db)?;
+    s.wrote()?;
     let deleted = (keys.len() - missing.len()) as u64;
     let report = DelReport {
         deleted,
@@ -60,12 +60,12 @@ fn by_prefix(args: &DelArgs, prefix: &OsStr, s: &mut Session, ui: &mut Ui) -> Cl
     let prefix = ui.codec.key_arg(prefix)?;
     let shown = quoted(&ui.key_text(&prefix));
     // Take the writer lock before counting, so the count is what gets deleted.
-    let db = if args.dry_run {
-        s.reader()?
+    let space = if args.dry_run {
+        s.space_reader()?
     } else {
-        s.writer("del")?
+        s.space_writer("del", false)?
     };
-    let keys = matching_keys(&db, &prefix)?;
+    let keys = matching_keys(&space, &prefix)?;
     let matched = keys.len() as u64;
     let mut report = DelReport {
         deleted: 0,
@@ -95,13 +95,14 @@ fn by_prefix(args: &DelArgs, prefix: &OsStr, s: &mut Session, ui: &mut Ui) -> Cl
             return Err(CliError::usage("cancelled; nothing was deleted"));
         }
     }
+    let db = s.writer("del")?;
     let pb = progress::bar(matched, false, "deleting", ui.quiet);
     let mut deleted = 0u64;
     for chunk in keys.chunks(BATCH) {
         deleted += db.transaction(|tx| {
             let mut n = 0u64;
             for key in chunk {
-                if tx.remove(key)?.is_some() {
+                if space.tx_remove(tx, key)? {
                     n += 1;
                 }
             }
@@ -110,17 +111,17 @@ fn by_prefix(args: &DelArgs, prefix: &OsStr, s: &mut Session, ui: &mut Ui) -> Cl
         pb.inc(chunk.len() as u64);
     }
     pb.finish_and_clear();
-    s.wrote(&db)?;
+    s.wrote()?;
     report.deleted = deleted;
     let text = format!("deleted {deleted} {} with prefix {shown}", plural(deleted));
     ui.report(&text, &report)
 }
 
-/// Every key starting with `prefix`. The engine has no range scan yet, so
-/// this walks the whole index.
-fn matching_keys(db: &Emdb, prefix: &[u8]) -> CliResult<Vec<Vec<u8>>> {
+/// Every key starting with `prefix`. Walks the whole index: a range scan
+/// would need a sorted index built at open, which costs more (see scan.rs).
+fn matching_keys(space: &Space, prefix: &[u8]) -> CliResult<Vec<Vec<u8>>> {
     let mut keys = Vec::new();
-    for key in db.keys()? {
+    for key in space.keys()? {
         let key = key?;
         if key.starts_with(prefix) {
             keys.push(key);

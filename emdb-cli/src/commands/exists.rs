@@ -1,15 +1,14 @@
 //! `emdb exists KEY`: exit 0 or 1.
 
-use crate::cli::ExistsArgs;
+use crate::cli::KeyArgs;
 use crate::database::Session;
 use crate::error::{CliError, CliResult, Kind};
 use crate::output::{ExistsReport, Ui};
 
 /// Check for one key; prints nothing unless `--json`.
-pub fn run(args: &ExistsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+pub fn run(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
-    let db = s.reader()?;
-    let exists = db.contains_key(&key)?;
+    let exists = s.space_reader()?.contains(&key)?;
     if ui.json {
         let report = ExistsReport {
             key: ui.record(&key, None),

@@ -1,5 +1,5 @@
-//! `emdb export [FILE|-]`: every record, sorted by key, from a consistent
-//! snapshot.
+//! `emdb export [FILE|-]`: every record with its namespace and expiry,
+//! grouped by namespace and sorted by key, from a consistent snapshot.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -9,35 +9,94 @@ use std::time::Instant;
 use emdb_core::Emdb;
 
 use crate::cli::{ExportArgs, TransferFormat};
-use crate::database::Session;
+use crate::database::{unknown_namespace, Session};
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
 use crate::output::{TransferReport, Ui};
 use crate::progress;
-use crate::transfer::{self, format_name};
+use crate::space::Space;
+use crate::transfer::{self, format_name, Plan};
 
-/// Export the database. The read-only open is a snapshot, so writes made by
-/// another process meanwhile are not mixed in. Records are written in key
-/// order: keys are collected and sorted first (the engine has no ordered
-/// scan), then values are read one by one from the memory map.
+/// The keys of one namespace, sorted, with their expiries.
+struct Listing {
+    space: Space,
+    keys: Vec<(Vec<u8>, Option<u64>)>,
+}
+
+/// Export the database: every namespace, or only the one `-n` names.
+///
+/// A read-only handle follows a live writer, so when a process holds the
+/// writer lock the export reads a consistent copy made with `backup_to`
+/// (in a temporary file beside the database) instead. Records are written
+/// in key order: keys are collected and sorted per namespace first, then
+/// values are read one by one from the memory map.
 pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let file = args.file.as_deref().filter(|p| p.as_os_str() != "-");
     let format = transfer::resolve_format(args.format, file);
-    let db = s.reader()?;
-    let mut keys = Vec::new();
-    for key in db.keys()? {
-        keys.push(key?);
-    }
-    keys.sort_unstable();
-    let records = match file {
-        None => write_all(&db, &keys, format, ui.codec, ui.quiet, ui.out)?,
-        Some(path) => to_file(&db, &keys, format, ui, path)?,
+    let live = s.reader()?;
+    let path = s.path()?;
+    // Another process can only write while this one reads read-only.
+    let writer_alive = live.is_read_only() && Emdb::lock_holder(&path)?.is_some_and(|h| h.alive);
+    // Keeps the snapshot's directory until the export is written.
+    let mut _snapshot_dir = None;
+    let db = if writer_alive {
+        let (dir, db) = snapshot(&live, &path, s)?;
+        _snapshot_dir = Some(dir);
+        db
+    } else {
+        live.clone()
     };
+    let log_end = db.stats()?.log_logical_bytes;
+    let names: Vec<String> = match s.namespace() {
+        Some(name) => {
+            if !db.list_namespaces()?.iter().any(|n| n == name) {
+                return Err(unknown_namespace(name));
+            }
+            vec![name.to_string()]
+        }
+        None => std::iter::once(String::new())
+            .chain(db.list_namespaces()?)
+            .collect(),
+    };
+    let mut listings = Vec::with_capacity(names.len());
+    let mut any_expiry = false;
+    for name in &names {
+        let space = if name.is_empty() {
+            Space::Default(db.clone())
+        } else {
+            Space::Named(db.namespace(name)?)
+        };
+        let mut keys = Vec::new();
+        for key in space.keys()? {
+            let key = key?;
+            let exp = space.expires_at_ms(&key)?;
+            any_expiry |= exp.is_some();
+            keys.push((key, exp));
+        }
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        listings.push(Listing { space, keys });
+    }
+    let plan = Plan {
+        namespaces: names,
+        encrypted: db.stats()?.encrypted,
+        any_expiry,
+    };
+    let records = match file {
+        None => write_all(&listings, &plan, format, ui.codec, ui.quiet, ui.out)?,
+        Some(path) => to_file(&listings, &plan, format, ui, path)?,
+    };
+    if live.is_read_only() && !writer_alive && db.stats()?.log_logical_bytes != log_end {
+        ui.note(
+            "emdb: warning: a writer started during the export, which may mix records \
+             from before and after its writes; run the export again for a consistent snapshot",
+        );
+    }
     let seconds = start.elapsed().as_secs_f64();
     let report = TransferReport {
         records,
         batches: None,
+        expired: None,
         format: format_name(format),
         seconds,
     };
@@ -56,16 +115,36 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         } else {
             text
         };
-        eprintln_safe(&line);
+        ui.note(&line);
     }
     Ok(())
+}
+
+/// A consistent copy of a database that a writer is changing, opened
+/// read-only; the directory holding it is removed when dropped.
+fn snapshot(live: &Emdb, path: &Path, s: &mut Session) -> CliResult<(tempfile::TempDir, Emdb)> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = tempfile::Builder::new()
+        .prefix(".emdb-export-")
+        .tempdir_in(parent)
+        .map_err(|e| CliError::io("creating a snapshot directory in", Some(parent), e))?;
+    let copy = dir.path().join("snapshot.emdb");
+    live.backup_to(&copy)?;
+    let mut b = Emdb::builder().path(&copy).read_only(true);
+    if let Some(secret) = s.secret()? {
+        b = b.encryption(secret);
+    }
+    Ok((dir, b.build()?))
 }
 
 /// Write to a temporary file beside `path`, then rename it into place, so a
 /// failed export never leaves a truncated file under the real name.
 fn to_file(
-    db: &Emdb,
-    keys: &[Vec<u8>],
+    listings: &[Listing],
+    plan: &Plan,
     format: TransferFormat,
     ui: &Ui,
     path: &Path,
@@ -76,7 +155,7 @@ fn to_file(
     let result = (|| {
         let file = File::create(&tmp).map_err(|e| CliError::io("creating", Some(&tmp), e))?;
         let mut out = BufWriter::with_capacity(256 << 10, file);
-        let n = write_all(db, keys, format, ui.codec, ui.quiet, &mut out)?;
+        let n = write_all(listings, plan, format, ui.codec, ui.quiet, &mut out)?;
         let file = out
             .into_inner()
             .map_err(|e| CliError::io("writing", Some(&tmp), e.into_error()))?;
@@ -92,32 +171,31 @@ fn to_file(
 }
 
 fn write_all(
-    db: &Emdb,
-    keys: &[Vec<u8>],
+    listings: &[Listing],
+    plan: &Plan,
     format: TransferFormat,
     codec: Codec,
     quiet: bool,
     out: &mut dyn Write,
 ) -> CliResult<u64> {
-    let pb = progress::bar(keys.len() as u64, false, "exporting", quiet);
-    let mut w = transfer::writer(format, out, codec)?;
+    let total: usize = listings.iter().map(|l| l.keys.len()).sum();
+    let pb = progress::bar(total as u64, false, "exporting", quiet);
+    let mut w = transfer::writer(format, out, codec, plan)?;
     let mut n = 0u64;
-    for key in keys {
-        // A read-only snapshot keeps every key it listed.
-        if let Some(value) = db.get_zerocopy(key)? {
-            w.record(key, &value)?;
-            n += 1;
-        }
-        if n.is_multiple_of(4096) {
-            pb.set_position(n);
+    for listing in listings {
+        let ns = listing.space.name();
+        for (key, exp) in &listing.keys {
+            // A key that expired since it was listed is skipped.
+            if let Some(value) = listing.space.get(key)? {
+                w.record(ns, key, &value, *exp)?;
+                n += 1;
+            }
+            if n.is_multiple_of(4096) {
+                pb.set_position(n);
+            }
         }
     }
     w.finish()?;
     pb.finish_and_clear();
     Ok(n)
-}
-
-fn eprintln_safe(line: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }

@@ -9,8 +9,8 @@ use crate::output::Ui;
 /// Print one value.
 pub fn run(args: &GetArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
-    let db = s.reader()?;
-    let Some(value) = db.get_zerocopy(&key)? else {
+    let space = s.space_reader()?;
+    let Some(value) = space.get(&key)? else {
         return Err(CliError::not_found(format!(
             "key {} not found",
             quoted(&ui.key_text(&key))

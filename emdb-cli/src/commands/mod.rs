@@ -1,18 +1,24 @@
 //! One module per command; [`run`] dispatches.
 
+mod backup;
+mod bench;
+mod check;
 mod compact;
 mod completions;
 mod count;
+mod crypt;
 mod del;
 mod exists;
 mod export;
 mod get;
 mod import;
 mod lock;
+mod ns;
 mod put;
 mod scan;
 mod shell;
 mod stats;
+mod ttl;
 
 use std::io::{BufRead, Write};
 
@@ -35,6 +41,16 @@ pub fn run(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> 
         Command::Lock(a) => lock::run(a, s, ui),
         Command::Import(a) => import::run(a, s, ui),
         Command::Export(a) => export::run(a, s, ui),
+        Command::Ttl(a) => ttl::ttl(a, s, ui),
+        Command::Expire(a) => ttl::expire(a, s, ui),
+        Command::Persist(a) => ttl::persist(a, s, ui),
+        Command::Ns(a) => ns::run(a, s, ui),
+        Command::Backup(a) => backup::run(a, s, ui),
+        Command::Check(a) => check::run(a, s, ui),
+        Command::Encrypt(a) => crypt::encrypt(a, s, ui),
+        Command::Decrypt(a) => crypt::decrypt(a, s, ui),
+        Command::RotateKey(a) => crypt::rotate_key(a, s, ui),
+        Command::Bench(a) => bench::run(a, global, s, ui),
         Command::Shell => shell::run(global, s, ui),
         Command::Completions(a) => completions::run(a, ui),
     }

@@ -2,13 +2,15 @@
 
 use std::io::Read;
 
+use emdb_core::Ttl;
+
 use crate::cli::PutArgs;
 use crate::database::Session;
 use crate::encoding::os_bytes;
 use crate::error::{CliError, CliResult};
 use crate::output::Ui;
 
-/// Store one value.
+/// Store one value, with an expiry when `--ttl` is given.
 pub fn run(args: &PutArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
     let raw = match (&args.value, &args.file) {
@@ -33,7 +35,8 @@ pub fn run(args: &PutArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         (None, None) => return Err(CliError::usage("give a VALUE, `-` for stdin, or --file")),
     };
     let value = ui.codec.value_bytes(&raw)?;
-    let db = s.small_writer("put")?;
-    db.insert(&key, &value)?;
-    s.wrote(&db)
+    let ttl = args.ttl.map_or(Ttl::Never, Ttl::After);
+    let space = s.small_space_writer("put", true)?;
+    space.insert(&key, &value, ttl)?;
+    s.wrote()
 }

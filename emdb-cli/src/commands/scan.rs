@@ -1,11 +1,14 @@
 //! `emdb scan`: keys (and values) in key order, filtered.
 
+use std::collections::BinaryHeap;
+
 use crate::cli::ScanArgs;
 use crate::database::Session;
 use crate::encoding::{display, Layout};
 use crate::error::CliResult;
 use crate::glob::Glob;
 use crate::output::Ui;
+use crate::space::Space;
 
 /// Which keys a scan keeps.
 struct Filter {
@@ -26,10 +29,12 @@ impl Filter {
 
 /// List records sorted by key bytes.
 ///
-/// The engine has no ordered index or range scan yet, so this walks every
-/// key with `keys()`, keeps the matching ones and sorts them in memory;
-/// values are then read one by one. Once the engine offers range scans this
-/// becomes a streaming scan.
+/// Walks every key of the namespace with `keys()`, keeps the matching ones
+/// and sorts them in memory (with `--limit N`, only the N smallest are
+/// kept, in a heap); values are then read one by one. The engine's range
+/// scans would stream in order, but they need a sorted copy of every key
+/// built at open, which costs more than this walk for a one-shot process
+/// (docs/CLI.md, "scan", has the measurements).
 pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let codec = ui.codec;
     let filter = Filter {
@@ -42,18 +47,21 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         to: args.to.as_deref().map(|p| codec.key_arg(p)).transpose()?,
         glob: args.glob.as_deref().map(Glob::new).transpose()?,
     };
-    let db = s.reader()?;
-    let mut keys = Vec::new();
-    for key in db.keys()? {
-        let key = key?;
-        if filter.keeps(&key) {
-            keys.push(key);
+    let space = s.space_reader()?;
+    let keys = match args.limit {
+        Some(limit) => smallest(&space, &filter, limit)?,
+        None => {
+            let mut keys = Vec::new();
+            for key in space.keys()? {
+                let key = key?;
+                if filter.keeps(&key) {
+                    keys.push(key);
+                }
+            }
+            keys.sort_unstable();
+            keys
         }
-    }
-    keys.sort_unstable();
-    if let Some(limit) = args.limit {
-        keys.truncate(limit);
-    }
+    };
     for key in &keys {
         if args.keys_only {
             if ui.json {
@@ -67,7 +75,7 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         }
         // A read-only snapshot cannot lose keys, but a shared handle in
         // `emdb shell` has no other writer either: a miss is just skipped.
-        let Some(value) = db.get_zerocopy(key)? else {
+        let Some(value) = space.get(key)? else {
             continue;
         };
         if ui.json {
@@ -83,4 +91,25 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         }
     }
     Ok(())
+}
+
+/// The `limit` smallest matching keys, sorted, without holding every key.
+fn smallest(space: &Space, filter: &Filter, limit: usize) -> CliResult<Vec<Vec<u8>>> {
+    let mut heap: BinaryHeap<Vec<u8>> = BinaryHeap::with_capacity(limit.min(1 << 16) + 1);
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    for key in space.keys()? {
+        let key = key?;
+        if !filter.keeps(&key) {
+            continue;
+        }
+        if heap.len() < limit {
+            heap.push(key);
+        } else if heap.peek().is_some_and(|top| key < *top) {
+            heap.pop();
+            heap.push(key);
+        }
+    }
+    Ok(heap.into_sorted_vec())
 }

@@ -98,8 +98,20 @@ fn run_line(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> Cl
             return Err(CliError::usage(first).hint("type `help` for the commands"));
         }
     };
-    if matches!(parsed.command, Command::Shell) {
-        return Err(CliError::usage("`shell` cannot run inside `emdb shell`"));
+    let offline = match &parsed.command {
+        Command::Shell => Some("shell"),
+        Command::Encrypt(_) => Some("encrypt"),
+        Command::Decrypt(_) => Some("decrypt"),
+        Command::RotateKey(_) => Some("rotate-key"),
+        Command::Check(a) if a.repair => Some("check --repair"),
+        Command::Bench(_) => Some("bench"),
+        _ => None,
+    };
+    if let Some(what) = offline {
+        return Err(
+            CliError::usage(format!("`{what}` cannot run inside `emdb shell`"))
+                .hint("run it as its own `emdb` command"),
+        );
     }
     let mut line_ui = Ui {
         out: &mut *ui.out,
@@ -109,6 +121,11 @@ fn run_line(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> Cl
         interactive: false,
         stdin_free: false,
     };
-    crate::commands::run(&parsed.command, global, s, &mut line_ui)?;
-    Ok(Flow::Continue)
+    // `-n` on a line applies to that line only.
+    let restore = parsed.namespace.clone().map(|ns| s.set_namespace(Some(ns)));
+    let outcome = crate::commands::run(&parsed.command, global, s, &mut line_ui);
+    if let Some(old) = restore {
+        s.set_namespace(old);
+    }
+    outcome.map(|()| Flow::Continue)
 }

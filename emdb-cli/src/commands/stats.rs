@@ -29,15 +29,13 @@ pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             CliError::usage(format!("--watch {secs}: give a positive number of seconds"))
         })?;
     let redraw = std::io::stdout().is_terminal() && format == StatsFormat::Text;
+    // A read-only handle follows the writer by itself; refresh() makes sure
+    // each report includes everything written before it.
+    let db = s.reader()?;
     let mut shown = 0u64;
     loop {
-        // Reopen each time: a read-only handle is a snapshot of the moment
-        // it was opened.
-        let mut fresh = Session::new_like(s);
-        let db = fresh.reader()?;
+        db.refresh()?;
         let r = report(&db)?;
-        drop(db);
-        fresh.close()?;
         if redraw {
             // Home the cursor and clear the screen, then draw.
             ui.bytes(b"\x1b[H\x1b[2J")?;
@@ -56,6 +54,7 @@ fn report(db: &Emdb) -> CliResult<StatsReport> {
     let st = db.stats()?;
     let rec = db.recovery_report();
     Ok(StatsReport {
+        read_only: db.is_read_only(),
         path: db
             .path()
             .map(|p| p.display().to_string())
@@ -82,6 +81,11 @@ fn report(db: &Emdb) -> CliResult<StatsReport> {
         fsync_p99_us: micros(st.fsync_p99),
         compactions: st.compactions,
         last_compaction_unix_ms: st.last_compaction_unix_ms,
+        writer_pid: st.writer_pid,
+        published_unix_ms: st.published_unix_ms,
+        encrypted: st.encrypted,
+        encryptions: st.encryptions,
+        nonce_budget_warning: st.nonce_budget_warning,
         recovery_records_replayed: rec.records_replayed,
         recovery_used_checkpoint: rec.used_checkpoint,
     })
@@ -132,9 +136,35 @@ fn text(r: &StatsReport) -> String {
             },
         ),
         (
+            "activity",
+            match (r.writer_pid, r.published_unix_ms) {
+                (Some(pid), Some(ms)) => format!(
+                    "{} writes, {} flushes, {} fsyncs (p50 {} us, p99 {} us) by writer pid {pid}, published {ms} ms since the Unix epoch",
+                    r.writes, r.flushes, r.fsyncs, r.fsync_p50_us, r.fsync_p99_us
+                ),
+                _ if r.read_only => "no writer has published counters".into(),
+                _ => format!(
+                    "{} writes, {} flushes, {} fsyncs (p50 {} us, p99 {} us) by this process",
+                    r.writes, r.flushes, r.fsyncs, r.fsync_p50_us, r.fsync_p99_us
+                ),
+            },
+        ),
+        (
+            "encryption",
+            if r.encrypted {
+                let mut t = format!("encrypted; {} records sealed under the current key", r.encryptions);
+                if r.nonce_budget_warning {
+                    t.push_str(" - rotate the key soon (`emdb rotate-key`)");
+                }
+                t
+            } else {
+                "not encrypted".into()
+            },
+        ),
+        (
             "last compaction",
             r.last_compaction_unix_ms.map_or_else(
-                || "not in this process".into(),
+                || "none recorded".into(),
                 |ms| format!("{ms} ms since the Unix epoch"),
             ),
         ),
@@ -232,21 +262,35 @@ fn openmetrics(r: &StatsReport) -> String {
         "emdb_writes",
         "counter",
         "",
-        "Records written by this process since open.",
+        "Records written by the writer since it opened the database.",
         r.writes.to_string(),
     );
     metric(
         "emdb_fsyncs",
         "counter",
         "",
-        "fdatasync calls by this process since open.",
+        "fdatasync calls by the writer since it opened the database.",
         r.fsyncs.to_string(),
+    );
+    metric(
+        "emdb_encrypted",
+        "gauge",
+        "",
+        "1 when records are encrypted.",
+        u8::from(r.encrypted).to_string(),
+    );
+    metric(
+        "emdb_encryptions",
+        "counter",
+        "",
+        "Records sealed under the current key.",
+        r.encryptions.to_string(),
     );
     metric(
         "emdb_compactions",
         "counter",
         "",
-        "Compactions by this process since open.",
+        "Compactions by the writer since it opened the database.",
         r.compactions.to_string(),
     );
     let _ = writeln!(t, "# TYPE emdb_namespace_keys gauge");

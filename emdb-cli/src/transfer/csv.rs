@@ -1,13 +1,16 @@
-//! CSV: a header row, then `key,value` rows (RFC 4180 quoting).
+//! CSV: a header row, then one row per record (RFC 4180 quoting).
 //!
-//! The header names each column's encoding: `key` / `value` for text,
-//! `key:hex`, `value:base64` and so on otherwise. On import a plain `key` or
-//! `value` column is read with the `--key-format`/`--value-format` in force.
-//! Text fields carry the bytes as they are, so any bytes round-trip.
+//! The header names the columns: `key` and `value` always (with their
+//! encoding when not text: `key:hex`, `value:base64`, ...), then `ns` when
+//! the export holds a named namespace and `expires_at_ms` when a key
+//! expires (an empty cell: the default namespace, or no expiry). On import
+//! the columns may come in any order; a plain `key` or `value` column is
+//! read with the `--key-format`/`--value-format` in force. Text fields
+//! carry the bytes as they are, so any bytes round-trip.
 
 use std::io::{BufRead, Write};
 
-use super::{Entry, RecordWriter};
+use super::{namespace_field, Entry, Item, Plan, RecordWriter};
 use crate::cli::Encoding;
 use crate::encoding::{base64, decode, hex, Codec};
 use crate::error::{CliError, CliResult};
@@ -16,17 +19,30 @@ use crate::error::{CliError, CliResult};
 pub struct Writer<'w> {
     csv: csv::Writer<&'w mut dyn Write>,
     codec: Codec,
+    ns_column: bool,
+    expiry_column: bool,
 }
 
 impl<'w> Writer<'w> {
     /// Write the header row.
-    pub fn new(out: &'w mut dyn Write, codec: Codec) -> CliResult<Self> {
+    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> CliResult<Self> {
         let mut csv = csv::WriterBuilder::new()
             .terminator(csv::Terminator::CRLF)
             .from_writer(out);
-        let header = [column("key", codec.key), column("value", codec.value)];
-        csv.write_record(header).map_err(write_error)?;
-        Ok(Writer { csv, codec })
+        let mut header = vec![column("key", codec.key), column("value", codec.value)];
+        if plan.named() {
+            header.push("ns".into());
+        }
+        if plan.any_expiry {
+            header.push("expires_at_ms".into());
+        }
+        csv.write_record(&header).map_err(write_error)?;
+        Ok(Writer {
+            csv,
+            codec,
+            ns_column: plan.named(),
+            expiry_column: plan.any_expiry,
+        })
     }
 }
 
@@ -54,10 +70,31 @@ fn write_error(e: csv::Error) -> CliError {
 }
 
 impl RecordWriter for Writer<'_> {
-    fn record(&mut self, key: &[u8], value: &[u8]) -> CliResult {
+    fn record(
+        &mut self,
+        ns: &str,
+        key: &[u8],
+        value: &[u8],
+        expires_at_ms: Option<u64>,
+    ) -> CliResult {
         let k = encode(self.codec.key, key);
         let v = encode(self.codec.value, value);
-        self.csv.write_record([&k[..], &v[..]]).map_err(write_error)
+        let exp = expires_at_ms.map(|t| t.to_string()).unwrap_or_default();
+        let mut row: [&[u8]; 4] = [&k, &v, b"", b""];
+        let mut n = 2;
+        if self.ns_column {
+            row[n] = ns.as_bytes();
+            n += 1;
+        } else if !ns.is_empty() {
+            return Err(CliError::bad_input(format!(
+                "record of namespace {ns:?} in an export planned without namespaces"
+            )));
+        }
+        if self.expiry_column {
+            row[n] = exp.as_bytes();
+            n += 1;
+        }
+        self.csv.write_record(&row[..n]).map_err(write_error)
     }
 
     fn finish(&mut self) -> CliResult {
@@ -67,11 +104,21 @@ impl RecordWriter for Writer<'_> {
     }
 }
 
+/// Where each field is, from the header row.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    count: usize,
+    key: (usize, Encoding),
+    value: (usize, Encoding),
+    ns: Option<usize>,
+    expiry: Option<usize>,
+}
+
 /// Reads CSV.
 pub struct Reader<'r> {
     csv: csv::Reader<Box<dyn BufRead + 'r>>,
     codec: Codec,
-    columns: Option<(Encoding, Encoding)>,
+    columns: Option<Columns>,
     record: csv::ByteRecord,
     failed: bool,
 }
@@ -92,7 +139,7 @@ impl<'r> Reader<'r> {
         }
     }
 
-    fn next_entry(&mut self) -> CliResult<Option<Entry>> {
+    fn next_item(&mut self) -> CliResult<Option<Item>> {
         loop {
             let more = self.csv.read_byte_record(&mut self.record).map_err(|e| {
                 let line = e.position().map_or(0, |p| p.line());
@@ -105,53 +152,116 @@ impl<'r> Reader<'r> {
                 return Ok(None);
             }
             let line = self.record.position().map_or(0, |p| p.line());
-            if self.record.len() != 2 {
+            let Some(cols) = self.columns else {
+                self.columns = Some(self.header(line)?);
+                continue;
+            };
+            if self.record.len() != cols.count {
                 return Err(CliError::bad_input(format!(
-                    "line {line}: expected 2 fields (key,value), found {}",
+                    "line {line}: expected {} fields as the header says, found {}",
+                    cols.count,
                     self.record.len()
                 ))
                 .hint("quote fields that contain commas or newlines"));
             }
-            let Some((kenc, venc)) = self.columns else {
-                self.columns = Some(self.header(line)?);
-                continue;
+            fn at(line: u64, what: &'static str) -> impl Fn(CliError) -> CliError {
+                move |e| e.context(format!("line {line}: {what}"))
+            }
+            let key = decode(cols.key.1, &self.record[cols.key.0]).map_err(at(line, "key"))?;
+            let value =
+                decode(cols.value.1, &self.record[cols.value.0]).map_err(at(line, "value"))?;
+            let ns = match cols.ns {
+                Some(i) => {
+                    let name = std::str::from_utf8(&self.record[i]).map_err(|_| {
+                        CliError::bad_input(format!("line {line}: ns: not valid UTF-8"))
+                    })?;
+                    namespace_field(name).map_err(at(line, "ns"))?
+                }
+                None => None,
             };
-            let key = decode(kenc, &self.record[0])
-                .map_err(|e| e.context(format!("line {line}: key")))?;
-            let value = decode(venc, &self.record[1])
-                .map_err(|e| e.context(format!("line {line}: value")))?;
-            return Ok(Some(Entry { key, value, line }));
+            let expires_at_ms = match cols.expiry {
+                Some(i) if !self.record[i].is_empty() => Some(
+                    std::str::from_utf8(&self.record[i])
+                        .ok()
+                        .and_then(|t| t.trim().parse::<u64>().ok())
+                        .ok_or_else(|| {
+                            CliError::bad_input(format!(
+                                "line {line}: expires_at_ms is not a number of milliseconds"
+                            ))
+                        })?,
+                ),
+                _ => None,
+            };
+            return Ok(Some(Item::Record(Entry {
+                ns,
+                key,
+                value,
+                expires_at_ms,
+                line,
+            })));
         }
     }
 
-    fn header(&self, line: u64) -> CliResult<(Encoding, Encoding)> {
-        let parse = |field: &[u8], name: &str, default: Encoding| -> CliResult<Encoding> {
-            let field = std::str::from_utf8(field).unwrap_or("").trim();
-            match field.strip_prefix(name) {
-                Some("") => Ok(default),
-                Some(":text") => Ok(Encoding::Text),
-                Some(":hex") => Ok(Encoding::Hex),
-                Some(":base64") => Ok(Encoding::Base64),
-                _ => Err(CliError::bad_input(format!(
-                    "line {line}: the CSV header must be `key,value` (optionally `key:hex`, `value:base64`, ...), found {field:?}"
-                ))),
-            }
+    fn header(&self, line: u64) -> CliResult<Columns> {
+        let bad = |found: &str| {
+            CliError::bad_input(format!(
+                "line {line}: the CSV header must name the columns key and value \
+                 (optionally key:hex, value:base64, ..., ns, expires_at_ms), found {found:?}"
+            ))
         };
-        Ok((
-            parse(&self.record[0], "key", self.codec.key)?,
-            parse(&self.record[1], "value", self.codec.value)?,
-        ))
+        let (mut key, mut value, mut ns, mut expiry) = (None, None, None, None);
+        for (i, field) in self.record.iter().enumerate() {
+            let name = std::str::from_utf8(field).unwrap_or("").trim();
+            let (base, enc) = match name.split_once(':') {
+                Some((b, "text")) => (b, Some(Encoding::Text)),
+                Some((b, "hex")) => (b, Some(Encoding::Hex)),
+                Some((b, "base64")) => (b, Some(Encoding::Base64)),
+                Some(_) => return Err(bad(name)),
+                None => (name, None),
+            };
+            let slot = match base {
+                "key" => {
+                    key = Some((i, enc.unwrap_or(self.codec.key)));
+                    continue;
+                }
+                "value" => {
+                    value = Some((i, enc.unwrap_or(self.codec.value)));
+                    continue;
+                }
+                "ns" if enc.is_none() => &mut ns,
+                "expires_at_ms" if enc.is_none() => &mut expiry,
+                _ => return Err(bad(name)),
+            };
+            *slot = Some(i);
+        }
+        match (key, value) {
+            (Some(key), Some(value)) => Ok(Columns {
+                count: self.record.len(),
+                key,
+                value,
+                ns,
+                expiry,
+            }),
+            _ => {
+                let all: Vec<String> = self
+                    .record
+                    .iter()
+                    .map(|f| String::from_utf8_lossy(f).into_owned())
+                    .collect();
+                Err(bad(&all.join(",")))
+            }
+        }
     }
 }
 
 impl Iterator for Reader<'_> {
-    type Item = CliResult<Entry>;
+    type Item = CliResult<Item>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
         }
-        let item = self.next_entry().transpose();
+        let item = self.next_item().transpose();
         self.failed = matches!(item, Some(Err(_)));
         item
     }
@@ -162,7 +272,15 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> CliResult<Vec<Entry>> {
-        Reader::new(Box::new(text.as_bytes()), Codec::default()).collect()
+        let items: Vec<Item> =
+            Reader::new(Box::new(text.as_bytes()), Codec::default()).collect::<CliResult<_>>()?;
+        Ok(items
+            .into_iter()
+            .filter_map(|i| match i {
+                Item::Record(e) => Some(e),
+                Item::Header(_) => None,
+            })
+            .collect())
     }
 
     #[test]
@@ -173,12 +291,23 @@ mod tests {
         assert_eq!(rows[1].value, b"x\ny");
         let rows = read("key:hex,value\n6162,x\n").unwrap();
         assert_eq!(rows[0].key, b"ab");
+        let rows = read("expires_at_ms,ns,value,key\n,,1,a\n7,users,2,b\n").unwrap();
+        assert_eq!((rows[0].ns.clone(), rows[0].expires_at_ms), (None, None));
+        assert_eq!(rows[1].ns.as_deref(), Some("users"));
+        assert_eq!(rows[1].expires_at_ms, Some(7));
+        assert_eq!(rows[1].key, b"b");
     }
 
     #[test]
     fn errors_name_the_line() {
         let e = read("key,value\na,1\nb\n").unwrap_err();
         assert!(e.message.starts_with("line 3:"), "{}", e.message);
+        let e = read("key,value,expires_at_ms\na,1,soon\n").unwrap_err();
+        assert!(
+            e.message.starts_with("line 2: expires_at_ms"),
+            "{}",
+            e.message
+        );
         let e = read("name,age\n").unwrap_err();
         assert!(e.message.contains("header"), "{}", e.message);
         let e = read("key:hex,value\nzz,1\n").unwrap_err();

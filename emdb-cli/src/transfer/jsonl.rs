@@ -1,25 +1,24 @@
 //! JSON Lines: a header line, then one record object per line.
 //!
 //! ```text
-//! {"emdb_export":1,"namespaces":[""],"encrypted":false}
+//! {"emdb_export":1,"namespaces":["","sessions"],"encrypted":false}
 //! {"key":"user:1","value":"james"}
 //! {"key":"blob","value":"AAEC","value_encoding":"base64"}
+//! {"ns":"sessions","key":"s:1","value":"x","expires_at_ms":1767225600000}
 //! ```
-//! A field without `*_encoding` is text; on import it is read with the
+//! `ns` is absent for the default namespace and `expires_at_ms` (absolute,
+//! ms since the Unix epoch) for keys that never expire. A field without
+//! `*_encoding` is text; on import it is read with the
 //! `--key-format`/`--value-format` in force (text by default).
 
 use std::borrow::Cow;
 use std::io::{BufRead, Write};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Entry, RecordWriter};
+use super::{is_header, namespace_field, parse_header, Entry, Item, Plan, RecordWriter};
 use crate::encoding::{decode_json_field, json_field, Codec};
 use crate::error::{CliError, CliResult};
-use crate::output::{ExportHeader, Record};
-
-/// The export format version this build writes and reads.
-pub const VERSION: u32 = 1;
 
 /// Writes JSON Lines.
 pub struct Writer<'w> {
@@ -29,22 +28,12 @@ pub struct Writer<'w> {
 
 impl<'w> Writer<'w> {
     /// Write the header line.
-    pub fn new(out: &'w mut dyn Write, codec: Codec) -> CliResult<Self> {
-        let header = ExportHeader {
-            emdb_export: VERSION,
-            namespaces: vec![String::new()],
-            encrypted: false,
-        };
-        let mut w = Writer { out, codec };
-        w.line(&header)?;
-        Ok(w)
-    }
-
-    fn line<T: serde::Serialize>(&mut self, value: &T) -> CliResult {
-        serde_json::to_writer(&mut *self.out, value).map_err(json_write_error)?;
-        self.out
-            .write_all(b"\n")
-            .map_err(|e| CliError::io("writing the export", None, e))
+    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> CliResult<Self> {
+        let header = super::header_json(plan)?;
+        out.write_all(&header)
+            .and_then(|()| out.write_all(b"\n"))
+            .map_err(|e| CliError::io("writing the export", None, e))?;
+        Ok(Writer { out, codec })
     }
 }
 
@@ -55,17 +44,43 @@ fn json_write_error(e: serde_json::Error) -> CliError {
     }
 }
 
+/// One exported record. A field without `*_encoding` is UTF-8 text.
+#[derive(Debug, Serialize)]
+struct OutRecord<'a> {
+    #[serde(skip_serializing_if = "str::is_empty")]
+    ns: &'a str,
+    key: Cow<'a, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_encoding: Option<&'static str>,
+    value: Cow<'a, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_encoding: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at_ms: Option<u64>,
+}
+
 impl RecordWriter for Writer<'_> {
-    fn record(&mut self, key: &[u8], value: &[u8]) -> CliResult {
+    fn record(
+        &mut self,
+        ns: &str,
+        key: &[u8],
+        value: &[u8],
+        expires_at_ms: Option<u64>,
+    ) -> CliResult {
         let (k, key_encoding) = json_field(self.codec.key, key);
         let (v, value_encoding) = json_field(self.codec.value, value);
-        let record = Record {
+        let record = OutRecord {
+            ns,
             key: k,
             key_encoding,
-            value: Some(v),
+            value: v,
             value_encoding,
+            expires_at_ms,
         };
-        self.line(&record)
+        serde_json::to_writer(&mut *self.out, &record).map_err(json_write_error)?;
+        self.out
+            .write_all(b"\n")
+            .map_err(|e| CliError::io("writing the export", None, e))
     }
 
     fn finish(&mut self) -> CliResult {
@@ -75,21 +90,13 @@ impl RecordWriter for Writer<'_> {
     }
 }
 
-/// The header line, as read.
-#[derive(Debug, Deserialize)]
-struct Header {
-    emdb_export: u32,
-    #[serde(default)]
-    namespaces: Vec<String>,
-    #[serde(default)]
-    encrypted: bool,
-}
-
 /// One record line, as read. Unknown fields are refused so that data this
-/// build does not understand (TTLs, namespaces) is never silently dropped.
+/// build does not understand is never silently dropped.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct InRecord<'a> {
+    #[serde(default, borrow)]
+    ns: Option<Cow<'a, str>>,
     #[serde(borrow)]
     key: Cow<'a, str>,
     #[serde(borrow)]
@@ -98,6 +105,8 @@ struct InRecord<'a> {
     key_encoding: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     value_encoding: Option<Cow<'a, str>>,
+    #[serde(default)]
+    expires_at_ms: Option<u64>,
 }
 
 /// Reads JSON Lines; checks the header when the first line is one.
@@ -121,7 +130,7 @@ impl<'r> Reader<'r> {
         }
     }
 
-    fn next_entry(&mut self) -> CliResult<Option<Entry>> {
+    fn next_item(&mut self) -> CliResult<Option<Item>> {
         loop {
             self.buf.clear();
             let n = self
@@ -139,12 +148,13 @@ impl<'r> Reader<'r> {
             }
             let at = |e: CliError| e.context(format!("line {line}"));
             if line == 1 && is_header(text) {
-                check_header(text).map_err(at)?;
-                continue;
+                return parse_header(text)
+                    .map(|h| Some(Item::Header(h)))
+                    .map_err(at);
             }
             let rec: InRecord<'_> = serde_json::from_slice(text).map_err(|e| {
                 at(CliError::bad_input(format!("not a valid record: {}", json_error(&e))).hint(
-                    r#"each line must be {"key":"..","value":".."}, optionally with key_encoding/value_encoding"#,
+                    r#"each line must be {"key":"..","value":".."}, optionally with ns, expires_at_ms, key_encoding, value_encoding"#,
                 ))
             })?;
             let key = decode_json_field(&rec.key, rec.key_encoding.as_deref(), self.codec.key)
@@ -152,7 +162,17 @@ impl<'r> Reader<'r> {
             let value =
                 decode_json_field(&rec.value, rec.value_encoding.as_deref(), self.codec.value)
                     .map_err(|e| at(e.context("value")))?;
-            return Ok(Some(Entry { key, value, line }));
+            let ns = match rec.ns.as_deref() {
+                Some(name) => namespace_field(name).map_err(|e| at(e.context("ns")))?,
+                None => None,
+            };
+            return Ok(Some(Item::Record(Entry {
+                ns,
+                key,
+                value,
+                expires_at_ms: rec.expires_at_ms,
+                line,
+            })));
         }
     }
 }
@@ -165,40 +185,14 @@ fn json_error(e: &serde_json::Error) -> String {
     format!("{text} (column {})", e.column())
 }
 
-fn is_header(line: &[u8]) -> bool {
-    line.windows(13).any(|w| w == b"\"emdb_export\"")
-}
-
-fn check_header(line: &[u8]) -> CliResult {
-    let header: Header = serde_json::from_slice(line).map_err(|e| {
-        CliError::bad_input(format!("not a valid export header: {}", json_error(&e)))
-    })?;
-    if header.emdb_export != VERSION {
-        return Err(CliError::bad_input(format!(
-            "export format version {} is not supported (this build reads version {VERSION})",
-            header.emdb_export
-        ))
-        .hint("import it with the emdb version that wrote it, or a newer one"));
-    }
-    if let Some(ns) = header.namespaces.iter().find(|n| !n.is_empty()) {
-        return Err(CliError::bad_input(format!(
-            "the export holds namespace {ns:?}; this build has only the default namespace"
-        )));
-    }
-    // `encrypted` records whether the source was encrypted; the records
-    // themselves are plaintext either way, so it needs no check here.
-    let _ = header.encrypted;
-    Ok(())
-}
-
 impl Iterator for Reader<'_> {
-    type Item = CliResult<Entry>;
+    type Item = CliResult<Item>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
         }
-        let item = self.next_entry().transpose();
+        let item = self.next_item().transpose();
         self.failed = matches!(item, Some(Err(_)));
         item
     }
@@ -209,7 +203,15 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> CliResult<Vec<Entry>> {
-        Reader::new(Box::new(text.as_bytes()), Codec::default()).collect()
+        let items: Vec<Item> =
+            Reader::new(Box::new(text.as_bytes()), Codec::default()).collect::<CliResult<_>>()?;
+        Ok(items
+            .into_iter()
+            .filter_map(|i| match i {
+                Item::Record(e) => Some(e),
+                Item::Header(_) => None,
+            })
+            .collect())
     }
 
     #[test]
@@ -219,8 +221,9 @@ mod tests {
         assert_eq!(read("{\"key\":\"a\",\"value\":\"1\"}").unwrap()[0].line, 1);
         let newer = read("{\"emdb_export\":2,\"namespaces\":[]}\n").unwrap_err();
         assert!(newer.message.contains("line 1"), "{}", newer.message);
-        let ns = read("{\"emdb_export\":1,\"namespaces\":[\"users\"]}\n").unwrap_err();
-        assert!(ns.message.contains("namespace"), "{}", ns.message);
+        let rows = read("{\"emdb_export\":1,\"namespaces\":[\"\",\"users\"]}\n{\"ns\":\"users\",\"key\":\"a\",\"value\":\"1\",\"expires_at_ms\":5}\n").unwrap();
+        assert_eq!(rows[0].ns.as_deref(), Some("users"));
+        assert_eq!(rows[0].expires_at_ms, Some(5));
     }
 
     #[test]
@@ -232,5 +235,7 @@ mod tests {
         assert!(e.message.starts_with("line 1: value:"), "{}", e.message);
         let e = read("{\"key\":\"a\",\"value\":\"1\",\"ttl\":5}").unwrap_err();
         assert!(e.message.contains("ttl"), "{}", e.message);
+        let e = read("{\"key\":\"a\",\"value\":\"1\",\"expires_at_ms\":-1}").unwrap_err();
+        assert_eq!(e.kind.exit_code(), 7);
     }
 }

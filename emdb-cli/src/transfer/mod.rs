@@ -1,6 +1,10 @@
 //! File formats of `import` and `export`: JSON Lines, CSV and the Redis
-//! protocol. Writers take records in key order; readers yield records with
-//! the line they started on, so errors can name it.
+//! protocol. Writers take records grouped by namespace, in key order;
+//! readers yield a header (when the format has one) and records with the
+//! line they started on, so errors can name it.
+//!
+//! Every format carries each record's namespace and absolute expiry (ms
+//! since the Unix epoch), so an export imports back to the same database.
 
 mod csv;
 mod jsonl;
@@ -11,23 +15,72 @@ use std::path::Path;
 
 use crate::cli::TransferFormat;
 use crate::encoding::Codec;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
+
+/// The export format version this build writes and reads.
+pub const VERSION: u32 = 1;
 
 /// One record read from an import file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
+    /// The namespace it names (`None`: none named, the import's target).
+    pub ns: Option<String>,
     /// The key bytes.
     pub key: Vec<u8>,
     /// The value bytes.
     pub value: Vec<u8>,
+    /// When it expires, in ms since the Unix epoch.
+    pub expires_at_ms: Option<u64>,
     /// The 1-based line the record starts on.
     pub line: u64,
 }
 
+/// What the header of an import file says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Header {
+    /// Namespaces of the export (`""` is the default one), including empty ones.
+    pub namespaces: Vec<String>,
+    /// Whether the exported database was encrypted.
+    pub encrypted: bool,
+}
+
+/// An item of an import file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// The header (JSON Lines and RESP exports start with one).
+    Header(Header),
+    /// A record.
+    Record(Entry),
+}
+
+/// What an export is about to write, known before the first record.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// The namespaces, in the order written (`""` is the default one).
+    pub namespaces: Vec<String>,
+    /// Whether the source database is encrypted.
+    pub encrypted: bool,
+    /// Whether any record has an expiry.
+    pub any_expiry: bool,
+}
+
+impl Plan {
+    /// True when a record may name a namespace other than the default.
+    pub fn named(&self) -> bool {
+        self.namespaces.iter().any(|n| !n.is_empty())
+    }
+}
+
 /// Writes records in one format.
 pub trait RecordWriter {
-    /// Write one record.
-    fn record(&mut self, key: &[u8], value: &[u8]) -> CliResult;
+    /// Write one record of namespace `ns` (`""`: the default one).
+    fn record(
+        &mut self,
+        ns: &str,
+        key: &[u8],
+        value: &[u8],
+        expires_at_ms: Option<u64>,
+    ) -> CliResult;
     /// Write whatever ends the file and flush.
     fn finish(&mut self) -> CliResult;
 }
@@ -37,11 +90,12 @@ pub fn writer<'w>(
     format: TransferFormat,
     out: &'w mut dyn Write,
     codec: Codec,
+    plan: &Plan,
 ) -> CliResult<Box<dyn RecordWriter + 'w>> {
     Ok(match format {
-        TransferFormat::Jsonl => Box::new(jsonl::Writer::new(out, codec)?),
-        TransferFormat::Csv => Box::new(csv::Writer::new(out, codec)?),
-        TransferFormat::Resp => Box::new(resp::Writer::new(out, codec)),
+        TransferFormat::Jsonl => Box::new(jsonl::Writer::new(out, codec, plan)?),
+        TransferFormat::Csv => Box::new(csv::Writer::new(out, codec, plan)?),
+        TransferFormat::Resp => Box::new(resp::Writer::new(out, codec, plan)?),
     })
 }
 
@@ -50,7 +104,7 @@ pub fn reader<'r>(
     format: TransferFormat,
     input: Box<dyn BufRead + 'r>,
     codec: Codec,
-) -> Box<dyn Iterator<Item = CliResult<Entry>> + 'r> {
+) -> Box<dyn Iterator<Item = CliResult<Item>> + 'r> {
     match format {
         TransferFormat::Jsonl => Box::new(jsonl::Reader::new(input, codec)),
         TransferFormat::Csv => Box::new(csv::Reader::new(input, codec)),
@@ -85,33 +139,141 @@ pub fn format_name(format: TransferFormat) -> &'static str {
     }
 }
 
+/// A namespace name read from a file: `""` is the default (`None`); others
+/// must fit the engine's limit.
+pub fn namespace_field(name: &str) -> CliResult<Option<String>> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    if name.len() > emdb_core::MAX_NAMESPACE_NAME_LEN {
+        return Err(CliError::bad_input(format!(
+            "namespace name is {} bytes, the limit is {}",
+            name.len(),
+            emdb_core::MAX_NAMESPACE_NAME_LEN
+        )));
+    }
+    Ok(Some(name.to_string()))
+}
+
+/// The JSON header shared by JSON Lines (first line) and RESP (first ECHO).
+pub fn header_json(plan: &Plan) -> CliResult<Vec<u8>> {
+    let header = crate::output::ExportHeader {
+        emdb_export: VERSION,
+        namespaces: plan.namespaces.clone(),
+        encrypted: plan.encrypted,
+    };
+    serde_json::to_vec(&header).map_err(|e| CliError::bad_input(format!("cannot encode JSON: {e}")))
+}
+
+/// The header as read.
+#[derive(Debug, serde::Deserialize)]
+struct InHeader {
+    emdb_export: u32,
+    #[serde(default)]
+    namespaces: Vec<String>,
+    #[serde(default)]
+    encrypted: bool,
+}
+
+/// True when a JSON text is an export header.
+pub fn is_header(json: &[u8]) -> bool {
+    json.windows(13).any(|w| w == b"\"emdb_export\"")
+}
+
+/// Parse and check an export header.
+pub fn parse_header(json: &[u8]) -> CliResult<Header> {
+    let h: InHeader = serde_json::from_slice(json)
+        .map_err(|e| CliError::bad_input(format!("not a valid export header: {e}")))?;
+    if h.emdb_export != VERSION {
+        return Err(CliError::bad_input(format!(
+            "export format version {} is not supported (this build reads version {VERSION})",
+            h.emdb_export
+        ))
+        .hint("import it with the emdb version that wrote it, or a newer one"));
+    }
+    for ns in &h.namespaces {
+        namespace_field(ns)?;
+    }
+    Ok(Header {
+        namespaces: h.namespaces,
+        encrypted: h.encrypted,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::Encoding;
 
-    fn round_trip(format: TransferFormat, codec: Codec) {
-        let records: Vec<(Vec<u8>, Vec<u8>)> = vec![
-            (b"plain".to_vec(), b"text value".to_vec()),
-            (b"".to_vec(), b"empty key".to_vec()),
-            (b"empty value".to_vec(), b"".to_vec()),
-            (b"quote\"comma,\r\nnewline".to_vec(), b"tab\there".to_vec()),
-            ((0..=255).collect(), (0..=255).rev().collect()),
-            ("unicode é ✓".as_bytes().to_vec(), b"\xff\xfe\x00".to_vec()),
-        ];
+    type Rec = (String, Vec<u8>, Vec<u8>, Option<u64>);
+
+    fn sample() -> Vec<Rec> {
+        let d = String::new;
+        vec![
+            (d(), b"plain".to_vec(), b"text value".to_vec(), None),
+            (
+                d(),
+                b"".to_vec(),
+                b"empty key".to_vec(),
+                Some(4_000_000_000_000),
+            ),
+            (d(), b"empty value".to_vec(), b"".to_vec(), None),
+            (
+                d(),
+                b"quote\"comma,\r\nnewline".to_vec(),
+                b"tab\there".to_vec(),
+                None,
+            ),
+            (d(), (0..=255).collect(), (0..=255).rev().collect(), None),
+            ("users".into(), b"u:1".to_vec(), b"james".to_vec(), Some(1)),
+            (
+                "users".into(),
+                b"users:x".to_vec(),
+                b"\xff\xfe\x00".to_vec(),
+                None,
+            ),
+            (
+                "z \u{e9}".into(),
+                "unicode é ✓".as_bytes().to_vec(),
+                b"v".to_vec(),
+                None,
+            ),
+        ]
+    }
+
+    fn round_trip(format: TransferFormat, codec: Codec, records: &[Rec]) {
+        let mut namespaces: Vec<String> = records.iter().map(|r| r.0.clone()).collect();
+        namespaces.dedup();
+        namespaces.push("empty".into());
+        let plan = Plan {
+            namespaces: namespaces.clone(),
+            encrypted: true,
+            any_expiry: records.iter().any(|r| r.3.is_some()),
+        };
         let mut out = Vec::new();
         {
-            let mut w = writer(format, &mut out, codec).unwrap();
-            for (k, v) in &records {
-                w.record(k, v).unwrap();
+            let mut w = writer(format, &mut out, codec, &plan).unwrap();
+            for (ns, k, v, exp) in records {
+                w.record(ns, k, v, *exp).unwrap();
             }
             w.finish().unwrap();
         }
-        let read: Vec<(Vec<u8>, Vec<u8>)> = reader(format, Box::new(&out[..]), codec)
-            .map(|e| e.map(|e| (e.key, e.value)))
-            .collect::<CliResult<_>>()
-            .unwrap();
+        let mut header = None;
+        let mut read = Vec::new();
+        for item in reader(format, Box::new(&out[..]), codec) {
+            match item.unwrap() {
+                Item::Header(h) => header = Some(h),
+                Item::Record(e) => {
+                    read.push((e.ns.unwrap_or_default(), e.key, e.value, e.expires_at_ms))
+                }
+            }
+        }
         assert_eq!(read, records, "{format:?} {codec:?}");
+        if format != TransferFormat::Csv {
+            let h = header.unwrap();
+            assert_eq!(h.namespaces, namespaces);
+            assert!(h.encrypted);
+        }
     }
 
     #[test]
@@ -124,7 +286,12 @@ mod tests {
         ] {
             for key in encodings {
                 for value in encodings {
-                    round_trip(format, Codec { key, value });
+                    round_trip(format, Codec { key, value }, &sample());
+                    let plain: Vec<Rec> = sample()
+                        .into_iter()
+                        .filter(|r| r.0.is_empty() && r.3.is_none())
+                        .collect();
+                    round_trip(format, Codec { key, value }, &plain);
                 }
             }
         }
@@ -140,6 +307,23 @@ mod tests {
         assert_eq!(
             resolve_format(Some(TransferFormat::Resp), Some(Path::new("a.csv"))),
             TransferFormat::Resp
+        );
+    }
+
+    #[test]
+    fn headers_are_checked() {
+        assert!(
+            parse_header(br#"{"emdb_export":1,"namespaces":["","a"],"encrypted":true}"#).is_ok()
+        );
+        let e = parse_header(br#"{"emdb_export":2}"#).unwrap_err();
+        assert!(e.message.contains("version 2"), "{}", e.message);
+        let long = format!(
+            r#"{{"emdb_export":1,"namespaces":["{}"]}}"#,
+            "n".repeat(300)
+        );
+        assert_eq!(
+            parse_header(long.as_bytes()).unwrap_err().kind.exit_code(),
+            7
         );
     }
 }

@@ -1,75 +1,150 @@
-//! The Redis protocol: one `SET key value` command per record, as RESP
-//! arrays of bulk strings, so `emdb export --format resp | redis-cli --pipe`
-//! loads a database into Redis. Bulk strings carry any bytes; with
-//! `--hex`/`--base64` the encoded text is sent instead (and decoded again on
-//! import), as RESP has no place to say which encoding was used.
+//! The Redis protocol: `SET` commands as RESP arrays of bulk strings, so
+//! `emdb export --format resp | redis-cli --pipe` loads a database into
+//! Redis.
+//!
+//! ```text
+//! ECHO {"emdb_export":1,"namespaces":["","sessions"],"encrypted":false}
+//! SET user:1 james
+//! ECHO {"emdb_namespace":"sessions"}
+//! SET sessions:s:1 x PXAT 1767225600000
+//! ```
+//! - The export starts with an `ECHO` of the same header as JSON Lines;
+//!   Redis answers it and stores nothing.
+//! - Redis has no namespaces, so keys of a named namespace are written with
+//!   the Redis-conventional prefix `<namespace>:`. Before the first record
+//!   of each namespace an `ECHO {"emdb_namespace":...}` marks where the
+//!   prefixed keys start, so an import strips exactly that prefix (and a
+//!   default-namespace key that merely looks prefixed stays as it is).
+//! - A key that expires carries `PXAT <ms since the Unix epoch>`.
+//! - Bulk strings carry any bytes; with `--hex`/`--base64` the encoded text
+//!   is sent instead (and decoded again on import), as RESP has no place to
+//!   say which encoding was used.
+//!
+//! Import accepts `SET key value` with at most one of `PXAT`, `PX`, `EXAT`,
+//! `EX`, and `ECHO`; any other command is refused.
 
 use std::io::{BufRead, Read, Write};
 
-use super::{Entry, RecordWriter};
+use super::{is_header, namespace_field, parse_header, Entry, Item, Plan, RecordWriter};
 use crate::cli::Encoding;
 use crate::encoding::{base64, decode, hex, Codec};
 use crate::error::{CliError, CliResult};
+use crate::space::now_ms;
 
 /// Writes `SET` commands.
 pub struct Writer<'w> {
     out: &'w mut dyn Write,
     codec: Codec,
+    /// The namespace of the records written last (`""`: the default).
+    ns: String,
+    scratch: Vec<u8>,
+}
+
+/// The namespace marker, as JSON.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Marker<'a> {
+    #[serde(borrow)]
+    emdb_namespace: std::borrow::Cow<'a, str>,
 }
 
 impl<'w> Writer<'w> {
-    /// A writer on `out` (RESP has no header).
-    pub fn new(out: &'w mut dyn Write, codec: Codec) -> Self {
-        Writer { out, codec }
+    /// A writer on `out`; writes the header `ECHO`.
+    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> CliResult<Self> {
+        let header = super::header_json(plan)?;
+        let mut w = Writer {
+            out,
+            codec,
+            ns: String::new(),
+            scratch: Vec::new(),
+        };
+        w.command(&[b"ECHO", &header]).map_err(write_error)?;
+        Ok(w)
     }
 
-    fn bulk(&mut self, enc: Encoding, bytes: &[u8]) -> std::io::Result<()> {
-        let encoded;
-        let bytes = match enc {
-            Encoding::Text => bytes,
-            Encoding::Hex => {
-                encoded = hex(bytes);
-                encoded.as_bytes()
-            }
-            Encoding::Base64 => {
-                encoded = base64(bytes);
-                encoded.as_bytes()
-            }
-        };
-        write!(self.out, "${}\r\n", bytes.len())?;
-        self.out.write_all(bytes)?;
-        self.out.write_all(b"\r\n")
+    fn command(&mut self, parts: &[&[u8]]) -> std::io::Result<()> {
+        write!(self.out, "*{}\r\n", parts.len())?;
+        for part in parts {
+            write!(self.out, "${}\r\n", part.len())?;
+            self.out.write_all(part)?;
+            self.out.write_all(b"\r\n")?;
+        }
+        Ok(())
+    }
+}
+
+fn write_error(e: std::io::Error) -> CliError {
+    CliError::io("writing the export", None, e)
+}
+
+fn encode_into(enc: Encoding, bytes: &[u8], out: &mut Vec<u8>) {
+    match enc {
+        Encoding::Text => out.extend_from_slice(bytes),
+        Encoding::Hex => out.extend_from_slice(hex(bytes).as_bytes()),
+        Encoding::Base64 => out.extend_from_slice(base64(bytes).as_bytes()),
     }
 }
 
 impl RecordWriter for Writer<'_> {
-    fn record(&mut self, key: &[u8], value: &[u8]) -> CliResult {
-        let (kenc, venc) = (self.codec.key, self.codec.value);
-        self.out
-            .write_all(b"*3\r\n$3\r\nSET\r\n")
-            .and_then(|_| self.bulk(kenc, key))
-            .and_then(|_| self.bulk(venc, value))
-            .map_err(|e| CliError::io("writing the export", None, e))
+    fn record(
+        &mut self,
+        ns: &str,
+        key: &[u8],
+        value: &[u8],
+        expires_at_ms: Option<u64>,
+    ) -> CliResult {
+        if ns != self.ns {
+            let marker = serde_json::to_vec(&Marker {
+                emdb_namespace: ns.into(),
+            })
+            .map_err(|e| CliError::bad_input(format!("cannot encode JSON: {e}")))?;
+            self.command(&[b"ECHO", &marker]).map_err(write_error)?;
+            self.ns = ns.to_string();
+        }
+        let mut k = std::mem::take(&mut self.scratch);
+        k.clear();
+        if !ns.is_empty() {
+            k.extend_from_slice(ns.as_bytes());
+            k.push(b':');
+        }
+        encode_into(self.codec.key, key, &mut k);
+        let encoded_value;
+        let v = match self.codec.value {
+            Encoding::Text => value,
+            enc => {
+                let mut buf = Vec::new();
+                encode_into(enc, value, &mut buf);
+                encoded_value = buf;
+                &encoded_value
+            }
+        };
+        let written = match expires_at_ms {
+            None => self.command(&[b"SET", &k, v]),
+            Some(at) => self.command(&[b"SET", &k, v, b"PXAT", at.to_string().as_bytes()]),
+        };
+        self.scratch = k;
+        written.map_err(write_error)
     }
 
     fn finish(&mut self) -> CliResult {
-        self.out
-            .flush()
-            .map_err(|e| CliError::io("writing the export", None, e))
+        self.out.flush().map_err(write_error)
     }
 }
 
-/// Reads `SET key value` commands.
+/// Reads `SET` and `ECHO` commands.
 pub struct Reader<'r> {
     input: Box<dyn BufRead + 'r>,
     codec: Codec,
     /// The line the next byte is on (1-based).
     line: u64,
+    /// The namespace set by the last marker (`None`: the default).
+    ns: Option<String>,
     failed: bool,
 }
 
 /// The largest bulk string accepted (a value limit plus base64 growth).
 const MAX_BULK: usize = emdb_core::MAX_VALUE_LEN / 3 * 4 + 4;
+/// The most parts a command may have (`SET k v PXAT ms`).
+const MAX_PARTS: usize = 5;
 
 impl<'r> Reader<'r> {
     /// A reader over `input`.
@@ -78,6 +153,7 @@ impl<'r> Reader<'r> {
             input,
             codec,
             line: 1,
+            ns: None,
             failed: false,
         }
     }
@@ -106,8 +182,9 @@ impl<'r> Reader<'r> {
     }
 
     fn bad_at(&self, line: u64, what: impl std::fmt::Display) -> CliError {
-        CliError::bad_input(format!("line {line}: {what}"))
-            .hint("the input must be RESP `SET key value` commands, as `emdb export --format resp` writes")
+        CliError::bad_input(format!("line {line}: {what}")).hint(
+            "the input must be RESP `SET key value [PXAT ms]` commands, as `emdb export --format resp` writes",
+        )
     }
 
     /// Parse `<sigil><digits>` from the protocol line just read.
@@ -158,49 +235,113 @@ impl<'r> Reader<'r> {
         Ok(data)
     }
 
-    fn next_entry(&mut self) -> CliResult<Option<Entry>> {
-        let line = self.line;
-        let Some(head) = self.header_line()? else {
-            return Ok(None);
-        };
-        let count = self.number(&head, b'*', "array header")?;
-        let mut parts = Vec::with_capacity(count.min(8));
-        for _ in 0..count.min(8) {
-            parts.push(self.bulk()?);
-        }
-        match parts.first() {
-            Some(cmd) if cmd.eq_ignore_ascii_case(b"SET") => {}
-            Some(cmd) => {
-                return Err(CliError::bad_input(format!(
-                    "line {line}: only SET commands can be imported, found {:?}",
-                    String::from_utf8_lossy(cmd)
-                )))
+    fn next_item(&mut self) -> CliResult<Option<Item>> {
+        loop {
+            let line = self.line;
+            let Some(head) = self.header_line()? else {
+                return Ok(None);
+            };
+            let count = self.number(&head, b'*', "array header")?;
+            if count == 0 || count > MAX_PARTS {
+                return Err(self.bad_at(line, format!("a command of {count} parts")));
             }
-            None => return Err(CliError::bad_input(format!("line {line}: empty command"))),
+            let mut parts = Vec::with_capacity(count);
+            for _ in 0..count {
+                parts.push(self.bulk()?);
+            }
+            let bad = |what: String| CliError::bad_input(format!("line {line}: {what}"));
+            if parts[0].eq_ignore_ascii_case(b"ECHO") {
+                if let Some(item) = self
+                    .echo(&parts)
+                    .map_err(|e| e.context(format!("line {line}")))?
+                {
+                    return Ok(Some(item));
+                }
+                continue;
+            }
+            if !parts[0].eq_ignore_ascii_case(b"SET") {
+                return Err(bad(format!(
+                    "only SET and ECHO commands can be imported, found {:?}",
+                    String::from_utf8_lossy(&parts[0])
+                )));
+            }
+            let expires_at_ms = match count {
+                3 => None,
+                5 => Some(expiry(&parts[3], &parts[4]).map_err(bad)?),
+                _ => {
+                    return Err(bad(
+                        "SET takes a key, a value and at most one of PXAT, PX, EXAT, EX".into(),
+                    ))
+                }
+            };
+            let mut raw_key = &parts[1][..];
+            if let Some(ns) = &self.ns {
+                raw_key = raw_key
+                    .strip_prefix(ns.as_bytes())
+                    .and_then(|k| k.strip_prefix(b":"))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "the key of a record in namespace {ns:?} must start with \"{ns}:\""
+                        ))
+                    })?;
+            }
+            let key = decode(self.codec.key, raw_key)
+                .map_err(|e| e.context(format!("line {line}: key")))?;
+            let value = decode(self.codec.value, &parts[2])
+                .map_err(|e| e.context(format!("line {line}: value")))?;
+            return Ok(Some(Item::Record(Entry {
+                ns: self.ns.clone(),
+                key,
+                value,
+                expires_at_ms,
+                line,
+            })));
         }
-        if count != 3 {
-            return Err(CliError::bad_input(format!(
-                "line {line}: SET with options (EX, PX, NX, ...) is not supported; expected SET key value"
-            )));
+    }
+
+    /// An `ECHO`: the export header, a namespace marker, or anything else
+    /// (ignored, as Redis would only echo it).
+    fn echo(&mut self, parts: &[Vec<u8>]) -> CliResult<Option<Item>> {
+        let [_, text] = parts else {
+            return Err(CliError::bad_input("ECHO takes one argument"));
+        };
+        if is_header(text) {
+            return parse_header(text).map(|h| Some(Item::Header(h)));
         }
-        let value = parts.pop().unwrap_or_default();
-        let key = parts.pop().unwrap_or_default();
-        let key =
-            decode(self.codec.key, &key).map_err(|e| e.context(format!("line {line}: key")))?;
-        let value = decode(self.codec.value, &value)
-            .map_err(|e| e.context(format!("line {line}: value")))?;
-        Ok(Some(Entry { key, value, line }))
+        if let Ok(marker) = serde_json::from_slice::<Marker<'_>>(text) {
+            self.ns = namespace_field(&marker.emdb_namespace)?;
+        }
+        Ok(None)
+    }
+}
+
+/// The absolute expiry of `SET ... <option> <n>`.
+fn expiry(option: &[u8], n: &[u8]) -> Result<u64, String> {
+    let n: u64 = std::str::from_utf8(n)
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(n)))?;
+    let upper = option.to_ascii_uppercase();
+    match &upper[..] {
+        b"PXAT" => Ok(n),
+        b"EXAT" => Ok(n.saturating_mul(1000)),
+        b"PX" => Ok(now_ms().saturating_add(n)),
+        b"EX" => Ok(now_ms().saturating_add(n.saturating_mul(1000))),
+        _ => Err(format!(
+            "SET option {:?} is not supported (only PXAT, PX, EXAT, EX)",
+            String::from_utf8_lossy(option)
+        )),
     }
 }
 
 impl Iterator for Reader<'_> {
-    type Item = CliResult<Entry>;
+    type Item = CliResult<Item>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
         }
-        let item = self.next_entry().transpose();
+        let item = self.next_item().transpose();
         self.failed = matches!(item, Some(Err(_)));
         item
     }
@@ -211,7 +352,15 @@ mod tests {
     use super::*;
 
     fn read(bytes: &[u8]) -> CliResult<Vec<Entry>> {
-        Reader::new(Box::new(bytes), Codec::default()).collect()
+        let items: Vec<Item> =
+            Reader::new(Box::new(bytes), Codec::default()).collect::<CliResult<_>>()?;
+        Ok(items
+            .into_iter()
+            .filter_map(|i| match i {
+                Item::Record(e) => Some(e),
+                Item::Header(_) => None,
+            })
+            .collect())
     }
 
     #[test]
@@ -227,6 +376,33 @@ mod tests {
     }
 
     #[test]
+    fn expiry_options_and_namespace_markers() {
+        let rows = read(
+            b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n$2\r\nex\r\n$2\r\n10\r\n\
+              *2\r\n$4\r\nECHO\r\n$5\r\nhello\r\n\
+              *2\r\n$4\r\nECHO\r\n$23\r\n{\"emdb_namespace\":\"ns\"}\r\n\
+              *5\r\n$3\r\nSET\r\n$5\r\nns:ns\r\n$1\r\n2\r\n$4\r\nPXAT\r\n$3\r\n123\r\n",
+        )
+        .unwrap();
+        let now = now_ms();
+        let a = rows[0].expires_at_ms.unwrap();
+        assert!(a > now + 9_000 && a <= now + 10_000, "{a} {now}");
+        assert_eq!(rows[1].ns.as_deref(), Some("ns"));
+        assert_eq!(rows[1].key, b"ns");
+        assert_eq!(rows[1].expires_at_ms, Some(123));
+        let e = read(
+            b"*2\r\n$4\r\nECHO\r\n$23\r\n{\"emdb_namespace\":\"ns\"}\r\n\
+              *3\r\n$3\r\nSET\r\n$3\r\nx:y\r\n$1\r\n2\r\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("must start with \"ns:\""),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = read(b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n*2\r\n$3\r\nDEL\r\n$1\r\na\r\n")
             .unwrap_err();
@@ -236,7 +412,7 @@ mod tests {
         let e = read(b"*3\r\n$3\r\nSET\r\n$5\r\nab\r\n").unwrap_err();
         assert_eq!(e.kind.exit_code(), 7);
         let e =
-            read(b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$2\r\nEX\r\n$2\r\n10\r\n").unwrap_err();
-        assert!(e.message.contains("options"), "{}", e.message);
+            read(b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$2\r\nNX\r\n$2\r\n10\r\n").unwrap_err();
+        assert!(e.message.contains("not supported"), "{}", e.message);
     }
 }

@@ -59,11 +59,13 @@ impl TestDb {
     }
 }
 
-/// `emdb` with a clean environment rooted at `home`: no EMDB_PATH, and the
-/// platform data directory inside `home`.
+/// `emdb` with a clean environment rooted at `home`: no EMDB_PATH, no
+/// secrets in the environment, and the platform data directory inside `home`.
 pub fn bare(home: &Path) -> Command {
     let mut c = Command::cargo_bin("emdb").unwrap();
     c.env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
         .env("HOME", home)
         .env("XDG_DATA_HOME", home.join("data"))
         .timeout(std::time::Duration::from_secs(60));
@@ -78,6 +80,12 @@ pub fn text(bytes: &[u8]) -> String {
 /// Runs `emdb ARGS` on a pseudo-terminal through util-linux `script`, with
 /// `input` typed in. `None` when `script` is not installed.
 pub fn on_terminal(db: &TestDb, args: &str, input: &str) -> Option<(i32, String)> {
+    on_terminal_with(db, args, &[input])
+}
+
+/// [`on_terminal`] typing each of `inputs` after a pause, for programs that
+/// read the terminal more than once (hidden prompts flush pending input).
+pub fn on_terminal_with(db: &TestDb, args: &str, inputs: &[&str]) -> Option<(i32, String)> {
     let found = std::process::Command::new("script")
         .arg("--version")
         .output()
@@ -91,11 +99,25 @@ pub fn on_terminal(db: &TestDb, args: &str, input: &str) -> Option<(i32, String)
         assert_cmd::cargo::cargo_bin("emdb").display(),
         db.path.display()
     );
-    let out = assert_cmd::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(30))
-        .output()
+    // `timeout` ends a run that waits for input it will never get.
+    let mut child = std::process::Command::new("timeout")
+        .args(["30", "script", "-qec", &line, "/dev/null"])
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        for input in inputs {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stdin.write_all(input.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let out = child.wait_with_output().unwrap();
     Some((out.status.code().unwrap_or(-1), text(&out.stdout)))
 }

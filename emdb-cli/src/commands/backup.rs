@@ -1,0 +1,49 @@
+//! `emdb backup DEST`: a consistent copy while writers go on.
+
+use std::time::Instant;
+
+use crate::cli::BackupArgs;
+use crate::database::Session;
+use crate::error::{CliError, CliResult};
+use crate::output::{BackupReport, Ui};
+use crate::progress;
+
+/// Copy the database to a new file. The copy holds the log up to one
+/// instant (what a read-only follower had seen when the copy started); an
+/// encrypted database stays encrypted under the same secret.
+pub fn run(args: &BackupArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let dest = &args.dest;
+    if dest.exists() {
+        return Err(CliError::usage(format!(
+            "{} already exists; a backup never overwrites a file",
+            dest.display()
+        ))
+        .hint("remove it or choose another DEST"));
+    }
+    let start = Instant::now();
+    let db = s.reader()?;
+    let encrypted = db.stats()?.encrypted;
+    let pb = progress::spinner("backing up", ui.quiet);
+    let done = db.backup_to(dest);
+    pb.finish_and_clear();
+    done?;
+    let bytes = std::fs::metadata(dest)
+        .map_err(|e| CliError::io("reading the size of", Some(dest), e))?
+        .len();
+    let seconds = start.elapsed().as_secs_f64();
+    let report = BackupReport {
+        path: s.path()?.display().to_string(),
+        dest: dest.display().to_string(),
+        bytes,
+        encrypted,
+        seconds,
+    };
+    let mut text = format!(
+        "backed up {} to {} ({bytes} bytes, {seconds:.2}s)",
+        report.path, report.dest
+    );
+    if encrypted {
+        text.push_str("; the copy is encrypted with the same key or passphrase");
+    }
+    ui.report(&text, &report)
+}

@@ -1,0 +1,242 @@
+//! `emdb check [--repair]`: verify every record, salvage on request.
+
+use std::path::{Path, PathBuf};
+
+use emdb_core::{Emdb, VerifyReport};
+
+use super::confirm;
+use crate::cli::CheckArgs;
+use crate::database::{gave_up, retry_locked, Session};
+use crate::error::{CliError, CliResult, Kind};
+use crate::output::{CheckReport, DamageReport, RepairReport, Ui};
+use crate::progress;
+
+/// Verify the database; exit 4 when its durable part is damaged (unless
+/// `--repair` salvaged it).
+pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let path = s.path()?;
+    if !path.exists() {
+        return Err(CliError::io(
+            "checking",
+            Some(&path),
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        )
+        .hint("check --db or EMDB_PATH"));
+    }
+    let found = verify(s, &path, ui.quiet)?;
+    let mut report = check_report(&path, &found);
+    if !args.repair || found.is_clean() {
+        print(&report, ui, false)?;
+        if args.repair && !ui.json {
+            ui.note("nothing to repair");
+        }
+        return damaged_error(&report);
+    }
+    print(&report, ui, true)?;
+    let damaged: u64 = report
+        .damaged
+        .iter()
+        .filter(|d| d.durable)
+        .map(|d| d.len)
+        .sum();
+    let keep = sibling(&path, ".before-repair");
+    if keep.exists() {
+        return Err(CliError::usage(format!(
+            "{} exists (from an earlier repair); refusing to overwrite it",
+            keep.display()
+        ))
+        .hint("move it away or delete it, then run the repair again"));
+    }
+    if !args.yes {
+        let what = format!(
+            "repair {}, dropping the damaged records ({damaged} bytes)",
+            path.display()
+        );
+        if !ui.interactive {
+            return Err(CliError::usage(format!(
+                "refusing to {what} without confirmation (not a terminal)"
+            ))
+            .hint("pass --yes to repair; a copy of the damaged file is kept"));
+        }
+        if !confirm(ui, &format!("{what}? A copy of the damaged file is kept."))? {
+            return Err(CliError::usage("cancelled; nothing was changed"));
+        }
+    }
+    std::fs::copy(&path, &keep)
+        .map_err(|e| CliError::io("copying the damaged file to", Some(&keep), e))?;
+    let repair = salvage(s, &path, &keep, ui.quiet)?;
+    let after = verify(s, &path, ui.quiet)?;
+    report.repair = Some(repair);
+    report.clean_after_repair = Some(after.is_clean());
+    if ui.json {
+        ui.json_line(&report)?;
+    } else if let Some(r) = &report.repair {
+        let mut text = format!(
+            "repaired: dropped {} damaged {} ({} bytes)",
+            r.dropped.len(),
+            if r.dropped.len() == 1 {
+                "range"
+            } else {
+                "ranges"
+            },
+            r.dropped_bytes
+        );
+        if let Some(at) = r.truncated_tail_at {
+            text.push_str(&format!(", cut an unsynced tail at offset {at}"));
+        }
+        if r.orphaned_records > 0 {
+            text.push_str(&format!(
+                ", {} records whose namespace was lost",
+                r.orphaned_records
+            ));
+        }
+        text.push_str(&format!(
+            "; {} keys remain; the damaged file is kept as {}",
+            r.live_records, r.kept_copy
+        ));
+        if !ui.quiet {
+            ui.line(&text)?;
+        }
+    }
+    if after.is_clean() {
+        Ok(())
+    } else {
+        Err(CliError::new(
+            Kind::Corrupt,
+            format!("{} is still damaged after the repair", path.display()),
+        )
+        .hint("restore it from a backup"))
+    }
+}
+
+fn verify(s: &mut Session, path: &Path, quiet: bool) -> CliResult<VerifyReport> {
+    let pb = progress::spinner("checking", quiet);
+    let found = s.with_secret(path, |secret| Emdb::verify(path, secret));
+    pb.finish_and_clear();
+    found
+}
+
+fn salvage(s: &mut Session, path: &Path, keep: &Path, quiet: bool) -> CliResult<RepairReport> {
+    let timeout = s.lock_timeout();
+    let pb = progress::spinner("repairing", quiet);
+    let db = s
+        .with_secret(path, |secret| {
+            retry_locked(timeout, || {
+                let mut b = Emdb::builder().path(path).salvage(true);
+                if let Some(secret) = secret.clone() {
+                    b = b.encryption(secret);
+                }
+                b.build()
+            })
+        })
+        .map_err(|e| gave_up(e, timeout));
+    pb.finish_and_clear();
+    let db = db?;
+    let rec = db.recovery_report().clone();
+    let live_records = db.stats()?.live_records;
+    db.flush()?;
+    drop(db);
+    Ok(RepairReport {
+        dropped_bytes: rec.skipped.iter().map(|r| r.len).sum(),
+        dropped: rec
+            .skipped
+            .iter()
+            .map(|r| DamageReport {
+                offset: r.offset,
+                len: r.len,
+                reason: None,
+                durable: true,
+            })
+            .collect(),
+        truncated_tail_at: rec.truncated_tail_at,
+        orphaned_records: rec.orphaned_records,
+        live_records,
+        kept_copy: keep.display().to_string(),
+    })
+}
+
+fn check_report(path: &Path, r: &VerifyReport) -> CheckReport {
+    CheckReport {
+        path: path.display().to_string(),
+        records: r.records,
+        units: r.units,
+        bytes: r.bytes,
+        durable_end: r.durable_end,
+        clean: r.is_clean(),
+        damaged: r
+            .damaged
+            .iter()
+            .map(|d| DamageReport {
+                offset: d.offset,
+                len: d.len,
+                reason: Some(d.reason.clone()),
+                durable: d.durable,
+            })
+            .collect(),
+        repair: None,
+        clean_after_repair: None,
+    }
+}
+
+/// Print the findings; in JSON mode before a repair nothing is printed
+/// (the one document comes after it).
+fn print(r: &CheckReport, ui: &mut Ui, before_repair: bool) -> CliResult {
+    if ui.json {
+        return if before_repair {
+            Ok(())
+        } else {
+            ui.json_line(r)
+        };
+    }
+    for d in &r.damaged {
+        let end = d.offset + d.len;
+        let state = if d.durable {
+            "damaged"
+        } else {
+            "unsynced tail (recovery cuts it; not damage)"
+        };
+        let reason = d.reason.as_deref().unwrap_or("");
+        ui.line(&format!(
+            "{state}: offset {} to {end} ({} bytes): {reason}",
+            d.offset, d.len
+        ))?;
+    }
+    let text = format!(
+        "{}: {} records in {} units, {} bytes checked (durable up to offset {}): {}",
+        r.path,
+        r.records,
+        r.units,
+        r.bytes,
+        r.durable_end,
+        if r.clean { "ok" } else { "DAMAGED" }
+    );
+    if ui.quiet {
+        Ok(())
+    } else {
+        ui.line(&text)
+    }
+}
+
+fn damaged_error(r: &CheckReport) -> CliResult {
+    if r.clean {
+        return Ok(());
+    }
+    let ranges = r.damaged.iter().filter(|d| d.durable).count();
+    let bytes: u64 = r.damaged.iter().filter(|d| d.durable).map(|d| d.len).sum();
+    Err(CliError::new(
+        Kind::Corrupt,
+        format!(
+            "{} is damaged: {ranges} {} ({bytes} bytes) in its durable log",
+            r.path,
+            if ranges == 1 { "range" } else { "ranges" }
+        ),
+    )
+    .hint("`emdb check --repair` salvages the rest (keeping a copy of the damaged file), or restore a backup"))
+}
+
+/// `<path><suffix>` next to `path`.
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}

@@ -1,0 +1,259 @@
+//! `emdb encrypt`, `emdb decrypt`, `emdb rotate-key`: offline rewrites of
+//! the whole file under a new secret (or none), with an atomic swap and the
+//! old file kept as `<db>.encbak`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use emdb_core::{Cipher, Emdb, EncryptionInput};
+
+use super::confirm;
+use crate::cli::{AdminArgs, CipherArg, EncryptArgs, RotateKeyArgs};
+use crate::database::{gave_up, retry_locked, Session};
+use crate::error::{CliError, CliResult};
+use crate::output::{AdminReport, Ui};
+use crate::progress;
+use crate::secret;
+
+/// Encrypt a plain database.
+pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let path = existing(s)?;
+    if is_encrypted(&path)? {
+        return Err(
+            CliError::usage(format!("{} is already encrypted", path.display()))
+                .hint("`emdb rotate-key` changes its key or passphrase"),
+        );
+    }
+    no_backup_left(&path)?;
+    let target = match s.secret()? {
+        Some(secret) => secret,
+        None if s.can_prompt() => secret::prompt_new(&path.display().to_string())?,
+        None => return Err(no_new_secret("encrypt")),
+    };
+    let (cipher, cipher_name) = match args.cipher {
+        CipherArg::Aes => (Cipher::Aes256Gcm, "AES-256-GCM"),
+        CipherArg::Chacha => (Cipher::ChaCha20Poly1305, "ChaCha20-Poly1305"),
+    };
+    let what = format!("encrypt {} with {cipher_name}", path.display());
+    confirm_rewrite(&args.admin, ui, &what)?;
+    let seconds = rewrite(s, "encrypting", ui.quiet, || {
+        Emdb::enable_encryption_with(&path, target.clone(), cipher)
+    })?;
+    opens_with(&path, Some(target))?;
+    let note = "it holds the data unencrypted: delete it once you have checked the database";
+    finish(
+        "encrypt",
+        &path,
+        Some(cipher_name),
+        &args.admin,
+        note,
+        seconds,
+        ui,
+    )
+}
+
+/// Decrypt an encrypted database.
+pub fn decrypt(args: &AdminArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let path = existing(s)?;
+    if !is_encrypted(&path)? {
+        return Err(CliError::usage(format!(
+            "{} is not encrypted; nothing to do",
+            path.display()
+        )));
+    }
+    no_backup_left(&path)?;
+    let current = current_secret(s, &path)?;
+    confirm_rewrite(args, ui, &format!("decrypt {}", path.display()))?;
+    let seconds = rewrite(s, "decrypting", ui.quiet, || {
+        Emdb::disable_encryption(&path, current.clone())
+    })?;
+    opens_with(&path, None)?;
+    let note = "it is still encrypted with the old secret";
+    finish("decrypt", &path, None, args, note, seconds, ui)
+}
+
+/// Re-encrypt under a new key or passphrase.
+pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let path = existing(s)?;
+    if !is_encrypted(&path)? {
+        return Err(
+            CliError::usage(format!("{} is not encrypted", path.display()))
+                .hint("`emdb encrypt` encrypts it"),
+        );
+    }
+    no_backup_left(&path)?;
+    let current = current_secret(s, &path)?;
+    let new = match (&args.new_passphrase_file, &args.new_key_file) {
+        (Some(file), _) => secret::passphrase_file(file)?,
+        (None, Some(file)) => secret::key_file(file)?,
+        (None, None) if s.can_prompt() => secret::prompt_new(&path.display().to_string())?,
+        (None, None) => {
+            return Err(CliError::usage("no new key or passphrase was given")
+                .hint("pass --new-passphrase-file FILE or --new-key-file FILE"))
+        }
+    };
+    confirm_rewrite(
+        &args.admin,
+        ui,
+        &format!("re-encrypt {} under the new secret", path.display()),
+    )?;
+    let seconds = rewrite(s, "re-encrypting", ui.quiet, || {
+        Emdb::rotate_encryption_key(&path, current.clone(), new.clone())
+    })?;
+    opens_with(&path, Some(new))?;
+    let note = "it still opens with the old secret: delete it once you have checked the database";
+    finish("rotate-key", &path, None, &args.admin, note, seconds, ui)
+}
+
+/// The database file, which must exist.
+fn existing(s: &Session) -> CliResult<PathBuf> {
+    let path = s.path()?;
+    if !path.exists() {
+        return Err(CliError::io(
+            "opening",
+            Some(&path),
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        )
+        .hint("check --db or EMDB_PATH"));
+    }
+    Ok(path)
+}
+
+/// Whether the database at `path` is encrypted (a keyless read-only open
+/// fails with `EncryptionRequired` right after reading the header).
+fn is_encrypted(path: &Path) -> CliResult<bool> {
+    match Emdb::builder().path(path).read_only(true).build() {
+        Ok(_) => Ok(false),
+        Err(emdb_core::Error::EncryptionRequired { .. }) => Ok(true),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The current secret, checked against the database before anything else
+/// is asked or done (a wrong one exits 5 here).
+fn current_secret(s: &mut Session, path: &Path) -> CliResult<EncryptionInput> {
+    let secret = match s.secret()? {
+        Some(secret) => secret,
+        None if s.can_prompt() => secret::prompt_existing(path)?,
+        None => return Err(secret::missing(path)),
+    };
+    opens_with(path, Some(secret.clone()))?;
+    Ok(secret)
+}
+
+fn opens_with(path: &Path, secret: Option<EncryptionInput>) -> CliResult {
+    let mut b = Emdb::builder().path(path).read_only(true);
+    if let Some(secret) = secret {
+        b = b.encryption(secret);
+    }
+    b.build()?;
+    Ok(())
+}
+
+fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".encbak");
+    PathBuf::from(name)
+}
+
+fn no_backup_left(path: &Path) -> CliResult {
+    let backup = backup_path(path);
+    if backup.exists() {
+        return Err(CliError::usage(format!(
+            "{} exists: an earlier encryption change was interrupted or its backup was kept",
+            backup.display()
+        ))
+        .hint(format!(
+            "check that {} opens with the secret you expect, then delete the backup and retry",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn no_new_secret(what: &str) -> CliError {
+    CliError::usage(format!("`{what}` needs the new key or passphrase")).hint(
+        "pass --passphrase-file FILE or --key-file FILE, or set EMDB_PASSPHRASE or EMDB_KEY_FILE",
+    )
+}
+
+fn confirm_rewrite(args: &AdminArgs, ui: &Ui, what: &str) -> CliResult {
+    if args.yes {
+        return Ok(());
+    }
+    if !ui.interactive {
+        return Err(CliError::usage(format!(
+            "refusing to {what} without confirmation (not a terminal)"
+        ))
+        .hint("pass --yes"));
+    }
+    if confirm(
+        ui,
+        &format!("{what}? The file is rewritten; the old one is kept as .encbak."),
+    )? {
+        Ok(())
+    } else {
+        Err(CliError::usage("cancelled; nothing was changed"))
+    }
+}
+
+/// Run an admin rewrite, waiting for the lock as `--lock-timeout` says.
+fn rewrite(
+    s: &Session,
+    label: &str,
+    quiet: bool,
+    op: impl FnMut() -> emdb_core::Result<()>,
+) -> CliResult<f64> {
+    let start = Instant::now();
+    let timeout = s.lock_timeout();
+    // The engine reports no progress while rewriting: show a spinner.
+    let pb = progress::spinner(label, quiet);
+    let done = retry_locked(timeout, op).map_err(|e| gave_up(e.into(), timeout));
+    pb.finish_and_clear();
+    done?;
+    Ok(start.elapsed().as_secs_f64())
+}
+
+fn finish(
+    action: &'static str,
+    path: &Path,
+    cipher: Option<&'static str>,
+    args: &AdminArgs,
+    backup_note: &str,
+    seconds: f64,
+    ui: &mut Ui,
+) -> CliResult {
+    let backup = backup_path(path);
+    let kept = if args.remove_backup {
+        std::fs::remove_file(&backup).map_err(|e| CliError::io("removing", Some(&backup), e))?;
+        false
+    } else {
+        true
+    };
+    let report = AdminReport {
+        action,
+        path: path.display().to_string(),
+        cipher,
+        backup: kept.then(|| backup.display().to_string()),
+        seconds,
+    };
+    let done = match action {
+        "encrypt" => "encrypted",
+        "decrypt" => "decrypted",
+        _ => "re-encrypted",
+    };
+    let mut text = format!("{done} {}", path.display());
+    if let Some(c) = cipher {
+        text.push_str(&format!(" with {c}"));
+    }
+    text.push_str(&format!(" ({seconds:.2}s)"));
+    if kept {
+        text.push_str(&format!(
+            "; the old file is kept as {} ({backup_note})",
+            backup.display()
+        ));
+    } else {
+        text.push_str("; the old file was removed");
+    }
+    ui.report(&text, &report)
+}

@@ -1,0 +1,109 @@
+//! [`Space`]: the key space a data command works in, the default namespace
+//! or a named one, behind one set of methods.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use emdb_core::{Emdb, Keys, Namespace, Result, Transaction, Ttl, ValueRef};
+
+/// The default namespace (the database itself) or a named namespace.
+#[derive(Clone, Debug)]
+pub enum Space {
+    /// The default namespace.
+    Default(Emdb),
+    /// A named namespace.
+    Named(Namespace),
+}
+
+/// Call the same method on whichever key space this is.
+macro_rules! both {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self {
+            Space::Default($s) => $e,
+            Space::Named($s) => $e,
+        }
+    };
+}
+
+impl Space {
+    /// The namespace name (`""` for the default one).
+    pub fn name(&self) -> &str {
+        match self {
+            Space::Default(_) => "",
+            Space::Named(ns) => ns.name(),
+        }
+    }
+
+    /// The value of `key`, borrowed from the mapped log.
+    pub fn get(&self, key: &[u8]) -> Result<Option<ValueRef>> {
+        both!(self, s => s.get_zerocopy(key))
+    }
+
+    /// True when `key` is live.
+    pub fn contains(&self, key: &[u8]) -> Result<bool> {
+        both!(self, s => s.contains_key(key))
+    }
+
+    /// Insert or replace `key` with `ttl`.
+    pub fn insert(&self, key: &[u8], value: &[u8], ttl: Ttl) -> Result<()> {
+        both!(self, s => s.insert_with_ttl(key, value, ttl))
+    }
+
+    /// Insert many pairs without expiry as one atomic batch.
+    pub fn insert_many<'a>(
+        &self,
+        items: impl IntoIterator<Item = (&'a [u8], &'a [u8])>,
+    ) -> Result<()> {
+        both!(self, s => s.insert_many(items))
+    }
+
+    /// Live keys.
+    pub fn len(&self) -> Result<usize> {
+        both!(self, s => s.len())
+    }
+
+    /// Every key, in no order.
+    pub fn keys(&self) -> Result<Keys> {
+        both!(self, s => s.keys())
+    }
+
+    /// When `key` expires, in ms since the Unix epoch (`None`: no expiry or
+    /// no such key).
+    pub fn expires_at_ms(&self, key: &[u8]) -> Result<Option<u64>> {
+        Ok(both!(self, s => s.expires_at(key))?.map(unix_ms))
+    }
+
+    /// Time left before `key` expires.
+    pub fn ttl(&self, key: &[u8]) -> Result<Option<Duration>> {
+        both!(self, s => s.ttl(key))
+    }
+
+    /// Give `key` a new lifetime; false when it is absent.
+    pub fn expire(&self, key: &[u8], ttl: Duration) -> Result<bool> {
+        both!(self, s => s.expire(key, ttl))
+    }
+
+    /// Remove the expiry of `key`; false when it is absent.
+    pub fn persist(&self, key: &[u8]) -> Result<bool> {
+        both!(self, s => s.persist(key))
+    }
+
+    /// Stage the removal of `key` in `tx`; returns whether it existed.
+    pub fn tx_remove(&self, tx: &mut Transaction<'_>, key: &[u8]) -> Result<bool> {
+        Ok(match self {
+            Space::Default(_) => tx.remove(key)?,
+            Space::Named(ns) => tx.namespace(ns).remove(key)?,
+        }
+        .is_some())
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 before it).
+pub fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Now, in milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    unix_ms(SystemTime::now())
+}

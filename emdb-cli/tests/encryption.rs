@@ -1,0 +1,326 @@
+//! encrypt, decrypt, rotate-key; secrets from files, the environment and a
+//! hidden prompt; exit 5 for a wrong or missing secret.
+
+// Test helpers: a failure here should fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::TestDb;
+use predicates::prelude::*;
+
+const PASS: &str = "correct horse battery staple";
+
+fn with_data() -> TestDb {
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.put("marker", "plaintext-marker-9f3a");
+    db.cmd(["-n", "s", "put", "b", "2", "--ttl", "1h"])
+        .assert()
+        .success();
+    db
+}
+
+fn write(db: &TestDb, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let p = db.file(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn backup_of(db: &TestDb) -> std::path::PathBuf {
+    let mut name = db.path.clone().into_os_string();
+    name.push(".encbak");
+    name.into()
+}
+
+#[test]
+fn encrypt_decrypt_round_trip_with_a_passphrase_file() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", format!("{PASS}\n").as_bytes());
+    let plain = std::fs::read(&db.path).unwrap();
+    // Off a terminal a rewrite needs --yes.
+    db.cmd(["encrypt", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pass --yes"));
+    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("with AES-256-GCM"))
+        .stdout(predicate::str::contains(".encbak"));
+    assert_eq!(std::fs::read(backup_of(&db)).unwrap(), plain);
+    let sealed = std::fs::read(&db.path).unwrap();
+    assert!(plain.windows(21).any(|w| w == b"plaintext-marker-9f3a"));
+    assert!(
+        !sealed.windows(21).any(|w| w == b"plaintext-marker-9f3a"),
+        "plain data left in the encrypted file"
+    );
+    // Without the secret: exit 5 with a hint, never a prompt off a terminal.
+    db.cmd(["get", "a"])
+        .assert()
+        .code(5)
+        .stderr(predicate::str::contains(
+            "is encrypted and no key or passphrase was given",
+        ))
+        .stderr(predicate::str::contains("--passphrase-file"));
+    db.cmd(["--passphrase-file"])
+        .arg(&pass)
+        .args(["get", "a"])
+        .assert()
+        .success()
+        .stdout("1\n");
+    db.cmd(["-n", "s", "ttl", "b", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("359"));
+    // Writing and checking work with it too.
+    db.cmd(["put", "c", "3", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success();
+    db.cmd(["check", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success();
+    let stats: serde_json::Value = serde_json::from_slice(
+        &db.cmd(["stats", "--json", "--passphrase-file"])
+            .arg(&pass)
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(stats["encrypted"], true);
+    // A second encryption change waits until the backup is dealt with.
+    db.cmd(["decrypt", "--yes", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(".encbak exists"));
+    std::fs::remove_file(backup_of(&db)).unwrap();
+    db.cmd(["decrypt", "--yes", "--remove-backup", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("the old file was removed"));
+    assert!(!backup_of(&db).exists());
+    db.cmd(["get", "c"]).assert().success().stdout("3\n");
+    db.cmd(["decrypt", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not encrypted"));
+    // A secret for a plain database is refused rather than ignored.
+    db.cmd(["get", "a", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .code(5)
+        .stderr(predicate::str::contains("is not encrypted"));
+}
+
+#[test]
+fn key_files_raw_and_hex_and_rotation_to_a_passphrase() {
+    let db = with_data();
+    let raw: Vec<u8> = (100..132).collect();
+    let raw_key = write(&db, "raw.key", &raw);
+    let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+    let hex_key = write(&db, "hex.key", format!("{hex}\n").as_bytes());
+    db.cmd([
+        "encrypt",
+        "--yes",
+        "--remove-backup",
+        "--cipher",
+        "chacha",
+        "--key-file",
+    ])
+    .arg(&raw_key)
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("ChaCha20-Poly1305"));
+    // The same key, written as hex.
+    db.cmd(["--key-file"])
+        .arg(&hex_key)
+        .args(["get", "a"])
+        .assert()
+        .success()
+        .stdout("1\n");
+    // EMDB_KEY_FILE.
+    db.cmd(["get", "a"])
+        .env("EMDB_KEY_FILE", &raw_key)
+        .assert()
+        .success()
+        .stdout("1\n");
+    // A wrong key: exit 5.
+    let wrong = write(&db, "wrong.key", &[7u8; 32]);
+    db.cmd(["--key-file"])
+        .arg(&wrong)
+        .args(["get", "a"])
+        .assert()
+        .code(5)
+        .stderr(predicate::str::starts_with("emdb: wrong encryption key"));
+    // A bad key file: exit 7, naming the file but not its contents.
+    let bad = write(&db, "bad.key", b"0011deadbeef");
+    db.cmd(["--key-file"])
+        .arg(&bad)
+        .args(["get", "a"])
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("bad.key is not a key file"))
+        .stderr(predicate::str::contains("deadbeef").not());
+    // Rotate from the key to a passphrase.
+    let new_pass = write(&db, "new.txt", PASS.as_bytes());
+    db.cmd(["rotate-key", "--yes", "--key-file"])
+        .arg(&wrong)
+        .arg("--new-passphrase-file")
+        .arg(&new_pass)
+        .assert()
+        .code(5);
+    db.cmd(["rotate-key", "--yes", "--key-file"])
+        .arg(&raw_key)
+        .arg("--new-passphrase-file")
+        .arg(&new_pass)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("re-encrypted "));
+    db.cmd(["--key-file"])
+        .arg(&raw_key)
+        .args(["get", "a"])
+        .assert()
+        .code(5);
+    db.cmd(["-n", "s", "get", "b"])
+        .env("EMDB_PASSPHRASE", PASS)
+        .assert()
+        .success()
+        .stdout("2\n");
+    // The backup still opens with the old key.
+    let mut old = common::bare(db.dir.path());
+    old.arg("--db")
+        .arg(backup_of(&db))
+        .arg("--key-file")
+        .arg(&raw_key)
+        .args(["get", "a"]);
+    old.assert().success().stdout("1\n");
+    // rotate-key without a new secret, off a terminal.
+    std::fs::remove_file(backup_of(&db)).unwrap();
+    db.cmd(["rotate-key", "--yes"])
+        .env("EMDB_PASSPHRASE", PASS)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no new key or passphrase"));
+}
+
+#[test]
+fn wrong_passphrase_exits_5_and_secrets_never_print() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", PASS.as_bytes());
+    db.cmd(["encrypt", "--yes", "--remove-backup", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success();
+    for args in [
+        vec!["get", "a"],
+        vec!["put", "a", "2"],
+        vec!["check"],
+        vec!["export"],
+        vec!["decrypt", "--yes"],
+    ] {
+        let out = db
+            .cmd(&args)
+            .env("EMDB_PASSPHRASE", "not the passphrase")
+            .assert()
+            .code(5)
+            .get_output()
+            .clone();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(all.contains("wrong encryption key"), "{args:?}: {all}");
+        assert!(!all.contains("not the passphrase"), "{args:?}: {all}");
+    }
+    // Both environment variables at once: refused, not guessed.
+    db.cmd(["get", "a"])
+        .env("EMDB_PASSPHRASE", PASS)
+        .env("EMDB_KEY_FILE", &pass)
+        .assert()
+        .code(2);
+    db.cmd(["encrypt", "--yes"])
+        .env("EMDB_PASSPHRASE", PASS)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already encrypted"));
+}
+
+#[test]
+fn encrypt_needs_a_secret_off_a_terminal() {
+    let db = with_data();
+    db.cmd(["encrypt", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("needs the new key or passphrase"));
+}
+
+#[test]
+fn hidden_prompts_on_a_terminal() {
+    let db = with_data();
+    // encrypt: the new passphrase twice, then the confirmation.
+    let Some((code, screen)) = common::on_terminal_with(
+        &db,
+        "encrypt",
+        &[&format!("{PASS}\n"), &format!("{PASS}\n"), "y\n"],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("New passphrase for"), "{screen}");
+    assert!(screen.contains("Repeat the new passphrase"), "{screen}");
+    assert!(
+        !screen.contains(PASS),
+        "the passphrase was echoed: {screen}"
+    );
+    assert!(screen.contains("encrypted "), "{screen}");
+    // get: asks for the passphrase once.
+    let Some((code, screen)) = common::on_terminal_with(&db, "get a", &[&format!("{PASS}\n")])
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("Passphrase for"), "{screen}");
+    assert!(!screen.contains(PASS), "{screen}");
+    assert!(screen.trim_end().ends_with('1'), "{screen}");
+    // A wrong one typed: exit 5.
+    let Some((code, screen)) = common::on_terminal_with(&db, "get a", &["nope\n"]) else {
+        return;
+    };
+    assert_eq!(code, 5, "{screen}");
+    // Mismatched new passphrases change nothing.
+    std::fs::remove_file(backup_of(&db)).unwrap();
+    let Some((code, screen)) = common::on_terminal_with(
+        &db,
+        &format!(
+            "rotate-key --passphrase-file {}",
+            write(&db, "p", PASS.as_bytes()).display()
+        ),
+        &["one\n", "two\n"],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 2, "{screen}");
+    assert!(screen.contains("the two passphrases differ"), "{screen}");
+}
+
+#[test]
+fn rewriting_while_locked_exits_3() {
+    let db = with_data();
+    let holder = emdb_core::Emdb::open(&db.path).unwrap();
+    db.cmd(["encrypt", "--yes"])
+        .env("EMDB_PASSPHRASE", PASS)
+        .assert()
+        .code(3);
+    drop(holder);
+    assert!(!backup_of(&db).exists());
+}

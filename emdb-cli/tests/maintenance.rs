@@ -1,0 +1,196 @@
+//! backup, check, check --repair.
+
+// Test helpers: a failure here should fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{text, TestDb};
+use predicates::prelude::*;
+
+/// A closed database of `n` single-record writes (each its own unit in the
+/// log), with its checkpoint removed so an open replays every record.
+fn written_one_by_one(n: usize) -> TestDb {
+    let db = TestDb::new();
+    let lines: String = (0..n)
+        .map(|i| format!("put key{i:04} value-{i:04}-{}\n", "x".repeat(40)))
+        .collect();
+    db.cmd(["shell"]).write_stdin(lines).assert().success();
+    let _ = std::fs::remove_file(sibling(&db.path, ".ckpt"));
+    db
+}
+
+fn sibling(path: &std::path::Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// Flip one byte in the middle of the records.
+fn damage(db: &TestDb) -> u64 {
+    let stats: serde_json::Value = serde_json::from_slice(&db.stdout(["stats", "--json"])).unwrap();
+    let end = stats["log_logical_bytes"].as_u64().unwrap();
+    let _ = std::fs::remove_file(sibling(&db.path, ".ckpt"));
+    let at = 4096 + (end - 4096) / 2;
+    let mut bytes = std::fs::read(&db.path).unwrap();
+    bytes[at as usize] ^= 0x5a;
+    std::fs::write(&db.path, bytes).unwrap();
+    at
+}
+
+#[test]
+fn backup_makes_a_copy_that_opens() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.cmd(["-n", "s", "put", "b", "2", "--ttl", "1h"])
+        .assert()
+        .success();
+    let copy = db.file("copy.emdb");
+    db.cmd(["backup"])
+        .arg(&copy)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("backed up "));
+    db.put("a", "changed after the backup");
+    let c = |args: &[&str]| {
+        let mut cmd = common::bare(db.dir.path());
+        cmd.arg("--db").arg(&copy).args(args);
+        cmd
+    };
+    c(&["get", "a"]).assert().success().stdout("1\n");
+    c(&["-n", "s", "get", "b"]).assert().success().stdout("2\n");
+    c(&["-n", "s", "ttl", "b"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("359"));
+    c(&["check"]).assert().success();
+    // Never overwrites, never onto the database itself.
+    db.cmd(["backup"])
+        .arg(&copy)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("already exists"));
+    db.cmd(["backup"]).arg(&db.path).assert().code(2);
+    let report: serde_json::Value = serde_json::from_slice(
+        &db.cmd(["backup", "--json"])
+            .arg(db.file("copy2.emdb"))
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert!(report["bytes"].as_u64().unwrap() > 4096);
+    assert_eq!(report["encrypted"], false);
+}
+
+#[test]
+fn backup_while_another_process_writes() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    let writer = emdb_core::Emdb::open(&db.path).unwrap();
+    writer.insert("b", "2").unwrap();
+    writer.flush().unwrap();
+    let copy = db.file("live.emdb");
+    db.cmd(["backup"]).arg(&copy).assert().success();
+    drop(writer);
+    let mut c = common::bare(db.dir.path());
+    c.arg("--db").arg(&copy).args(["get", "b"]);
+    c.assert().success().stdout("2\n");
+}
+
+#[test]
+fn check_a_clean_database() {
+    let db = written_one_by_one(50);
+    db.cmd(["check"]).assert().success().stdout(
+        predicate::str::is_match(
+            r"^.*: 50 records in 50 units, \d+ bytes checked \(durable up to offset \d+\): ok\n$",
+        )
+        .unwrap(),
+    );
+    let j: serde_json::Value = serde_json::from_slice(&db.stdout(["check", "--json"])).unwrap();
+    assert_eq!(j["clean"], true);
+    assert_eq!(j["records"], 50);
+    assert_eq!(j["damaged"].as_array().unwrap().len(), 0);
+    db.cmd(["check", "--repair"])
+        .assert()
+        .success()
+        .stderr("nothing to repair\n");
+    db.cmd(["-q", "check"]).assert().success().stdout("");
+}
+
+#[test]
+fn check_finds_damage_and_repair_salvages_the_rest() {
+    let db = written_one_by_one(200);
+    let before = std::fs::read(&db.path).unwrap();
+    let at = damage(&db);
+    db.cmd(["get", "key0001"]).assert().code(4);
+    let out = db
+        .cmd(["check"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("is damaged: 1 range ("))
+        .stderr(predicate::str::contains("check --repair"))
+        .get_output()
+        .stdout
+        .clone();
+    let out = text(&out);
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("damaged: offset "), "{out}");
+    let offset: u64 = first["damaged: offset ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(offset <= at && at < offset + 200, "{offset} {at}\n{out}");
+    assert!(out.ends_with(": DAMAGED\n"), "{out}");
+    let j: serde_json::Value = serde_json::from_slice(
+        &db.cmd(["check", "--json"])
+            .assert()
+            .code(4)
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(j["clean"], false);
+    assert_eq!(j["damaged"][0]["offset"], offset);
+    assert_eq!(j["damaged"][0]["durable"], true);
+    // Off a terminal, --repair needs --yes; check alone changed nothing.
+    db.cmd(["check", "--repair"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pass --yes"));
+    let mut damaged = before.clone();
+    damaged[at as usize] ^= 0x5a;
+    assert_eq!(std::fs::read(&db.path).unwrap(), damaged);
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "repaired: dropped 1 damaged range (",
+        ))
+        .stdout(predicate::str::contains("199 keys remain"));
+    assert_eq!(
+        std::fs::read(sibling(&db.path, ".before-repair")).unwrap(),
+        damaged
+    );
+    db.cmd(["check"]).assert().success();
+    db.cmd(["count"]).assert().success().stdout("199\n");
+    db.cmd(["get", "key0000"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("value-0000-"));
+    // A second repair would overwrite the kept copy: refused.
+    damage(&db);
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("before-repair exists"));
+}
+
+#[test]
+fn check_of_a_missing_database_exits_6() {
+    let db = TestDb::new();
+    db.cmd(["check"]).assert().code(6);
+}

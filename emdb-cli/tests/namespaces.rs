@@ -1,0 +1,165 @@
+//! -n/--namespace on every data command, `ns list`, `ns drop`.
+
+// Test helpers: a failure here should fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{text, TestDb};
+use predicates::prelude::*;
+
+#[test]
+fn data_commands_work_in_the_chosen_namespace() {
+    let db = TestDb::new();
+    db.put("k", "default");
+    db.cmd(["-n", "users", "put", "k", "in users"])
+        .assert()
+        .success();
+    db.cmd(["--namespace", "users", "put", "u:2", "x"])
+        .assert()
+        .success();
+    db.cmd(["get", "k"]).assert().success().stdout("default\n");
+    db.cmd(["-n", "users", "get", "k"])
+        .assert()
+        .success()
+        .stdout("in users\n");
+    // The option may come after the command too.
+    db.cmd(["get", "k", "-n", "users"])
+        .assert()
+        .success()
+        .stdout("in users\n");
+    db.cmd(["count"]).assert().success().stdout("1\n");
+    db.cmd(["-n", "users", "count"])
+        .assert()
+        .success()
+        .stdout("2\n");
+    db.cmd(["-n", "users", "exists", "u:2"]).assert().success();
+    db.cmd(["exists", "u:2"]).assert().code(1);
+    db.cmd(["-n", "users", "scan"])
+        .assert()
+        .success()
+        .stdout("k\tin users\nu:2\tx\n");
+    db.cmd(["-n", "users", "scan", "--limit", "1", "--keys-only"])
+        .assert()
+        .success()
+        .stdout("k\n");
+    db.cmd(["-n", "users", "del", "k"]).assert().success();
+    db.cmd(["get", "k"]).assert().success().stdout("default\n");
+    db.cmd(["-n", "users", "del", "--prefix", "u:", "--yes"])
+        .assert()
+        .success()
+        .stdout("deleted 1 key with prefix \"u:\"\n");
+    db.cmd(["-n", "users", "count"])
+        .assert()
+        .success()
+        .stdout("0\n");
+    // `-n ''` is the default namespace.
+    db.cmd(["-n", "", "get", "k"])
+        .assert()
+        .success()
+        .stdout("default\n");
+}
+
+#[test]
+fn unknown_namespace_is_not_found_for_reads_and_removals() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    for args in [
+        vec!["get", "k"],
+        vec!["exists", "k"],
+        vec!["count"],
+        vec!["scan"],
+        vec!["ttl", "k"],
+        vec!["del", "k"],
+        vec!["expire", "k", "10s"],
+        vec!["persist", "k"],
+        vec!["export"],
+    ] {
+        db.cmd(["-n", "nope"])
+            .args(&args)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::starts_with(
+                "emdb: namespace \"nope\" does not exist\n",
+            ))
+            .stderr(predicate::str::contains("emdb ns list"));
+    }
+    // Nothing above created it.
+    db.cmd(["ns", "list"]).assert().success().stdout("");
+    // A name over the limit is a usage error.
+    let long = "n".repeat(emdb_core::MAX_NAMESPACE_NAME_LEN + 1);
+    db.cmd(["-n", &long, "put", "k", "v"]).assert().code(2);
+}
+
+#[test]
+fn ns_list_and_drop() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    db.cmd(["-n", "b", "put", "1", "x"]).assert().success();
+    db.cmd(["-n", "b", "put", "2", "x"]).assert().success();
+    db.cmd(["-n", "a", "put", "1", "x"]).assert().success();
+    db.cmd(["ns", "list"])
+        .assert()
+        .success()
+        .stdout("a\t1\nb\t2\n");
+    db.cmd(["ns", "list", "--json"])
+        .assert()
+        .success()
+        .stdout("{\"name\":\"a\",\"keys\":1}\n{\"name\":\"b\",\"keys\":2}\n");
+    // Not on a terminal: refuses without --yes.
+    db.cmd(["ns", "drop", "b"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "refusing to drop namespace \"b\" with 2 keys without confirmation",
+        ));
+    db.cmd(["ns", "drop", "b", "--yes"])
+        .assert()
+        .success()
+        .stdout("dropped namespace \"b\" with 2 keys\n");
+    db.cmd(["ns", "list"]).assert().success().stdout("a\t1\n");
+    db.cmd(["-n", "b", "get", "1"]).assert().code(1);
+    db.cmd(["ns", "drop", "b", "--yes"]).assert().code(1);
+    db.cmd(["ns", "drop", "", "--yes"]).assert().code(2);
+    db.cmd(["get", "k"]).assert().success().stdout("v\n");
+    let stats: serde_json::Value = serde_json::from_slice(&db.stdout(["stats", "--json"])).unwrap();
+    assert_eq!(stats["namespaces"][1]["name"], "a");
+}
+
+#[test]
+fn ns_drop_asks_on_a_terminal() {
+    let db = TestDb::new();
+    db.cmd(["-n", "s", "put", "1", "x"]).assert().success();
+    let Some((code, screen)) = common::on_terminal(&db, "ns drop s", "n\n") else {
+        return;
+    };
+    assert_eq!(code, 2, "{screen}");
+    assert!(
+        screen.contains("drop namespace \"s\" with 1 key? [y/N]"),
+        "{screen}"
+    );
+    db.cmd(["ns", "list"]).assert().success().stdout("s\t1\n");
+    let Some((code, _)) = common::on_terminal(&db, "ns drop s", "y\n") else {
+        return;
+    };
+    assert_eq!(code, 0);
+    db.cmd(["ns", "list"]).assert().success().stdout("");
+}
+
+#[test]
+fn shell_lines_take_their_own_namespace() {
+    let db = TestDb::new();
+    let out = db
+        .cmd(["-n", "top", "shell"])
+        .write_stdin("put a 1\n-n other put a 2\nget a\nget a -n other\ncount -n ''\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(text(&out), "1\n2\n0\n");
+    db.cmd(["-n", "top", "get", "a"])
+        .assert()
+        .success()
+        .stdout("1\n");
+}
