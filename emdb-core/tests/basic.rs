@@ -286,3 +286,48 @@ fn created_files_are_private_to_the_owner() {
         assert_eq!(mode & 0o077, 0, "{f} is readable by others: {mode:o}");
     }
 }
+
+#[test]
+fn group_commit_shares_fsyncs_between_concurrent_flushers() {
+    use emdb_core::FlushPolicy;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |policy: FlushPolicy, name: &str| {
+        let db = Emdb::builder()
+            .path(dir.path().join(name))
+            .flush_policy(policy)
+            .build()
+            .unwrap();
+        let threads: Vec<_> = (0..8u32)
+            .map(|t| {
+                let db = db.clone();
+                std::thread::spawn(move || {
+                    for i in 0..20u32 {
+                        db.insert(format!("{t}:{i}"), "v").unwrap();
+                        db.flush().unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let s = db.stats().unwrap();
+        assert_eq!(s.flushes, 160);
+        assert_eq!(db.len().unwrap(), 160);
+        s.fsyncs
+    };
+    let grouped = run(
+        FlushPolicy::Group {
+            max_wait: Duration::from_millis(5),
+            max_batch: 8,
+        },
+        "group.emdb",
+    );
+    assert!(
+        grouped * 2 <= 160,
+        "group commit issued {grouped} fsyncs for 160 flushes"
+    );
+    let each = run(FlushPolicy::OnEachFlush, "each.emdb");
+    assert!(each > grouped, "OnEachFlush {each} vs Group {grouped}");
+}
