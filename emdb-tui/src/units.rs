@@ -42,14 +42,30 @@ pub fn span(d: Duration) -> String {
         return format!("{}ms", d.subsec_millis());
     }
     let (days, hours, mins, secs) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
+    let two = |a: u64, ua: &str, b: u64, ub: &str| {
+        if b == 0 {
+            format!("{a}{ua}")
+        } else {
+            format!("{a}{ua} {b}{ub}")
+        }
+    };
     if days > 0 {
-        format!("{days}d {hours}h")
+        two(days, "d", hours, "h")
     } else if hours > 0 {
-        format!("{hours}h {mins}m")
+        two(hours, "h", mins, "m")
     } else if mins > 0 {
-        format!("{mins}m {secs}s")
+        two(mins, "m", secs, "s")
     } else {
         format!("{secs}s")
+    }
+}
+
+/// `n` and a noun, plural unless `n` is 1: `1 line`, `3 lines`.
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", count(n))
     }
 }
 
@@ -132,6 +148,10 @@ mod tests {
         assert_eq!(span(Duration::from_secs(303)), "5m 3s");
         assert_eq!(span(Duration::from_secs(7500)), "2h 5m");
         assert_eq!(span(Duration::from_secs(273_600)), "3d 4h");
+        assert_eq!(span(Duration::from_secs(7 * 86_400)), "7d");
+        assert_eq!(span(Duration::from_secs(300)), "5m");
+        assert_eq!(plural(1, "line"), "1 line");
+        assert_eq!(plural(1200, "key"), "1,200 keys");
         assert_eq!(ttl_left(1000, 2000), "expired");
         assert_eq!(ago(1000, 3500), "2.5s ago");
     }

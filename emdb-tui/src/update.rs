@@ -75,7 +75,10 @@ pub fn update(app: &mut App, action: Action) {
                     app.staged.clear();
                     app.staged_version += 1;
                     app.mode = Mode::Normal;
-                    app.say(format!("discarded {n} staged change(s)"));
+                    app.say(format!(
+                        "discarded {} staged",
+                        units::plural(n as u64, "change")
+                    ));
                 }
                 Action::Command(Command::Quit) => command(app, Command::Quit),
                 Action::Command(c) => app.mode = Mode::Review(scrolled(scroll, c, usize::MAX)),
@@ -505,7 +508,10 @@ fn on_response(app: &mut App, resp: Response) {
         Response::Applied(n) => {
             app.staged.clear();
             app.staged_version += 1;
-            app.say(format!("wrote {n} change(s) and flushed"));
+            app.say(format!(
+                "wrote {} and flushed",
+                units::plural(n as u64, "change")
+            ));
             refresh(app);
         }
         Response::Flushed(took) => app.say(format!("flushed in {}", units::latency(took))),
@@ -825,8 +831,8 @@ fn stage(app: &mut App, key: Vec<u8>, value: Option<Vec<u8>>, ttl: NewTtl) {
     }
     app.staged_version += 1;
     app.say(format!(
-        "staged {verb} {shown}; {} change(s) staged, w to review and write",
-        app.staged.len()
+        "staged {verb} {shown}; {} staged, w to review and write",
+        units::plural(app.staged.len() as u64, "change")
     ));
 }
 
@@ -840,7 +846,10 @@ fn confirmed(app: &mut App, q: Question) {
 fn write_staged(app: &mut App) {
     let changes: Vec<Change> = app.staged.iter().map(|s| s.change.clone()).collect();
     app.mode = Mode::Normal;
-    app.say(format!("writing {} change(s)…", changes.len()));
+    app.say(format!(
+        "writing {}…",
+        units::plural(changes.len() as u64, "change")
+    ));
     app.request(Request::Apply(changes));
 }
 

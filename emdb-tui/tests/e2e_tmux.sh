@@ -166,7 +166,7 @@ wait_for 'read-write'
 send a 'e2e:key' Enter 'hello from tmux' Enter Enter
 wait_for 'staged put e2e:key'
 send w
-wait_for 'staged change\(s\)'
+wait_for 'staged — y/Enter write'
 save review
 send y
 wait_for 'wrote 1 change'

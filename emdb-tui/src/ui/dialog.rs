@@ -107,7 +107,7 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
                     Line::styled(format!("  + {t}"), Style::new().fg(Color::Green))
                 }
                 DiffLine::Skipped(n) => Line::styled(
-                    format!("    … {n} unchanged lines"),
+                    format!("    … {} unchanged", units::plural(n as u64, "line")),
                     Style::new().fg(Color::DarkGray),
                 ),
             });
@@ -119,8 +119,8 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
     let popup = centered(area, width, height);
     frame.render_widget(Clear, popup);
     let title = format!(
-        "{} staged change(s) — y/Enter write and flush · Esc back · X discard all",
-        app.staged.len()
+        "{} staged — y/Enter write and flush · Esc back · X discard all",
+        units::plural(app.staged.len() as u64, "change")
     );
     let block = popup_block(&title, Color::Yellow);
     let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);

@@ -217,7 +217,9 @@ fn make_formatted(app: &App, width: u16) -> Formatted {
                     DiffLine::Same(s) => format!("  {s}"),
                     DiffLine::Removed(s) => format!("- {s}"),
                     DiffLine::Added(s) => format!("+ {s}"),
-                    DiffLine::Skipped(n) => format!("… {n} unchanged lines"),
+                    DiffLine::Skipped(n) => {
+                        format!("… {} unchanged", units::plural(n as u64, "line"))
+                    }
                 })
                 .collect::<Vec<_>>();
             (shown, None, lines)
