@@ -48,13 +48,19 @@ fn run(name: &str, b: EmdbBuilder, n: u64) {
 }
 
 fn main() {
-    let n: u64 = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(200_000);
+    let n: u64 = std::env::var("N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200_000);
     let dir = tempfile::tempdir().unwrap();
     let p = |s: &str| dir.path().join(s);
     run("plain", Emdb::builder().path(p("plain.emdb")), n);
     run(
         "AES-256-GCM",
-        Emdb::builder().path(p("aes.emdb")).encryption_key([1; 32]).cipher(Cipher::Aes256Gcm),
+        Emdb::builder()
+            .path(p("aes.emdb"))
+            .encryption_key([1; 32])
+            .cipher(Cipher::Aes256Gcm),
         n,
     );
     run(
@@ -70,7 +76,9 @@ fn main() {
         let path = p(if enc { "aes.emdb" } else { "plain.emdb" });
         let t = Instant::now();
         let b = Emdb::builder().path(&path);
-        let db = if enc { b.encryption_key([1; 32]) } else { b }.build().unwrap();
+        let db = if enc { b.encryption_key([1; 32]) } else { b }
+            .build()
+            .unwrap();
         println!(
             "reopen {name:<15} {:>6.1} ms (checkpoint used: {}, {} keys)",
             t.elapsed().as_secs_f64() * 1e3,
