@@ -22,8 +22,28 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! What else is here:
+//!
+//! - [`EmdbBuilder`]: path or platform data directory, [`FlushPolicy`]
+//!   (per-flush fdatasync, group commit, write-through), TTL default,
+//!   range scans, read-only follower mode, salvage, encryption.
+//! - [`Namespace`]: separate key spaces in one file; [`Emdb::transaction`]
+//!   can span them, atomically.
+//! - TTLs ([`Ttl`], `insert_with_ttl`, `ttl`, `expire`, `persist`), range
+//!   scans (`range`, `range_prefix`, `iter_from`, ...), dotted groups
+//!   ([`Focus`]), streaming iteration, zero-copy reads ([`ValueRef`]).
+//! - Operations: `flush`, `checkpoint`, `compact` (online), `backup_to`,
+//!   [`Emdb::verify`], `stats` ([`Stats`]), [`Emdb::lock_holder`],
+//!   [`Emdb::break_lock`], and the offline encryption admin functions
+//!   ([`Emdb::enable_encryption`], [`Emdb::rotate_encryption_key`], ...).
+//!
+//! Cargo features: `encrypt` (default; AES-256-GCM / ChaCha20-Poly1305,
+//! Argon2id passphrases), `async` (default; `AsyncEmdb` on tokio's blocking
+//! pool), `fault-injection` (tests), `fuzzing` (decoder entry points).
+//!
 //! The on-disk format is specified in `docs/FORMAT.md`, the design and its
-//! reasons in `docs/ARCHITECTURE.md`.
+//! reasons in `docs/ARCHITECTURE.md`, the durability promises and how they are
+//! tested in `docs/RELIABILITY.md`.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
