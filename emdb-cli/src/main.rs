@@ -11,6 +11,7 @@ mod database;
 mod encoding;
 mod error;
 mod glob;
+mod keylist;
 mod output;
 mod progress;
 mod secret;

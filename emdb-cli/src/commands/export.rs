@@ -12,6 +12,7 @@ use crate::cli::{ExportArgs, TransferFormat};
 use crate::database::{unknown_namespace, Session};
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
+use crate::keylist::KeyList;
 use crate::output::{TransferReport, Ui};
 use crate::progress;
 use crate::space::Space;
@@ -20,7 +21,7 @@ use crate::transfer::{self, format_name, Plan};
 /// The keys of one namespace, sorted, with their expiries.
 struct Listing {
     space: Space,
-    keys: Vec<(Vec<u8>, Option<u64>)>,
+    keys: KeyList<Option<u64>>,
 }
 
 /// Export the database: every namespace, or only the one `-n` names.
@@ -67,14 +68,14 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         } else {
             Space::Named(db.namespace(name)?)
         };
-        let mut keys = Vec::new();
+        let mut keys = KeyList::new();
         for key in space.keys()? {
             let key = key?;
             let exp = space.expires_at_ms(&key)?;
             any_expiry |= exp.is_some();
-            keys.push((key, exp));
+            keys.push(&key, exp);
         }
-        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        keys.sort();
         listings.push(Listing { space, keys });
     }
     let plan = Plan {
@@ -184,10 +185,10 @@ fn write_all(
     let mut n = 0u64;
     for listing in listings {
         let ns = listing.space.name();
-        for (key, exp) in &listing.keys {
+        for (key, exp) in listing.keys.iter() {
             // A key that expired since it was listed is skipped.
             if let Some(value) = listing.space.get(key)? {
-                w.record(ns, key, &value, *exp)?;
+                w.record(ns, key, &value, exp)?;
                 n += 1;
             }
             if n.is_multiple_of(4096) {

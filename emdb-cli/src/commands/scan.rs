@@ -7,6 +7,7 @@ use crate::database::Session;
 use crate::encoding::{display, Layout};
 use crate::error::CliResult;
 use crate::glob::Glob;
+use crate::keylist::KeyList;
 use crate::output::Ui;
 use crate::space::Space;
 
@@ -48,21 +49,24 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         glob: args.glob.as_deref().map(Glob::new).transpose()?,
     };
     let space = s.space_reader()?;
-    let keys = match args.limit {
-        Some(limit) => smallest(&space, &filter, limit)?,
+    let mut keys = KeyList::new();
+    match args.limit {
+        Some(limit) => {
+            for key in smallest(&space, &filter, limit)? {
+                keys.push(&key, ());
+            }
+        }
         None => {
-            let mut keys = Vec::new();
             for key in space.keys()? {
                 let key = key?;
                 if filter.keeps(&key) {
-                    keys.push(key);
+                    keys.push(&key, ());
                 }
             }
-            keys.sort_unstable();
-            keys
+            keys.sort();
         }
-    };
-    for key in &keys {
+    }
+    for (key, ()) in keys.iter() {
         if args.keys_only {
             if ui.json {
                 let record = ui.record(key, None);
