@@ -39,6 +39,10 @@ pub fn run<B: Backend, H: Host>(
     let mut next_tick = Instant::now();
     let mut dirty = true;
     loop {
+        if let Some(message) = crate::terminal::take_thread_panic() {
+            app.complain(format!("{message}; restart emdb-tui"));
+            dirty = true;
+        }
         while let Some(resp) = app.poll_worker() {
             update(app, Action::Worker(Box::new(resp)));
             dirty = true;

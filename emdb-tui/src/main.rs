@@ -37,6 +37,19 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
     let keys = database::KeySource::from_env(cli.passphrase_file, cli.key_file);
     let db = database::open(&path, cli.write, cli.lock_timeout, &keys)?;
+    if let Some(name) = &cli.namespace {
+        let names = db.list_namespaces()?;
+        if !names.contains(name) {
+            let known = if names.is_empty() {
+                "there are none besides the default one".to_string()
+            } else {
+                format!("there are: {}", names.join(", "))
+            };
+            return Err(
+                Failure::new(2, format!("no namespace {name:?} in {}", path.display())).hint(known),
+            );
+        }
+    }
     let config = Config {
         path: db.path().unwrap_or(path),
         writable: cli.write,

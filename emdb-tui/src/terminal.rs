@@ -5,7 +5,7 @@
 use std::io::{self, Stdout, Write};
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
@@ -47,17 +47,36 @@ pub fn restore() -> io::Result<()> {
     raw.and(screen)
 }
 
+/// A panic on another thread, kept for the UI to show (see
+/// [`take_thread_panic`]).
+static THREAD_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
 /// Restore the terminal before the default panic message is printed, so
-/// the message is readable and the shell usable.
+/// the message is readable and the shell usable. A panic on another thread
+/// (a worker) leaves the screen alone and is kept for the UI to report
+/// instead: printing it would scribble over the screen.
 pub fn install_panic_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let _ = restore();
-            previous(info);
+            if std::thread::current().name() == Some("main") {
+                let _ = restore();
+                previous(info);
+            } else if let Ok(mut slot) = THREAD_PANIC.lock() {
+                let thread = std::thread::current()
+                    .name()
+                    .unwrap_or("a thread")
+                    .to_string();
+                slot.get_or_insert_with(|| format!("{thread} panicked: {info}"));
+            }
         }));
     });
+}
+
+/// The message of a panic on a thread other than the main one, once.
+pub fn take_thread_panic() -> Option<String> {
+    THREAD_PANIC.lock().ok()?.take()
 }
 
 /// Restores the terminal when dropped, so every way out of `main` (early

@@ -353,6 +353,28 @@ fn edits_are_staged_then_written_after_review() {
 }
 
 #[test]
+fn edits_in_a_named_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, true);
+    shot(&app);
+    keys(&mut app, "hjjl");
+    assert_eq!(app.shown_ns(), Some("metrics".into()));
+    keys(&mut app, "e");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "99");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "jdy");
+    keys(&mut app, "wy");
+    let metrics = db.namespace("metrics").unwrap();
+    assert_eq!(metrics.get("cpu.00").unwrap(), Some(b"99".to_vec()));
+    assert_eq!(metrics.get("cpu.01").unwrap(), None);
+    // The default namespace was not touched.
+    assert_eq!(db.get("cpu.00").unwrap(), None);
+    assert_eq!(app.keys.list.set().len(), 11);
+}
+
+#[test]
 fn edits_keep_the_ttl_and_can_be_unstaged_or_discarded() {
     let dir = tempfile::tempdir().unwrap();
     let db = sample_db(&dir);
