@@ -1,6 +1,8 @@
 //! Line diffs for staged edits: what a write would change, shown before it
 //! is written.
 
+use crate::value_format::{self, format_lines, Shown, ViewMode};
+
 /// One line of a diff.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DiffLine {
@@ -12,6 +14,19 @@ pub enum DiffLine {
     Added(String),
     /// This many unchanged lines left out.
     Skipped(usize),
+}
+
+/// Diff two versions of a value (`None`: absent), both formatted the way
+/// the new one (else the old one) reads best: pretty JSON or text (binary
+/// values as escaped text, which diffs line by line where hex would not).
+pub fn value_diff(old: Option<&[u8]>, new: Option<&[u8]>, context: usize) -> Vec<DiffLine> {
+    let sample = new.or(old).unwrap_or(&[]);
+    let shown = match value_format::resolve(sample, ViewMode::Auto).0 {
+        Shown::Hex => Shown::Text,
+        s => s,
+    };
+    let lines = |b: Option<&[u8]>| b.map(|b| format_lines(b, shown)).unwrap_or_default();
+    diff_lines(&lines(old), &lines(new), context)
 }
 
 /// Above this many cells the middle part is shown as replaced wholesale.
@@ -155,6 +170,15 @@ mod tests {
         assert_eq!(render(&d), ["+new"]);
         let d = diff_lines(&lines("old"), &[], 3);
         assert_eq!(render(&d), ["-old"]);
+    }
+
+    #[test]
+    fn values_diff_as_pretty_json() {
+        let d = value_diff(Some(br#"{"a":1,"b":2}"#), Some(br#"{"a":1,"b":3}"#), 1);
+        assert_eq!(
+            render(&d),
+            ["~1", "   \"a\": 1,", "-  \"b\": 2", "+  \"b\": 3", " }"]
+        );
     }
 
     #[test]

@@ -250,8 +250,9 @@ pub enum Row {
     },
 }
 
-/// Results of the filter for each text typed so far, newest last.
-const MAX_CACHED_FILTERS: usize = 64;
+/// Cached filter results kept at most (entries), so a long text that keeps
+/// matching a million keys does not hold a copy per character.
+const MAX_CACHED_POSITIONS: usize = 8 << 20;
 
 /// The keys of one namespace as the keys pane shows them.
 #[derive(Debug, Default)]
@@ -378,10 +379,14 @@ impl KeyList {
                     .collect(),
             };
             if self.cache.last().is_none_or(|(c, _)| *c != pattern) {
-                if self.cache.len() == MAX_CACHED_FILTERS {
+                self.cache.push((pattern.clone(), found.clone()));
+                // Drop the oldest (widest) results first; the newest narrow
+                // best and backspace usually needs only the last few.
+                while self.cache.len() > 1
+                    && self.cache.iter().map(|(_, m)| m.len()).sum::<usize>() > MAX_CACHED_POSITIONS
+                {
                     self.cache.remove(0);
                 }
-                self.cache.push((pattern.clone(), found.clone()));
             }
             found
         };

@@ -7,11 +7,10 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use crate::app::{App, OldValue, Question};
-use crate::diff::{diff_lines, DiffLine};
+use crate::diff::{value_diff, DiffLine};
 use crate::escape::escape;
 use crate::ui::{centered, ns_label};
 use crate::units;
-use crate::value_format::{self, format_lines, Shown};
 use crate::worker::NewTtl;
 
 fn popup_block(title: &str, color: Color) -> Block<'static> {
@@ -91,13 +90,7 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
             }
         };
         let new = c.value.as_deref();
-        let sample = new.or(old).unwrap_or(&[]);
-        let shown = match value_format::resolve(sample, value_format::ViewMode::Auto).0 {
-            Shown::Hex => Shown::Text,
-            s => s,
-        };
-        let fmt = |b: Option<&[u8]>| b.map(|b| format_lines(b, shown)).unwrap_or_default();
-        for d in diff_lines(&fmt(old), &fmt(new), 2) {
+        for d in value_diff(old, new, 2) {
             lines.push(match d {
                 DiffLine::Same(t) => Line::raw(format!("    {t}")),
                 DiffLine::Removed(t) => {

@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::app::{App, Formatted, OldValue};
-use crate::diff::{diff_lines, DiffLine};
+use crate::diff::{value_diff, DiffLine};
 use crate::escape::escape;
 use crate::keylist::Row;
 use crate::ui::pane_block;
@@ -202,16 +202,7 @@ fn make_formatted(app: &App, width: u16) -> Formatted {
                 OldValue::Loading => Some(bytes),
             };
             let new = s.change.value.as_deref();
-            // Diff in the format the new (or old) value reads best in.
-            let sample = new.or(old).unwrap_or(&[]);
-            let (shown, _) = value_format::resolve(sample, value_format::ViewMode::Auto);
-            let shown = if shown == Shown::Hex {
-                Shown::Text
-            } else {
-                shown
-            };
-            let fmt = |b: Option<&[u8]>| b.map(|b| format_lines(b, shown)).unwrap_or_default();
-            let lines = diff_lines(&fmt(old), &fmt(new), 3)
+            let lines = value_diff(old, new, 3)
                 .into_iter()
                 .map(|d| match d {
                     DiffLine::Same(s) => format!("  {s}"),
@@ -222,7 +213,7 @@ fn make_formatted(app: &App, width: u16) -> Formatted {
                     }
                 })
                 .collect::<Vec<_>>();
-            (shown, None, lines)
+            (Shown::Text, None, lines)
         }
         None => {
             let (shown, note) = value_format::resolve(bytes, v.mode);
