@@ -312,9 +312,55 @@ mod tests {
     use super::*;
 
     #[test]
+    fn opens_encrypted_databases_with_the_given_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let db_path = dir.path().join("secret.emdb");
+        {
+            let db = Emdb::builder()
+                .path(&db_path)
+                .encryption_key([3u8; 32])
+                .build()
+                .unwrap();
+            db.insert("k", "v").unwrap();
+        }
+        let key = dir.path().join("db.key");
+        std::fs::write(&key, [3u8; 32]).unwrap();
+        let keys = KeySource {
+            key_file: Some(key),
+            ..KeySource::default()
+        };
+        let db = open(&db_path, false, None, &keys).unwrap();
+        assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
+        assert!(db.stats().unwrap().encrypted);
+        drop(db);
+
+        let wrong = dir.path().join("wrong.key");
+        std::fs::write(&wrong, [4u8; 32]).unwrap();
+        let keys = KeySource {
+            key_file: Some(wrong),
+            ..KeySource::default()
+        };
+        assert_eq!(open(&db_path, false, None, &keys).unwrap_err().code, 5);
+
+        // No key and no terminal to ask on: exit 5 with a hint.
+        let none = open(&db_path, true, None, &KeySource::default()).unwrap_err();
+        assert_eq!(none.code, 5);
+        assert!(none.hint.unwrap().contains("--passphrase-file"));
+    }
+
+    #[test]
+    fn read_only_needs_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope.emdb");
+        let f = open(&missing, false, None, &KeySource::default()).unwrap_err();
+        assert_eq!(f.code, 6);
+        assert!(!missing.exists(), "read-only must not create the file");
+    }
+
+    #[test]
     fn key_files_raw_or_hex() {
-        let dir = std::env::temp_dir().join(format!("emdb-tui-keys-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let raw = dir.join("raw");
         std::fs::write(&raw, [7u8; 32]).unwrap();
         assert!(matches!(&read_key_file(&raw), Ok(EncryptionInput::Key(k)) if *k == [7u8; 32]));
