@@ -391,6 +391,5 @@ mod tests {
             &flag_wins.given(),
             Ok(Some(EncryptionInput::Key(_)))
         ));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
