@@ -185,8 +185,8 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             Span::styled("encrypted", Style::new().fg(Color::Green)),
             Span::styled(
                 format!(
-                    ", {} records sealed under the current key",
-                    units::count(s.encryptions)
+                    ", {} sealed under the current key",
+                    units::plural(s.encryptions, "record")
                 ),
                 Style::new().fg(Color::Gray),
             ),
