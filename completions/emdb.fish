@@ -46,13 +46,13 @@ complete -c emdb -n "__fish_emdb_needs_command" -f -a "put" -d 'Store a value un
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "get" -d 'Print the value of a key and a newline (exit 1 when missing)'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "del" -d 'Delete keys, or every key with a prefix'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "exists" -d 'Exit 0 when the key exists, 1 when it does not'
-complete -c emdb -n "__fish_emdb_needs_command" -f -a "count" -d 'Print the number of keys'
+complete -c emdb -n "__fish_emdb_needs_command" -f -a "count" -d 'Print the number of keys (in the namespace of -n)'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "scan" -d 'List keys and values, sorted by key bytes'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "stats" -d 'Sizes and activity counters of the database'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "compact" -d 'Rewrite the file with only live records, reclaiming dead bytes'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "lock" -d 'Inspect or remove the writer lock'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "import" -d 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol'
-complete -c emdb -n "__fish_emdb_needs_command" -f -a "export" -d 'Write every record to a file (or stdout), sorted by key'
+complete -c emdb -n "__fish_emdb_needs_command" -f -a "export" -d 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "ttl" -d 'Print the time left before a key expires (exit 1 when missing)'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "expire" -d 'Make a key expire DURATION from now (exit 1 when missing)'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "persist" -d 'Remove the expiry of a key, so it lives until deleted (exit 1 when missing)'
@@ -279,8 +279,8 @@ complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcomma
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from help" -f -a "break" -d 'Remove a lock file left behind; refuses while the holder runs'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l format -d 'Input format [default: from the file extension (.csv, .resp), else jsonl]' -r -f -a "jsonl\t'JSON Lines: a header line, then one `{"key":..,"value":..}` per line'
-csv\t'CSV with a `key,value` header row'
-resp\t'Redis protocol `SET key value` commands (for `redis-cli --pipe`)'"
+csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
+resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
 complete -c emdb -n "__fish_emdb_using_subcommand import" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
@@ -299,8 +299,8 @@ complete -c emdb -n "__fish_emdb_using_subcommand import" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l format -d 'Output format [default: from the file extension (.csv, .resp), else jsonl]' -r -f -a "jsonl\t'JSON Lines: a header line, then one `{"key":..,"value":..}` per line'
-csv\t'CSV with a `key,value` header row'
-resp\t'Redis protocol `SET key value` commands (for `redis-cli --pipe`)'"
+csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
+resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
@@ -584,13 +584,13 @@ complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subc
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "get" -d 'Print the value of a key and a newline (exit 1 when missing)'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "del" -d 'Delete keys, or every key with a prefix'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "exists" -d 'Exit 0 when the key exists, 1 when it does not'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "count" -d 'Print the number of keys'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "count" -d 'Print the number of keys (in the namespace of -n)'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "scan" -d 'List keys and values, sorted by key bytes'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "stats" -d 'Sizes and activity counters of the database'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "compact" -d 'Rewrite the file with only live records, reclaiming dead bytes'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "lock" -d 'Inspect or remove the writer lock'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "import" -d 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "export" -d 'Write every record to a file (or stdout), sorted by key'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "export" -d 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "ttl" -d 'Print the time left before a key expires (exit 1 when missing)'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "expire" -d 'Make a key expire DURATION from now (exit 1 when missing)'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "persist" -d 'Remove the expiry of a key, so it lives until deleted (exit 1 when missing)'

@@ -33,7 +33,8 @@ Exit codes: 0 ok, 1 not found, 2 usage, 3 locked, 4 corrupt,
 ///
 /// Keys and values are UTF-8 text by default; use --hex, --base64 or
 /// --key-format/--value-format for binary data. Reading commands open the
-/// database read-only (a snapshot), so they work while another process writes.
+/// database read-only, without the writer lock, so they work while another
+/// process writes (and see its writes as they become visible).
 #[derive(Debug, Parser)]
 #[command(name = "emdb", version, after_help = EXAMPLES, max_term_width = 100)]
 pub struct Cli {
@@ -179,8 +180,8 @@ pub enum Command {
     #[command(after_help = "Example:\n  emdb exists user:1 && echo present")]
     Exists(KeyArgs),
 
-    /// Print the number of keys.
-    #[command(after_help = "Example:\n  emdb count")]
+    /// Print the number of keys (in the namespace of -n).
+    #[command(after_help = "Examples:\n  emdb count\n  emdb -n sessions count")]
     Count,
 
     /// List keys and values, sorted by key bytes.
@@ -202,11 +203,16 @@ pub enum Command {
     Lock(LockCommand),
 
     /// Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol.
+    ///
+    /// Each record goes to the namespace it names, else to the one -n names,
+    /// else to the default one; its expiry is kept, and records that have
+    /// expired already are skipped. Atomic batches of 10,000 records.
     #[command(after_help = "Examples:\n  emdb import dump.jsonl\n  \
         emdb import --format csv data.csv\n  cat dump.jsonl | emdb import -")]
     Import(ImportArgs),
 
-    /// Write every record to a file (or stdout), sorted by key.
+    /// Write every record, with its namespace and expiry, to a file (or
+    /// stdout); all namespaces, or only the one -n names.
     #[command(after_help = "Examples:\n  emdb export > dump.jsonl\n  \
         emdb export --format csv data.csv\n  emdb export --format resp | redis-cli --pipe")]
     Export(ExportArgs),
@@ -622,9 +628,9 @@ pub struct ExportArgs {
 pub enum TransferFormat {
     /// JSON Lines: a header line, then one `{"key":..,"value":..}` per line.
     Jsonl,
-    /// CSV with a `key,value` header row.
+    /// CSV with a header row: key,value[,ns][,expires_at_ms].
     Csv,
-    /// Redis protocol `SET key value` commands (for `redis-cli --pipe`).
+    /// Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`).
     Resp,
 }
 

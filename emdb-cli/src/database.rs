@@ -184,12 +184,18 @@ impl Session {
         self.open_writer(what, false)
     }
 
-    fn open_writer(&mut self, what: &str, checkpoint_on_close: bool) -> CliResult<Emdb> {
+    /// Fail when `--read-only` was given: `what` writes to the database.
+    pub fn require_writable(&self, what: &str) -> CliResult {
         if self.read_only {
             return Err(CliError::usage(format!(
                 "`{what}` writes to the database, but --read-only was given"
             )));
         }
+        Ok(())
+    }
+
+    fn open_writer(&mut self, what: &str, checkpoint_on_close: bool) -> CliResult<Emdb> {
+        self.require_writable(what)?;
         if let Some(db) = &self.db {
             if self.writable {
                 return Ok(db.clone());

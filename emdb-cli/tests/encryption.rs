@@ -262,6 +262,12 @@ fn encrypt_needs_a_secret_off_a_terminal() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("needs the new key or passphrase"));
+    db.cmd(["--read-only", "encrypt", "--yes"])
+        .env("EMDB_PASSPHRASE", PASS)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--read-only"));
+    assert!(!backup_of(&db).exists());
 }
 
 #[test]

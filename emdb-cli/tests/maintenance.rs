@@ -117,6 +117,10 @@ fn check_a_clean_database() {
         .success()
         .stderr("nothing to repair\n");
     db.cmd(["-q", "check"]).assert().success().stdout("");
+    db.cmd(["--read-only", "check", "--repair", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--read-only"));
 }
 
 #[test]

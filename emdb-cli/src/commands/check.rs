@@ -23,6 +23,9 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         )
         .hint("check --db or EMDB_PATH"));
     }
+    if args.repair {
+        s.require_writable("check --repair")?;
+    }
     let found = verify(s, &path, ui.quiet)?;
     let mut report = check_report(&path, &found);
     if !args.repair || found.is_clean() {

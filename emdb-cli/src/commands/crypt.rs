@@ -17,6 +17,7 @@ use crate::secret;
 
 /// Encrypt a plain database.
 pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    s.require_writable("encrypt")?;
     let path = existing(s)?;
     if is_encrypted(&path)? {
         return Err(
@@ -54,6 +55,7 @@ pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 
 /// Decrypt an encrypted database.
 pub fn decrypt(args: &AdminArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    s.require_writable("decrypt")?;
     let path = existing(s)?;
     if !is_encrypted(&path)? {
         return Err(CliError::usage(format!(
@@ -74,6 +76,7 @@ pub fn decrypt(args: &AdminArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 
 /// Re-encrypt under a new key or passphrase.
 pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    s.require_writable("rotate-key")?;
     let path = existing(s)?;
     if !is_encrypted(&path)? {
         return Err(
