@@ -83,13 +83,18 @@ pub(crate) fn holder(db: &Path) -> Result<Option<LockHolder>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io("open lock file", Some(&path), e)),
     };
-    let held = match file.try_lock_shared() {
-        Ok(()) => {
-            let _ = file.unlock();
-            false
-        }
-        Err(std::fs::TryLockError::WouldBlock) => true,
-        Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", Some(&path), e)),
+    // Ask the kernel's lock table first: probing with a shared lock could
+    // make a writer that starts at that instant fail.
+    let held = match held_per_proc_locks(&file) {
+        Some(h) => h,
+        None => match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                false
+            }
+            Err(std::fs::TryLockError::WouldBlock) => true,
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", Some(&path), e)),
+        },
     };
     Ok(read_holder(&path).map(|mut h| {
         h.alive = held;
@@ -113,6 +118,25 @@ pub(crate) fn break_lock(db: &Path) -> Result<bool> {
             }
         }
     }
+}
+
+/// Whether an exclusive `flock` is held on this file, from `/proc/locks`
+/// (Linux); `None` when that table cannot be read.
+fn held_per_proc_locks(file: &File) -> Option<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().ok()?;
+    let table = std::fs::read_to_string("/proc/locks").ok()?;
+    let id = format!(
+        "{:02x}:{:02x}:{}",
+        libc::major(meta.dev()),
+        libc::minor(meta.dev()),
+        meta.ino()
+    );
+    Some(table.lines().any(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // "N: FLOCK ADVISORY WRITE pid maj:min:ino start end"
+        f.len() >= 6 && f[1] == "FLOCK" && f[3] == "WRITE" && f[5] == id
+    }))
 }
 
 fn read_holder(path: &Path) -> Option<LockHolder> {
