@@ -562,7 +562,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --records 'Records written by the sequential set (and the key space of the other workloads)'
             cand --value-size 'Bytes per value'
             cand --threads 'Threads sharing each workload (each its own connection for Redis)'
-            cand --redis 'Also run the workloads against the Redis server at URL (`redis://[:password@]host[:port][/db]`). Its keys start with `emdb-bench:` and are deleted afterwards'
+            cand --redis 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
             cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'

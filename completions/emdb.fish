@@ -527,7 +527,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s h -l help -d 'P
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l records -d 'Records written by the sequential set (and the key space of the other workloads)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l value-size -d 'Bytes per value' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l threads -d 'Threads sharing each workload (each its own connection for Redis)' -r
-complete -c emdb -n "__fish_emdb_using_subcommand bench" -l redis -d 'Also run the workloads against the Redis server at URL (`redis://[:password@]host[:port][/db]`). Its keys start with `emdb-bench:` and are deleted afterwards' -r
+complete -c emdb -n "__fish_emdb_using_subcommand bench" -l redis -d 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r

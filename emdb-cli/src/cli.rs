@@ -479,6 +479,16 @@ pub struct RotateKeyArgs {
     pub admin: AdminArgs,
 }
 
+/// A `redis://` URL, which may hold a password: `Debug` never shows it.
+#[derive(Clone)]
+pub struct RedisUrl(pub String);
+
+impl std::fmt::Debug for RedisUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RedisUrl(<redacted>)")
+    }
+}
+
 /// Arguments of `bench`.
 #[derive(Debug, Clone, Args)]
 pub struct BenchArgs {
@@ -498,10 +508,11 @@ pub struct BenchArgs {
     pub threads: u64,
 
     /// Also run the workloads against the Redis server at URL
-    /// (`redis://[:password@]host[:port][/db]`). Its keys start with
-    /// `emdb-bench:` and are deleted afterwards.
-    #[arg(long, value_name = "URL")]
-    pub redis: Option<String>,
+    /// (`redis://[[user]:password@]host[:port][/db]`; without a password in
+    /// the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start
+    /// with `emdb-bench:` and are deleted afterwards.
+    #[arg(long, value_name = "URL", value_parser = |s: &str| Ok::<_, String>(RedisUrl(s.to_string())))]
+    pub redis: Option<RedisUrl>,
 
     /// Keep the database file given with --db instead of removing it.
     #[arg(long)]

@@ -81,3 +81,37 @@ fn compact_dry_run_then_compact() {
         .success()
         .stdout(predicate::str::starts_with("reclaimed 0 bytes"));
 }
+
+#[test]
+fn stats_of_a_read_only_handle_shows_the_writers_counters() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    let writer = emdb_core::Emdb::open(&db.path).unwrap();
+    for i in 0..10 {
+        writer.insert(format!("w{i}"), "x").unwrap();
+    }
+    writer.flush().unwrap();
+    // The writer publishes its counters within about a second.
+    let start = std::time::Instant::now();
+    let json = loop {
+        let json: serde_json::Value =
+            serde_json::from_slice(&db.stdout(["stats", "--json"])).unwrap();
+        if json["writes"].as_u64().unwrap_or(0) >= 10 || start.elapsed().as_secs() >= 10 {
+            break json;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(json["read_only"], true);
+    assert_eq!(json["writer_pid"], std::process::id());
+    assert!(json["writes"].as_u64().unwrap() >= 10, "{json}");
+    assert!(json["fsyncs"].as_u64().unwrap() >= 1, "{json}");
+    assert_eq!(json["live_records"], 11);
+    db.cmd(["stats"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "by writer pid {} (running)",
+            std::process::id()
+        )));
+    drop(writer);
+}

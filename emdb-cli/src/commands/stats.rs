@@ -139,8 +139,14 @@ fn text(r: &StatsReport) -> String {
             "activity",
             match (r.writer_pid, r.published_unix_ms) {
                 (Some(pid), Some(ms)) => format!(
-                    "{} writes, {} flushes, {} fsyncs (p50 {} us, p99 {} us) by writer pid {pid}, published {ms} ms since the Unix epoch",
-                    r.writes, r.flushes, r.fsyncs, r.fsync_p50_us, r.fsync_p99_us
+                    "{} writes, {} flushes, {} fsyncs (p50 {} us, p99 {} us) by writer pid {pid} ({}), published {:.1}s ago",
+                    r.writes,
+                    r.flushes,
+                    r.fsyncs,
+                    r.fsync_p50_us,
+                    r.fsync_p99_us,
+                    if emdb_core::pid_alive(pid, None) { "running" } else { "exited" },
+                    crate::space::now_ms().saturating_sub(ms) as f64 / 1000.0
                 ),
                 _ if r.read_only => "no writer has published counters".into(),
                 _ => format!(

@@ -91,8 +91,8 @@ pub fn run(args: &BenchArgs, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) 
     };
     let redis = args
         .redis
-        .as_deref()
-        .map(redis::Target::parse)
+        .as_ref()
+        .map(|url| redis::Target::parse(&url.0))
         .transpose()?;
     let secret = s.secret()?;
     // Only a --db typed on this command line is used: EMDB_PATH or the

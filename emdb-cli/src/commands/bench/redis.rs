@@ -75,7 +75,12 @@ impl Target {
             format!("{hostport}:6379")
         };
         let (user, password) = match auth {
-            None => (None, None),
+            None => (
+                None,
+                std::env::var("REDISCLI_AUTH")
+                    .ok()
+                    .filter(|p| !p.is_empty()),
+            ),
             Some(a) => match a.split_once(':') {
                 Some(("", p)) => (None, Some(p.to_string())),
                 Some((u, p)) => (Some(u.to_string()), Some(p.to_string())),
