@@ -336,6 +336,17 @@ impl TxNamespace<'_, '_> {
             .stage(self.ns, key.as_ref(), Some(value.as_ref()), Ttl::Default)
     }
 
+    /// Stage an insert into this namespace with an explicit lifetime.
+    pub fn insert_with_ttl(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+        ttl: Ttl,
+    ) -> Result<()> {
+        self.tx
+            .stage(self.ns, key.as_ref(), Some(value.as_ref()), ttl)
+    }
+
     /// Stage a removal from this namespace; returns the value as the
     /// transaction sees it.
     pub fn remove(&mut self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {

@@ -1,6 +1,6 @@
 //! Per-record expiry.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long a record lives, given to `insert_with_ttl`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -12,6 +12,9 @@ pub enum Ttl {
     After(Duration),
     /// Never expire.
     Never,
+    /// Expire at this moment (an absolute time, e.g. carried over by an
+    /// import). A moment in the past makes the record invisible at once.
+    At(SystemTime),
 }
 
 impl Ttl {
@@ -24,6 +27,12 @@ impl Ttl {
             },
             Ttl::After(d) => d,
             Ttl::Never => return 0,
+            Ttl::At(t) => {
+                let ms = t
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis().min(u128::from(u64::MAX)) as u64);
+                return ms.max(1);
+            }
         };
         // A zero TTL still expires "now", never "never": clamp to at least 1.
         now.saturating_add(d.as_millis().min(u128::from(u64::MAX)) as u64)
@@ -46,5 +55,8 @@ mod tests {
         );
         assert_eq!(Ttl::Never.expires_at(1000, d), 0);
         assert_eq!(Ttl::After(Duration::MAX).expires_at(1000, None), u64::MAX);
+        let at = UNIX_EPOCH + Duration::from_millis(5_000);
+        assert_eq!(Ttl::At(at).expires_at(1000, d), 5_000);
+        assert_eq!(Ttl::At(UNIX_EPOCH).expires_at(1000, d), 1);
     }
 }

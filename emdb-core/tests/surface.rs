@@ -326,3 +326,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn absolute_expiry_and_ttls_inside_namespace_transactions() {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let clock = ManualClock::new(10_000);
+    let db = Emdb::builder()
+        .clock(Arc::new(clock.clone()))
+        .build()
+        .unwrap();
+    let ns = db.namespace("n").unwrap();
+    let at = UNIX_EPOCH + Duration::from_millis(15_000);
+    db.transaction(|tx| {
+        tx.insert_with_ttl("root", "1", Ttl::At(at))?;
+        tx.namespace(&ns)
+            .insert_with_ttl("inner", "2", Ttl::At(at))?;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(db.expires_at("root").unwrap(), Some(at));
+    assert_eq!(ns.ttl("inner").unwrap(), Some(Duration::from_secs(5)));
+    db.insert_with_ttl("past", "x", Ttl::At(SystemTime::UNIX_EPOCH))
+        .unwrap();
+    assert_eq!(db.get("past").unwrap(), None);
+    clock.advance(Duration::from_secs(6));
+    assert_eq!(ns.get("inner").unwrap(), None);
+    assert_eq!(db.get("root").unwrap(), None);
+}
