@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use emdb_core::{Emdb, Ttl};
 use indicatif::ProgressBar;
@@ -174,9 +174,7 @@ impl Spaces {
 /// records had expired by now and were left out.
 ///
 /// A batch of one namespace without expiries is one `insert_many`; any
-/// other batch is one transaction. The engine's transactions cannot yet
-/// give a named namespace's key an expiry, so those records (only those)
-/// are written one by one right after their batch commits.
+/// other batch is one transaction, expiries carried as absolute times.
 fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
     let first = batch[0].space;
     if batch
@@ -190,31 +188,23 @@ fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
     let now = now_ms();
     let ttl = |p: &Pending| match p.expires_at_ms {
         None => Some(Ttl::Never),
-        Some(at) if at > now => Some(Ttl::After(Duration::from_millis(at - now))),
+        Some(at) if at > now => Some(Ttl::At(UNIX_EPOCH + Duration::from_millis(at))),
         Some(_) => None,
     };
     let mut expired = 0u64;
-    let mut later = Vec::new();
     spaces.db.transaction(|tx| {
-        for (i, p) in batch.iter().enumerate() {
+        for p in batch.iter() {
             let Some(t) = ttl(p) else {
                 expired += 1;
                 continue;
             };
             match &spaces.list[p.space] {
                 Space::Default(_) => tx.insert_with_ttl(&p.key, &p.value, t)?,
-                Space::Named(ns) if p.expires_at_ms.is_none() => {
-                    tx.namespace(ns).insert(&p.key, &p.value)?
-                }
-                Space::Named(_) => later.push((i, t)),
+                Space::Named(ns) => tx.namespace(ns).insert_with_ttl(&p.key, &p.value, t)?,
             }
         }
         Ok(())
     })?;
-    for (i, t) in later {
-        let p = &batch[i];
-        spaces.list[p.space].insert(&p.key, &p.value, t)?;
-    }
     batch.clear();
     Ok(expired)
 }
