@@ -16,7 +16,7 @@
 //! Checks: no panic; when open succeeds every read and every iterated pair
 //! is `Ok(None)`, an error, or the key and value of a record of the log:
 //! never garbage, never a key paired with another record's value. In strict
-//! mode (see [`strict`]) the value must have been put under that key in
+//! mode (see [`run_strict`]) the value must have been put under that key in
 //! that namespace: not another namespace's, not a Delete's or BatchBegin's.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -117,20 +117,6 @@ fn build_template() -> Result<Template, Box<dyn std::error::Error>> {
     })
 }
 
-/// Strict mode (`EMDB_FUZZ_STRICT=1`) checks two known, open findings
-/// (docs/RELIABILITY-fuzz.md, "Findings") that the default mode steps around
-/// so that a campaign does not stop at them:
-/// - a read must return a value that a Put stored under that key *in that
-///   namespace* (by default: the key and value of any record of the log,
-///   since the engine does not check the kind and namespace of the record an
-///   index entry points to);
-/// - forged shard tables may be full (no empty slot), on which a lookup of a
-///   key that is not there never ends.
-fn strict() -> bool {
-    static S: OnceLock<bool> = OnceLock::new();
-    *S.get_or_init(|| std::env::var_os("EMDB_FUZZ_STRICT").is_some_and(|v| v == "1"))
-}
-
 impl Template {
     fn assert_stored(&self, strict: bool, ns: &str, key: &[u8], value: &[u8], what: &str) {
         let ok = if strict {
@@ -159,10 +145,17 @@ fn tag_and_shard(key: &[u8]) -> (u64, usize) {
 
 /// Run one input, strict when `EMDB_FUZZ_STRICT=1`.
 pub fn run(data: &[u8]) {
-    run_mode(data, strict());
+    run_mode(data, crate::strict_from_env());
 }
 
-/// Run one input in strict mode.
+/// Run one input in strict mode, which checks two open findings that the
+/// default mode steps around:
+/// - a read must return a value that a Put stored under that key *in that
+///   namespace* (by default: the key and value of any record of the log,
+///   since the engine does not check the kind and namespace of the record an
+///   index entry points to);
+/// - forged shard tables may be full (no empty slot), on which a lookup of a
+///   key that is not there never ends.
 pub fn run_strict(data: &[u8]) {
     run_mode(data, true);
 }

@@ -17,7 +17,17 @@ pub mod header;
 pub mod log_replay;
 pub mod record;
 
+use std::sync::OnceLock;
+
 use arbitrary::Unstructured;
+
+/// Strict mode (`EMDB_FUZZ_STRICT=1`): also check the findings that are
+/// still open in the engine (docs/RELIABILITY-fuzz.md, "Findings"). Off by
+/// default, so that a campaign does not stop at a known finding.
+pub fn strict_from_env() -> bool {
+    static S: OnceLock<bool> = OnceLock::new();
+    *S.get_or_init(|| std::env::var_os("EMDB_FUZZ_STRICT").is_some_and(|v| v == "1"))
+}
 
 /// Size of the log's header page.
 pub const HEADER_SIZE: usize = 4096;

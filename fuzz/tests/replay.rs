@@ -1,16 +1,15 @@
-//! Replays every saved input in `fuzz/regressions/<target>/` through its
-//! target, then a fixed-seed pseudo-random smoke run of each target (on the
-//! stable toolchain, no libFuzzer). `EMDB_FUZZ_SMOKE_ITERS` sets the number
-//! of random inputs per target (default 2000).
+//! Replays every saved input through its target: the inputs of fixed
+//! findings in `fuzz/regressions/<target>/` and the seed corpus in
+//! `fuzz/seeds/<target>/`; then a fixed-seed pseudo-random smoke run of each
+//! target. Stable toolchain, no libFuzzer. `EMDB_FUZZ_SMOKE_ITERS` sets the
+//! number of random inputs per target (default 2000).
 
 use std::path::Path;
 
 type Target = fn(&[u8]);
 
-fn replay_dir(target: &str, run: Target) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("regressions")
-        .join(target);
+fn replay_dir(kind: &str, target: &str, run: Target) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(kind).join(target);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return 0;
     };
@@ -19,8 +18,8 @@ fn replay_dir(target: &str, run: Target) -> usize {
     let mut n = 0;
     for f in files.iter().filter(|f| f.is_file()) {
         let data = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        eprintln!("replaying {}", f.display());
-        run(&data);
+        let ok = std::panic::catch_unwind(|| run(&data)).is_ok();
+        assert!(ok, "{} fails", f.display());
         n += 1;
     }
     n
@@ -54,8 +53,9 @@ fn smoke(target: &str, run: Target) {
 }
 
 fn check(target: &str, run: Target) {
-    let n = replay_dir(target, run);
-    eprintln!("{target}: {n} saved inputs replayed");
+    let fixed = replay_dir("regressions", target, run);
+    let seeds = replay_dir("seeds", target, run);
+    eprintln!("{target}: replayed {fixed} regression and {seeds} seed inputs");
     smoke(target, run);
 }
 
@@ -94,7 +94,7 @@ fn checkpoint_load() {
 fn open_findings_still_reproduce() {
     let targets: [(&str, Target); 2] = [
         ("checkpoint_load", emdb_fuzz::checkpoint_load::run_strict),
-        ("log_replay", emdb_fuzz::log_replay::run),
+        ("log_replay", emdb_fuzz::log_replay::run_strict),
     ];
     let mut fixed = Vec::new();
     for (target, run) in targets {
