@@ -9,7 +9,9 @@ use std::path::Path;
 type Target = fn(&[u8]);
 
 fn replay_dir(kind: &str, target: &str, run: Target) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(kind).join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(kind)
+        .join(target);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return 0;
     };
