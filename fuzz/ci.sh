@@ -12,6 +12,8 @@ cd "$(dirname "$0")"
 secs="${EMDB_FUZZ_SECS:-4}"
 targets=(record header checkpoint log_replay checkpoint_load)
 
+echo "== fuzz: cargo fmt --check (fuzz/ is not in the main workspace)"
+cargo fmt --check
 echo "== fuzz: saved inputs and a fixed-seed smoke run (stable toolchain)"
 EMDB_FUZZ_SMOKE_ITERS="${EMDB_FUZZ_SMOKE_ITERS:-300}" cargo test --locked
 
