@@ -1,4 +1,8 @@
-//! Random-get loop for profiling: keys regenerated from a seeded RNG, not stored.
+//! Random-get loop for profiling: keys regenerated from a seeded RNG, not
+//! stored (no key-array cache miss). `N` records (default 1,000,000),
+//! `THREADS` readers (default 1), `ZEROCOPY=1` for `get_zerocopy`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::Instant;
 
 use emdb_core::Emdb;
@@ -15,39 +19,52 @@ fn key(i: u64) -> [u8; 24] {
     k
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: u64 = std::env::var("N")
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000);
-    let dir = tempfile::tempdir()?;
-    let db = Emdb::open(dir.path().join("g.emdb"))?;
-    db.insert_many((0..n).map(|i| (key(i), [7u8; 150])))?;
-    for round in 0..3 {
+        .unwrap_or(default)
+}
+
+fn main() {
+    let n = env("N", 1_000_000);
+    let threads = env("THREADS", 1);
+    let zerocopy = env("ZEROCOPY", 0) == 1;
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::open(dir.path().join("g.emdb")).unwrap();
+    db.insert_many((0..n).map(|i| (key(i), [7u8; 150])))
+        .unwrap();
+    for round in 0..3u64 {
         let t = Instant::now();
-        let mut x = 1u64 + round;
-        let mut hits = 0u64;
-        for _ in 0..n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            if let Some(v) = db.get(key(x % n))? {
-                hits += v.len() as u64;
-            }
-        }
+        let hits: u64 = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|th| {
+                    let db = &db;
+                    s.spawn(move || {
+                        let mut x = 1 + round * 100 + th;
+                        let mut hits = 0u64;
+                        for _ in 0..n / threads {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            let k = key(x % n);
+                            hits += if zerocopy {
+                                db.get_zerocopy(k).unwrap().map_or(0, |v| v.len() as u64)
+                            } else {
+                                db.get(k).unwrap().map_or(0, |v| v.len() as u64)
+                            };
+                        }
+                        hits
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).sum()
+        });
         let el = t.elapsed();
-        println!("get: {:.0} ns/op ({hits})", el.as_nanos() as f64 / n as f64);
-        let t = Instant::now();
-        for _ in 0..n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            std::hint::black_box(key(x % n));
-        }
         println!(
-            "  key generation alone: {:.0} ns/op",
-            t.elapsed().as_nanos() as f64 / n as f64
+            "{threads} thread(s), {}: {:.0} ns per get aggregate ({hits})",
+            if zerocopy { "get_zerocopy" } else { "get" },
+            el.as_nanos() as f64 / n as f64
         );
     }
-    Ok(())
 }

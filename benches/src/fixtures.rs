@@ -27,6 +27,14 @@ pub fn keys(n: usize, seed: u64) -> Vec<Key> {
         .collect()
 }
 
+/// `keys` in a random order, to be walked front to back: reads then hit
+/// random records while the key array itself streams through the cache.
+pub fn shuffled(keys: &[Key], seed: u64) -> Vec<Key> {
+    let mut v = keys.to_vec();
+    Rng::new(seed).shuffle(&mut v);
+    v
+}
+
 /// A random value of the phase-bench size.
 pub fn value(rng: &mut Rng) -> [u8; VALUE_LEN] {
     let mut v = [0u8; VALUE_LEN];

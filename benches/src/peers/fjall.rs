@@ -1,4 +1,5 @@
 //! fjall 3: LSM-tree with a journal. Durable means `persist(SyncData)`.
+//! A 4 GiB block cache, like the other engines that have one.
 
 use std::path::PathBuf;
 
@@ -7,6 +8,8 @@ use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use crate::store::{closed, dir_bytes, ReadSum, Store};
 use crate::workload::{Key, Pair};
 use crate::Result;
+
+const CACHE_BYTES: u64 = 4 << 30;
 
 /// fjall in `dir/fjall`, one keyspace.
 pub struct Fjall {
@@ -126,7 +129,9 @@ impl Store for Fjall {
     }
 
     fn open(&mut self) -> Result<()> {
-        let db = Database::builder(self.dir.join("fjall")).open()?;
+        let db = Database::builder(self.dir.join("fjall"))
+            .cache_size(CACHE_BYTES)
+            .open()?;
         let ks = db.keyspace("bench", KeyspaceCreateOptions::default)?;
         self.db = Some((db, ks));
         Ok(())

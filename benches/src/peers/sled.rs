@@ -1,10 +1,13 @@
-//! sled 0.34 (the last stable release): lock-free B-tree over a log.
+//! sled 0.34 (the last stable release): lock-free B-tree over a log, with a
+//! 4 GiB page cache like the other engines that have one.
 
 use std::path::PathBuf;
 
 use crate::store::{closed, dir_bytes, ReadSum, Store};
 use crate::workload::{Key, Pair};
 use crate::Result;
+
+const CACHE_BYTES: u64 = 4 << 30;
 
 /// sled in `dir/sled`.
 pub struct Sled {
@@ -121,7 +124,12 @@ impl Store for Sled {
     }
 
     fn open(&mut self) -> Result<()> {
-        self.db = Some(sled::Config::new().path(self.dir.join("sled")).open()?);
+        self.db = Some(
+            sled::Config::new()
+                .path(self.dir.join("sled"))
+                .cache_capacity(CACHE_BYTES)
+                .open()?,
+        );
         Ok(())
     }
 }

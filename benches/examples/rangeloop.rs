@@ -1,0 +1,41 @@
+//! Random range reads (seek to an existing key, read 10 pairs) with range
+//! scans enabled: for profiling the `random range reads` phase.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Instant;
+
+use emdb_benches::workload::Rng;
+use emdb_core::Emdb;
+
+fn main() {
+    let n: usize = std::env::var("N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("r.emdb"))
+        .enable_range_scans(true)
+        .build()
+        .unwrap();
+    let mut rng = Rng::new(1);
+    let pairs: Vec<_> = (0..n).map(|_| rng.pair()).collect();
+    db.insert_many(pairs.iter().map(|p| (&p.key, &p.value)))
+        .unwrap();
+    let starts: Vec<[u8; 24]> = (0..n / 10).map(|_| pairs[rng.below(n)].key).collect();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut found = 0usize;
+        for s in &starts {
+            for item in db.range_iter(s.to_vec()..).unwrap().take(10) {
+                found += item.unwrap().1.len();
+            }
+        }
+        let el = t.elapsed();
+        println!(
+            "{} range reads of 10: {el:?} ({:.0} ns per pair, {found})",
+            starts.len(),
+            el.as_nanos() as f64 / (starts.len() * 10) as f64
+        );
+    }
+}
