@@ -619,6 +619,7 @@ impl Engine {
             if f.key != key {
                 return Ok(false);
             }
+            check_indexed(&f, ns.id, off)?;
             // The clock is read only for records that can expire.
             if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
                 out = Some(hit(&region, off, &f));
@@ -1047,6 +1048,19 @@ fn open_dsync(path: &Path) -> Result<File> {
         .custom_flags(libc::O_DSYNC)
         .open(path)
         .map_err(|e| Error::io("open O_DSYNC", Some(path), e))
+}
+
+/// An index entry must point at a value of its own namespace; anything else
+/// (a damaged or foreign checkpoint) is corruption, never a wrong answer.
+#[inline]
+pub(crate) fn check_indexed(f: &Frame<'_>, ns: u32, off: u64) -> Result<()> {
+    if f.kind != Kind::Put || f.ns != ns {
+        return Err(Error::corruption(
+            off,
+            "index entry points at a record that is not a value of this namespace",
+        ));
+    }
+    Ok(())
 }
 
 /// Encoded length of a frame, sealed when the log is encrypted. Batch

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crossbeam_skiplist::SkipSet;
 
 use crate::db::Emdb;
-use crate::engine::{expired, Engine, Generation};
+use crate::engine::{check_indexed, expired, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::format::record::{FrameSpec, Kind};
 use crate::index::SHARDS;
@@ -50,6 +50,11 @@ impl Engine {
             return Ok(ns.id);
         }
         let id = gen.ns.read().next_id;
+        if gen.ns.read().get(id).is_some() {
+            return Err(Error::InvalidConfig(
+                "no namespace id is left (ids are never reused)".into(),
+            ));
+        }
         let spec = FrameSpec {
             kind: Kind::NamespaceCreate,
             ns: id,
@@ -318,7 +323,9 @@ impl Cursor {
                 let region = self.gen.log.region();
                 let bytes = self.gen.bytes(&region);
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                match read_at(bytes, off, self.ns.crypt(), &mut scratch) {
+                let read = read_at(bytes, off, self.ns.crypt(), &mut scratch)
+                    .and_then(|fr| check_indexed(&fr, self.ns.id, off).map(|()| fr));
+                match read {
                     Ok(fr) if expired(fr.expires_at, self.now) => continue,
                     Ok(fr) => return Some(Ok(f(fr.key, fr.value))),
                     Err(e) => return Some(Err(e)),

@@ -152,6 +152,11 @@ pub(crate) fn replay(
                                 "record names a namespace that does not exist",
                             ));
                         }
+                        Err(ApplyError::Engine(Error::Corruption { .. })) if salvage => {
+                            // e.g. a frame found inside a skipped range's
+                            // bytes that this database cannot hold.
+                            report.orphaned_records += 1;
+                        }
                         Err(ApplyError::Engine(e)) => return Err(e),
                     }
                     report.records_replayed += 1;

@@ -369,7 +369,8 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
     let consistent = match h.kind {
         _ if h.sealed => h.kind != Kind::BatchBegin,
         Kind::Put => true,
-        Kind::Delete | Kind::NamespaceDrop | Kind::Clear => h.value_len == 0,
+        Kind::Delete => h.value_len == 0,
+        Kind::NamespaceDrop | Kind::Clear => h.value_len == 0 && h.key_len == 0,
         Kind::BatchBegin => h.key_len == 0 && h.value_len == BATCH_VALUE_LEN && h.ns == 0,
         Kind::NamespaceCreate => h.value_len == 0 && h.key_len > 0 && h.ns != 0,
     };

@@ -46,6 +46,9 @@ impl Table {
         if !slots.is_empty() && !slots.len().is_power_of_two() || slots.len() > MAX_SLOTS {
             return None;
         }
+        if !slots.is_empty() && len >= slots.len() {
+            return None; // a table needs an empty slot, or probes never end
+        }
         let t = Table { slots, len };
         let filled = t.slots.iter().filter(|&&e| e != 0).count();
         (filled == len).then_some(t)
