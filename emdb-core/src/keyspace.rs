@@ -500,6 +500,17 @@ macro_rules! keyspace_api {
             })
         }
 
+        /// Byte offset in the log of the record that holds `key`'s live value
+        /// (for inspection tools; it changes when the key is rewritten or the
+        /// log compacted).
+        pub fn record_offset(&self, key: impl AsRef<[u8]>) -> Result<Option<u64>> {
+            let e = self.engine();
+            let gen = e.gen.load();
+            e.with_ns(&gen, self.ns_id(), |ns| {
+                e.lookup(&gen, ns, key.as_ref(), |_, off, _| off)
+            })
+        }
+
         /// Remove `key`; returns the value it had.
         pub fn remove(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
             self.engine().delete(self.ns_id(), key.as_ref())

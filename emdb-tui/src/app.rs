@@ -309,6 +309,8 @@ pub struct LoadedValue {
     pub value: Option<Vec<u8>>,
     /// Expiry (ms since the epoch).
     pub expires_ms: Option<u64>,
+    /// Offset of its record in the log.
+    pub offset: Option<u64>,
 }
 
 /// Formatted lines of the shown value, made once per value, view and width.

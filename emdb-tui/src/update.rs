@@ -480,6 +480,7 @@ fn on_response(app: &mut App, resp: Response) {
             key,
             value,
             expires_ms,
+            offset,
             purpose,
         } => match purpose {
             ValuePurpose::Show => {
@@ -489,6 +490,7 @@ fn on_response(app: &mut App, resp: Response) {
                         key,
                         value,
                         expires_ms,
+                        offset,
                     });
                     if loaded != app.value.loaded {
                         app.value.loaded = loaded;

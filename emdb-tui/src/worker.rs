@@ -130,6 +130,8 @@ pub enum Response {
         value: Option<Vec<u8>>,
         /// Its expiry (ms since the Unix epoch), if it has one.
         expires_ms: Option<u64>,
+        /// Offset of its record in the log.
+        offset: Option<u64>,
         /// Why it was read.
         purpose: ValuePurpose,
     },
@@ -152,6 +154,9 @@ pub enum Response {
         error: String,
     },
 }
+
+/// A value as read: bytes, expiry (ms since the epoch), record offset.
+type ValueRead = (Option<Vec<u8>>, Option<u64>, Option<u64>);
 
 /// The default namespace or a named one, behind one read API.
 enum Space {
@@ -182,12 +187,13 @@ impl Space {
         Ok(value.map(|v| (v.len() as u64, expires.map_or(0, unix_ms))))
     }
 
-    fn get(&self, key: &[u8]) -> emdb_core::Result<(Option<Vec<u8>>, Option<u64>)> {
-        let (value, expires) = match self {
-            Space::Default(d) => (d.get(key)?, d.expires_at(key)?),
-            Space::Named(n) => (n.get(key)?, n.expires_at(key)?),
+    /// Value, expiry (ms since the epoch) and record offset of `key`.
+    fn get(&self, key: &[u8]) -> emdb_core::Result<ValueRead> {
+        let (value, expires, offset) = match self {
+            Space::Default(d) => (d.get(key)?, d.expires_at(key)?, d.record_offset(key)?),
+            Space::Named(n) => (n.get(key)?, n.expires_at(key)?, n.record_offset(key)?),
         };
-        Ok((value, expires.map(unix_ms)))
+        Ok((value, expires.map(unix_ms), offset))
     }
 
     fn ttl(&self, key: &[u8]) -> emdb_core::Result<Option<Duration>> {
@@ -325,11 +331,12 @@ fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response
         },
         Request::LoadValue { ns, key, purpose } => {
             match Space::open(db, &ns).and_then(|s| s.get(&key)) {
-                Ok((value, expires_ms)) => out(Response::Value {
+                Ok((value, expires_ms, offset)) => out(Response::Value {
                     ns,
                     key,
                     value,
                     expires_ms,
+                    offset,
                     purpose,
                 }),
                 Err(e) => out(fail("read value", e)),

@@ -88,6 +88,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             None => "· no ttl ".into(),
         };
         meta.push(Span::styled(ttl, Style::new().fg(Color::Yellow)));
+        if let Some(off) = loaded.offset {
+            meta.push(Span::raw(format!("· offset {off} ")));
+        }
     }
     match staged {
         Some(s) => {
