@@ -140,8 +140,11 @@ impl Log {
                 )
                 .and_then(|()| allocate(&f.file, cap, new_cap))
                 .map_err(|e| Error::io("grow", Some(&f.path), e))?;
-                Region::map_file(&f.file, new_len)
-                    .map_err(|e| Error::io("mmap", Some(&f.path), e))?
+                let r = Region::map_file(&f.file, new_len)
+                    .map_err(|e| Error::io("mmap", Some(&f.path), e))?;
+                // Appends land from `used` on: keep them out of large folios.
+                r.advise_random_from(usize::try_from(used).unwrap_or(new_len));
+                r
             }
             None => {
                 let r = Region::anon(new_len);
