@@ -86,8 +86,14 @@ pub(crate) struct WriterState {
 
 #[derive(Default)]
 struct GroupState {
+    /// A leader is gathering or syncing.
     leader: bool,
+    /// The leader is still gathering (waiting for company, not yet syncing).
+    gathering: bool,
+    /// Flushers queued for the leader's sync (while gathering) or for the
+    /// next one (while syncing).
     waiting: usize,
+    /// Completed syncs; queued flushers wait for it to change.
     round: u64,
 }
 
@@ -798,40 +804,55 @@ impl Engine {
         Ok(())
     }
 
+    /// Group commit. At most one fdatasync runs at a time; a flush that finds
+    /// one running queues behind it, and the next sync (led by one of the
+    /// queued flushers) covers every write published before it started. So
+    /// while syncs are back to back, each one covers everything that arrived
+    /// during the previous one, and no flusher waits on a timer. A leader
+    /// that finds nobody queued waits up to `max_wait` for company (fewer
+    /// than `max_batch - 1` others), then syncs.
     fn group_flush(&self, max_wait: Duration, max_batch: usize) -> Result<()> {
         let target = self.write_seq.load(Ordering::Acquire);
+        let mut g = self.group.lock();
         loop {
             if self.durable_seq.load(Ordering::Acquire) >= target {
                 return Ok(());
             }
             self.check_writable()?;
-            let mut g = self.group.lock();
-            if self.durable_seq.load(Ordering::Acquire) >= target {
-                return Ok(());
+            if g.leader {
+                // A sync is running (or a leader is gathering): queue for the
+                // round after it.
+                g.waiting += 1;
+                if g.gathering && g.waiting + 1 >= max_batch {
+                    self.group_cv.notify_all();
+                }
+                let round = g.round;
+                while g.round == round {
+                    self.group_cv.wait(&mut g);
+                }
+                continue;
             }
-            if !g.leader {
-                g.leader = true;
+            g.leader = true;
+            if g.waiting == 0 && max_batch > 1 && !max_wait.is_zero() {
+                g.gathering = true;
                 let deadline = Instant::now() + max_wait;
                 while g.waiting + 1 < max_batch {
                     if self.group_cv.wait_until(&mut g, deadline).timed_out() {
                         break;
                     }
                 }
-                drop(g);
-                let r = self.sync();
-                let mut g = self.group.lock();
-                g.leader = false;
-                g.round += 1;
-                self.group_cv.notify_all();
-                return r;
+                g.gathering = false;
             }
-            g.waiting += 1;
+            // Everyone queued so far is covered by this sync (their writes
+            // were published before they queued); later arrivals queue anew.
+            g.waiting = 0;
+            drop(g);
+            let r = self.sync();
+            let mut g = self.group.lock();
+            g.leader = false;
+            g.round += 1;
             self.group_cv.notify_all();
-            let round = g.round;
-            while g.round == round {
-                self.group_cv.wait(&mut g);
-            }
-            g.waiting -= 1;
+            return r;
         }
     }
 

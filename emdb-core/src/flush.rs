@@ -12,8 +12,10 @@ pub enum FlushPolicy {
     /// since the last one). Writes themselves never sync.
     #[default]
     OnEachFlush,
-    /// Concurrent `flush` calls share one fdatasync: the first caller waits up
-    /// to `max_wait` for up to `max_batch - 1` others, then syncs for all.
+    /// Concurrent `flush` calls share fdatasyncs: one runs at a time, and
+    /// the next one covers every flusher that queued while it ran. A flusher
+    /// that finds nobody else flushing waits up to `max_wait` for up to
+    /// `max_batch - 1` others before it syncs (`max_wait` zero: never waits).
     Group {
         /// Longest a leader waits for followers.
         max_wait: Duration,

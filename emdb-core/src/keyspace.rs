@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::format::record::{FrameSpec, Kind};
 use crate::index::SHARDS;
 use crate::limits::MAX_NAMESPACE_NAME_LEN;
-use crate::namespace::{read_at, NsEntry, SortedKeys};
+use crate::namespace::{read_at, NsEntry, SortedKey, SortedKeys};
 
 impl Engine {
     /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
@@ -201,7 +201,9 @@ impl Engine {
             for shard in 0..SHARDS {
                 for off in ns.keydir.shard_offsets(shard) {
                     let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    set.insert(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
+                    set.insert(SortedKey::from_slice(
+                        read_at(bytes, off, ns.crypt(), &mut scratch)?.key,
+                    ));
                 }
             }
             let _ = ns.sorted.set(Arc::new(set));
@@ -245,18 +247,74 @@ pub(crate) fn owned_bound(b: Bound<&Vec<u8>>) -> Bound<Vec<u8>> {
     }
 }
 
+/// A position in a namespace's sorted key set: the set and, once the walk
+/// has started, a reference-counted entry in it (which stays valid, and keeps
+/// its key, even if the key is removed from the set meanwhile).
+type SortedEntry<'a> = Option<crossbeam_skiplist::set::Entry<'a, SortedKey>>;
+
+self_cell::self_cell!(
+    /// The sorted key set together with the iterator's current entry in it.
+    struct SortedCursor {
+        owner: SortedKeys,
+        #[covariant]
+        dependent: SortedEntry,
+    }
+);
+
 /// Streaming, byte-ordered iterator over a key range; see `range_iter`.
 ///
-/// Each step is one lookup in the sorted index and one in the hash index,
-/// so taking the first n items costs O(n log N). It never holds a lock
+/// The first step searches the sorted index once (O(log N)); every later
+/// step follows the index's next pointer from the current entry, then looks
+/// the key up in the hash index for its value. It never holds a lock
 /// between steps: concurrent writes neither block it nor are blocked by it,
 /// and keys inserted ahead of the cursor are seen.
 pub struct RangeIter {
     engine: Arc<Engine>,
     ns: u32,
-    keys: SortedKeys,
-    next: Bound<Vec<u8>>,
+    cursor: SortedCursor,
+    /// Where to start; taken by the first step.
+    start: Option<Bound<Vec<u8>>>,
     end: Bound<Vec<u8>>,
+}
+
+impl RangeIter {
+    /// Move to the next key of the sorted index and return a copy of it,
+    /// or `None` past the end of the index or of the range.
+    fn next_key(&mut self) -> Option<Vec<u8>> {
+        let start = self.start.take();
+        let end = &self.end;
+        self.cursor.with_dependent_mut(|keys, entry| {
+            match (start, entry.as_mut()) {
+                (Some(start), _) => {
+                    let lower = match &start {
+                        Bound::Included(k) => Bound::Included(k.as_slice()),
+                        Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
+                        Bound::Unbounded => Bound::Unbounded,
+                    };
+                    *entry = keys.lower_bound(lower);
+                }
+                (None, Some(e)) => {
+                    if !e.move_next() {
+                        *entry = None;
+                    }
+                }
+                (None, None) => {}
+            }
+            let key = entry.as_ref()?.value();
+            let in_range = match end {
+                Bound::Included(e) => key.as_slice() <= e.as_slice(),
+                Bound::Excluded(e) => key.as_slice() < e.as_slice(),
+                Bound::Unbounded => true,
+            };
+            if in_range {
+                Some(key.to_vec())
+            } else {
+                // Past the end: drop the entry so later calls stay at the end.
+                *entry = None;
+                None
+            }
+        })
+    }
 }
 
 impl Iterator for RangeIter {
@@ -264,23 +322,7 @@ impl Iterator for RangeIter {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let key = {
-                let lower = match &self.next {
-                    Bound::Included(k) => Bound::Included(k.as_slice()),
-                    Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
-                    Bound::Unbounded => Bound::Unbounded,
-                };
-                self.keys.lower_bound(lower)?.value().clone()
-            };
-            let in_range = match &self.end {
-                Bound::Included(e) => key <= *e,
-                Bound::Excluded(e) => key < *e,
-                Bound::Unbounded => true,
-            };
-            if !in_range {
-                return None;
-            }
-            self.next = Bound::Excluded(key.clone());
+            let key = self.next_key()?;
             let gen = self.engine.gen.load();
             let got = self.engine.with_ns(&gen, self.ns, |ns| {
                 self.engine
@@ -674,10 +716,10 @@ pub(crate) fn range_iter(
     end: Bound<Vec<u8>>,
 ) -> Result<RangeIter> {
     Ok(RangeIter {
-        keys: engine.sorted_keys(ns)?,
+        cursor: SortedCursor::new(engine.sorted_keys(ns)?, |_| None),
         engine: Arc::clone(engine),
         ns,
-        next: start,
+        start: Some(start),
         end,
     })
 }

@@ -15,9 +15,14 @@ use crate::format::varint;
 use crate::index::{hash_key, KeyHash, Keydir};
 use crate::recovery::ApplyError;
 
+/// A key in the sorted index. Keys up to 24 bytes are stored inside the
+/// skip list node, so a comparison during a seek costs one cache miss (the
+/// node) instead of two (the node, then the key's heap buffer).
+pub(crate) type SortedKey = smallvec::SmallVec<[u8; 24]>;
+
 /// Keys of one namespace in byte order (the opt-in range-scan index).
 /// Shared by every generation of the namespace: compaction keeps the key set.
-pub(crate) type SortedKeys = Arc<SkipSet<Vec<u8>>>;
+pub(crate) type SortedKeys = Arc<SkipSet<SortedKey>>;
 
 /// One namespace of one log generation.
 pub(crate) struct NsEntry {
@@ -91,7 +96,7 @@ impl NsEntry {
         self.keydir.account_expiring(expires_at != 0, old_exp != 0);
         if old.is_none() {
             if let Some(s) = self.sorted.get() {
-                s.insert(key.to_vec());
+                s.insert(SortedKey::from_slice(key));
             }
         }
         Ok(())

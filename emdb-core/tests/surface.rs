@@ -224,6 +224,41 @@ fn range_prefix_and_cursors() {
 }
 
 #[test]
+fn range_cursor_follows_changes_made_while_it_walks() {
+    let db = Emdb::builder().enable_range_scans(true).build().unwrap();
+    // Long keys (past the 24 bytes kept inline in the sorted index) too.
+    let long = |c: char| format!("{c}{}", "x".repeat(40));
+    for k in ["a", "c", "e", "g"] {
+        db.insert(k, k.to_uppercase()).unwrap();
+    }
+    db.insert(long('d'), "D").unwrap();
+    let mut it = db.range_iter(b"b".to_vec()..=b"g".to_vec()).unwrap();
+    assert_eq!(it.next().unwrap().unwrap(), (b"c".to_vec(), b"C".to_vec()));
+    // The current key removed, one inserted right after it, one removed ahead.
+    db.remove("c").unwrap();
+    db.insert("cc", "CC").unwrap();
+    db.remove(long('d')).unwrap();
+    // Past the range end: never returned.
+    db.insert("h", "H").unwrap();
+    let rest: Vec<_> = it.by_ref().map(|r| r.unwrap().0).collect();
+    assert_eq!(rest, vec![b"cc".to_vec(), b"e".to_vec(), b"g".to_vec()]);
+    assert!(it.next().is_none(), "an ended iterator stays ended");
+    let long_start = db.range_iter(long('d').into_bytes()..).unwrap();
+    assert_eq!(
+        long_start.map(|r| r.unwrap().0).collect::<Vec<_>>(),
+        vec![b"e".to_vec(), b"g".to_vec(), b"h".to_vec()]
+    );
+    db.insert(long('d'), "D2").unwrap();
+    let from_long: Vec<_> = db
+        .range_iter(long('d').into_bytes()..)
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(from_long[0], (long('d').into_bytes(), b"D2".to_vec()));
+    assert_eq!(from_long.len(), 4);
+}
+
+#[test]
 fn concurrent_inserts_do_not_block_range_readers() {
     let db = Emdb::builder().enable_range_scans(true).build().unwrap();
     db.insert_many((0..10_000u32).map(|i| (format!("k{i:06}"), "v")))
