@@ -249,7 +249,7 @@ impl Engine {
             units.push((at, unit.frames.iter().map(|(o, _)| *o).collect::<Vec<_>>()));
             at += unit.len;
         }
-        out.log.publish(out.end);
+        out.log.publish_written(out.end)?;
         let new_region = out.log.region_arc();
         let new_bytes = new_region
             .slice(0, out.end)
@@ -280,7 +280,7 @@ impl Engine {
                     seq: *seq,
                     durable_end: end,
                     encryptions: self.encryptions_with(out.crypt.as_deref()),
-                });
+                })?;
             }
             f.file
                 .sync_all()

@@ -232,7 +232,7 @@ impl Engine {
             value: &[],
         };
         self.append(&mut w, &gen, &spec)?;
-        self.publish(&w, &gen, 1);
+        self.publish(&w, &gen, 1)?;
         ns.index_clear();
         Ok(())
     }

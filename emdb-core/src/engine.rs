@@ -690,10 +690,17 @@ impl Engine {
     }
 
     /// Publish everything appended so far.
-    pub(crate) fn publish(&self, w: &WriterState, gen: &Generation, records: u64) {
-        gen.log.publish(w.end);
+    ///
+    /// A failed write poisons the handle: part of the bytes may be in the
+    /// file, so what follows the durable end is no longer known.
+    pub(crate) fn publish(&self, w: &WriterState, gen: &Generation, records: u64) -> Result<()> {
+        if let Err(e) = gen.log.publish_written(w.end) {
+            self.poison(&e);
+            return Err(e);
+        }
         self.write_seq.fetch_add(1, Ordering::AcqRel);
         self.counters.writes.fetch_add(records, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Insert or replace a key.
@@ -703,7 +710,7 @@ impl Engine {
         let ns = gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
         let (off, len) =
             self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
-        self.publish(&w, &gen, 1);
+        self.publish(&w, &gen, 1)?;
         let region = gen.log.region();
         ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)
     }
@@ -735,7 +742,7 @@ impl Engine {
             return Ok(None);
         };
         self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
-        self.publish(&w, &gen, 1);
+        self.publish(&w, &gen, 1)?;
         let region = gen.log.region();
         ns.index_delete(gen.bytes(&region), key)?;
         Ok(value)
@@ -795,11 +802,14 @@ impl Engine {
         // synced whole and carries its own slot.
         if Arc::ptr_eq(&gen, &self.gen.load()) {
             *seq += 1;
-            gen.log.write_slot(SyncSlot {
+            if let Err(e) = gen.log.write_slot(SyncSlot {
                 seq: *seq,
                 durable_end: end,
                 encryptions: self.encryptions(),
-            });
+            }) {
+                self.poison(&e);
+                return Err(e);
+            }
         }
         Ok(())
     }
@@ -1209,7 +1219,7 @@ impl Batch<'_> {
         if let Some(last) = self.ops.last() {
             self.w.last_frame_at = last.off;
         }
-        engine.publish(&self.w, &gen, self.ops.len() as u64);
+        engine.publish(&self.w, &gen, self.ops.len() as u64)?;
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
         for op in &self.ops {

@@ -63,7 +63,7 @@ impl Engine {
             value: &[],
         };
         self.append(&mut w, &gen, &spec)?;
-        self.publish(&w, &gen, 1);
+        self.publish(&w, &gen, 1)?;
         let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt.clone());
         if self.cfg.range_scans {
             let _ = entry.sorted.set(Arc::new(SkipSet::new()));
@@ -89,7 +89,7 @@ impl Engine {
             value: &[],
         };
         self.append(&mut w, &gen, &spec)?;
-        self.publish(&w, &gen, 1);
+        self.publish(&w, &gen, 1)?;
         gen.ns.write().remove(id);
         Ok(true)
     }
@@ -149,7 +149,7 @@ impl Engine {
             return Ok(false);
         };
         let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
-        self.publish(&w, &gen, 1);
+        self.publish(&w, &gen, 1)?;
         let region = gen.log.region();
         ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)?;
         Ok(true)

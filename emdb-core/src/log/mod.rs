@@ -1,11 +1,17 @@
 //! The log: one append-only file (or anonymous memory), mapped for reads and
 //! written by a single writer.
 //!
-//! The writer copies frames straight into the shared mapping (no syscall per
-//! record); `flush` is one fdatasync, which on Linux also writes back pages
-//! dirtied through the mapping. Under `FlushPolicy::WriteThrough` frames are
-//! instead written with `pwrite` on an `O_DSYNC` descriptor, which the mapping
-//! sees through the shared page cache. The file grows in preallocated chunks;
+//! The writer encodes frames into a staging buffer and writes them to the file
+//! with `pwrite` when it publishes them (or every [`STAGE_LIMIT`] bytes inside
+//! a large batch); readers see them through the shared mapping, which shares
+//! the page cache. Writing through the mapping instead would make every first
+//! store to a page cache folio dirty the whole folio (large folios, up to
+//! megabytes, are what readahead creates), and each `fdatasync` would write
+//! all of it back; `pwrite` dirties only the blocks it touches, and large
+//! writes still get large folios, which keep random reads fast. Frames of
+//! [`STAGE_LIMIT`] bytes or more are encoded straight into the mapping.
+//! `flush` is one fdatasync. Under `FlushPolicy::WriteThrough` single frames
+//! are written with `pwrite` on an `O_DSYNC` descriptor. The file grows in preallocated chunks;
 //! each growth maps a new, larger [`Region`], and older regions stay valid for
 //! readers still holding them.
 
@@ -19,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
+use parking_lot::Mutex;
 
 use crate::error::{Error, Result};
 use crate::format::header::{Identity, SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
@@ -29,6 +36,17 @@ pub(crate) use region::Region;
 const MIN_GROWTH: u64 = 1 << 20;
 /// Largest growth step of the log file.
 const MAX_GROWTH: u64 = 256 << 20;
+/// Staged bytes are written out once this many have gathered, and frames
+/// this large skip the stage.
+pub(crate) const STAGE_LIMIT: usize = 1 << 20;
+
+/// Bytes the writer has encoded but not yet written to the file: one
+/// contiguous run starting at `at`.
+#[derive(Default)]
+struct Stage {
+    at: u64,
+    buf: Vec<u8>,
+}
 
 /// The file behind a file-backed log.
 pub(crate) struct LogFile {
@@ -49,6 +67,8 @@ pub(crate) struct Log {
     capacity: AtomicU64,
     /// Injected faults (tests only; always `None` otherwise).
     pub faults: Option<Arc<crate::fault::Faults>>,
+    /// Encoded, unwritten bytes (file-backed logs; writer only).
+    stage: Mutex<Stage>,
 }
 
 impl Log {
@@ -62,6 +82,7 @@ impl Log {
             published_end: AtomicU64::new(end),
             capacity: AtomicU64::new(capacity),
             faults: None,
+            stage: Mutex::new(Stage::default()),
         }
     }
 
@@ -94,9 +115,47 @@ impl Log {
         self.published_end.load(Ordering::Acquire)
     }
 
-    /// Make bytes up to `end` visible to readers. Writer only.
+    /// Make bytes up to `end` visible to readers (followers, whose bytes are
+    /// in the file already).
     pub(crate) fn publish(&self, end: u64) {
         self.published_end.store(end, Ordering::Release);
+    }
+
+    /// Write out the staged bytes, then make bytes up to `end` visible to
+    /// readers. Writer only. On an error nothing new is published.
+    pub(crate) fn publish_written(&self, end: u64) -> Result<()> {
+        self.write_stage()?;
+        self.publish(end);
+        Ok(())
+    }
+
+    /// Write the staged bytes to the file (no sync).
+    pub(crate) fn write_stage(&self) -> Result<()> {
+        let mut st = self.stage.lock();
+        self.write_stage_locked(&mut st)
+    }
+
+    fn write_stage_locked(&self, st: &mut Stage) -> Result<()> {
+        if st.buf.is_empty() {
+            return Ok(());
+        }
+        let r = self.pwrite(st.at, &st.buf);
+        st.buf.clear();
+        if st.buf.capacity() > 2 * STAGE_LIMIT {
+            st.buf = Vec::new();
+        }
+        r
+    }
+
+    /// `pwrite` all of `data` at `at` on the main descriptor.
+    fn pwrite(&self, at: u64, data: &[u8]) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        let Some(f) = &self.file else {
+            return Ok(());
+        };
+        crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_write), libc::EIO)
+            .and_then(|()| f.file.write_all_at(data, at))
+            .map_err(|e| Error::io("write", Some(&f.path), e))
     }
 
     /// Swap in a larger mapping of the same file (read-only followers).
@@ -140,11 +199,8 @@ impl Log {
                 )
                 .and_then(|()| allocate(&f.file, cap, new_cap))
                 .map_err(|e| Error::io("grow", Some(&f.path), e))?;
-                let r = Region::map_file(&f.file, new_len)
-                    .map_err(|e| Error::io("mmap", Some(&f.path), e))?;
-                // Appends land from `used` on: keep them out of large folios.
-                r.advise_random_from(usize::try_from(used).unwrap_or(new_len));
-                r
+                Region::map_file(&f.file, new_len)
+                    .map_err(|e| Error::io("mmap", Some(&f.path), e))?
             }
             None => {
                 let r = Region::anon(new_len);
@@ -159,8 +215,43 @@ impl Log {
     }
 
     /// Encode `len` bytes at `at` through `fill`. Writer only; `at` is at or
-    /// past the published end and capacity was ensured.
+    /// past the published end and capacity was ensured. File-backed logs
+    /// stage the bytes (see the module docs); they reach the file by
+    /// [`Log::publish_written`], [`Log::write_stage`] or [`Log::sync_data`].
     pub(crate) fn fill(
+        &self,
+        at: u64,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        let in_bounds = at
+            .checked_add(len as u64)
+            .is_some_and(|end| end <= self.capacity());
+        if self.file.is_none() || len >= STAGE_LIMIT || !in_bounds {
+            self.write_stage()?;
+            return self.fill_mapped(at, len, fill);
+        }
+        let mut st = self.stage.lock();
+        if !st.buf.is_empty() && st.at + st.buf.len() as u64 != at {
+            self.write_stage_locked(&mut st)?;
+        }
+        if st.buf.is_empty() {
+            st.at = at;
+        }
+        let old = st.buf.len();
+        st.buf.resize(old + len, 0);
+        if let Err(e) = fill(&mut st.buf[old..]) {
+            st.buf.truncate(old);
+            return Err(e);
+        }
+        if st.buf.len() >= STAGE_LIMIT {
+            self.write_stage_locked(&mut st)?;
+        }
+        Ok(())
+    }
+
+    /// Encode straight into the mapping.
+    fn fill_mapped(
         &self,
         at: u64,
         len: usize,
@@ -183,6 +274,7 @@ impl Log {
                 Ok(())
             });
         };
+        self.write_stage()?;
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
         crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_write), libc::EIO)
             .and_then(|()| fd.write_all_at(data, at))
@@ -194,6 +286,14 @@ impl Log {
         if to <= from {
             return Ok(());
         }
+        {
+            // Staged bytes of the range are dropped rather than written.
+            let mut st = self.stage.lock();
+            if !st.buf.is_empty() && st.at >= from {
+                st.buf.clear();
+            }
+            self.write_stage_locked(&mut st)?;
+        }
         let len = usize::try_from(to - from).map_err(|_| Error::corruption(from, "zero range"))?;
         self.fill(from, len, |d| {
             d.fill(0);
@@ -201,8 +301,9 @@ impl Log {
         })
     }
 
-    /// fdatasync the file (no-op in memory).
+    /// Write out staged bytes and fdatasync the file (no-op in memory).
     pub(crate) fn sync_data(&self) -> Result<()> {
+        self.write_stage()?;
         match &self.file {
             Some(f) => {
                 crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_sync), libc::EIO)
@@ -214,11 +315,16 @@ impl Log {
     }
 
     /// Record a sync slot in the header page (made durable by the next sync).
-    pub(crate) fn write_slot(&self, slot: SyncSlot) {
+    /// Written with `pwrite` in a file, so only its block becomes dirty.
+    pub(crate) fn write_slot(&self, slot: SyncSlot) -> Result<()> {
         let bytes: [u8; SYNC_SLOT_LEN] = slot.encode();
-        self.region
-            .load()
-            .write(SyncSlot::offset(slot.seq) as u64, &bytes);
+        let at = SyncSlot::offset(slot.seq) as u64;
+        if self.file.is_some() {
+            self.pwrite(at, &bytes)
+        } else {
+            self.region.load().write(at, &bytes);
+            Ok(())
+        }
     }
 
     /// Cut the file back to `len` bytes (clean close, torn-tail removal). Writer only,
@@ -227,6 +333,7 @@ impl Log {
         let Some(f) = &self.file else {
             return Ok(());
         };
+        self.write_stage()?;
         let len = len.max(HEADER_SIZE as u64);
         let new_len = usize::try_from(len).map_err(|_| Error::corruption(len, "length"))?;
         // Map the shorter length first so no live mapping extends past EOF

@@ -12,7 +12,7 @@ use memmap2::{MmapOptions, MmapRaw};
 /// What owns the memory; held only so it is released when the region drops.
 enum Backing {
     /// `MAP_SHARED` mapping of the log file, read-write.
-    File(MmapRaw),
+    File(#[allow(dead_code)] MmapRaw),
     /// Heap memory (in-memory databases). Never touched through the `Vec`
     /// after construction, only through `ptr`; kept to free it on drop.
     Heap(#[allow(dead_code)] Vec<u8>),
@@ -21,7 +21,7 @@ enum Backing {
 /// A fixed-size mapping. The log grows by creating a new, larger region;
 /// old regions stay valid for as long as anything holds them.
 pub(crate) struct Region {
-    backing: Backing,
+    _backing: Backing,
     ptr: *mut u8,
     len: usize,
     /// False for read-only mappings: every write is refused.
@@ -49,28 +49,11 @@ impl Region {
         let raw = MmapOptions::new().len(len).map_raw(file)?;
         let ptr = raw.as_mut_ptr();
         Ok(Region {
-            backing: Backing::File(raw),
+            _backing: Backing::File(raw),
             ptr,
             len,
             writable: true,
         })
-    }
-
-    /// Tell the kernel that `[from, len)` is accessed at random, so faults
-    /// there bring in single pages instead of readahead windows.
-    ///
-    /// The writer calls this on the part of the log it is about to append
-    /// to. Without it, fault-time readahead fills the page cache with large
-    /// folios, a 200-byte append dirties a whole folio, and every `fdatasync`
-    /// writes all of it back (8x the sync floor measured in docs/BENCH.md).
-    /// Pages below `from` keep normal readahead for scans. Advice only: an
-    /// error (or an anonymous region) changes nothing.
-    pub(crate) fn advise_random_from(&self, from: usize) {
-        if let Backing::File(raw) = &self.backing {
-            if from < self.len {
-                let _ = raw.advise_range(memmap2::Advice::Random, from, self.len - from);
-            }
-        }
     }
 
     /// Map `len` bytes of `file` shared and read-only (read-only handles).
@@ -79,7 +62,7 @@ impl Region {
         let raw = MmapOptions::new().len(len).map_raw_read_only(file)?;
         let ptr = raw.as_mut_ptr();
         Ok(Region {
-            backing: Backing::File(raw),
+            _backing: Backing::File(raw),
             ptr,
             len,
             writable: false,
@@ -91,7 +74,7 @@ impl Region {
         let mut mem = vec![0u8; len];
         let ptr = mem.as_mut_ptr();
         Region {
-            backing: Backing::Heap(mem),
+            _backing: Backing::Heap(mem),
             ptr,
             len,
             writable: true,
