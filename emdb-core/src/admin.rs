@@ -17,13 +17,15 @@
 //! is there, and `<db>.encbak` keeps the old file until someone removes it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::builder::Config;
 use crate::crypto::{Cipher, EncryptionInput};
 use crate::db::Emdb;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::fs::{fsync_parent, sibling};
+use crate::fault::{self, Faults, FsEvent};
+use crate::fs::{fsync_parent, rename, sibling};
 use crate::index::SHARDS;
 use crate::lock::WriterLock;
 use crate::namespace::read_at;
@@ -42,7 +44,9 @@ pub(crate) fn rewrite(
     from: Option<EncryptionInput>,
     to: Option<EncryptionInput>,
     cipher: Option<Cipher>,
+    faults: Option<Arc<Faults>>,
 ) -> Result<()> {
+    let f = faults.as_deref();
     let path = path
         .canonicalize()
         .map_err(|e| Error::io("open", Some(path), e))?;
@@ -57,10 +61,11 @@ pub(crate) fn rewrite(
     }
     // Hold the writer lock for the whole rewrite; read through a read-only
     // engine, which never writes to the old file (not even on close).
-    let _lock = WriterLock::acquire(&path)?;
+    let _lock = WriterLock::acquire(&path, f)?;
     let source_cfg = Config {
         read_only: true,
         encryption: from,
+        faults: faults.clone(),
         ..Config::default()
     };
     let source = Engine::open_file(source_cfg, path.clone())?;
@@ -69,11 +74,12 @@ pub(crate) fn rewrite(
 
     let tmp = sibling(&path, ".enc.tmp");
     for stale in [tmp.clone(), sibling(&tmp, ".ckpt"), sibling(&tmp, ".lock")] {
-        let _ = std::fs::remove_file(stale);
+        fault::remove(f, &stale);
     }
     let target_cfg = Config {
         encryption: to,
         cipher,
+        faults: faults.clone(),
         ..Config::default()
     };
     {
@@ -114,14 +120,18 @@ pub(crate) fn rewrite(
     drop(source);
 
     std::fs::hard_link(&path, &backup).map_err(|e| Error::io("link backup", Some(&backup), e))?;
-    fsync_parent(&path)?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::io("rename", Some(&path), e))?;
-    fsync_parent(&path)?;
+    fault::note(f, || FsEvent::Linked {
+        from: path.clone(),
+        to: backup.clone(),
+    });
+    fsync_parent(&path, f)?;
+    rename(&tmp, &path, f)?;
+    fsync_parent(&path, f)?;
     // The new file's checkpoint is bound to its id; the old one is useless.
-    let _ = std::fs::rename(sibling(&tmp, ".ckpt"), sibling(&path, ".ckpt"));
-    let _ = std::fs::remove_file(sibling(&tmp, ".lock"));
-    let _ = std::fs::remove_file(sibling(&tmp, ".stats"));
-    fsync_parent(&path)
+    let _ = rename(&sibling(&tmp, ".ckpt"), &sibling(&path, ".ckpt"), f);
+    fault::remove(f, &sibling(&tmp, ".lock"));
+    fault::remove(f, &sibling(&tmp, ".stats"));
+    fsync_parent(&path, f)
 }
 
 fn src_cipher(engine: &Engine) -> Option<Cipher> {
@@ -141,7 +151,7 @@ impl Emdb {
     /// offline: rewrite, fsync, atomic rename, and keep the old file as
     /// `<path>.encbak`. Refuses if that backup already exists.
     pub fn enable_encryption(path: impl AsRef<Path>, target: EncryptionInput) -> Result<()> {
-        rewrite(path.as_ref(), None, Some(target), None)
+        rewrite(path.as_ref(), None, Some(target), None, None)
     }
 
     /// [`Emdb::enable_encryption`] with a chosen cipher.
@@ -150,13 +160,13 @@ impl Emdb {
         target: EncryptionInput,
         cipher: Cipher,
     ) -> Result<()> {
-        rewrite(path.as_ref(), None, Some(target), Some(cipher))
+        rewrite(path.as_ref(), None, Some(target), Some(cipher), None)
     }
 
     /// Decrypt the database at `path` (opened with `current`) into a plain
     /// one; same atomic rewrite and `.encbak` backup.
     pub fn disable_encryption(path: impl AsRef<Path>, current: EncryptionInput) -> Result<()> {
-        rewrite(path.as_ref(), Some(current), None, None)
+        rewrite(path.as_ref(), Some(current), None, None, None)
     }
 
     /// Re-encrypt the database at `path` from `current` to `new` (same
@@ -167,6 +177,21 @@ impl Emdb {
         current: EncryptionInput,
         new: EncryptionInput,
     ) -> Result<()> {
-        rewrite(path.as_ref(), Some(current), Some(new), None)
+        rewrite(path.as_ref(), Some(current), Some(new), None, None)
+    }
+
+    /// An encryption change as [`Emdb::enable_encryption`] (`from` None),
+    /// [`Emdb::disable_encryption`] (`to` None) or
+    /// [`Emdb::rotate_encryption_key`] make it, with injected faults and
+    /// its file operations reported to the observer (tests of the error and
+    /// crash paths).
+    #[cfg(feature = "fault-injection")]
+    pub fn change_encryption_with_faults(
+        path: impl AsRef<Path>,
+        from: Option<EncryptionInput>,
+        to: Option<EncryptionInput>,
+        faults: Arc<Faults>,
+    ) -> Result<()> {
+        rewrite(path.as_ref(), from, to, None, Some(faults))
     }
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 use crate::crypto::Crypt;
 use crate::engine::{compact_tmp_path, encode, encoded_len, expired, now_ms, Engine, Generation};
 use crate::error::{Error, Result};
+use crate::fault::{self, Faults, FsEvent};
 use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
@@ -282,11 +283,13 @@ impl Engine {
                     encryptions: self.encryptions_with(out.crypt.as_deref()),
                 });
             }
-            f.file
-                .sync_all()
+            let faults = out.log.faults.as_deref();
+            Faults::check(faults.map(|x| &x.fail_sync), libc::EIO)
+                .and_then(|()| f.file.sync_all())
                 .map_err(|e| Error::io("fsync", Some(tmp), e))?;
-            std::fs::rename(tmp, &f.path).map_err(|e| Error::io("rename", Some(&f.path), e))?;
-            efs::fsync_parent(&f.path)?;
+            fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
+            efs::rename(tmp, &f.path, faults)?;
+            efs::fsync_parent(&f.path, faults)?;
         }
         // The sorted key sets belong to the namespace, not to one file.
         for ns in table.all() {

@@ -18,6 +18,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use crate::builder::Config;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
+use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::flush::FlushPolicy;
 use crate::follower;
 use crate::format::checkpoint::{self, Binding, Checkpoint};
@@ -255,23 +256,27 @@ pub(crate) fn crypt_for(
 
 /// Create a new, empty database file at `path` atomically.
 fn create_file(path: &Path, cfg: &Config) -> Result<()> {
+    let faults = cfg.faults.as_deref();
     let tmp = sibling(path, ".create.tmp");
     {
         let f = efs::create_options()
             .truncate(true)
             .open(&tmp)
             .map_err(|e| Error::io("create", Some(&tmp), e))?;
-        write_page(&f, &tmp, &new_header_page(cfg)?)?;
+        write_page(&f, &tmp, &new_header_page(cfg)?, faults)?;
     }
-    std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", Some(path), e))?;
-    efs::fsync_parent(path)
+    efs::rename(&tmp, path, faults)?;
+    efs::fsync_parent(path, faults)
 }
 
-fn write_page(f: &File, path: &Path, page: &[u8]) -> Result<()> {
-    use std::os::unix::fs::FileExt;
-    f.write_all_at(page, 0)
+/// Write and fsync the header page of a new file.
+fn write_page(f: &File, path: &Path, page: &[u8], faults: Option<&Faults>) -> Result<()> {
+    fault::write_all_at(faults, WriteSite::Header, f, page, 0)
         .map_err(|e| Error::io("write header", Some(path), e))?;
-    f.sync_all().map_err(|e| Error::io("fsync", Some(path), e))
+    f.sync_all()
+        .map_err(|e| Error::io("fsync", Some(path), e))?;
+    fault::note(faults, || FsEvent::Synced(path.to_path_buf()));
+    Ok(())
 }
 
 pub(crate) fn read_identity(
@@ -424,7 +429,7 @@ impl Engine {
         let lock = if cfg.read_only {
             None
         } else {
-            Some(WriterLock::acquire(&path)?)
+            Some(WriterLock::acquire(&path, cfg.faults.as_deref())?)
         };
         let exists = path.exists();
         if !exists {
@@ -453,7 +458,7 @@ impl Engine {
             .len();
         if len == 0 && !cfg.read_only {
             // An empty file (for example made by mktemp) becomes a new database.
-            write_page(&file, &path, &new_header_page(&cfg)?)?;
+            write_page(&file, &path, &new_header_page(&cfg)?, cfg.faults.as_deref())?;
             len = HEADER_SIZE as u64;
         }
         if len < HEADER_SIZE as u64 {
@@ -546,6 +551,7 @@ impl Engine {
             file.set_len(end)
                 .and_then(|_| file.sync_all())
                 .map_err(|e| Error::io("truncate torn tail", Some(&path), e))?;
+            fault::note(cfg.faults.as_deref(), || FsEvent::Synced(path.clone()));
             len = end;
             region = Region::map_file(&file, end as usize)
                 .map_err(|e| Error::io("mmap", Some(&path), e))?;
@@ -642,7 +648,8 @@ impl Engine {
         Ok(())
     }
 
-    fn poison(&self, e: &Error) {
+    /// Refuse every later write: what is durable is no longer known.
+    pub(crate) fn poison(&self, e: &Error) {
         *self.poison_reason.lock() = Some(e.to_string());
         self.poisoned.store(true, Ordering::Release);
     }
@@ -889,7 +896,12 @@ impl Engine {
         };
         let end = w.end;
         drop(w);
-        efs::atomic_write(&checkpoint_path(&path), &checkpoint::encode(&cp))?;
+        efs::atomic_write(
+            &checkpoint_path(&path),
+            &checkpoint::encode(&cp),
+            self.cfg.faults.as_deref(),
+            WriteSite::Checkpoint,
+        )?;
         let mut w = self.writer.lock();
         w.checkpointed_end = w.checkpointed_end.max(end);
         Ok(())

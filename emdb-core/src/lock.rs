@@ -7,10 +7,11 @@
 #![allow(unsafe_code)]
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::fault::{write_all_at, Faults, WriteSite};
 use crate::fs::{create_options, sibling};
 
 /// Who holds (or last held) a database's writer lock.
@@ -40,9 +41,9 @@ pub(crate) struct WriterLock {
 
 impl WriterLock {
     /// Take the writer lock for `db`, or fail with `LockBusy` naming the holder.
-    pub(crate) fn acquire(db: &Path) -> Result<WriterLock> {
+    pub(crate) fn acquire(db: &Path, faults: Option<&Faults>) -> Result<WriterLock> {
         let path = lock_path(db);
-        let mut file = create_options()
+        let file = create_options()
             .truncate(false)
             .open(&path)
             .map_err(|e| Error::io("open lock file", Some(&path), e))?;
@@ -68,7 +69,7 @@ impl WriterLock {
             hostname().unwrap_or_default()
         );
         file.set_len(0)
-            .and_then(|_| file.write_all(record.as_bytes()))
+            .and_then(|_| write_all_at(faults, WriteSite::LockFile, &file, record.as_bytes(), 0))
             .map_err(|e| Error::io("write lock file", Some(&path), e))?;
         Ok(WriterLock { _file: file })
     }
@@ -207,8 +208,8 @@ mod tests {
     fn second_writer_is_refused_with_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("x.emdb");
-        let held = WriterLock::acquire(&db).unwrap();
-        match WriterLock::acquire(&db) {
+        let held = WriterLock::acquire(&db, None).unwrap();
+        match WriterLock::acquire(&db, None) {
             Err(Error::LockBusy {
                 holder: Some(h), ..
             }) => {
@@ -224,7 +225,7 @@ mod tests {
         assert!(!h.alive);
         assert!(break_lock(&db).unwrap());
         assert_eq!(holder(&db).unwrap(), None);
-        WriterLock::acquire(&db).unwrap();
+        WriterLock::acquire(&db, None).unwrap();
     }
 
     #[test]
@@ -235,7 +236,7 @@ mod tests {
         let db = dir.path().join("x.emdb");
         std::fs::write(lock_path(&db), b"\xff\x00garbage").unwrap();
         assert_eq!(holder(&db).unwrap(), None);
-        WriterLock::acquire(&db).unwrap();
+        WriterLock::acquire(&db, None).unwrap();
     }
 
     #[test]

@@ -17,8 +17,9 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use emdb_core::Emdb;
+use emdb_core::{Emdb, EncryptionInput, Error, Faults, FsEvent};
 
 const PAGE: usize = 4096;
 
@@ -527,4 +528,481 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
             "no {kind} in the stream"
         );
     }
+}
+
+// ---- encryption changes: rewrite, fsync, link, rename -------------------
+
+/// A file of the directory as seen at one event: inode and content.
+type Snapshot = BTreeMap<String, (u64, Vec<u8>)>;
+
+/// Lock files (only their `flock` matters) and the advisory stats sidecar
+/// are left out of the model.
+fn modelled(name: &str) -> bool {
+    !(name.ends_with(".lock") || name.ends_with(".stats") || name.ends_with(".stats.tmp"))
+}
+
+fn snapshot(dir: &Path) -> Snapshot {
+    use std::os::unix::fs::MetadataExt;
+    let mut s = Snapshot::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !modelled(&name) {
+            continue;
+        }
+        // A file removed between listing and reading is simply not there.
+        let (Ok(meta), Ok(bytes)) = (std::fs::metadata(e.path()), std::fs::read(e.path())) else {
+            continue;
+        };
+        s.insert(name, (meta.ino(), bytes));
+    }
+    s
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// A name change in the directory, not yet durable.
+#[derive(Clone, Debug)]
+enum DirOp {
+    /// The name now refers to file `id` (create, link, replace).
+    Set(String, usize),
+    Remove(String),
+    Rename(String, String),
+}
+
+fn apply_dir(names: &mut BTreeMap<String, usize>, op: &DirOp) {
+    match op {
+        DirOp::Set(n, id) => {
+            names.insert(n.clone(), *id);
+        }
+        DirOp::Remove(n) => {
+            names.remove(n);
+        }
+        DirOp::Rename(a, b) => {
+            if let Some(id) = names.remove(a) {
+                names.insert(b.clone(), id);
+            }
+        }
+    }
+}
+
+/// What a power cut can leave of one directory: names as of the last
+/// directory fsync plus a prefix of the later name changes (a journalled
+/// filesystem commits them in order; a rename is atomic), and each file's
+/// content as of its last fsync with later sectors old, new or garbage.
+#[derive(Default)]
+struct DirModel {
+    durable: BTreeMap<String, usize>,
+    pending: Vec<DirOp>,
+    current: BTreeMap<String, usize>,
+    ino: BTreeMap<usize, u64>,
+    durable_content: BTreeMap<usize, Vec<u8>>,
+    seen: BTreeMap<usize, Vec<u8>>,
+    next_id: usize,
+}
+
+impl DirModel {
+    /// Everything in `snap` is durable (a closed database).
+    fn new(snap: &Snapshot) -> DirModel {
+        let mut m = DirModel::default();
+        for (name, (ino, bytes)) in snap {
+            let id = m.fresh(*ino);
+            m.durable.insert(name.clone(), id);
+            m.durable_content.insert(id, bytes.clone());
+            m.seen.insert(id, bytes.clone());
+        }
+        m.current = m.durable.clone();
+        m
+    }
+
+    fn fresh(&mut self, ino: u64) -> usize {
+        self.next_id += 1;
+        self.ino.insert(self.next_id, ino);
+        self.next_id
+    }
+
+    fn push(&mut self, op: DirOp) {
+        apply_dir(&mut self.current, &op);
+        self.pending.push(op);
+    }
+
+    /// Take in the name change `event` made and whatever else `snap` shows
+    /// (files created, or removed without a report, before it).
+    fn observe(&mut self, event: &FsEvent, snap: &Snapshot) {
+        let (op, touched): (Option<DirOp>, Vec<String>) = match event {
+            FsEvent::Renamed { from, to } => {
+                let (a, b) = (file_name(from), file_name(to));
+                let op = self
+                    .current
+                    .contains_key(&a)
+                    .then(|| DirOp::Rename(a.clone(), b.clone()));
+                (op, vec![a, b])
+            }
+            FsEvent::Linked { from, to } => {
+                let (a, b) = (file_name(from), file_name(to));
+                let op = self.current.get(&a).map(|&id| DirOp::Set(b.clone(), id));
+                (op, vec![a, b])
+            }
+            FsEvent::Removed(p) => {
+                let n = file_name(p);
+                let op = self
+                    .current
+                    .contains_key(&n)
+                    .then(|| DirOp::Remove(n.clone()));
+                (op, vec![n])
+            }
+            _ => (None, Vec::new()),
+        };
+        let gone: Vec<String> = self
+            .current
+            .keys()
+            .filter(|n| !touched.contains(n) && !snap.contains_key(*n))
+            .cloned()
+            .collect();
+        for n in gone {
+            self.push(DirOp::Remove(n));
+        }
+        for (n, (ino, _)) in snap {
+            if touched.contains(n) {
+                continue;
+            }
+            let known = self.current.get(n).map(|id| self.ino[id]);
+            if known != Some(*ino) {
+                let id = self.fresh(*ino);
+                self.push(DirOp::Set(n.clone(), id));
+            }
+        }
+        if let Some(op) = op {
+            self.push(op);
+        }
+        // Names the event touched that the model could not follow (a file
+        // created and renamed between two reports) are taken as created.
+        for n in &touched {
+            match (snap.get(n), self.current.get(n).map(|id| self.ino[id])) {
+                (Some((ino, _)), known) if known != Some(*ino) => {
+                    let id = self.fresh(*ino);
+                    self.push(DirOp::Set(n.clone(), id));
+                }
+                (None, Some(_)) => self.push(DirOp::Remove(n.clone())),
+                _ => {}
+            }
+        }
+        for (n, (_, bytes)) in snap {
+            self.seen.insert(self.current[n], bytes.clone());
+        }
+        let now: BTreeMap<&String, u64> = self
+            .current
+            .iter()
+            .map(|(n, id)| (n, self.ino[id]))
+            .collect();
+        let want: BTreeMap<&String, u64> = snap.iter().map(|(n, (ino, _))| (n, *ino)).collect();
+        assert_eq!(now, want, "directory model lost track at {event:?}");
+    }
+
+    /// The durability `event` gives.
+    fn settle(&mut self, event: &FsEvent) {
+        match event {
+            FsEvent::Synced(p) => {
+                if let Some(id) = self.current.get(&file_name(p)) {
+                    self.durable_content.insert(*id, self.seen[id].clone());
+                }
+            }
+            FsEvent::DirSynced(_) => {
+                self.durable = self.current.clone();
+                self.pending.clear();
+            }
+            _ => {}
+        }
+    }
+
+    /// Directory states a power cut now could leave (name -> content).
+    fn crash_states(&self, rng: &mut Rng, per_prefix: usize) -> Vec<BTreeMap<String, Vec<u8>>> {
+        let mut out = Vec::new();
+        for k in 0..=self.pending.len() {
+            let mut names = self.durable.clone();
+            for op in &self.pending[..k] {
+                apply_dir(&mut names, op);
+            }
+            // Content variants of each file written since its last fsync.
+            let mut variants: BTreeMap<usize, Vec<Vec<u8>>> = BTreeMap::new();
+            for id in names.values() {
+                let old = self.durable_content.get(id).cloned().unwrap_or_default();
+                let new = self.seen.get(id).cloned().unwrap_or_default();
+                let v = if old == new {
+                    vec![old]
+                } else {
+                    let mut v = crash_states(&old, &new, old.len(), rng, per_prefix);
+                    // And each whole, at its own size.
+                    v.push(new);
+                    v.push(old);
+                    v
+                };
+                variants.insert(*id, v);
+            }
+            let combos = variants
+                .values()
+                .map(Vec::len)
+                .max()
+                .unwrap_or(1)
+                .min(per_prefix + 2);
+            for c in 0..combos {
+                out.push(
+                    names
+                        .iter()
+                        .map(|(n, id)| {
+                            let v = &variants[id];
+                            let pick = if c == 0 {
+                                0
+                            } else {
+                                (c + rng.below(v.len() as u64) as usize) % v.len()
+                            };
+                            (n.clone(), v[pick].clone())
+                        })
+                        .collect(),
+                );
+            }
+        }
+        out
+    }
+}
+
+const KEY_A: [u8; 32] = [0xA5; 32];
+const KEY_B: [u8; 32] = [0x5A; 32];
+
+fn builder_with(path: &Path, key: Option<[u8; 32]>) -> emdb_core::EmdbBuilder {
+    let b = Emdb::builder().path(path).checkpoint_on_close(false);
+    match key {
+        Some(k) => b.encryption_key(k),
+        None => b,
+    }
+}
+
+fn input(key: Option<[u8; 32]>) -> Option<EncryptionInput> {
+    key.map(EncryptionInput::Key)
+}
+
+/// True for the errors a wrong key (or a key for a plain file, or none for
+/// an encrypted one) gives at open.
+fn key_error(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::EncryptionKeyMismatch { .. }
+            | Error::NotEncrypted { .. }
+            | Error::EncryptionRequired { .. }
+    )
+}
+
+/// Check one directory state left by a crash during a change `from` -> `to`.
+fn check_change_state(
+    dir: &Path,
+    files: &BTreeMap<String, Vec<u8>>,
+    from: Option<[u8; 32]>,
+    to: Option<[u8; 32]>,
+    want: &State,
+    what: &str,
+) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let path = dir.join("db.emdb");
+    let backup = dir.join("db.emdb.encbak");
+    // Exactly one of the two keys opens it (read-only: this changes nothing).
+    let ro = |key| builder_with(&path, key).read_only(true).build();
+    let (old, new) = (ro(from), ro(to));
+    let key = match (&old, &new) {
+        (Ok(_), Err(e)) if key_error(e) => from,
+        (Err(e), Ok(_)) if key_error(e) => to,
+        (a, b) => panic!(
+            "{what}: unusable state: old key {:?}, new key {:?}; files {:?}",
+            a.as_ref().map(|_| "opens").map_err(ToString::to_string),
+            b.as_ref().map(|_| "opens").map_err(ToString::to_string),
+            files.keys().collect::<Vec<_>>()
+        ),
+    };
+    drop((old, new));
+    let db = builder_with(&path, key)
+        .build()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(&contents(&db), want, "{what}: data");
+    drop(db);
+    if files.contains_key("db.emdb.encbak") {
+        let b = builder_with(&backup, from).read_only(true).build();
+        let b = b.unwrap_or_else(|e| panic!("{what}: backup: {e}"));
+        assert_eq!(&contents(&b), want, "{what}: backup data");
+    }
+    if key == from && from != to {
+        // Not done: a retry must finish the job (after the operator looked
+        // at and removed a backup, which makes any retry refuse).
+        if backup.exists() {
+            let r = Emdb::change_encryption_with_faults(
+                &path,
+                input(from),
+                input(to),
+                Arc::new(Faults::default()),
+            );
+            assert!(
+                matches!(r, Err(Error::InvalidConfig(_))),
+                "{what}: retry with a backup: {r:?}"
+            );
+            std::fs::remove_file(&backup).unwrap();
+        }
+        Emdb::change_encryption_with_faults(
+            &path,
+            input(from),
+            input(to),
+            Arc::new(Faults::default()),
+        )
+        .unwrap_or_else(|e| panic!("{what}: retry: {e}"));
+        let db = builder_with(&path, to)
+            .build()
+            .unwrap_or_else(|e| panic!("{what}: after retry: {e}"));
+        assert_eq!(&contents(&db), want, "{what}: data after retry");
+    }
+}
+
+/// Run one encryption change in `live` with every file operation observed,
+/// and check every directory state a power cut at each step could leave.
+fn crash_during_change(
+    live: &Path,
+    scratch: &Path,
+    from: Option<[u8; 32]>,
+    to: Option<[u8; 32]>,
+    want: &State,
+    rng: &mut Rng,
+    per_prefix: usize,
+) -> usize {
+    let trace: Arc<Mutex<Vec<(FsEvent, Snapshot)>>> = Arc::default();
+    let faults = Arc::new(Faults::default());
+    {
+        let trace = Arc::clone(&trace);
+        let dir = live.to_path_buf();
+        faults.observe(move |ev| {
+            let snap = snapshot(&dir);
+            trace.lock().unwrap().push((ev.clone(), snap));
+        });
+    }
+    let start = snapshot(live);
+    let path = live.join("db.emdb");
+    Emdb::change_encryption_with_faults(&path, input(from), input(to), Arc::clone(&faults))
+        .unwrap();
+    faults.stop_observing();
+    let trace = std::mem::take(&mut *trace.lock().unwrap());
+    let label = format!("{:?} -> {:?}", from.map(|k| k[0]), to.map(|k| k[0]));
+    let mut model = DirModel::new(&start);
+    let mut states = 0;
+    let mut steps = BTreeMap::<String, usize>::new();
+    for (i, (event, snap)) in trace.iter().enumerate() {
+        model.observe(event, snap);
+        let step = match event {
+            FsEvent::Synced(p) => format!("synced {}", file_name(p)),
+            FsEvent::DirSynced(_) => "directory synced".to_string(),
+            FsEvent::Renamed { to, .. } => format!("renamed to {}", file_name(to)),
+            FsEvent::Linked { to, .. } => format!("linked {}", file_name(to)),
+            FsEvent::Removed(p) => format!("removed {}", file_name(p)),
+            other => format!("{other:?}"),
+        };
+        *steps.entry(step.clone()).or_default() += 1;
+        if std::env::var("EMDB_POWER_TRACE").is_ok() {
+            println!(
+                "{label}: event {i} {step}: {} pending name changes {:?}",
+                model.pending.len(),
+                model.current.keys().collect::<Vec<_>>()
+            );
+        }
+        for (j, files) in model.crash_states(rng, per_prefix).into_iter().enumerate() {
+            let what = format!("{label}: event {i} ({step}) state {j}");
+            check_change_state(scratch, &files, from, to, want, &what);
+            states += 1;
+        }
+        model.settle(event);
+    }
+    // Each step of the sequence was seen.
+    for step in [
+        "synced db.emdb.enc.tmp",
+        "linked db.emdb.encbak",
+        "renamed to db.emdb",
+        "directory synced",
+    ] {
+        assert!(
+            steps.contains_key(step),
+            "{label}: no '{step}' in {steps:?}"
+        );
+    }
+    // Finished: the new key opens it, the backup is the old file.
+    let db = builder_with(&path, to).build().unwrap();
+    assert_eq!(&contents(&db), want, "{label}: after the change");
+    drop(db);
+    states
+}
+
+#[test]
+fn every_crash_state_of_an_encryption_change_opens_with_one_key_and_all_data() {
+    let rounds: usize = std::env::var("EMDB_POWER_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let per_prefix = 2 + 2 * rounds;
+    let live = scratch_dir();
+    let scratch = scratch_dir();
+    let path = live.path().join("db.emdb");
+    let mut want = empty_state();
+    {
+        let db = Emdb::open(&path).unwrap();
+        for i in 0..150u32 {
+            let (k, v) = (
+                format!("k{i:04}"),
+                format!("value {i} {}", "y".repeat((i % 7) as usize * 20)),
+            );
+            db.insert(&k, &v).unwrap();
+            want.get_mut("")
+                .unwrap()
+                .insert(k.into_bytes(), v.into_bytes());
+        }
+        for name in ["alpha", "beta"] {
+            let ns = db.namespace(name).unwrap();
+            let pairs: Vec<(String, String)> = (0..40u32)
+                .map(|i| (format!("{name}{i}"), format!("v{i}")))
+                .collect();
+            ns.insert_many(pairs.iter().cloned()).unwrap();
+            want.insert(
+                name.to_string(),
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.into_bytes(), v.into_bytes()))
+                    .collect(),
+            );
+        }
+        db.remove("k0003").unwrap();
+        want.get_mut("").unwrap().remove(b"k0003".as_slice());
+        db.drop_namespace("beta").unwrap();
+        want.remove("beta");
+        db.namespace("empty").unwrap();
+        want.insert("empty".into(), BTreeMap::new());
+    }
+    let mut rng = Rng(0x5EED_0FC0_FFEE);
+    let mut states = 0;
+    for (from, to) in [
+        (None, Some(KEY_A)),
+        (Some(KEY_A), Some(KEY_B)),
+        (Some(KEY_B), None),
+    ] {
+        states += crash_during_change(
+            live.path(),
+            scratch.path(),
+            from,
+            to,
+            &want,
+            &mut rng,
+            per_prefix,
+        );
+        // The operator checked the database and removes the backup.
+        std::fs::remove_file(live.path().join("db.emdb.encbak")).unwrap();
+    }
+    println!("encryption changes (enable, rotate, disable): {states} crash states checked");
+    assert!(states > 50);
 }

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 
 use crate::error::{Error, Result};
+use crate::fault::WriteSite;
 use crate::format::header::{Identity, SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
 use crate::limits::MAX_LOG_SIZE;
 pub(crate) use region::Region;
@@ -176,7 +177,6 @@ impl Log {
 
     /// Write bytes with `O_DSYNC` (durable when this returns).
     pub(crate) fn write_through(&self, at: u64, data: &[u8]) -> Result<()> {
-        use std::os::unix::fs::FileExt;
         let Some(f) = &self.file else {
             return self.fill(at, data.len(), |d| {
                 d.copy_from_slice(data);
@@ -184,8 +184,11 @@ impl Log {
             });
         };
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
-        crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_write), libc::EIO)
-            .and_then(|()| fd.write_all_at(data, at))
+        let faults = self.faults.as_deref();
+        crate::fault::Faults::check(faults.map(|x| &x.fail_write), libc::EIO)
+            .and_then(|()| {
+                crate::fault::write_all_at(faults, WriteSite::WriteThrough, fd, data, at)
+            })
             .map_err(|e| Error::io("write", Some(&f.path), e))
     }
 
@@ -207,7 +210,11 @@ impl Log {
             Some(f) => {
                 crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_sync), libc::EIO)
                     .and_then(|()| f.file.sync_data())
-                    .map_err(|e| Error::io("fdatasync", Some(&f.path), e))
+                    .map_err(|e| Error::io("fdatasync", Some(&f.path), e))?;
+                crate::fault::note(self.faults.as_deref(), || {
+                    crate::fault::FsEvent::Synced(f.path.clone())
+                });
+                Ok(())
             }
             None => Ok(()),
         }
