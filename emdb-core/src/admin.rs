@@ -15,6 +15,9 @@
 //! A crash before step 5 leaves the old file at `<db>` (opens with the old
 //! key); after it, the new one (opens with the new key). Either way all data
 //! is there, and `<db>.encbak` keeps the old file until someone removes it.
+//! An error before step 5 removes the temp files and the backup link (a full
+//! disk gets its space back, a retry is not refused); after it the backup
+//! stays, since the new file may be at `<db>`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,7 +25,7 @@ use std::sync::Arc;
 use crate::builder::Config;
 use crate::crypto::{Cipher, EncryptionInput};
 use crate::db::Emdb;
-use crate::engine::Engine;
+use crate::engine::{Engine, Generation};
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent};
 use crate::fs::{fsync_parent, rename, sibling};
@@ -82,50 +85,39 @@ pub(crate) fn rewrite(
         faults: faults.clone(),
         ..Config::default()
     };
-    {
-        let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.clone())?);
-        let engine = target.engine_arc();
-        let now = source.now();
-        let region = src_gen.log.region();
-        let bytes = src_gen.bytes(&region);
-        for ns in src_gen.ns.read().all() {
-            let id = if ns.id == 0 {
-                0
-            } else {
-                engine.create_namespace(&String::from_utf8_lossy(&ns.name))?
-            };
-            let mut batch = engine.batch()?;
-            let mut in_batch = 0;
-            for shard in 0..SHARDS {
-                for off in ns.keydir.shard_offsets(shard) {
-                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    let f = read_at(bytes, off, ns.crypt(), &mut scratch)?;
-                    if crate::engine::expired(f.expires_at, now) {
-                        continue;
-                    }
-                    batch.put(id, f.key, f.value, f.expires_at)?;
-                    in_batch += 1;
-                    if in_batch == COPY_BATCH {
-                        batch.commit()?;
-                        batch = engine.batch()?;
-                        in_batch = 0;
-                    }
-                }
-            }
-            batch.commit()?;
+    let mut linked = false;
+    let swapped = (|| {
+        copy_live(&source, &src_gen, target_cfg, &tmp)?;
+        drop(src_gen);
+        drop(source);
+        std::fs::hard_link(&path, &backup)
+            .map_err(|e| Error::io("link backup", Some(&backup), e))?;
+        linked = true;
+        fault::note(f, || FsEvent::Linked {
+            from: path.clone(),
+            to: backup.clone(),
+        });
+        fsync_parent(&path, f)?;
+        rename(&tmp, &path, f)
+    })();
+    if let Err(e) = swapped {
+        // The old file is still at the path. Remove what this run made: on
+        // a full disk the temp file holds the space, and a backup left
+        // behind would make every retry refuse.
+        for made in [
+            tmp.clone(),
+            sibling(&tmp, ".ckpt"),
+            sibling(&tmp, ".lock"),
+            sibling(&tmp, ".stats"),
+        ] {
+            let _ = std::fs::remove_file(made);
         }
-        target.flush()?;
-    } // closed: synced, trimmed, checkpointed
-    drop(src_gen);
-    drop(source);
-
-    std::fs::hard_link(&path, &backup).map_err(|e| Error::io("link backup", Some(&backup), e))?;
-    fault::note(f, || FsEvent::Linked {
-        from: path.clone(),
-        to: backup.clone(),
-    });
-    fsync_parent(&path, f)?;
-    rename(&tmp, &path, f)?;
+        if linked {
+            let _ = std::fs::remove_file(&backup);
+        }
+        return Err(e);
+    }
+    // From here on the new file may be at the path: the backup stays.
     fsync_parent(&path, f)?;
     // The new file's checkpoint is bound to its id; the old one is useless.
     let _ = rename(&sibling(&tmp, ".ckpt"), &sibling(&path, ".ckpt"), f);
@@ -133,6 +125,45 @@ pub(crate) fn rewrite(
     fault::remove(f, &sibling(&tmp, ".stats"));
     fsync_parent(&path, f)
 }
+
+/// Copy every live record of `source` into a new database at `tmp`, then
+/// sync and checkpoint it (errors of either are returned, not swallowed
+/// by the close).
+fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Path) -> Result<()> {
+    let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.to_path_buf())?);
+    let engine = target.engine_arc();
+    let now = source.now();
+    let region = src_gen.log.region();
+    let bytes = src_gen.bytes(&region);
+    for ns in src_gen.ns.read().all() {
+        let id = if ns.id == 0 {
+            0
+        } else {
+            engine.create_namespace(&String::from_utf8_lossy(&ns.name))?
+        };
+        let mut batch = engine.batch()?;
+        let mut in_batch = 0;
+        for shard in 0..SHARDS {
+            for off in ns.keydir.shard_offsets(shard) {
+                let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                let f = read_at(bytes, off, ns.crypt(), &mut scratch)?;
+                if crate::engine::expired(f.expires_at, now) {
+                    continue;
+                }
+                batch.put(id, f.key, f.value, f.expires_at)?;
+                in_batch += 1;
+                if in_batch == COPY_BATCH {
+                    batch.commit()?;
+                    batch = engine.batch()?;
+                    in_batch = 0;
+                }
+            }
+        }
+        batch.commit()?;
+    }
+    target.flush()?;
+    target.checkpoint()
+} // closed: trimmed
 
 fn src_cipher(engine: &Engine) -> Option<Cipher> {
     #[cfg(feature = "encrypt")]

@@ -81,7 +81,10 @@ impl Engine {
             return Err(Error::io("write backup", Some(&tmp), e));
         }
         note(faults, || FsEvent::Synced(tmp.clone()));
-        rename(&tmp, target, faults)?;
+        if let Err(e) = rename(&tmp, target, faults) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
         fsync_parent(target, faults)
     }
 }

@@ -289,7 +289,14 @@ impl Engine {
                 .map_err(|e| Error::io("fsync", Some(tmp), e))?;
             fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
             efs::rename(tmp, &f.path, faults)?;
-            efs::fsync_parent(&f.path, faults)?;
+            if let Err(e) = efs::fsync_parent(&f.path, faults) {
+                // The new file is in place but may not be after a crash,
+                // and this handle still writes to the old one, which is no
+                // longer at the path: nothing it writes from now on could
+                // be found again. Reopening reads whichever file is there.
+                self.poison(&e);
+                return Err(e);
+            }
         }
         // The sorted key sets belong to the namespace, not to one file.
         for ns in table.all() {

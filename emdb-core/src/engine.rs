@@ -258,14 +258,18 @@ pub(crate) fn crypt_for(
 fn create_file(path: &Path, cfg: &Config) -> Result<()> {
     let faults = cfg.faults.as_deref();
     let tmp = sibling(path, ".create.tmp");
-    {
+    let created = (|| {
         let f = efs::create_options()
             .truncate(true)
             .open(&tmp)
             .map_err(|e| Error::io("create", Some(&tmp), e))?;
         write_page(&f, &tmp, &new_header_page(cfg)?, faults)?;
+        efs::rename(&tmp, path, faults)
+    })();
+    if created.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    efs::rename(&tmp, path, faults)?;
+    created?;
     efs::fsync_parent(path, faults)
 }
 
@@ -457,8 +461,13 @@ impl Engine {
             .map_err(|e| Error::io("stat", Some(&path), e))?
             .len();
         if len == 0 && !cfg.read_only {
-            // An empty file (for example made by mktemp) becomes a new database.
-            write_page(&file, &path, &new_header_page(&cfg)?, cfg.faults.as_deref())?;
+            // An empty file (for example made by mktemp) becomes a new
+            // database. A failed write leaves it empty again, not half a header.
+            if let Err(e) = write_page(&file, &path, &new_header_page(&cfg)?, cfg.faults.as_deref())
+            {
+                let _ = file.set_len(0);
+                return Err(e);
+            }
             len = HEADER_SIZE as u64;
         }
         if len < HEADER_SIZE as u64 {
@@ -681,7 +690,16 @@ impl Engine {
         if self.write_through() && gen.log.file.is_some() {
             let mut buf = vec![0u8; len];
             encode(spec, crypt, off, &mut buf)?;
-            gen.log.write_through(off, &buf)?;
+            if let Err(e) = gen.log.write_through(off, &buf) {
+                // Part of the frame may have landed, durably: wipe it, or a
+                // shorter frame written here next would be followed by its
+                // remains (which could decode). If even that fails, what the
+                // file holds at the end is unknown: refuse further writes.
+                if gen.log.wipe_through(off, len).is_err() {
+                    self.poison(&e);
+                }
+                return Err(e);
+            }
         } else {
             gen.log.fill(off, len, |d| encode(spec, crypt, off, d))?;
         }

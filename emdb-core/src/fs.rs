@@ -57,7 +57,10 @@ pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Write `bytes` to `path` atomically: temp file, fsync, rename, fsync directory.
+/// Write `bytes` to `path` atomically: temp file, fsync, rename, fsync
+/// directory. On failure the temp file is removed (on a full disk it holds
+/// space) and `path` is untouched, unless the failure is the final
+/// directory fsync.
 pub(crate) fn atomic_write(
     path: &Path,
     bytes: &[u8],
@@ -65,7 +68,7 @@ pub(crate) fn atomic_write(
     site: WriteSite,
 ) -> Result<()> {
     let tmp = sibling(path, ".tmp");
-    {
+    let written = (|| {
         let f = create_options()
             .truncate(true)
             .open(&tmp)
@@ -75,8 +78,12 @@ pub(crate) fn atomic_write(
         f.sync_all()
             .map_err(|e| Error::io("fsync", Some(&tmp), e))?;
         fault::note(faults, || FsEvent::Synced(tmp.clone()));
+        rename(&tmp, path, faults)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    rename(&tmp, path, faults)?;
+    written?;
     fsync_parent(path, faults)
 }
 

@@ -192,6 +192,27 @@ impl Log {
             .map_err(|e| Error::io("write", Some(&f.path), e))
     }
 
+    /// Overwrite `[at, at + len)` with zeros the way [`Log::write_through`]
+    /// writes (after a failed write-through write, whose bytes may have
+    /// landed in part). Writer only; nothing there is published.
+    pub(crate) fn wipe_through(&self, at: u64, len: usize) -> Result<()> {
+        match &self.file {
+            Some(f) => {
+                let fd = f.dsync.as_ref().unwrap_or(&f.file);
+                let zeros = vec![0u8; len];
+                crate::fault::write_all_at(
+                    self.faults.as_deref(),
+                    WriteSite::WriteThrough,
+                    fd,
+                    &zeros,
+                    at,
+                )
+                .map_err(|e| Error::io("write", Some(&f.path), e))
+            }
+            None => self.zero(at, at + len as u64),
+        }
+    }
+
     /// Zero `[from, to)` (discarding an aborted batch). Writer only.
     pub(crate) fn zero(&self, from: u64, to: u64) -> Result<()> {
         if to <= from {
