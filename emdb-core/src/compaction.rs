@@ -24,7 +24,7 @@ use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
 use crate::index::SHARDS;
-use crate::log::{Log, LogFile, Region};
+use crate::log::{allocate, Log, LogFile, Region};
 use crate::namespace::{frame_at, open_frame, read_at, NsEntry, NsTable};
 use crate::recovery::decode_unit;
 
@@ -100,10 +100,23 @@ impl Engine {
                     .truncate(true)
                     .open(&tmp)
                     .map_err(|e| Error::io("create", Some(&tmp), e))?;
-                file.set_len(HEADER_SIZE as u64)
-                    .map_err(|e| Error::io("size", Some(&tmp), e))?;
-                let region = Region::map_file(&file, HEADER_SIZE)
-                    .map_err(|e| Error::io("mmap", Some(&tmp), e))?;
+                // Allocated, not just sized: a mapped write into a hole of a
+                // full filesystem is SIGBUS, not an error.
+                let region =
+                    Faults::check(old.log.faults.as_ref().map(|x| &x.fail_grow), libc::ENOSPC)
+                        .and_then(|()| allocate(&file, 0, HEADER_SIZE as u64))
+                        .map_err(|e| Error::io("grow", Some(&tmp), e))
+                        .and_then(|()| {
+                            Region::map_file(&file, HEADER_SIZE)
+                                .map_err(|e| Error::io("mmap", Some(&tmp), e))
+                        });
+                let region = match region {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        return Err(e);
+                    }
+                };
                 region.write(0, &page);
                 let log = Log::new(
                     identity,

@@ -30,6 +30,8 @@ pub(crate) use region::Region;
 const MIN_GROWTH: u64 = 1 << 20;
 /// Largest growth step of the log file.
 const MAX_GROWTH: u64 = 256 << 20;
+/// Growth granularity when a whole step does not fit on the disk.
+const PAGE: u64 = 4096;
 
 /// The file behind a file-backed log.
 pub(crate) struct LogFile {
@@ -125,22 +127,37 @@ impl Log {
             });
         }
         let step = cap.clamp(MIN_GROWTH, MAX_GROWTH);
-        let new_cap = needed_end
+        let mut new_cap = needed_end
             .max(cap + step)
             .next_multiple_of(MIN_GROWTH)
             .min(MAX_LOG_SIZE);
+        if let Some(f) = &self.file {
+            let grow = |to: u64| {
+                crate::fault::Faults::check(
+                    self.faults.as_ref().map(|x| &x.fail_grow),
+                    libc::ENOSPC,
+                )
+                .and_then(|()| allocate(&f.file, cap, to))
+            };
+            // A whole step, or on a nearly full disk just the room this
+            // write needs (a step can be 256 MiB: without this, a disk with
+            // less free space than that would refuse every write).
+            let just = needed_end.next_multiple_of(PAGE).min(new_cap);
+            match grow(new_cap) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) && just < new_cap => {
+                    grow(just).map_err(|e| Error::io("grow", Some(&f.path), e))?;
+                    new_cap = just;
+                }
+                Err(e) => return Err(Error::io("grow", Some(&f.path), e)),
+            }
+        }
         let new_len = usize::try_from(new_cap).map_err(|_| Error::DatabaseFull {
             requested: new_cap,
             max: MAX_LOG_SIZE,
         })?;
         let region = match &self.file {
             Some(f) => {
-                crate::fault::Faults::check(
-                    self.faults.as_ref().map(|x| &x.fail_grow),
-                    libc::ENOSPC,
-                )
-                .and_then(|()| allocate(&f.file, cap, new_cap))
-                .map_err(|e| Error::io("grow", Some(&f.path), e))?;
                 let r = Region::map_file(&f.file, new_len)
                     .map_err(|e| Error::io("mmap", Some(&f.path), e))?;
                 // Appends land from `used` on: keep them out of large folios.
@@ -272,7 +289,7 @@ impl Log {
 
 /// Extend `file` from `from` to `to` bytes with allocated, zeroed blocks, so a
 /// full disk surfaces here as an error rather than as SIGBUS on a mapped write.
-fn allocate(file: &File, from: u64, to: u64) -> std::io::Result<()> {
+pub(crate) fn allocate(file: &File, from: u64, to: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     let (Ok(off), Ok(len)) = (i64::try_from(from), i64::try_from(to - from)) else {
         return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
