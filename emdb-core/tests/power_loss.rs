@@ -314,15 +314,22 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(2);
     let dir = scratch_dir();
+    let compact_scratch = dir.path().join("compaction-states");
+    std::fs::create_dir(&compact_scratch).unwrap();
     let mut states = 0usize;
+    let mut compaction_states = 0usize;
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     for round in 0..rounds {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (round + 1));
-        let path = dir.path().join(format!("live-{round}.emdb"));
-        let ckpt_path = dir.path().join(format!("live-{round}.emdb.ckpt"));
+        let live = dir.path().join(format!("round-{round}"));
+        std::fs::create_dir(&live).unwrap();
+        let path = live.join("db.emdb");
+        let ckpt_path = live.join("db.emdb.ckpt");
+        let faults = Arc::new(Faults::default());
         let db = Emdb::builder()
             .path(&path)
             .checkpoint_on_close(false)
+            .faults(Arc::clone(&faults))
             .build()
             .unwrap();
         let mut synced = empty_state();
@@ -455,7 +462,21 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
                         synced_image = std::fs::read(&path).unwrap();
                     }
                     if rng.below(4) == 0 {
+                        // Every directory state a power cut during the
+                        // compaction could leave (temp file written, synced,
+                        // renamed, directory synced, new checkpoint).
+                        let recorder = Recorder::start(&faults, &live);
                         db.compact().unwrap();
+                        let label = format!("round {round} op {op} compaction");
+                        let (n, steps) =
+                            recorder.replay(&faults, &mut rng, 3, &label, |files, what| {
+                                check_compaction_state(&compact_scratch, files, &synced, what);
+                            });
+                        assert!(
+                            steps.contains_key("renamed to db.emdb"),
+                            "{label}: {steps:?}"
+                        );
+                        compaction_states += n;
                         synced_ckpt = std::fs::read(&ckpt_path).ok();
                         synced_image = std::fs::read(&path).unwrap();
                         durable = db.stats().unwrap().log_logical_bytes as usize;
@@ -515,8 +536,9 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
         );
     }
     println!("changes made: {kinds:?}");
-    println!("power-loss simulation: {states} crash states checked");
+    println!("power-loss simulation: {states} crash states checked, and {compaction_states} during compactions");
     assert!(states > 100);
+    assert!(compaction_states > 10);
     // The stream really exercised namespaces.
     for kind in [
         "put in a named namespace",
@@ -865,6 +887,77 @@ fn check_change_state(
     }
 }
 
+/// File operations of `dir` recorded while `faults` is observed.
+struct Recorder {
+    dir: std::path::PathBuf,
+    start: Snapshot,
+    trace: Arc<Mutex<Vec<(FsEvent, Snapshot)>>>,
+}
+
+impl Recorder {
+    /// Start recording; everything in `dir` now counts as durable.
+    fn start(faults: &Faults, dir: &Path) -> Recorder {
+        let trace: Arc<Mutex<Vec<(FsEvent, Snapshot)>>> = Arc::default();
+        {
+            let trace = Arc::clone(&trace);
+            let dir = dir.to_path_buf();
+            faults.observe(move |ev| {
+                let snap = snapshot(&dir);
+                trace.lock().unwrap().push((ev.clone(), snap));
+            });
+        }
+        Recorder {
+            dir: dir.to_path_buf(),
+            start: snapshot(dir),
+            trace,
+        }
+    }
+
+    /// Stop recording; call `check` on every directory state a power cut
+    /// at any point of the recorded operations could leave. Returns how
+    /// many states were checked and how often each step was seen.
+    fn replay(
+        self,
+        faults: &Faults,
+        rng: &mut Rng,
+        per_prefix: usize,
+        label: &str,
+        mut check: impl FnMut(&BTreeMap<String, Vec<u8>>, &str),
+    ) -> (usize, BTreeMap<String, usize>) {
+        faults.stop_observing();
+        let trace = std::mem::take(&mut *self.trace.lock().unwrap());
+        let mut model = DirModel::new(&self.start);
+        let mut states = 0;
+        let mut steps = BTreeMap::<String, usize>::new();
+        for (i, (event, snap)) in trace.iter().enumerate() {
+            model.observe(event, snap);
+            let step = match event {
+                FsEvent::Synced(p) => format!("synced {}", file_name(p)),
+                FsEvent::DirSynced(_) => "directory synced".to_string(),
+                FsEvent::Renamed { to, .. } => format!("renamed to {}", file_name(to)),
+                FsEvent::Linked { to, .. } => format!("linked {}", file_name(to)),
+                FsEvent::Removed(p) => format!("removed {}", file_name(p)),
+                other => format!("{other:?}"),
+            };
+            *steps.entry(step.clone()).or_default() += 1;
+            if std::env::var("EMDB_POWER_TRACE").is_ok() {
+                println!(
+                    "{label} in {}: event {i} {step}: {} pending name changes {:?}",
+                    self.dir.display(),
+                    model.pending.len(),
+                    model.current.keys().collect::<Vec<_>>()
+                );
+            }
+            for (j, files) in model.crash_states(rng, per_prefix).into_iter().enumerate() {
+                check(&files, &format!("{label}: event {i} ({step}) state {j}"));
+                states += 1;
+            }
+            model.settle(event);
+        }
+        (states, steps)
+    }
+}
+
 /// Run one encryption change in `live` with every file operation observed,
 /// and check every directory state a power cut at each step could leave.
 fn crash_during_change(
@@ -876,51 +969,15 @@ fn crash_during_change(
     rng: &mut Rng,
     per_prefix: usize,
 ) -> usize {
-    let trace: Arc<Mutex<Vec<(FsEvent, Snapshot)>>> = Arc::default();
     let faults = Arc::new(Faults::default());
-    {
-        let trace = Arc::clone(&trace);
-        let dir = live.to_path_buf();
-        faults.observe(move |ev| {
-            let snap = snapshot(&dir);
-            trace.lock().unwrap().push((ev.clone(), snap));
-        });
-    }
-    let start = snapshot(live);
+    let recorder = Recorder::start(&faults, live);
     let path = live.join("db.emdb");
     Emdb::change_encryption_with_faults(&path, input(from), input(to), Arc::clone(&faults))
         .unwrap();
-    faults.stop_observing();
-    let trace = std::mem::take(&mut *trace.lock().unwrap());
     let label = format!("{:?} -> {:?}", from.map(|k| k[0]), to.map(|k| k[0]));
-    let mut model = DirModel::new(&start);
-    let mut states = 0;
-    let mut steps = BTreeMap::<String, usize>::new();
-    for (i, (event, snap)) in trace.iter().enumerate() {
-        model.observe(event, snap);
-        let step = match event {
-            FsEvent::Synced(p) => format!("synced {}", file_name(p)),
-            FsEvent::DirSynced(_) => "directory synced".to_string(),
-            FsEvent::Renamed { to, .. } => format!("renamed to {}", file_name(to)),
-            FsEvent::Linked { to, .. } => format!("linked {}", file_name(to)),
-            FsEvent::Removed(p) => format!("removed {}", file_name(p)),
-            other => format!("{other:?}"),
-        };
-        *steps.entry(step.clone()).or_default() += 1;
-        if std::env::var("EMDB_POWER_TRACE").is_ok() {
-            println!(
-                "{label}: event {i} {step}: {} pending name changes {:?}",
-                model.pending.len(),
-                model.current.keys().collect::<Vec<_>>()
-            );
-        }
-        for (j, files) in model.crash_states(rng, per_prefix).into_iter().enumerate() {
-            let what = format!("{label}: event {i} ({step}) state {j}");
-            check_change_state(scratch, &files, from, to, want, &what);
-            states += 1;
-        }
-        model.settle(event);
-    }
+    let (states, steps) = recorder.replay(&faults, rng, per_prefix, &label, |files, what| {
+        check_change_state(scratch, files, from, to, want, what);
+    });
     // Each step of the sequence was seen.
     for step in [
         "synced db.emdb.enc.tmp",
@@ -940,13 +997,33 @@ fn crash_during_change(
     states
 }
 
+/// Check one directory state left by a crash during a compaction: the
+/// database opens with exactly `want`, twice (crash during recovery).
+fn check_compaction_state(dir: &Path, files: &BTreeMap<String, Vec<u8>>, want: &State, what: &str) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let path = dir.join("db.emdb");
+    for pass in ["open", "reopen"] {
+        let db = open(&path);
+        assert_eq!(&contents(&db), want, "{what}: {pass}");
+    }
+    assert!(
+        !dir.join("db.emdb.compact.tmp").exists(),
+        "{what}: a stale compaction temp file survived a writable open"
+    );
+}
+
 #[test]
 fn every_crash_state_of_an_encryption_change_opens_with_one_key_and_all_data() {
     let rounds: usize = std::env::var("EMDB_POWER_ROUNDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2);
-    let per_prefix = 2 + 2 * rounds;
+    let per_prefix = 2 + rounds;
     let live = scratch_dir();
     let scratch = scratch_dir();
     let path = live.path().join("db.emdb");
@@ -986,23 +1063,38 @@ fn every_crash_state_of_an_encryption_change_opens_with_one_key_and_all_data() {
     }
     let mut rng = Rng(0x5EED_0FC0_FFEE);
     let mut states = 0;
-    for (from, to) in [
-        (None, Some(KEY_A)),
-        (Some(KEY_A), Some(KEY_B)),
-        (Some(KEY_B), None),
-    ] {
-        states += crash_during_change(
-            live.path(),
-            scratch.path(),
-            from,
-            to,
-            &want,
-            &mut rng,
-            per_prefix,
-        );
-        // The operator checked the database and removes the backup.
-        std::fs::remove_file(live.path().join("db.emdb.encbak")).unwrap();
+    let cycles = rounds.div_ceil(2).max(1);
+    for cycle in 0..cycles {
+        if cycle > 0 {
+            // More data, other sizes: other layouts of the temp file.
+            let db = Emdb::open(&path).unwrap();
+            for i in 0..50 * cycle {
+                let k = format!("c{cycle}-{i}");
+                let v = vec![(i % 256) as u8; 1 + (i * 37) % 900];
+                db.insert(&k, &v).unwrap();
+                want.get_mut("").unwrap().insert(k.into_bytes(), v);
+            }
+        }
+        for (from, to) in [
+            (None, Some(KEY_A)),
+            (Some(KEY_A), Some(KEY_B)),
+            (Some(KEY_B), None),
+        ] {
+            states += crash_during_change(
+                live.path(),
+                scratch.path(),
+                from,
+                to,
+                &want,
+                &mut rng,
+                per_prefix,
+            );
+            // The operator checked the database and removes the backup.
+            std::fs::remove_file(live.path().join("db.emdb.encbak")).unwrap();
+        }
     }
-    println!("encryption changes (enable, rotate, disable): {states} crash states checked");
+    println!(
+        "encryption changes ({cycles} x enable, rotate, disable): {states} crash states checked"
+    );
     assert!(states > 50);
 }
