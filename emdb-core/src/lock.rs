@@ -9,6 +9,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::fault::{write_all_at, Faults, WriteSite};
@@ -47,20 +48,14 @@ impl WriterLock {
             .truncate(false)
             .open(&path)
             .map_err(|e| Error::io("open lock file", Some(&path), e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::LockBusy {
-                    path: db.to_path_buf(),
-                    holder: read_holder(&path).map(|mut h| {
-                        h.alive = true;
-                        h
-                    }),
-                })
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(Error::io("lock", Some(&path), e));
-            }
+        if !take(&file, &path)? {
+            return Err(Error::LockBusy {
+                path: db.to_path_buf(),
+                holder: read_holder(&path).map(|mut h| {
+                    h.alive = true;
+                    h
+                }),
+            });
         }
         let me = std::process::id();
         let record = format!(
@@ -72,6 +67,33 @@ impl WriterLock {
             .and_then(|_| write_all_at(faults, WriteSite::LockFile, &file, record.as_bytes(), 0))
             .map_err(|e| Error::io("write lock file", Some(&path), e))?;
         Ok(WriterLock { _file: file })
+    }
+}
+
+/// How long to wait for a lock the file says this process holds.
+const OWN_RELEASE_WAIT: Duration = Duration::from_millis(200);
+
+/// Try to lock `file`; false when someone else holds it.
+///
+/// When the lock file names this process, the lock was most likely released
+/// a moment ago and is still held through a copy of the descriptor in a
+/// child process between its fork and exec (exec closes it): wait a little
+/// for that rather than report this process as the holder.
+fn take(file: &File, path: &Path) -> Result<bool> {
+    let deadline = Instant::now() + OWN_RELEASE_WAIT;
+    let mut own = None;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", Some(path), e)),
+        }
+        let mine = *own
+            .get_or_insert_with(|| read_holder(path).is_some_and(|h| h.pid == std::process::id()));
+        if !mine || Instant::now() >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
