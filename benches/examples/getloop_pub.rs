@@ -49,7 +49,9 @@ fn main() {
                             x ^= x << 17;
                             let k = key(x % n);
                             hits += if zerocopy {
-                                db.get_zerocopy(&k[..]).unwrap().map_or(0, |v| v.len() as u64)
+                                db.get_zerocopy(&k[..])
+                                    .unwrap()
+                                    .map_or(0, |v| v.len() as u64)
                             } else {
                                 db.get(&k[..]).unwrap().map_or(0, |v| v.len() as u64)
                             };

@@ -165,3 +165,90 @@ fn too_large_key_exits_7() {
         .code(7)
         .stderr(predicate::str::contains("the limit is 65536 bytes"));
 }
+
+/// A mounted tmpfs (CI runs as root), unmounted when dropped.
+struct TmpfsMount(tempfile::TempDir);
+
+impl TmpfsMount {
+    fn new(size: &str) -> Result<TmpfsMount, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let out = std::process::Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir.path())
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t tmpfs failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(TmpfsMount(dir))
+    }
+}
+
+impl Drop for TmpfsMount {
+    fn drop(&mut self) {
+        for _ in 0..40 {
+            let done = std::process::Command::new("umount")
+                .arg(self.0.path())
+                .stderr(std::process::Stdio::null())
+                .status();
+            if done.is_ok_and(|s| s.success()) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.0.path())
+            .status();
+    }
+}
+
+#[test]
+fn put_on_a_full_disk_exits_6_with_the_reason() {
+    let mount = match TmpfsMount::new("1m") {
+        Ok(m) => m,
+        Err(why) => {
+            println!("SKIPPED put on a real full disk: {why}");
+            return;
+        }
+    };
+    let home = TestDb::new();
+    let db = TestDb {
+        path: mount.0.path().join("full.emdb"),
+        dir: home.dir,
+    };
+    db.put("before", "1");
+    // Fill every free byte.
+    let mut filler = std::fs::File::create(mount.0.path().join("filler")).unwrap();
+    let block = vec![0u8; 4096];
+    while std::io::Write::write(&mut filler, &block).is_ok_and(|n| n > 0) {}
+    drop(filler);
+    // A value larger than what is left of the log's last page.
+    let value = db.file("value.bin");
+    std::fs::write(&value, vec![b'v'; 20_000]).unwrap();
+    db.cmd(["put", "k", "--file"])
+        .arg(&value)
+        .assert()
+        .code(6)
+        .stderr(predicate::str::starts_with("emdb: "))
+        .stderr(predicate::str::contains("No space left on device"));
+    // Nothing lost; with space back, writing works again.
+    std::fs::remove_file(mount.0.path().join("filler")).unwrap();
+    db.cmd(["get", "before"]).assert().success().stdout("1\n");
+    db.cmd(["put", "k", "--file"])
+        .arg(&value)
+        .assert()
+        .success();
+    let got = db.stdout(["get", "k"]);
+    assert_eq!(got.len(), 20_001, "the value and a newline");
+    drop(db);
+}

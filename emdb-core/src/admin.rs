@@ -15,15 +15,20 @@
 //! A crash before step 5 leaves the old file at `<db>` (opens with the old
 //! key); after it, the new one (opens with the new key). Either way all data
 //! is there, and `<db>.encbak` keeps the old file until someone removes it.
+//! An error before step 5 removes the temp files and the backup link (a full
+//! disk gets its space back, a retry is not refused); after it the backup
+//! stays, since the new file may be at `<db>`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::builder::Config;
 use crate::crypto::{Cipher, EncryptionInput};
 use crate::db::Emdb;
-use crate::engine::Engine;
+use crate::engine::{Engine, Generation};
 use crate::error::{Error, Result};
-use crate::fs::{fsync_parent, sibling};
+use crate::fault::{self, Faults, FsEvent};
+use crate::fs::{fsync_parent, rename, sibling};
 use crate::index::SHARDS;
 use crate::lock::WriterLock;
 use crate::namespace::read_at;
@@ -42,7 +47,9 @@ pub(crate) fn rewrite(
     from: Option<EncryptionInput>,
     to: Option<EncryptionInput>,
     cipher: Option<Cipher>,
+    faults: Option<Arc<Faults>>,
 ) -> Result<()> {
+    let f = faults.as_deref();
     let path = path
         .canonicalize()
         .map_err(|e| Error::io("open", Some(path), e))?;
@@ -57,10 +64,11 @@ pub(crate) fn rewrite(
     }
     // Hold the writer lock for the whole rewrite; read through a read-only
     // engine, which never writes to the old file (not even on close).
-    let _lock = WriterLock::acquire(&path)?;
+    let _lock = WriterLock::acquire(&path, f)?;
     let source_cfg = Config {
         read_only: true,
         encryption: from,
+        faults: faults.clone(),
         ..Config::default()
     };
     let source = Engine::open_file(source_cfg, path.clone())?;
@@ -69,60 +77,93 @@ pub(crate) fn rewrite(
 
     let tmp = sibling(&path, ".enc.tmp");
     for stale in [tmp.clone(), sibling(&tmp, ".ckpt"), sibling(&tmp, ".lock")] {
-        let _ = std::fs::remove_file(stale);
+        fault::remove(f, &stale);
     }
     let target_cfg = Config {
         encryption: to,
         cipher,
+        faults: faults.clone(),
         ..Config::default()
     };
-    {
-        let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.clone())?);
-        let engine = target.engine_arc();
-        let now = source.now();
-        let region = src_gen.log.region();
-        let bytes = src_gen.bytes(&region);
-        for ns in src_gen.ns.read().all() {
-            let id = if ns.id == 0 {
-                0
-            } else {
-                engine.create_namespace(&String::from_utf8_lossy(&ns.name))?
-            };
-            let mut batch = engine.batch()?;
-            let mut in_batch = 0;
-            for shard in 0..SHARDS {
-                for off in ns.keydir.shard_offsets(shard) {
-                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    let f = read_at(bytes, off, ns.crypt(), &mut scratch)?;
-                    if crate::engine::expired(f.expires_at, now) {
-                        continue;
-                    }
-                    batch.put(id, f.key, f.value, f.expires_at)?;
-                    in_batch += 1;
-                    if in_batch == COPY_BATCH {
-                        batch.commit()?;
-                        batch = engine.batch()?;
-                        in_batch = 0;
-                    }
+    let mut linked = false;
+    let swapped = (|| {
+        copy_live(&source, &src_gen, target_cfg, &tmp)?;
+        drop(src_gen);
+        drop(source);
+        std::fs::hard_link(&path, &backup)
+            .map_err(|e| Error::io("link backup", Some(&backup), e))?;
+        linked = true;
+        fault::note(f, || FsEvent::Linked {
+            from: path.clone(),
+            to: backup.clone(),
+        });
+        fsync_parent(&path, f)?;
+        rename(&tmp, &path, f)
+    })();
+    if let Err(e) = swapped {
+        // The old file is still at the path. Remove what this run made: on
+        // a full disk the temp file holds the space, and a backup left
+        // behind would make every retry refuse.
+        for made in [
+            tmp.clone(),
+            sibling(&tmp, ".ckpt"),
+            sibling(&tmp, ".lock"),
+            sibling(&tmp, ".stats"),
+        ] {
+            let _ = std::fs::remove_file(made);
+        }
+        if linked {
+            let _ = std::fs::remove_file(&backup);
+        }
+        return Err(e);
+    }
+    // From here on the new file may be at the path: the backup stays.
+    fsync_parent(&path, f)?;
+    // The new file's checkpoint is bound to its id; the old one is useless.
+    let _ = rename(&sibling(&tmp, ".ckpt"), &sibling(&path, ".ckpt"), f);
+    fault::remove(f, &sibling(&tmp, ".lock"));
+    fault::remove(f, &sibling(&tmp, ".stats"));
+    fsync_parent(&path, f)
+}
+
+/// Copy every live record of `source` into a new database at `tmp`, then
+/// sync and checkpoint it (errors of either are returned, not swallowed
+/// by the close).
+fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Path) -> Result<()> {
+    let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.to_path_buf())?);
+    let engine = target.engine_arc();
+    let now = source.now();
+    let region = src_gen.log.region();
+    let bytes = src_gen.bytes(&region);
+    for ns in src_gen.ns.read().all() {
+        let id = if ns.id == 0 {
+            0
+        } else {
+            engine.create_namespace(&String::from_utf8_lossy(&ns.name))?
+        };
+        let mut batch = engine.batch()?;
+        let mut in_batch = 0;
+        for shard in 0..SHARDS {
+            for off in ns.keydir.shard_offsets(shard) {
+                let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                let f = read_at(bytes, off, ns.crypt(), &mut scratch)?;
+                if crate::engine::expired(f.expires_at, now) {
+                    continue;
+                }
+                batch.put(id, f.key, f.value, f.expires_at)?;
+                in_batch += 1;
+                if in_batch == COPY_BATCH {
+                    batch.commit()?;
+                    batch = engine.batch()?;
+                    in_batch = 0;
                 }
             }
-            batch.commit()?;
         }
-        target.flush()?;
-    } // closed: synced, trimmed, checkpointed
-    drop(src_gen);
-    drop(source);
-
-    std::fs::hard_link(&path, &backup).map_err(|e| Error::io("link backup", Some(&backup), e))?;
-    fsync_parent(&path)?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::io("rename", Some(&path), e))?;
-    fsync_parent(&path)?;
-    // The new file's checkpoint is bound to its id; the old one is useless.
-    let _ = std::fs::rename(sibling(&tmp, ".ckpt"), sibling(&path, ".ckpt"));
-    let _ = std::fs::remove_file(sibling(&tmp, ".lock"));
-    let _ = std::fs::remove_file(sibling(&tmp, ".stats"));
-    fsync_parent(&path)
-}
+        batch.commit()?;
+    }
+    target.flush()?;
+    target.checkpoint()
+} // closed: trimmed
 
 fn src_cipher(engine: &Engine) -> Option<Cipher> {
     #[cfg(feature = "encrypt")]
@@ -141,7 +182,7 @@ impl Emdb {
     /// offline: rewrite, fsync, atomic rename, and keep the old file as
     /// `<path>.encbak`. Refuses if that backup already exists.
     pub fn enable_encryption(path: impl AsRef<Path>, target: EncryptionInput) -> Result<()> {
-        rewrite(path.as_ref(), None, Some(target), None)
+        rewrite(path.as_ref(), None, Some(target), None, None)
     }
 
     /// [`Emdb::enable_encryption`] with a chosen cipher.
@@ -150,13 +191,13 @@ impl Emdb {
         target: EncryptionInput,
         cipher: Cipher,
     ) -> Result<()> {
-        rewrite(path.as_ref(), None, Some(target), Some(cipher))
+        rewrite(path.as_ref(), None, Some(target), Some(cipher), None)
     }
 
     /// Decrypt the database at `path` (opened with `current`) into a plain
     /// one; same atomic rewrite and `.encbak` backup.
     pub fn disable_encryption(path: impl AsRef<Path>, current: EncryptionInput) -> Result<()> {
-        rewrite(path.as_ref(), Some(current), None, None)
+        rewrite(path.as_ref(), Some(current), None, None, None)
     }
 
     /// Re-encrypt the database at `path` from `current` to `new` (same
@@ -167,6 +208,21 @@ impl Emdb {
         current: EncryptionInput,
         new: EncryptionInput,
     ) -> Result<()> {
-        rewrite(path.as_ref(), Some(current), Some(new), None)
+        rewrite(path.as_ref(), Some(current), Some(new), None, None)
+    }
+
+    /// An encryption change as [`Emdb::enable_encryption`] (`from` None),
+    /// [`Emdb::disable_encryption`] (`to` None) or
+    /// [`Emdb::rotate_encryption_key`] make it, with injected faults and
+    /// its file operations reported to the observer (tests of the error and
+    /// crash paths).
+    #[cfg(feature = "fault-injection")]
+    pub fn change_encryption_with_faults(
+        path: impl AsRef<Path>,
+        from: Option<EncryptionInput>,
+        to: Option<EncryptionInput>,
+        faults: Arc<Faults>,
+    ) -> Result<()> {
+        rewrite(path.as_ref(), from, to, None, Some(faults))
     }
 }

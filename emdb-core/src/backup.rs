@@ -6,13 +6,13 @@
 //! rewritten to say exactly that end was durable, then the copy is fsynced
 //! and renamed into place.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::fault::{note, write_all_at, FsEvent, WriteSite};
 use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
-use crate::fs::{create_options, fsync_parent, sibling};
+use crate::fs::{create_options, fsync_parent, rename, sibling};
 
 impl Engine {
     /// Copy the database to `target` (a new file).
@@ -63,18 +63,29 @@ impl Engine {
             page[at..at + SYNC_SLOT_LEN].copy_from_slice(&slot.encode());
         }
         let tmp = sibling(target, ".tmp");
+        let faults = self.cfg.faults.as_deref();
         let write = || -> std::io::Result<()> {
-            let mut f = create_options().truncate(true).open(&tmp)?;
-            f.write_all(&page)?;
-            f.write_all(&bytes[page.len()..])?;
+            let f = create_options().truncate(true).open(&tmp)?;
+            write_all_at(faults, WriteSite::Backup, &f, &page, 0)?;
+            write_all_at(
+                faults,
+                WriteSite::Backup,
+                &f,
+                &bytes[page.len()..],
+                page.len() as u64,
+            )?;
             f.sync_all()
         };
         if let Err(e) = write() {
             let _ = std::fs::remove_file(&tmp);
             return Err(Error::io("write backup", Some(&tmp), e));
         }
-        std::fs::rename(&tmp, target).map_err(|e| Error::io("rename", Some(target), e))?;
-        fsync_parent(target)
+        note(faults, || FsEvent::Synced(tmp.clone()));
+        if let Err(e) = rename(&tmp, target, faults) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        fsync_parent(target, faults)
     }
 }
 

@@ -19,11 +19,12 @@ use std::sync::Arc;
 use crate::crypto::Crypt;
 use crate::engine::{compact_tmp_path, encode, encoded_len, expired, now_ms, Engine, Generation};
 use crate::error::{Error, Result};
+use crate::fault::{self, Faults, FsEvent};
 use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
 use crate::index::SHARDS;
-use crate::log::{Log, LogFile, Region};
+use crate::log::{allocate, Log, LogFile, Region};
 use crate::namespace::{frame_at, open_frame, read_at, NsEntry, NsTable};
 use crate::recovery::decode_unit;
 
@@ -99,10 +100,23 @@ impl Engine {
                     .truncate(true)
                     .open(&tmp)
                     .map_err(|e| Error::io("create", Some(&tmp), e))?;
-                file.set_len(HEADER_SIZE as u64)
-                    .map_err(|e| Error::io("size", Some(&tmp), e))?;
-                let region = Region::map_file(&file, HEADER_SIZE)
-                    .map_err(|e| Error::io("mmap", Some(&tmp), e))?;
+                // Allocated, not just sized: a mapped write into a hole of a
+                // full filesystem is SIGBUS, not an error.
+                let region =
+                    Faults::check(old.log.faults.as_ref().map(|x| &x.fail_grow), libc::ENOSPC)
+                        .and_then(|()| allocate(&file, 0, HEADER_SIZE as u64))
+                        .map_err(|e| Error::io("grow", Some(&tmp), e))
+                        .and_then(|()| {
+                            Region::map_file(&file, HEADER_SIZE)
+                                .map_err(|e| Error::io("mmap", Some(&tmp), e))
+                        });
+                let region = match region {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&tmp);
+                        return Err(e);
+                    }
+                };
                 region.write(0, &page);
                 let log = Log::new(
                     identity,
@@ -282,11 +296,20 @@ impl Engine {
                     encryptions: self.encryptions_with(out.crypt.as_deref()),
                 })?;
             }
-            f.file
-                .sync_all()
+            let faults = out.log.faults.as_deref();
+            Faults::check(faults.map(|x| &x.fail_sync), libc::EIO)
+                .and_then(|()| f.file.sync_all())
                 .map_err(|e| Error::io("fsync", Some(tmp), e))?;
-            std::fs::rename(tmp, &f.path).map_err(|e| Error::io("rename", Some(&f.path), e))?;
-            efs::fsync_parent(&f.path)?;
+            fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
+            efs::rename(tmp, &f.path, faults)?;
+            if let Err(e) = efs::fsync_parent(&f.path, faults) {
+                // The new file is in place but may not be after a crash,
+                // and this handle still writes to the old one, which is no
+                // longer at the path: nothing it writes from now on could
+                // be found again. Reopening reads whichever file is there.
+                self.poison(&e);
+                return Err(e);
+            }
         }
         // The sorted key sets belong to the namespace, not to one file.
         for ns in table.all() {

@@ -18,6 +18,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
 use crate::builder::Config;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
+use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::flush::FlushPolicy;
 use crate::follower;
 use crate::format::checkpoint::{self, Binding, Checkpoint};
@@ -261,23 +262,31 @@ pub(crate) fn crypt_for(
 
 /// Create a new, empty database file at `path` atomically.
 fn create_file(path: &Path, cfg: &Config) -> Result<()> {
+    let faults = cfg.faults.as_deref();
     let tmp = sibling(path, ".create.tmp");
-    {
+    let created = (|| {
         let f = efs::create_options()
             .truncate(true)
             .open(&tmp)
             .map_err(|e| Error::io("create", Some(&tmp), e))?;
-        write_page(&f, &tmp, &new_header_page(cfg)?)?;
+        write_page(&f, &tmp, &new_header_page(cfg)?, faults)?;
+        efs::rename(&tmp, path, faults)
+    })();
+    if created.is_err() {
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", Some(path), e))?;
-    efs::fsync_parent(path)
+    created?;
+    efs::fsync_parent(path, faults)
 }
 
-fn write_page(f: &File, path: &Path, page: &[u8]) -> Result<()> {
-    use std::os::unix::fs::FileExt;
-    f.write_all_at(page, 0)
+/// Write and fsync the header page of a new file.
+fn write_page(f: &File, path: &Path, page: &[u8], faults: Option<&Faults>) -> Result<()> {
+    fault::write_all_at(faults, WriteSite::Header, f, page, 0)
         .map_err(|e| Error::io("write header", Some(path), e))?;
-    f.sync_all().map_err(|e| Error::io("fsync", Some(path), e))
+    f.sync_all()
+        .map_err(|e| Error::io("fsync", Some(path), e))?;
+    fault::note(faults, || FsEvent::Synced(path.to_path_buf()));
+    Ok(())
 }
 
 pub(crate) fn read_identity(
@@ -430,7 +439,7 @@ impl Engine {
         let lock = if cfg.read_only {
             None
         } else {
-            Some(WriterLock::acquire(&path)?)
+            Some(WriterLock::acquire(&path, cfg.faults.as_deref())?)
         };
         let exists = path.exists();
         if !exists {
@@ -458,8 +467,13 @@ impl Engine {
             .map_err(|e| Error::io("stat", Some(&path), e))?
             .len();
         if len == 0 && !cfg.read_only {
-            // An empty file (for example made by mktemp) becomes a new database.
-            write_page(&file, &path, &new_header_page(&cfg)?)?;
+            // An empty file (for example made by mktemp) becomes a new
+            // database. A failed write leaves it empty again, not half a header.
+            if let Err(e) = write_page(&file, &path, &new_header_page(&cfg)?, cfg.faults.as_deref())
+            {
+                let _ = file.set_len(0);
+                return Err(e);
+            }
             len = HEADER_SIZE as u64;
         }
         if len < HEADER_SIZE as u64 {
@@ -552,6 +566,7 @@ impl Engine {
             file.set_len(end)
                 .and_then(|_| file.sync_all())
                 .map_err(|e| Error::io("truncate torn tail", Some(&path), e))?;
+            fault::note(cfg.faults.as_deref(), || FsEvent::Synced(path.clone()));
             len = end;
             region = Region::map_file(&file, end as usize)
                 .map_err(|e| Error::io("mmap", Some(&path), e))?;
@@ -648,9 +663,19 @@ impl Engine {
         Ok(())
     }
 
-    fn poison(&self, e: &Error) {
+    /// Refuse every later write: what is durable is no longer known.
+    pub(crate) fn poison(&self, e: &Error) {
         *self.poison_reason.lock() = Some(e.to_string());
         self.poisoned.store(true, Ordering::Release);
+    }
+
+    /// Poison the handle when `r` is an I/O error: a staged write (which
+    /// `Log::fill` may issue) failed, and part of it may be in the file.
+    fn poison_on_io<T>(&self, r: Result<T>) -> Result<T> {
+        if let Err(e @ Error::Io { .. }) = &r {
+            self.poison(e);
+        }
+        r
     }
 
     /// Take the writer lock and the current generation.
@@ -680,9 +705,18 @@ impl Engine {
         if self.write_through() && gen.log.file.is_some() {
             let mut buf = vec![0u8; len];
             encode(spec, crypt, off, &mut buf)?;
-            gen.log.write_through(off, &buf)?;
+            if let Err(e) = gen.log.write_through(off, &buf) {
+                // Part of the frame may have landed, durably: wipe it, or a
+                // shorter frame written here next would be followed by its
+                // remains (which could decode). If even that fails, what the
+                // file holds at the end is unknown: refuse further writes.
+                if gen.log.wipe_through(off, len).is_err() {
+                    self.poison(&e);
+                }
+                return Err(e);
+            }
         } else {
-            gen.log.fill(off, len, |d| encode(spec, crypt, off, d))?;
+            self.poison_on_io(gen.log.fill(off, len, |d| encode(spec, crypt, off, d)))?;
         }
         w.end = off + len as u64;
         w.last_frame_at = off;
@@ -920,7 +954,12 @@ impl Engine {
         };
         let end = w.end;
         drop(w);
-        efs::atomic_write(&checkpoint_path(&path), &checkpoint::encode(&cp))?;
+        efs::atomic_write(
+            &checkpoint_path(&path),
+            &checkpoint::encode(&cp),
+            self.cfg.faults.as_deref(),
+            WriteSite::Checkpoint,
+        )?;
         let mut w = self.writer.lock();
         w.checkpointed_end = w.checkpointed_end.max(end);
         Ok(())
@@ -1158,9 +1197,11 @@ impl Batch<'_> {
             .log
             .ensure_capacity(self.cursor, self.cursor + len)?;
         let at = self.cursor;
-        self.gen
-            .log
-            .fill(at, len as usize, |d| encode(&spec, crypt, at, d))?;
+        self.engine.poison_on_io(
+            self.gen
+                .log
+                .fill(at, len as usize, |d| encode(&spec, crypt, at, d)),
+        )?;
         self.ops.push(BatchOp {
             ns,
             off: self.cursor,
@@ -1205,10 +1246,10 @@ impl Batch<'_> {
         debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
         let engine = self.engine;
         let gen = Arc::clone(&self.gen);
-        gen.log.fill(self.start, BATCH_HEADER_LEN as usize, |d| {
+        engine.poison_on_io(gen.log.fill(self.start, BATCH_HEADER_LEN as usize, |d| {
             header.encode_into(d);
             Ok(())
-        })?;
+        }))?;
         if engine.write_through() && gen.log.file.is_some() {
             if let Err(e) = gen.log.sync_data() {
                 engine.poison(&e);

@@ -87,7 +87,7 @@ pub use crypto::{Cipher, EncryptionInput, KdfParams};
 pub use db::{Emdb, Transaction, TxNamespace, ValueRef};
 pub use error::{Error, Result};
 #[cfg(feature = "fault-injection")]
-pub use fault::Faults;
+pub use fault::{Faults, FsEvent, ShortWrite, WriteSite};
 pub use flush::FlushPolicy;
 pub use keyspace::{Iter, Keys, Namespace, RangeIter};
 pub use limits::{

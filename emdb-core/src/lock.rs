@@ -7,10 +7,12 @@
 #![allow(unsafe_code)]
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
+use crate::fault::{write_all_at, Faults, WriteSite};
 use crate::fs::{create_options, sibling};
 
 /// Who holds (or last held) a database's writer lock.
@@ -40,26 +42,20 @@ pub(crate) struct WriterLock {
 
 impl WriterLock {
     /// Take the writer lock for `db`, or fail with `LockBusy` naming the holder.
-    pub(crate) fn acquire(db: &Path) -> Result<WriterLock> {
+    pub(crate) fn acquire(db: &Path, faults: Option<&Faults>) -> Result<WriterLock> {
         let path = lock_path(db);
-        let mut file = create_options()
+        let file = create_options()
             .truncate(false)
             .open(&path)
             .map_err(|e| Error::io("open lock file", Some(&path), e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(Error::LockBusy {
-                    path: db.to_path_buf(),
-                    holder: read_holder(&path).map(|mut h| {
-                        h.alive = true;
-                        h
-                    }),
-                })
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(Error::io("lock", Some(&path), e));
-            }
+        if !take(&file, &path)? {
+            return Err(Error::LockBusy {
+                path: db.to_path_buf(),
+                holder: read_holder(&path).map(|mut h| {
+                    h.alive = true;
+                    h
+                }),
+            });
         }
         let me = std::process::id();
         let record = format!(
@@ -68,9 +64,36 @@ impl WriterLock {
             hostname().unwrap_or_default()
         );
         file.set_len(0)
-            .and_then(|_| file.write_all(record.as_bytes()))
+            .and_then(|_| write_all_at(faults, WriteSite::LockFile, &file, record.as_bytes(), 0))
             .map_err(|e| Error::io("write lock file", Some(&path), e))?;
         Ok(WriterLock { _file: file })
+    }
+}
+
+/// How long to wait for a lock the file says this process holds.
+const OWN_RELEASE_WAIT: Duration = Duration::from_millis(200);
+
+/// Try to lock `file`; false when someone else holds it.
+///
+/// When the lock file names this process, the lock was most likely released
+/// a moment ago and is still held through a copy of the descriptor in a
+/// child process between its fork and exec (exec closes it): wait a little
+/// for that rather than report this process as the holder.
+fn take(file: &File, path: &Path) -> Result<bool> {
+    let deadline = Instant::now() + OWN_RELEASE_WAIT;
+    let mut own = None;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", Some(path), e)),
+        }
+        let mine = *own
+            .get_or_insert_with(|| read_holder(path).is_some_and(|h| h.pid == std::process::id()));
+        if !mine || Instant::now() >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -207,8 +230,8 @@ mod tests {
     fn second_writer_is_refused_with_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("x.emdb");
-        let held = WriterLock::acquire(&db).unwrap();
-        match WriterLock::acquire(&db) {
+        let held = WriterLock::acquire(&db, None).unwrap();
+        match WriterLock::acquire(&db, None) {
             Err(Error::LockBusy {
                 holder: Some(h), ..
             }) => {
@@ -224,7 +247,7 @@ mod tests {
         assert!(!h.alive);
         assert!(break_lock(&db).unwrap());
         assert_eq!(holder(&db).unwrap(), None);
-        WriterLock::acquire(&db).unwrap();
+        WriterLock::acquire(&db, None).unwrap();
     }
 
     #[test]
@@ -235,7 +258,7 @@ mod tests {
         let db = dir.path().join("x.emdb");
         std::fs::write(lock_path(&db), b"\xff\x00garbage").unwrap();
         assert_eq!(holder(&db).unwrap(), None);
-        WriterLock::acquire(&db).unwrap();
+        WriterLock::acquire(&db, None).unwrap();
     }
 
     #[test]

@@ -151,6 +151,9 @@ pub(crate) fn publish_sidecar(db: &Path, s: &Stats) {
         .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
     if written.is_ok() {
         let _ = std::fs::rename(&tmp, &path);
+    } else {
+        // A full disk: do not keep a half-written file holding space.
+        let _ = std::fs::remove_file(&tmp);
     }
 }
 

@@ -190,6 +190,37 @@ fn second_writer_is_refused_and_names_the_holder() {
     Emdb::open(&path).unwrap();
 }
 
+/// A lock released a moment ago can still be held by a child process
+/// between its fork and exec (it inherited the descriptor; exec closes
+/// it): any program that spawns processes while it reopens a database hits
+/// this window. The next open waits for it instead of failing.
+#[test]
+#[allow(unsafe_code)]
+fn a_lock_briefly_held_by_a_forked_child_does_not_fail_the_next_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fork.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert("a", "1").unwrap();
+    // SAFETY: the child only calls async-signal-safe functions (usleep,
+    // _exit) and never returns into the test harness.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: see above; _exit skips every destructor.
+        unsafe {
+            libc::usleep(30_000);
+            libc::_exit(0);
+        }
+    }
+    assert!(pid > 0, "fork failed");
+    drop(db);
+    let reopened = Emdb::open(&path);
+    let mut status = 0;
+    // SAFETY: waits for the child forked above; `status` outlives the call.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    let db = reopened.unwrap();
+    assert_eq!(db.get("a").unwrap(), Some(b"1".to_vec()));
+}
+
 #[test]
 fn limits_are_enforced() {
     let db = Emdb::open_in_memory();

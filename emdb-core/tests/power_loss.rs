@@ -10,13 +10,16 @@
 //! Each crash state must open, hold every record whose write was synced,
 //! show every batch all or nothing, open again with the same content (crash
 //! during recovery), and accept new writes that survive the next crash.
+//! The stream writes to the default namespace and to named ones, and
+//! creates, clears and drops namespaces; the model checks namespaces too.
 //! `EMDB_POWER_ROUNDS` scales the number of operation streams.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use emdb_core::Emdb;
+use emdb_core::{Emdb, EncryptionInput, Error, Faults, FsEvent};
 
 const PAGE: usize = 4096;
 
@@ -34,33 +37,80 @@ impl Rng {
     }
 }
 
-/// One write the stream made, with the keys it set (value) or removed (None).
-#[derive(Clone, Debug)]
-struct Write {
-    changes: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+/// A temporary directory on tmpfs when there is one: the crash states are
+/// built by the harness, so the real media's fsync only costs time here.
+fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::tempdir_in(shm) {
+            return d;
+        }
+    }
+    tempfile::tempdir().unwrap()
 }
+
+/// Every namespace ("" is the default one, always present) with its pairs.
+type State = BTreeMap<String, BTreeMap<Vec<u8>, Vec<u8>>>;
+
+fn empty_state() -> State {
+    State::from([(String::new(), BTreeMap::new())])
+}
+
+/// One change to the model.
+#[derive(Clone, Debug)]
+enum Change {
+    Put(String, Vec<u8>, Vec<u8>),
+    Del(String, Vec<u8>),
+    CreateNs(String),
+    DropNs(String),
+    ClearNs(String),
+}
+
+fn apply(state: &mut State, c: &Change) {
+    match c {
+        Change::Put(ns, k, v) => {
+            state
+                .get_mut(ns)
+                .expect("write into a live namespace")
+                .insert(k.clone(), v.clone());
+        }
+        Change::Del(ns, k) => {
+            state
+                .get_mut(ns)
+                .expect("removal from a live namespace")
+                .remove(k);
+        }
+        Change::CreateNs(ns) => {
+            state.entry(ns.clone()).or_default();
+        }
+        Change::DropNs(ns) => {
+            state.remove(ns);
+        }
+        Change::ClearNs(ns) => state.get_mut(ns).expect("clear a live namespace").clear(),
+    }
+}
+
+/// One write the stream made: its changes, all or nothing.
+type Write = Vec<Change>;
 
 /// What the files must show after a crash: the synced state plus a prefix
 /// of the writes made since the last sync (the log is replayed in order and
 /// recovery stops at the first incomplete unit), each write whole.
 struct Expect {
-    synced: BTreeMap<Vec<u8>, Vec<u8>>,
+    synced: State,
     unsynced: Vec<Write>,
 }
 
 impl Expect {
     /// Ok when `got` is the synced state plus some prefix of unsynced writes.
-    fn check(&self, got: &BTreeMap<Vec<u8>, Vec<u8>>) -> Result<usize, String> {
+    fn check(&self, got: &State) -> Result<usize, String> {
         let mut state = self.synced.clone();
         if &state == got {
             return Ok(0);
         }
         for (i, w) in self.unsynced.iter().enumerate() {
-            for (k, v) in &w.changes {
-                match v {
-                    Some(v) => state.insert(k.clone(), v.clone()),
-                    None => state.remove(k),
-                };
+            for c in w {
+                apply(&mut state, c);
             }
             if &state == got {
                 return Ok(i + 1);
@@ -68,22 +118,33 @@ impl Expect {
         }
         let missing: Vec<_> = self
             .synced
-            .keys()
-            .filter(|k| !got.contains_key(*k))
-            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .iter()
+            .flat_map(|(ns, m)| m.keys().map(move |k| (ns, k)))
+            .filter(|(ns, k)| !got.get(*ns).is_some_and(|m| m.contains_key(*k)))
+            .map(|(ns, k)| format!("{ns}/{}", String::from_utf8_lossy(k)))
             .take(5)
             .collect();
         Err(format!(
             "state is not the synced data plus a prefix of the {} unsynced writes \
-             ({} keys; synced keys missing: {missing:?})",
+             (namespaces {:?}, {} keys; synced keys missing: {missing:?})",
             self.unsynced.len(),
-            got.len()
+            got.keys().collect::<Vec<_>>(),
+            got.values().map(BTreeMap::len).sum::<usize>()
         ))
     }
 }
 
-fn contents(db: &Emdb) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    db.iter().unwrap().map(|kv| kv.unwrap()).collect()
+fn contents(db: &Emdb) -> State {
+    let mut s = State::new();
+    s.insert(
+        String::new(),
+        db.iter().unwrap().map(|kv| kv.unwrap()).collect(),
+    );
+    for name in db.list_namespaces().unwrap() {
+        let ns = db.namespace(&name).unwrap();
+        s.insert(name, ns.iter().unwrap().map(|kv| kv.unwrap()).collect());
+    }
+    s
 }
 
 /// Bytes the media writes atomically (or turns into garbage when torn).
@@ -195,16 +256,55 @@ fn check_state(dir: &Path, image: &[u8], ckpt: Option<&[u8]>, expect: &Expect, w
     db.insert("after-recovery", "1").unwrap();
     db.insert_many([("after-batch-a", "2"), ("after-batch-b", "3")])
         .unwrap();
+    db.namespace("after-ns").unwrap().insert("k", "4").unwrap();
     db.flush().unwrap();
     let again = std::fs::read(&path).unwrap();
     drop(db);
     std::fs::write(&path, &again).unwrap();
     let db = open(&path);
     let mut want = got;
-    want.insert(b"after-recovery".to_vec(), b"1".to_vec());
-    want.insert(b"after-batch-a".to_vec(), b"2".to_vec());
-    want.insert(b"after-batch-b".to_vec(), b"3".to_vec());
+    let default = want.get_mut("").unwrap();
+    default.insert(b"after-recovery".to_vec(), b"1".to_vec());
+    default.insert(b"after-batch-a".to_vec(), b"2".to_vec());
+    default.insert(b"after-batch-b".to_vec(), b"3".to_vec());
+    want.entry("after-ns".into())
+        .or_default()
+        .insert(b"k".to_vec(), b"4".to_vec());
     assert_eq!(contents(&db), want, "{what}: writes after recovery");
+}
+
+/// A random live (namespace, key) of `state`.
+fn pick_live(state: &State, rng: &mut Rng) -> Option<(String, Vec<u8>)> {
+    let all: Vec<(&String, &Vec<u8>)> = state
+        .iter()
+        .flat_map(|(ns, m)| m.keys().map(move |k| (ns, k)))
+        .collect();
+    if all.is_empty() {
+        return None;
+    }
+    let (ns, k) = all[rng.below(all.len() as u64) as usize];
+    Some((ns.clone(), k.clone()))
+}
+
+/// A random namespace of `state` ("" included unless `named_only`).
+fn pick_ns(state: &State, rng: &mut Rng, named_only: bool) -> Option<String> {
+    let names: Vec<&String> = state
+        .keys()
+        .filter(|n| !named_only || !n.is_empty())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    Some(names[rng.below(names.len() as u64) as usize].clone())
+}
+
+/// Insert `k = v` into namespace `ns` ("" is the default one).
+fn insert_in(db: &Emdb, ns: &str, k: &[u8], v: &[u8]) {
+    if ns.is_empty() {
+        db.insert(k, v).unwrap();
+    } else {
+        db.namespace(ns).unwrap().insert(k, v).unwrap();
+    }
 }
 
 #[test]
@@ -213,91 +313,145 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
+    let compact_scratch = dir.path().join("compaction-states");
+    std::fs::create_dir(&compact_scratch).unwrap();
     let mut states = 0usize;
+    let mut compaction_states = 0usize;
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     for round in 0..rounds {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (round + 1));
-        let path = dir.path().join(format!("live-{round}.emdb"));
-        let ckpt_path = dir.path().join(format!("live-{round}.emdb.ckpt"));
+        let live = dir.path().join(format!("round-{round}"));
+        std::fs::create_dir(&live).unwrap();
+        let path = live.join("db.emdb");
+        let ckpt_path = live.join("db.emdb.ckpt");
+        let faults = Arc::new(Faults::default());
         let db = Emdb::builder()
             .path(&path)
             .checkpoint_on_close(false)
+            .faults(Arc::clone(&faults))
             .build()
             .unwrap();
-        let mut synced: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+        let mut synced = empty_state();
+        // The synced state plus every unsynced write: what the handle shows.
+        let mut current = empty_state();
         let mut unsynced: Vec<Write> = Vec::new();
         let mut synced_image = std::fs::read(&path).unwrap();
         let mut durable = db.stats().unwrap().log_logical_bytes as usize;
         let mut synced_ckpt: Option<Vec<u8>> = None;
-        let mut live: BTreeSet<Vec<u8>> = BTreeSet::new();
-        for op in 0..40u64 {
+        for op in 0..60u64 {
             let val = |i: u64| {
                 format!("v{round}-{op}-{i}-{}", "x".repeat((i % 5) as usize * 40)).into_bytes()
             };
-            match rng.below(10) {
-                0..=3 => {
+            let mut write: Write = Vec::new();
+            match rng.below(18) {
+                0..=2 => {
                     let k = format!("s{op}").into_bytes();
                     db.insert(&k, val(0)).unwrap();
-                    unsynced.push(Write {
-                        changes: vec![(k.clone(), Some(val(0)))],
-                    });
-                    live.insert(k);
+                    write.push(Change::Put(String::new(), k, val(0)));
                 }
-                4..=5 => {
+                3..=5 => {
+                    if let Some(ns) = pick_ns(&current, &mut rng, true) {
+                        let k = format!("n{op}").into_bytes();
+                        insert_in(&db, &ns, &k, &val(2));
+                        write.push(Change::Put(ns, k, val(2)));
+                    }
+                }
+                6..=7 => {
+                    let ns = pick_ns(&current, &mut rng, false).unwrap();
                     let n = 2 + rng.below(6);
-                    let changes: Vec<_> = (0..n)
-                        .map(|i| (format!("b{op}-{i}").into_bytes(), Some(val(i))))
+                    let pairs: Vec<_> = (0..n)
+                        .map(|i| (format!("b{op}-{i}").into_bytes(), val(i)))
                         .collect();
-                    db.insert_many(
-                        changes
-                            .iter()
-                            .map(|(k, v)| (k.clone(), v.clone().unwrap_or_default())),
-                    )
-                    .unwrap();
-                    live.extend(changes.iter().map(|(k, _)| k.clone()));
-                    unsynced.push(Write { changes });
+                    if ns.is_empty() {
+                        db.insert_many(pairs.iter().cloned()).unwrap();
+                    } else {
+                        db.namespace(&ns)
+                            .unwrap()
+                            .insert_many(pairs.iter().cloned())
+                            .unwrap();
+                    }
+                    write.extend(
+                        pairs
+                            .into_iter()
+                            .map(|(k, v)| Change::Put(ns.clone(), k, v)),
+                    );
                 }
-                6 => {
-                    // A transaction: a fresh key and the removal of a live one.
+                8 => {
+                    // A transaction across namespaces: a fresh key in the
+                    // default one, one in a named one, and a removal.
                     let k = format!("t{op}").into_bytes();
-                    let victim = live.iter().next().cloned();
+                    let named = pick_ns(&current, &mut rng, true);
+                    let handle = named.as_ref().map(|n| db.namespace(n).unwrap());
+                    let victim = pick_live(&current, &mut rng);
+                    let victim_handle = victim
+                        .as_ref()
+                        .filter(|(ns, _)| !ns.is_empty())
+                        .map(|(ns, _)| db.namespace(ns).unwrap());
                     db.transaction(|tx| {
                         tx.insert(&k, val(1))?;
-                        if let Some(v) = &victim {
-                            tx.remove(v)?;
+                        if let Some(h) = &handle {
+                            tx.namespace(h).insert(&k, val(3))?;
+                        }
+                        match (&victim, &victim_handle) {
+                            (Some((_, v)), Some(h)) => {
+                                tx.namespace(h).remove(v)?;
+                            }
+                            (Some((_, v)), None) => {
+                                tx.remove(v)?;
+                            }
+                            _ => {}
                         }
                         Ok(())
                     })
                     .unwrap();
-                    let mut changes = vec![(k.clone(), Some(val(1)))];
-                    if let Some(v) = victim {
-                        live.remove(&v);
-                        changes.push((v, None));
+                    write.push(Change::Put(String::new(), k.clone(), val(1)));
+                    if let Some(n) = named {
+                        write.push(Change::Put(n, k, val(3)));
                     }
-                    live.insert(k);
-                    unsynced.push(Write { changes });
-                }
-                7 => {
-                    if let Some(v) = live
-                        .iter()
-                        .nth(rng.below(live.len().max(1) as u64) as usize)
-                        .cloned()
-                    {
-                        db.remove(&v).unwrap();
-                        live.remove(&v);
-                        unsynced.push(Write {
-                            changes: vec![(v, None)],
-                        });
+                    if let Some((ns, v)) = victim {
+                        write.push(Change::Del(ns, v));
                     }
                 }
-                8 => {
+                9 => {
+                    if let Some((ns, k)) = pick_live(&current, &mut rng) {
+                        if ns.is_empty() {
+                            db.remove(&k).unwrap();
+                        } else {
+                            db.namespace(&ns).unwrap().remove(&k).unwrap();
+                        }
+                        write.push(Change::Del(ns, k));
+                    }
+                }
+                10..=11 => {
+                    // Names come from a small pool, so dropped names come back.
+                    let name = format!("ns{}", rng.below(4));
+                    let existed = current.contains_key(&name);
+                    db.namespace(&name).unwrap();
+                    if !existed {
+                        write.push(Change::CreateNs(name));
+                    }
+                }
+                12 => {
+                    if let Some(ns) = pick_ns(&current, &mut rng, true) {
+                        assert!(db.drop_namespace(&ns).unwrap());
+                        write.push(Change::DropNs(ns));
+                    }
+                }
+                13 => {
+                    let ns = pick_ns(&current, &mut rng, false).unwrap();
+                    if ns.is_empty() {
+                        db.clear().unwrap();
+                    } else {
+                        db.namespace(&ns).unwrap().clear().unwrap();
+                    }
+                    write.push(Change::ClearNs(ns));
+                }
+                14..=15 => {
                     db.flush().unwrap();
                     for w in unsynced.drain(..) {
-                        for (k, v) in w.changes {
-                            match v {
-                                Some(v) => synced.insert(k, v),
-                                None => synced.remove(&k),
-                            };
+                        for c in &w {
+                            apply(&mut synced, c);
                         }
                     }
                     synced_image = std::fs::read(&path).unwrap();
@@ -308,14 +462,48 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
                         synced_image = std::fs::read(&path).unwrap();
                     }
                     if rng.below(4) == 0 {
+                        // Every directory state a power cut during the
+                        // compaction could leave (temp file written, synced,
+                        // renamed, directory synced, new checkpoint).
+                        let recorder = Recorder::start(&faults, &live);
                         db.compact().unwrap();
+                        let label = format!("round {round} op {op} compaction");
+                        let (n, steps) =
+                            recorder.replay(&faults, &mut rng, 3, &label, |files, what| {
+                                check_compaction_state(&compact_scratch, files, &synced, what);
+                            });
+                        assert!(
+                            steps.contains_key("renamed to db.emdb"),
+                            "{label}: {steps:?}"
+                        );
+                        compaction_states += n;
                         synced_ckpt = std::fs::read(&ckpt_path).ok();
                         synced_image = std::fs::read(&path).unwrap();
                         durable = db.stats().unwrap().log_logical_bytes as usize;
                     }
+                    assert_eq!(synced, current);
                 }
                 _ => {}
             }
+            for c in &write {
+                *kinds
+                    .entry(match c {
+                        Change::Put(ns, ..) if ns.is_empty() => "put",
+                        Change::Put(..) => "put in a named namespace",
+                        Change::Del(..) => "remove",
+                        Change::CreateNs(_) => "create namespace",
+                        Change::DropNs(_) => "drop namespace",
+                        Change::ClearNs(_) => "clear",
+                    })
+                    .or_insert(0usize) += 1;
+            }
+            if !write.is_empty() {
+                for c in &write {
+                    apply(&mut current, c);
+                }
+                unsynced.push(write);
+            }
+            assert_eq!(contents(&db), current, "round {round} op {op}: live handle");
             // A power cut now.
             let now = std::fs::read(&path).unwrap();
             let expect = Expect {
@@ -342,7 +530,571 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
                 }
             }
         }
+        println!(
+            "round {round}: {} named namespaces at the end",
+            current.len() - 1
+        );
     }
-    println!("power-loss simulation: {states} crash states checked");
+    println!("changes made: {kinds:?}");
+    println!("power-loss simulation: {states} crash states checked, and {compaction_states} during compactions");
     assert!(states > 100);
+    assert!(compaction_states > 10);
+    // The stream really exercised namespaces.
+    for kind in [
+        "put in a named namespace",
+        "create namespace",
+        "drop namespace",
+    ] {
+        assert!(
+            kinds.get(kind).copied().unwrap_or(0) > 0,
+            "no {kind} in the stream"
+        );
+    }
+}
+
+// ---- encryption changes: rewrite, fsync, link, rename -------------------
+
+/// A file of the directory as seen at one event: inode and content.
+type Snapshot = BTreeMap<String, (u64, Vec<u8>)>;
+
+/// Lock files (only their `flock` matters) and the advisory stats sidecar
+/// are left out of the model.
+fn modelled(name: &str) -> bool {
+    !(name.ends_with(".lock") || name.ends_with(".stats") || name.ends_with(".stats.tmp"))
+}
+
+fn snapshot(dir: &Path) -> Snapshot {
+    use std::os::unix::fs::MetadataExt;
+    let mut s = Snapshot::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !modelled(&name) {
+            continue;
+        }
+        // A file removed between listing and reading is simply not there.
+        let (Ok(meta), Ok(bytes)) = (std::fs::metadata(e.path()), std::fs::read(e.path())) else {
+            continue;
+        };
+        s.insert(name, (meta.ino(), bytes));
+    }
+    s
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// A name change in the directory, not yet durable.
+#[derive(Clone, Debug)]
+enum DirOp {
+    /// The name now refers to file `id` (create, link, replace).
+    Set(String, usize),
+    Remove(String),
+    Rename(String, String),
+}
+
+fn apply_dir(names: &mut BTreeMap<String, usize>, op: &DirOp) {
+    match op {
+        DirOp::Set(n, id) => {
+            names.insert(n.clone(), *id);
+        }
+        DirOp::Remove(n) => {
+            names.remove(n);
+        }
+        DirOp::Rename(a, b) => {
+            if let Some(id) = names.remove(a) {
+                names.insert(b.clone(), id);
+            }
+        }
+    }
+}
+
+/// What a power cut can leave of one directory: names as of the last
+/// directory fsync plus a prefix of the later name changes (a journalled
+/// filesystem commits them in order; a rename is atomic), and each file's
+/// content as of its last fsync with later sectors old, new or garbage.
+#[derive(Default)]
+struct DirModel {
+    durable: BTreeMap<String, usize>,
+    pending: Vec<DirOp>,
+    current: BTreeMap<String, usize>,
+    ino: BTreeMap<usize, u64>,
+    durable_content: BTreeMap<usize, Vec<u8>>,
+    seen: BTreeMap<usize, Vec<u8>>,
+    next_id: usize,
+}
+
+impl DirModel {
+    /// Everything in `snap` is durable (a closed database).
+    fn new(snap: &Snapshot) -> DirModel {
+        let mut m = DirModel::default();
+        for (name, (ino, bytes)) in snap {
+            let id = m.fresh(*ino);
+            m.durable.insert(name.clone(), id);
+            m.durable_content.insert(id, bytes.clone());
+            m.seen.insert(id, bytes.clone());
+        }
+        m.current = m.durable.clone();
+        m
+    }
+
+    fn fresh(&mut self, ino: u64) -> usize {
+        self.next_id += 1;
+        self.ino.insert(self.next_id, ino);
+        self.next_id
+    }
+
+    fn push(&mut self, op: DirOp) {
+        apply_dir(&mut self.current, &op);
+        self.pending.push(op);
+    }
+
+    /// Take in the name change `event` made and whatever else `snap` shows
+    /// (files created, or removed without a report, before it).
+    fn observe(&mut self, event: &FsEvent, snap: &Snapshot) {
+        let (op, touched): (Option<DirOp>, Vec<String>) = match event {
+            FsEvent::Renamed { from, to } => {
+                let (a, b) = (file_name(from), file_name(to));
+                let op = self
+                    .current
+                    .contains_key(&a)
+                    .then(|| DirOp::Rename(a.clone(), b.clone()));
+                (op, vec![a, b])
+            }
+            FsEvent::Linked { from, to } => {
+                let (a, b) = (file_name(from), file_name(to));
+                let op = self.current.get(&a).map(|&id| DirOp::Set(b.clone(), id));
+                (op, vec![a, b])
+            }
+            FsEvent::Removed(p) => {
+                let n = file_name(p);
+                let op = self
+                    .current
+                    .contains_key(&n)
+                    .then(|| DirOp::Remove(n.clone()));
+                (op, vec![n])
+            }
+            _ => (None, Vec::new()),
+        };
+        let gone: Vec<String> = self
+            .current
+            .keys()
+            .filter(|n| !touched.contains(n) && !snap.contains_key(*n))
+            .cloned()
+            .collect();
+        for n in gone {
+            self.push(DirOp::Remove(n));
+        }
+        for (n, (ino, _)) in snap {
+            if touched.contains(n) {
+                continue;
+            }
+            let known = self.current.get(n).map(|id| self.ino[id]);
+            if known != Some(*ino) {
+                let id = self.fresh(*ino);
+                self.push(DirOp::Set(n.clone(), id));
+            }
+        }
+        if let Some(op) = op {
+            self.push(op);
+        }
+        // Names the event touched that the model could not follow (a file
+        // created and renamed between two reports) are taken as created.
+        for n in &touched {
+            match (snap.get(n), self.current.get(n).map(|id| self.ino[id])) {
+                (Some((ino, _)), known) if known != Some(*ino) => {
+                    let id = self.fresh(*ino);
+                    self.push(DirOp::Set(n.clone(), id));
+                }
+                (None, Some(_)) => self.push(DirOp::Remove(n.clone())),
+                _ => {}
+            }
+        }
+        for (n, (_, bytes)) in snap {
+            self.seen.insert(self.current[n], bytes.clone());
+        }
+        let now: BTreeMap<&String, u64> = self
+            .current
+            .iter()
+            .map(|(n, id)| (n, self.ino[id]))
+            .collect();
+        let want: BTreeMap<&String, u64> = snap.iter().map(|(n, (ino, _))| (n, *ino)).collect();
+        assert_eq!(now, want, "directory model lost track at {event:?}");
+    }
+
+    /// The durability `event` gives.
+    fn settle(&mut self, event: &FsEvent) {
+        match event {
+            FsEvent::Synced(p) => {
+                if let Some(id) = self.current.get(&file_name(p)) {
+                    self.durable_content.insert(*id, self.seen[id].clone());
+                }
+            }
+            FsEvent::DirSynced(_) => {
+                self.durable = self.current.clone();
+                self.pending.clear();
+            }
+            _ => {}
+        }
+    }
+
+    /// Directory states a power cut now could leave (name -> content).
+    fn crash_states(&self, rng: &mut Rng, per_prefix: usize) -> Vec<BTreeMap<String, Vec<u8>>> {
+        let mut out = Vec::new();
+        for k in 0..=self.pending.len() {
+            let mut names = self.durable.clone();
+            for op in &self.pending[..k] {
+                apply_dir(&mut names, op);
+            }
+            // Content variants of each file written since its last fsync.
+            let mut variants: BTreeMap<usize, Vec<Vec<u8>>> = BTreeMap::new();
+            for id in names.values() {
+                let old = self.durable_content.get(id).cloned().unwrap_or_default();
+                let new = self.seen.get(id).cloned().unwrap_or_default();
+                let v = if old == new {
+                    vec![old]
+                } else {
+                    let mut v = crash_states(&old, &new, old.len(), rng, per_prefix);
+                    // And each whole, at its own size.
+                    v.push(new);
+                    v.push(old);
+                    v
+                };
+                variants.insert(*id, v);
+            }
+            let combos = variants
+                .values()
+                .map(Vec::len)
+                .max()
+                .unwrap_or(1)
+                .min(per_prefix + 2);
+            for c in 0..combos {
+                out.push(
+                    names
+                        .iter()
+                        .map(|(n, id)| {
+                            let v = &variants[id];
+                            let pick = if c == 0 {
+                                0
+                            } else {
+                                (c + rng.below(v.len() as u64) as usize) % v.len()
+                            };
+                            (n.clone(), v[pick].clone())
+                        })
+                        .collect(),
+                );
+            }
+        }
+        out
+    }
+}
+
+const KEY_A: [u8; 32] = [0xA5; 32];
+const KEY_B: [u8; 32] = [0x5A; 32];
+
+fn builder_with(path: &Path, key: Option<[u8; 32]>) -> emdb_core::EmdbBuilder {
+    let b = Emdb::builder().path(path).checkpoint_on_close(false);
+    match key {
+        Some(k) => b.encryption_key(k),
+        None => b,
+    }
+}
+
+fn input(key: Option<[u8; 32]>) -> Option<EncryptionInput> {
+    key.map(EncryptionInput::Key)
+}
+
+/// True for the errors a wrong key (or a key for a plain file, or none for
+/// an encrypted one) gives at open.
+fn key_error(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::EncryptionKeyMismatch { .. }
+            | Error::NotEncrypted { .. }
+            | Error::EncryptionRequired { .. }
+    )
+}
+
+/// Check one directory state left by a crash during a change `from` -> `to`.
+fn check_change_state(
+    dir: &Path,
+    files: &BTreeMap<String, Vec<u8>>,
+    from: Option<[u8; 32]>,
+    to: Option<[u8; 32]>,
+    want: &State,
+    what: &str,
+) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let path = dir.join("db.emdb");
+    let backup = dir.join("db.emdb.encbak");
+    // Exactly one of the two keys opens it (read-only: this changes nothing).
+    let ro = |key| builder_with(&path, key).read_only(true).build();
+    let (old, new) = (ro(from), ro(to));
+    let key = match (&old, &new) {
+        (Ok(_), Err(e)) if key_error(e) => from,
+        (Err(e), Ok(_)) if key_error(e) => to,
+        (a, b) => panic!(
+            "{what}: unusable state: old key {:?}, new key {:?}; files {:?}",
+            a.as_ref().map(|_| "opens").map_err(ToString::to_string),
+            b.as_ref().map(|_| "opens").map_err(ToString::to_string),
+            files.keys().collect::<Vec<_>>()
+        ),
+    };
+    drop((old, new));
+    let db = builder_with(&path, key)
+        .build()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(&contents(&db), want, "{what}: data");
+    drop(db);
+    if files.contains_key("db.emdb.encbak") {
+        let b = builder_with(&backup, from).read_only(true).build();
+        let b = b.unwrap_or_else(|e| panic!("{what}: backup: {e}"));
+        assert_eq!(&contents(&b), want, "{what}: backup data");
+    }
+    if key == from && from != to {
+        // Not done: a retry must finish the job (after the operator looked
+        // at and removed a backup, which makes any retry refuse).
+        if backup.exists() {
+            let r = Emdb::change_encryption_with_faults(
+                &path,
+                input(from),
+                input(to),
+                Arc::new(Faults::default()),
+            );
+            assert!(
+                matches!(r, Err(Error::InvalidConfig(_))),
+                "{what}: retry with a backup: {r:?}"
+            );
+            std::fs::remove_file(&backup).unwrap();
+        }
+        Emdb::change_encryption_with_faults(
+            &path,
+            input(from),
+            input(to),
+            Arc::new(Faults::default()),
+        )
+        .unwrap_or_else(|e| panic!("{what}: retry: {e}"));
+        let db = builder_with(&path, to)
+            .build()
+            .unwrap_or_else(|e| panic!("{what}: after retry: {e}"));
+        assert_eq!(&contents(&db), want, "{what}: data after retry");
+    }
+}
+
+/// File operations of `dir` recorded while `faults` is observed.
+struct Recorder {
+    dir: std::path::PathBuf,
+    start: Snapshot,
+    trace: Arc<Mutex<Vec<(FsEvent, Snapshot)>>>,
+}
+
+impl Recorder {
+    /// Start recording; everything in `dir` now counts as durable.
+    fn start(faults: &Faults, dir: &Path) -> Recorder {
+        let trace: Arc<Mutex<Vec<(FsEvent, Snapshot)>>> = Arc::default();
+        {
+            let trace = Arc::clone(&trace);
+            let dir = dir.to_path_buf();
+            faults.observe(move |ev| {
+                let snap = snapshot(&dir);
+                trace.lock().unwrap().push((ev.clone(), snap));
+            });
+        }
+        Recorder {
+            dir: dir.to_path_buf(),
+            start: snapshot(dir),
+            trace,
+        }
+    }
+
+    /// Stop recording; call `check` on every directory state a power cut
+    /// at any point of the recorded operations could leave. Returns how
+    /// many states were checked and how often each step was seen.
+    fn replay(
+        self,
+        faults: &Faults,
+        rng: &mut Rng,
+        per_prefix: usize,
+        label: &str,
+        mut check: impl FnMut(&BTreeMap<String, Vec<u8>>, &str),
+    ) -> (usize, BTreeMap<String, usize>) {
+        faults.stop_observing();
+        let trace = std::mem::take(&mut *self.trace.lock().unwrap());
+        let mut model = DirModel::new(&self.start);
+        let mut states = 0;
+        let mut steps = BTreeMap::<String, usize>::new();
+        for (i, (event, snap)) in trace.iter().enumerate() {
+            model.observe(event, snap);
+            let step = match event {
+                FsEvent::Synced(p) => format!("synced {}", file_name(p)),
+                FsEvent::DirSynced(_) => "directory synced".to_string(),
+                FsEvent::Renamed { to, .. } => format!("renamed to {}", file_name(to)),
+                FsEvent::Linked { to, .. } => format!("linked {}", file_name(to)),
+                FsEvent::Removed(p) => format!("removed {}", file_name(p)),
+                other => format!("{other:?}"),
+            };
+            *steps.entry(step.clone()).or_default() += 1;
+            if std::env::var("EMDB_POWER_TRACE").is_ok() {
+                println!(
+                    "{label} in {}: event {i} {step}: {} pending name changes {:?}",
+                    self.dir.display(),
+                    model.pending.len(),
+                    model.current.keys().collect::<Vec<_>>()
+                );
+            }
+            for (j, files) in model.crash_states(rng, per_prefix).into_iter().enumerate() {
+                check(&files, &format!("{label}: event {i} ({step}) state {j}"));
+                states += 1;
+            }
+            model.settle(event);
+        }
+        (states, steps)
+    }
+}
+
+/// Run one encryption change in `live` with every file operation observed,
+/// and check every directory state a power cut at each step could leave.
+fn crash_during_change(
+    live: &Path,
+    scratch: &Path,
+    from: Option<[u8; 32]>,
+    to: Option<[u8; 32]>,
+    want: &State,
+    rng: &mut Rng,
+    per_prefix: usize,
+) -> usize {
+    let faults = Arc::new(Faults::default());
+    let recorder = Recorder::start(&faults, live);
+    let path = live.join("db.emdb");
+    Emdb::change_encryption_with_faults(&path, input(from), input(to), Arc::clone(&faults))
+        .unwrap();
+    let label = format!("{:?} -> {:?}", from.map(|k| k[0]), to.map(|k| k[0]));
+    let (states, steps) = recorder.replay(&faults, rng, per_prefix, &label, |files, what| {
+        check_change_state(scratch, files, from, to, want, what);
+    });
+    // Each step of the sequence was seen.
+    for step in [
+        "synced db.emdb.enc.tmp",
+        "linked db.emdb.encbak",
+        "renamed to db.emdb",
+        "directory synced",
+    ] {
+        assert!(
+            steps.contains_key(step),
+            "{label}: no '{step}' in {steps:?}"
+        );
+    }
+    // Finished: the new key opens it, the backup is the old file.
+    let db = builder_with(&path, to).build().unwrap();
+    assert_eq!(&contents(&db), want, "{label}: after the change");
+    drop(db);
+    states
+}
+
+/// Check one directory state left by a crash during a compaction: the
+/// database opens with exactly `want`, twice (crash during recovery).
+fn check_compaction_state(dir: &Path, files: &BTreeMap<String, Vec<u8>>, want: &State, what: &str) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let path = dir.join("db.emdb");
+    for pass in ["open", "reopen"] {
+        let db = open(&path);
+        assert_eq!(&contents(&db), want, "{what}: {pass}");
+    }
+    assert!(
+        !dir.join("db.emdb.compact.tmp").exists(),
+        "{what}: a stale compaction temp file survived a writable open"
+    );
+}
+
+#[test]
+fn every_crash_state_of_an_encryption_change_opens_with_one_key_and_all_data() {
+    let rounds: usize = std::env::var("EMDB_POWER_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let per_prefix = 2 + rounds;
+    let live = scratch_dir();
+    let scratch = scratch_dir();
+    let path = live.path().join("db.emdb");
+    let mut want = empty_state();
+    {
+        let db = Emdb::open(&path).unwrap();
+        for i in 0..150u32 {
+            let (k, v) = (
+                format!("k{i:04}"),
+                format!("value {i} {}", "y".repeat((i % 7) as usize * 20)),
+            );
+            db.insert(&k, &v).unwrap();
+            want.get_mut("")
+                .unwrap()
+                .insert(k.into_bytes(), v.into_bytes());
+        }
+        for name in ["alpha", "beta"] {
+            let ns = db.namespace(name).unwrap();
+            let pairs: Vec<(String, String)> = (0..40u32)
+                .map(|i| (format!("{name}{i}"), format!("v{i}")))
+                .collect();
+            ns.insert_many(pairs.iter().cloned()).unwrap();
+            want.insert(
+                name.to_string(),
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.into_bytes(), v.into_bytes()))
+                    .collect(),
+            );
+        }
+        db.remove("k0003").unwrap();
+        want.get_mut("").unwrap().remove(b"k0003".as_slice());
+        db.drop_namespace("beta").unwrap();
+        want.remove("beta");
+        db.namespace("empty").unwrap();
+        want.insert("empty".into(), BTreeMap::new());
+    }
+    let mut rng = Rng(0x5EED_0FC0_FFEE);
+    let mut states = 0;
+    let cycles = rounds.div_ceil(2).max(1);
+    for cycle in 0..cycles {
+        if cycle > 0 {
+            // More data, other sizes: other layouts of the temp file.
+            let db = Emdb::open(&path).unwrap();
+            for i in 0..50 * cycle {
+                let k = format!("c{cycle}-{i}");
+                let v = vec![(i % 256) as u8; 1 + (i * 37) % 900];
+                db.insert(&k, &v).unwrap();
+                want.get_mut("").unwrap().insert(k.into_bytes(), v);
+            }
+        }
+        for (from, to) in [
+            (None, Some(KEY_A)),
+            (Some(KEY_A), Some(KEY_B)),
+            (Some(KEY_B), None),
+        ] {
+            states += crash_during_change(
+                live.path(),
+                scratch.path(),
+                from,
+                to,
+                &want,
+                &mut rng,
+                per_prefix,
+            );
+            // The operator checked the database and removes the backup.
+            std::fs::remove_file(live.path().join("db.emdb.encbak")).unwrap();
+        }
+    }
+    println!(
+        "encryption changes ({cycles} x enable, rotate, disable): {states} crash states checked"
+    );
+    assert!(states > 50);
 }

@@ -28,6 +28,7 @@ use arc_swap::ArcSwap;
 use parking_lot::Mutex;
 
 use crate::error::{Error, Result};
+use crate::fault::WriteSite;
 use crate::format::header::{Identity, SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
 use crate::limits::MAX_LOG_SIZE;
 pub(crate) use region::Region;
@@ -36,6 +37,8 @@ pub(crate) use region::Region;
 const MIN_GROWTH: u64 = 1 << 20;
 /// Largest growth step of the log file.
 const MAX_GROWTH: u64 = 256 << 20;
+/// Growth granularity when a whole step does not fit on the disk.
+const PAGE: u64 = 4096;
 /// Staged bytes are written out once this many have gathered, and frames
 /// this large skip the stage.
 pub(crate) const STAGE_LIMIT: usize = 1 << 20;
@@ -149,12 +152,12 @@ impl Log {
 
     /// `pwrite` all of `data` at `at` on the main descriptor.
     fn pwrite(&self, at: u64, data: &[u8]) -> Result<()> {
-        use std::os::unix::fs::FileExt;
         let Some(f) = &self.file else {
             return Ok(());
         };
-        crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_write), libc::EIO)
-            .and_then(|()| f.file.write_all_at(data, at))
+        let faults = self.faults.as_deref();
+        crate::fault::Faults::check(faults.map(|x| &x.fail_write), libc::EIO)
+            .and_then(|()| crate::fault::write_all_at(faults, WriteSite::Log, &f.file, data, at))
             .map_err(|e| Error::io("write", Some(&f.path), e))
     }
 
@@ -183,25 +186,38 @@ impl Log {
             });
         }
         let step = cap.clamp(MIN_GROWTH, MAX_GROWTH);
-        let new_cap = needed_end
+        let mut new_cap = needed_end
             .max(cap + step)
             .next_multiple_of(MIN_GROWTH)
             .min(MAX_LOG_SIZE);
+        if let Some(f) = &self.file {
+            let grow = |to: u64| {
+                crate::fault::Faults::check(
+                    self.faults.as_ref().map(|x| &x.fail_grow),
+                    libc::ENOSPC,
+                )
+                .and_then(|()| allocate(&f.file, cap, to))
+            };
+            // A whole step, or on a nearly full disk just the room this
+            // write needs (a step can be 256 MiB: without this, a disk with
+            // less free space than that would refuse every write).
+            let just = needed_end.next_multiple_of(PAGE).min(new_cap);
+            match grow(new_cap) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) && just < new_cap => {
+                    grow(just).map_err(|e| Error::io("grow", Some(&f.path), e))?;
+                    new_cap = just;
+                }
+                Err(e) => return Err(Error::io("grow", Some(&f.path), e)),
+            }
+        }
         let new_len = usize::try_from(new_cap).map_err(|_| Error::DatabaseFull {
             requested: new_cap,
             max: MAX_LOG_SIZE,
         })?;
         let region = match &self.file {
-            Some(f) => {
-                crate::fault::Faults::check(
-                    self.faults.as_ref().map(|x| &x.fail_grow),
-                    libc::ENOSPC,
-                )
-                .and_then(|()| allocate(&f.file, cap, new_cap))
-                .map_err(|e| Error::io("grow", Some(&f.path), e))?;
-                Region::map_file(&f.file, new_len)
-                    .map_err(|e| Error::io("mmap", Some(&f.path), e))?
-            }
+            Some(f) => Region::map_file(&f.file, new_len)
+                .map_err(|e| Error::io("mmap", Some(&f.path), e))?,
             None => {
                 let r = Region::anon(new_len);
                 let old = self.region.load();
@@ -267,7 +283,6 @@ impl Log {
 
     /// Write bytes with `O_DSYNC` (durable when this returns).
     pub(crate) fn write_through(&self, at: u64, data: &[u8]) -> Result<()> {
-        use std::os::unix::fs::FileExt;
         let Some(f) = &self.file else {
             return self.fill(at, data.len(), |d| {
                 d.copy_from_slice(data);
@@ -276,9 +291,33 @@ impl Log {
         };
         self.write_stage()?;
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
-        crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_write), libc::EIO)
-            .and_then(|()| fd.write_all_at(data, at))
+        let faults = self.faults.as_deref();
+        crate::fault::Faults::check(faults.map(|x| &x.fail_write), libc::EIO)
+            .and_then(|()| {
+                crate::fault::write_all_at(faults, WriteSite::WriteThrough, fd, data, at)
+            })
             .map_err(|e| Error::io("write", Some(&f.path), e))
+    }
+
+    /// Overwrite `[at, at + len)` with zeros the way [`Log::write_through`]
+    /// writes (after a failed write-through write, whose bytes may have
+    /// landed in part). Writer only; nothing there is published.
+    pub(crate) fn wipe_through(&self, at: u64, len: usize) -> Result<()> {
+        match &self.file {
+            Some(f) => {
+                let fd = f.dsync.as_ref().unwrap_or(&f.file);
+                let zeros = vec![0u8; len];
+                crate::fault::write_all_at(
+                    self.faults.as_deref(),
+                    WriteSite::WriteThrough,
+                    fd,
+                    &zeros,
+                    at,
+                )
+                .map_err(|e| Error::io("write", Some(&f.path), e))
+            }
+            None => self.zero(at, at + len as u64),
+        }
     }
 
     /// Zero `[from, to)` (discarding an aborted batch). Writer only.
@@ -308,7 +347,11 @@ impl Log {
             Some(f) => {
                 crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_sync), libc::EIO)
                     .and_then(|()| f.file.sync_data())
-                    .map_err(|e| Error::io("fdatasync", Some(&f.path), e))
+                    .map_err(|e| Error::io("fdatasync", Some(&f.path), e))?;
+                crate::fault::note(self.faults.as_deref(), || {
+                    crate::fault::FsEvent::Synced(f.path.clone())
+                });
+                Ok(())
             }
             None => Ok(()),
         }
@@ -351,7 +394,7 @@ impl Log {
 
 /// Extend `file` from `from` to `to` bytes with allocated, zeroed blocks, so a
 /// full disk surfaces here as an error rather than as SIGBUS on a mapped write.
-fn allocate(file: &File, from: u64, to: u64) -> std::io::Result<()> {
+pub(crate) fn allocate(file: &File, from: u64, to: u64) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
     let (Ok(off), Ok(len)) = (i64::try_from(from), i64::try_from(to - from)) else {
         return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
