@@ -93,7 +93,9 @@ pub(crate) fn rewrite(
             for shard in 0..SHARDS {
                 for off in ns.keydir.shard_offsets(shard) {
                     let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    let f = read_at(bytes, off, ns.crypt(), &mut scratch)?;
+                    let f = src_gen
+                        .log
+                        .vouch(&region, read_at(bytes, off, ns.crypt(), &mut scratch))?;
                     if crate::engine::expired(f.expires_at, now) {
                         continue;
                     }
@@ -108,6 +110,8 @@ pub(crate) fn rewrite(
             }
             batch.commit()?;
         }
+        // Values were copied out of the source mapping after their check.
+        src_gen.log.vouch(&region, Ok(()))?;
         target.flush()?;
     } // closed: synced, trimmed, checkpointed
     drop(src_gen);

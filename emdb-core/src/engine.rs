@@ -498,9 +498,9 @@ impl Engine {
         };
         // Everything the checkpoint covers was synced before it was written.
         let durable_end = slot.durable_end.max(start);
-        let (mut end, last_frame_at, replayed_any) = if cfg.read_only {
+        let replayed = if cfg.read_only {
             // Another process may be writing: read new bytes with pread only.
-            let f = follower::replay_pread(
+            follower::replay_pread(
                 &follower::LogSource {
                     file: &file,
                     path: &path,
@@ -512,15 +512,17 @@ impl Engine {
                 &mut table,
                 &|_| {},
                 cfg.salvage.then_some(&mut report.skipped),
-            )?;
-            report.records_replayed = f.applied as u64;
-            (
-                f.end,
-                f.last_frame_at.unwrap_or(cp_last),
-                f.last_frame_at.is_some(),
             )
+            .map(|f| {
+                report.records_replayed = f.applied as u64;
+                (
+                    f.end,
+                    f.last_frame_at.unwrap_or(cp_last),
+                    f.last_frame_at.is_some(),
+                )
+            })
         } else {
-            let r = recovery::replay(
+            recovery::replay(
                 bytes,
                 start,
                 durable_end,
@@ -528,13 +530,22 @@ impl Engine {
                 &mut table,
                 &mut report,
             )
-            .map_err(|e| e.with_path(&path))?;
-            (
-                r.end,
-                r.last_frame.map_or(cp_last, |(at, _)| at),
-                r.last_frame.is_some(),
-            )
+            .map_err(|e| e.with_path(&path))
+            .map(|r| {
+                (
+                    r.end,
+                    r.last_frame.map_or(cp_last, |(at, _)| at),
+                    r.last_frame.is_some(),
+                )
+            })
         };
+        // Replay (and the checkpoint check) read the mapping: if another
+        // process cut the file meanwhile, what they found is not the log,
+        // and cutting a "torn tail" now would destroy more.
+        if let Some(at) = region.cut_at() {
+            return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
+        }
+        let (mut end, last_frame_at, replayed_any) = replayed?;
 
         let mut region = region;
         if !cfg.read_only && len > end {
@@ -615,16 +626,19 @@ impl Engine {
         ns.keydir.get(ns.hash(key), |off| {
             let region = gen.log.region();
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
-            let f = read_at(gen.bytes(&region), off, ns.crypt(), &mut scratch)?;
-            if f.key != key {
-                return Ok(false);
-            }
-            check_indexed(&f, ns.id, off)?;
-            // The clock is read only for records that can expire.
-            if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
-                out = Some(hit(&region, off, &f));
-            }
-            Ok(true)
+            let found = read_at(gen.bytes(&region), off, ns.crypt(), &mut scratch).and_then(|f| {
+                if f.key != key {
+                    return Ok(false);
+                }
+                check_indexed(&f, ns.id, off)?;
+                // The clock is read only for records that can expire.
+                if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
+                    out = Some(hit(&region, off, &f));
+                }
+                Ok(true)
+            });
+            // After `hit` has read the value: the file may have been cut under it.
+            gen.log.vouch(&region, found)
         })?;
         Ok(out)
     }
@@ -653,7 +667,23 @@ impl Engine {
         let w = self.writer.lock();
         // Compaction swaps generations under the writer lock, so this is stable.
         let gen = self.gen.load_full();
+        if let Some(at) = gen.log.cut() {
+            // A reader found the file cut short by another process.
+            let e = gen.log.cut_found(at);
+            self.poison(&e);
+            return Err(e);
+        }
         Ok((w, gen))
+    }
+
+    /// Poison the handle when `e` comes from the log having been cut short
+    /// by another process: what was acknowledged is gone, and growing the
+    /// file again would bury the loss under zeros. Other errors pass as is.
+    pub(crate) fn poison_if_cut(&self, log: &Log, e: Error) -> Error {
+        if log.cut().is_some() {
+            self.poison(&e);
+        }
+        e
     }
 
     fn write_through(&self) -> bool {
@@ -670,14 +700,19 @@ impl Engine {
         let crypt = gen.crypt.as_deref();
         let len = encoded_len(spec, crypt);
         let off = w.end;
-        gen.log.ensure_capacity(off, off + len as u64)?;
-        if self.write_through() && gen.log.file.is_some() {
-            let mut buf = vec![0u8; len];
-            encode(spec, crypt, off, &mut buf)?;
-            gen.log.write_through(off, &buf)?;
-        } else {
-            gen.log.fill(off, len, |d| encode(spec, crypt, off, d))?;
-        }
+        let written = gen
+            .log
+            .ensure_capacity(off, off + len as u64)
+            .and_then(|()| {
+                if self.write_through() && gen.log.file.is_some() {
+                    let mut buf = vec![0u8; len];
+                    encode(spec, crypt, off, &mut buf)?;
+                    gen.log.write_through(off, &buf)
+                } else {
+                    gen.log.fill(off, len, |d| encode(spec, crypt, off, d))
+                }
+            });
+        written.map_err(|e| self.poison_if_cut(&gen.log, e))?;
         w.end = off + len as u64;
         w.last_frame_at = off;
         Ok((off, len as u64))
@@ -699,7 +734,8 @@ impl Engine {
             self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
         self.publish(&w, &gen, 1);
         let region = gen.log.region();
-        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)
+        let indexed = ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at);
+        gen.log.vouch(&region, indexed)
     }
 
     /// Remove a key; returns its value if it was live.
@@ -714,7 +750,7 @@ impl Engine {
             let region = gen.log.region();
             let bytes = gen.bytes(&region);
             let mut found = None;
-            ns.keydir.get(ns.hash(key), |o| {
+            let looked = ns.keydir.get(ns.hash(key), |o| {
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let f = read_at(bytes, o, ns.crypt(), &mut scratch)?;
                 if f.key != key {
@@ -722,7 +758,8 @@ impl Engine {
                 }
                 found = Some((!expired(f.expires_at, now)).then(|| f.value.to_vec()));
                 Ok(true)
-            })?;
+            });
+            gen.log.vouch(&region, looked)?;
             found
         };
         let Some(value) = old else {
@@ -731,7 +768,8 @@ impl Engine {
         self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
         self.publish(&w, &gen, 1);
         let region = gen.log.region();
-        ns.index_delete(gen.bytes(&region), key)?;
+        let unindexed = ns.index_delete(gen.bytes(&region), key);
+        gen.log.vouch(&region, unindexed)?;
         Ok(value)
     }
 
@@ -778,7 +816,9 @@ impl Engine {
         let gen = self.gen.load_full();
         let end = gen.log.published_end();
         let t = Instant::now();
-        if let Err(e) = gen.log.sync_data() {
+        // After the sync: a file cut short by another process must not be
+        // acknowledged as durable (one fstat next to an fdatasync).
+        if let Err(e) = gen.log.sync_data().and_then(|()| gen.log.check_intact()) {
             self.poison(&e);
             return Err(e);
         }
@@ -888,6 +928,10 @@ impl Engine {
             namespaces,
         };
         let end = w.end;
+        // The image was read from the mapping; never bind it to a cut file.
+        if let Err(e) = gen.log.check_intact() {
+            return Err(self.poison_if_cut(&gen.log, e));
+        }
         drop(w);
         efs::atomic_write(&checkpoint_path(&path), &checkpoint::encode(&cp))?;
         let mut w = self.writer.lock();
@@ -905,6 +949,9 @@ impl Engine {
             let w = self.writer.lock();
             let gen = self.gen.load_full();
             self.sync()?;
+            // Trimming would extend a file another process cut short back to
+            // the log's length, over a hole of zeros: leave it as it is.
+            gen.log.check_intact()?;
             if let Some(p) = gen.log.path() {
                 crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
             }
@@ -1123,13 +1170,11 @@ impl Batch<'_> {
         let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
         let crypt = self.gen.crypt.as_deref();
         let len = encoded_len(&spec, crypt) as u64;
-        self.gen
-            .log
-            .ensure_capacity(self.cursor, self.cursor + len)?;
         let at = self.cursor;
-        self.gen
-            .log
-            .fill(at, len as usize, |d| encode(&spec, crypt, at, d))?;
+        let log = &self.gen.log;
+        log.ensure_capacity(at, at + len)
+            .and_then(|()| log.fill(at, len as usize, |d| encode(&spec, crypt, at, d)))
+            .map_err(|e| self.engine.poison_if_cut(log, e))?;
         self.ops.push(BatchOp {
             ns,
             off: self.cursor,
@@ -1174,10 +1219,12 @@ impl Batch<'_> {
         debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
         let engine = self.engine;
         let gen = Arc::clone(&self.gen);
-        gen.log.fill(self.start, BATCH_HEADER_LEN as usize, |d| {
-            header.encode_into(d);
-            Ok(())
-        })?;
+        gen.log
+            .fill(self.start, BATCH_HEADER_LEN as usize, |d| {
+                header.encode_into(d);
+                Ok(())
+            })
+            .map_err(|e| engine.poison_if_cut(&gen.log, e))?;
         if engine.write_through() && gen.log.file.is_some() {
             if let Err(e) = gen.log.sync_data() {
                 engine.poison(&e);
@@ -1191,17 +1238,15 @@ impl Batch<'_> {
         engine.publish(&self.w, &gen, self.ops.len() as u64);
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
-        for op in &self.ops {
+        let indexed = self.ops.iter().try_for_each(|op| {
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
             let f = read_at(bytes, op.off, op.ns.crypt(), &mut scratch)?;
             match f.kind {
-                Kind::Put => op.ns.index_put(bytes, op.off, &f)?,
-                _ => {
-                    op.ns.index_delete(bytes, f.key)?;
-                }
+                Kind::Put => op.ns.index_put(bytes, op.off, &f),
+                _ => op.ns.index_delete(bytes, f.key).map(|_| ()),
             }
-        }
-        Ok(())
+        });
+        gen.log.vouch(&region, indexed)
     }
 }
 

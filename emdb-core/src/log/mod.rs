@@ -8,10 +8,17 @@
 //! sees through the shared page cache. The file grows in preallocated chunks;
 //! each growth maps a new, larger [`Region`], and older regions stay valid for
 //! readers still holding them.
+//!
+//! Another process may still cut the file short under a mapping (nothing in
+//! emdb does). `sigbus.rs` turns the resulting fault into a mark on the
+//! region; [`Log::vouch`] turns the mark into an error after reads, the
+//! write methods refuse to go on, and [`Log::check_intact`] compares the
+//! file's size with the published end where a syscall is affordable.
 
 #![allow(unsafe_code)]
 
 pub(crate) mod region;
+mod sigbus;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -47,6 +54,9 @@ pub(crate) struct Log {
     published_end: AtomicU64,
     /// Current size of the file / mapping.
     capacity: AtomicU64,
+    /// Lowest offset at which the file was found cut short by another
+    /// process (`u64::MAX` while it was not). Once set, writes are refused.
+    cut: AtomicU64,
     /// Injected faults (tests only; always `None` otherwise).
     pub faults: Option<Arc<crate::fault::Faults>>,
 }
@@ -61,6 +71,7 @@ impl Log {
             region: ArcSwap::from_pointee(region),
             published_end: AtomicU64::new(end),
             capacity: AtomicU64::new(capacity),
+            cut: AtomicU64::new(u64::MAX),
             faults: None,
         }
     }
@@ -99,6 +110,75 @@ impl Log {
         self.published_end.store(end, Ordering::Release);
     }
 
+    /// Where the file was found cut short by another process, if it was.
+    #[inline]
+    pub(crate) fn cut(&self) -> Option<u64> {
+        match self.cut.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            at => Some(at),
+        }
+    }
+
+    /// `r`, unless bytes read through `region` (a mapping of this log) were
+    /// lost to another process cutting the file short: then the error that
+    /// says so, whatever `r` was (zeros read in place of the lost bytes make
+    /// decoding fail with a misleading reason, or, inside a value that held
+    /// zeros anyway, not at all). One relaxed load on the intact path.
+    #[inline]
+    pub(crate) fn vouch<T>(&self, region: &Region, r: Result<T>) -> Result<T> {
+        match region.cut_at() {
+            None => r,
+            Some(at) => Err(self.cut_found(at)),
+        }
+    }
+
+    /// Record that the file was found cut short at `at` and build the error.
+    #[cold]
+    pub(crate) fn cut_found(&self, at: u64) -> Error {
+        self.cut.fetch_min(at, Ordering::Relaxed);
+        let file = self.file.as_ref();
+        cut_error(
+            file.map(|f| f.path.as_path()),
+            file.map(|f| &f.file),
+            at,
+            self.published_end(),
+        )
+    }
+
+    /// Fail if the file was cut short by another process: found so by an
+    /// earlier access, or now shorter than the published log (one `fstat`).
+    pub(crate) fn check_intact(&self) -> Result<()> {
+        if let Some(at) = self.cut().or_else(|| self.region().cut_at()) {
+            return Err(self.cut_found(at));
+        }
+        let Some(f) = &self.file else {
+            return Ok(());
+        };
+        let len = f
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&f.path), e))?
+            .len();
+        if len < self.published_end() {
+            return Err(self.cut_found(len));
+        }
+        Ok(())
+    }
+
+    /// Fail when the file is shorter than `needed` bytes the writer relies
+    /// on (it is never shorter unless another process cut it). One `fstat`.
+    fn check_len(&self, f: &LogFile, needed: u64) -> Result<()> {
+        let len = f
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&f.path), e))?
+            .len();
+        if len < needed {
+            return Err(self.cut_found(len));
+        }
+        Ok(())
+    }
+
     /// Swap in a larger mapping of the same file (read-only followers).
     pub(crate) fn replace_region(&self, region: Region) {
         self.capacity.store(region.len() as u64, Ordering::Relaxed);
@@ -132,8 +212,14 @@ impl Log {
             requested: new_cap,
             max: MAX_LOG_SIZE,
         })?;
+        if let Some(at) = self.cut() {
+            return Err(self.cut_found(at));
+        }
         let region = match &self.file {
             Some(f) => {
+                // Growing a file someone cut short would turn the lost bytes
+                // into a hole of zeros that later writes never touch.
+                self.check_len(f, cap)?;
                 crate::fault::Faults::check(
                     self.faults.as_ref().map(|x| &x.fail_grow),
                     libc::ENOSPC,
@@ -166,12 +252,16 @@ impl Log {
         len: usize,
         fill: impl FnOnce(&mut [u8]) -> Result<()>,
     ) -> Result<()> {
-        let mut out = Ok(());
-        if self.region.load().fill(at, len, |d| out = fill(d)) {
-            out
-        } else {
-            Err(Error::corruption(at, "write outside the mapped log"))
+        if let Some(cut) = self.cut() {
+            return Err(self.cut_found(cut));
         }
+        let region = self.region.load();
+        let mut out = Ok(());
+        if !region.fill(at, len, |d| out = fill(d)) {
+            return Err(Error::corruption(at, "write outside the mapped log"));
+        }
+        // A cut file: the bytes went to zero pages, not to the file.
+        self.vouch(&region, out)
     }
 
     /// Write bytes with `O_DSYNC` (durable when this returns).
@@ -183,6 +273,11 @@ impl Log {
                 Ok(())
             });
         };
+        // pwrite past a cut would extend the file over a hole of zeros.
+        if let Some(cut) = self.cut() {
+            return Err(self.cut_found(cut));
+        }
+        self.check_len(f, at + data.len() as u64)?;
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
         crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_write), libc::EIO)
             .and_then(|()| fd.write_all_at(data, at))
@@ -239,6 +334,29 @@ impl Log {
             .map_err(|e| Error::io("truncate", Some(&f.path), e))?;
         self.capacity.store(len, Ordering::Relaxed);
         Ok(())
+    }
+}
+
+/// What an access through a mapping of a file cut short by another process
+/// reports (the message of the `Error::Corruption` it becomes).
+pub(crate) const CUT_REASON: &str =
+    "the file was truncated by another process while this process had it mapped";
+
+/// The error for an access at `at` through a mapping of `file` (the log up
+/// to `end`) that found the file cut short by another process. The offset
+/// reported is where the file ends now, when that is lower.
+#[cold]
+pub(crate) fn cut_error(path: Option<&Path>, file: Option<&File>, at: u64, end: u64) -> Error {
+    let file_len = file.and_then(|f| f.metadata().ok()).map(|m| m.len());
+    Error::Corruption {
+        path: path.map(Path::to_path_buf),
+        offset: file_len.map_or(at, |l| l.min(at)),
+        reason: match file_len {
+            Some(len) => {
+                format!("{CUT_REASON} (the file now holds {len} bytes, the log reaches byte {end})")
+            }
+            None => CUT_REASON.to_string(),
+        },
     }
 }
 
