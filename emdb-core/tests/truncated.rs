@@ -154,6 +154,7 @@ fn child() {
         "unflushed" => unflushed(&path),
         "maintenance" => maintenance(&path),
         "encrypted" => encrypted(&path),
+        "concurrent" => concurrent(&path),
         "follower-cut" => follower_cut(&path),
         "follower-rewritten" => follower_rewritten(&path),
         other => panic!("unknown scenario {other}"),
@@ -195,6 +196,92 @@ fn writer(path: &Path, policy: FlushPolicy) {
         Err(Error::Corruption { .. }) => {}
         other => panic!("reopening a truncated log: {other:?}"),
     }
+}
+
+/// Readers, an iterator and a writer running while the file is cut: each
+/// thread's results are right until they are errors, and the writer never
+/// succeeds again after its first error.
+fn concurrent(path: &Path) {
+    let db = filled(path, FlushPolicy::OnEachFlush);
+    // Room for everything the writer thread appends: the file must not
+    // grow during the test (a growth's size check can race the cut).
+    let room = |db: &Emdb| {
+        let s = db.stats().unwrap();
+        s.file_bytes - s.log_logical_bytes
+    };
+    while room(&db) < 256 << 10 {
+        db.insert("padding", vec![0u8; 64 << 10]).unwrap();
+    }
+    let stop = AtomicBool::new(false);
+    let cut_done = AtomicBool::new(false);
+    let (read_errors, write_errors) = std::thread::scope(|s| {
+        let readers: Vec<_> = (0..2)
+            .map(|t| {
+                let (db, stop) = (&db, &stop);
+                s.spawn(move || {
+                    let mut errors = 0;
+                    let mut i = t;
+                    while !stop.load(Ordering::Relaxed) {
+                        i = (i * 7919 + 13) % RECORDS;
+                        match db.get(key(i)) {
+                            Ok(v) => assert_eq!(v, Some(value(i)), "wrong value for {}", key(i)),
+                            Err(_) => errors += 1,
+                        }
+                    }
+                    // However the threads were scheduled, one read after the cut.
+                    assert!(db.get(key(RECORDS - 1 - t)).is_err());
+                    errors + 1
+                })
+            })
+            .collect();
+        let iterator = s.spawn(|| {
+            let mut errors = 0;
+            while !stop.load(Ordering::Relaxed) {
+                for item in db.iter().unwrap() {
+                    match item {
+                        Ok((k, v)) if k.starts_with(b"key-") => {
+                            let i: usize = std::str::from_utf8(&k).unwrap()[4..].parse().unwrap();
+                            assert_eq!(v, value(i), "iteration returned a wrong value");
+                        }
+                        Ok(_) => {}
+                        Err(_) => errors += 1,
+                    }
+                }
+            }
+            errors
+        });
+        let writer = s.spawn(|| {
+            let mut errors = 0;
+            let mut n = 0;
+            let mut write = |n: usize| match db.insert(format!("w{n}"), "0123456789".repeat(10)) {
+                Ok(()) => assert_eq!(errors, 0, "a write succeeded after a failed one"),
+                Err(_) => errors += 1,
+            };
+            while !stop.load(Ordering::Relaxed) {
+                // At most ~170 KiB before the cut, within the room made above.
+                if n < 1500 || cut_done.load(Ordering::Relaxed) {
+                    write(n);
+                    n += 1;
+                }
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            // However the threads were scheduled, one write after the cut.
+            write(n);
+            errors
+        });
+        std::thread::sleep(Duration::from_millis(30));
+        cut(path, CUT_TO);
+        cut_done.store(true, Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(300));
+        stop.store(true, Ordering::Relaxed);
+        let reads: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
+        (reads + iterator.join().unwrap(), writer.join().unwrap())
+    });
+    assert!(read_errors > 0, "no read failed after the cut");
+    assert!(write_errors > 0, "no write failed after the cut");
+    expect_cut("get after the threads", db.get(key(RECORDS - 1)));
+    expect_err("flush after the threads", db.flush());
+    println!("@@concurrent: {read_errors} reads and {write_errors} writes failed");
 }
 
 fn unflushed(path: &Path) {
@@ -360,6 +447,11 @@ fn a_writer_never_acknowledges_writes_into_a_truncated_file() {
     scenario("writer");
     scenario("writer-write-through");
     scenario("writer-group");
+}
+
+#[test]
+fn readers_and_a_writer_racing_a_truncation_get_right_values_or_errors() {
+    scenario("concurrent");
 }
 
 #[test]
