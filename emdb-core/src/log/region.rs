@@ -32,8 +32,8 @@ pub(crate) struct Region {
     writable: bool,
     /// The mapping's entry in the SIGBUS registry (file mappings only).
     registration: Registration,
-    /// Set by the SIGBUS handler to the offset of the first access that
-    /// found the file cut short by another process (`NOT_CUT` until then).
+    /// Lowered by the SIGBUS handler to the lowest offset whose access found
+    /// the file cut short by another process (`NOT_CUT` until then).
     cut: &'static AtomicUsize,
 }
 
@@ -53,7 +53,9 @@ impl Region {
     ///
     /// The caller guarantees the file is at least `len` bytes long for the
     /// lifetime of the region (the engine only ever grows its log file, and
-    /// compaction replaces it by rename, leaving this inode intact).
+    /// compaction replaces it by rename, leaving this inode intact). Another
+    /// process cutting it anyway is caught by `sigbus.rs` and shows in
+    /// [`Region::cut_at`].
     pub(crate) fn map_file(file: &File, len: usize) -> io::Result<Region> {
         let raw = MmapOptions::new().len(len).map_raw(file)?;
         Ok(Region::registered(raw, len, true))
