@@ -146,7 +146,9 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
         for shard in 0..SHARDS {
             for off in ns.keydir.shard_offsets(shard) {
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                let f = read_at(bytes, off, ns.crypt(), &mut scratch)?;
+                let f = src_gen
+                    .log
+                    .vouch(&region, read_at(bytes, off, ns.crypt(), &mut scratch))?;
                 if crate::engine::expired(f.expires_at, now) {
                     continue;
                 }
@@ -161,6 +163,8 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
         }
         batch.commit()?;
     }
+    // Values were copied out of the source mapping after their check.
+    src_gen.log.vouch(&region, Ok(()))?;
     target.flush()?;
     target.checkpoint()
 } // closed: trimmed

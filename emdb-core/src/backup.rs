@@ -47,6 +47,9 @@ impl Engine {
             };
             (gen, end)
         };
+        // Copying from a file another process cut short would fault (or
+        // copy zeros): refuse up front, and check again after the copy.
+        gen.log.check_intact()?;
         let region = gen.log.region_arc();
         let bytes = region
             .slice(0, end)
@@ -76,9 +79,15 @@ impl Engine {
             )?;
             f.sync_all()
         };
-        if let Err(e) = write() {
+        let written = write().map_err(|e| Error::io("write backup", Some(&tmp), e));
+        // The kernel reports a cut source as EFAULT: say what happened.
+        let written = written.and_then(|()| gen.log.check_intact());
+        if let Err(e) = gen.log.vouch(&region, written) {
             let _ = std::fs::remove_file(&tmp);
-            return Err(Error::io("write backup", Some(&tmp), e));
+            return Err(match (e, gen.log.check_intact()) {
+                (Error::Io { .. }, Err(cut)) => cut,
+                (e, _) => e,
+            });
         }
         note(faults, || FsEvent::Synced(tmp.clone()));
         if let Err(e) = rename(&tmp, target, faults) {

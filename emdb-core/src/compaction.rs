@@ -192,36 +192,43 @@ impl Engine {
         let old_bytes = old_region
             .slice(0, e0)
             .ok_or_else(|| Error::corruption(e0, "log shorter than its end"))?;
-        for ns in &namespaces {
-            let Some(target) = table.get(ns.id).cloned() else {
-                continue;
-            };
-            for shard in 0..SHARDS {
-                for off in ns.keydir.shard_offsets(shard) {
-                    if off >= e0 {
-                        continue;
+        let mut copy_live = || -> Result<()> {
+            for ns in &namespaces {
+                let Some(target) = table.get(ns.id).cloned() else {
+                    continue;
+                };
+                for shard in 0..SHARDS {
+                    for off in ns.keydir.shard_offsets(shard) {
+                        if off >= e0 {
+                            continue;
+                        }
+                        let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                        let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
+                        if expired(f.expires_at, now) {
+                            continue;
+                        }
+                        let (at, len) = if f.sealed {
+                            let spec = FrameSpec::put(f.ns, f.key, f.value, f.expires_at);
+                            let at = out.append_frame(&spec)?;
+                            (at, out.end - at)
+                        } else {
+                            // Plain frames are position-independent: copy the bytes.
+                            let at =
+                                out.append_raw(&old_bytes[off as usize..off as usize + f.len])?;
+                            (at, f.len as u64)
+                        };
+                        out.last_frame_at = at;
+                        target.keydir.insert_new(target.hash(f.key), at)?;
+                        target.keydir.account(len, 0);
+                        target.keydir.account_expiring(f.expires_at != 0, false);
                     }
-                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
-                    if expired(f.expires_at, now) {
-                        continue;
-                    }
-                    let (at, len) = if f.sealed {
-                        let spec = FrameSpec::put(f.ns, f.key, f.value, f.expires_at);
-                        let at = out.append_frame(&spec)?;
-                        (at, out.end - at)
-                    } else {
-                        // Plain frames are position-independent: copy the bytes.
-                        let at = out.append_raw(&old_bytes[off as usize..off as usize + f.len])?;
-                        (at, f.len as u64)
-                    };
-                    out.last_frame_at = at;
-                    target.keydir.insert_new(target.hash(f.key), at)?;
-                    target.keydir.account(len, 0);
-                    target.keydir.account_expiring(f.expires_at != 0, false);
                 }
             }
-        }
+            Ok(())
+        };
+        // Frames were verified, then copied: a cut between the two copied zeros.
+        let copied = copy_live();
+        old.log.vouch(&old_region, copied)?;
         drop(old_region);
 
         // Phase 2: catch up with what was written meanwhile, writers paused.
@@ -233,7 +240,9 @@ impl Engine {
         let mut at = e0;
         let mut units = Vec::new();
         while at < e1 {
-            let unit = decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
+            let unit = decode_unit(bytes, at)
+                .map_err(|r| Error::corruption(at, r))
+                .and_then(|u| old.log.vouch(&region, Ok(u)))?;
             if out.crypt.is_none() {
                 out.append_raw(&bytes[at as usize..(at + unit.len) as usize])?;
             } else {
@@ -263,6 +272,8 @@ impl Engine {
             units.push((at, unit.frames.iter().map(|(o, _)| *o).collect::<Vec<_>>()));
             at += unit.len;
         }
+        // The catch-up copied bytes out of the old mapping.
+        old.log.vouch(&region, Ok(()))?;
         out.log.publish_written(out.end)?;
         let new_region = out.log.region_arc();
         let new_bytes = new_region

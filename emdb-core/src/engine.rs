@@ -518,9 +518,9 @@ impl Engine {
         };
         // Everything the checkpoint covers was synced before it was written.
         let durable_end = slot.durable_end.max(start);
-        let (mut end, last_frame_at, replayed_any) = if cfg.read_only {
+        let replayed = if cfg.read_only {
             // Another process may be writing: read new bytes with pread only.
-            let f = follower::replay_pread(
+            follower::replay_pread(
                 &follower::LogSource {
                     file: &file,
                     path: &path,
@@ -532,15 +532,17 @@ impl Engine {
                 &mut table,
                 &|_| {},
                 cfg.salvage.then_some(&mut report.skipped),
-            )?;
-            report.records_replayed = f.applied as u64;
-            (
-                f.end,
-                f.last_frame_at.unwrap_or(cp_last),
-                f.last_frame_at.is_some(),
             )
+            .map(|f| {
+                report.records_replayed = f.applied as u64;
+                (
+                    f.end,
+                    f.last_frame_at.unwrap_or(cp_last),
+                    f.last_frame_at.is_some(),
+                )
+            })
         } else {
-            let r = recovery::replay(
+            recovery::replay(
                 bytes,
                 start,
                 durable_end,
@@ -548,13 +550,22 @@ impl Engine {
                 &mut table,
                 &mut report,
             )
-            .map_err(|e| e.with_path(&path))?;
-            (
-                r.end,
-                r.last_frame.map_or(cp_last, |(at, _)| at),
-                r.last_frame.is_some(),
-            )
+            .map_err(|e| e.with_path(&path))
+            .map(|r| {
+                (
+                    r.end,
+                    r.last_frame.map_or(cp_last, |(at, _)| at),
+                    r.last_frame.is_some(),
+                )
+            })
         };
+        // Replay (and the checkpoint check) read the mapping: if another
+        // process cut the file meanwhile, what they found is not the log,
+        // and cutting a "torn tail" now would destroy more.
+        if let Some(at) = region.cut_at() {
+            return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
+        }
+        let (mut end, last_frame_at, replayed_any) = replayed?;
 
         let mut region = region;
         if !cfg.read_only && len > end {
@@ -636,16 +647,19 @@ impl Engine {
         ns.keydir.get(ns.hash(key), |off| {
             let region = gen.log.region();
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
-            let f = read_at(gen.bytes(&region), off, ns.crypt(), &mut scratch)?;
-            if f.key != key {
-                return Ok(false);
-            }
-            check_indexed(&f, ns.id, off)?;
-            // The clock is read only for records that can expire.
-            if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
-                out = Some(hit(&region, off, &f));
-            }
-            Ok(true)
+            let found = read_at(gen.bytes(&region), off, ns.crypt(), &mut scratch).and_then(|f| {
+                if f.key != key {
+                    return Ok(false);
+                }
+                check_indexed(&f, ns.id, off)?;
+                // The clock is read only for records that can expire.
+                if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
+                    out = Some(hit(&region, off, &f));
+                }
+                Ok(true)
+            });
+            // After `hit` has read the value: the file may have been cut under it.
+            gen.log.vouch(&region, found)
         })?;
         Ok(out)
     }
@@ -684,7 +698,23 @@ impl Engine {
         let w = self.writer.lock();
         // Compaction swaps generations under the writer lock, so this is stable.
         let gen = self.gen.load_full();
+        if let Some(at) = gen.log.cut() {
+            // A reader found the file cut short by another process.
+            let e = gen.log.cut_found(at);
+            self.poison(&e);
+            return Err(e);
+        }
         Ok((w, gen))
+    }
+
+    /// Poison the handle when `e` comes from the log having been cut short
+    /// by another process: what was acknowledged is gone, and growing the
+    /// file again would bury the loss under zeros. Other errors pass as is.
+    pub(crate) fn poison_if_cut(&self, log: &Log, e: Error) -> Error {
+        if log.cut().is_some() {
+            self.poison(&e);
+        }
+        e
     }
 
     fn write_through(&self) -> bool {
@@ -701,11 +731,14 @@ impl Engine {
         let crypt = gen.crypt.as_deref();
         let len = encoded_len(spec, crypt);
         let off = w.end;
-        gen.log.ensure_capacity(off, off + len as u64)?;
+        gen.log
+            .ensure_capacity(off, off + len as u64)
+            .map_err(|e| self.poison_if_cut(&gen.log, e))?;
         if self.write_through() && gen.log.file.is_some() {
             let mut buf = vec![0u8; len];
             encode(spec, crypt, off, &mut buf)?;
             if let Err(e) = gen.log.write_through(off, &buf) {
+                let e = self.poison_if_cut(&gen.log, e);
                 // Part of the frame may have landed, durably: wipe it, or a
                 // shorter frame written here next would be followed by its
                 // remains (which could decode). If even that fails, what the
@@ -716,7 +749,11 @@ impl Engine {
                 return Err(e);
             }
         } else {
-            self.poison_on_io(gen.log.fill(off, len, |d| encode(spec, crypt, off, d)))?;
+            let r = gen
+                .log
+                .fill(off, len, |d| encode(spec, crypt, off, d))
+                .map_err(|e| self.poison_if_cut(&gen.log, e));
+            self.poison_on_io(r)?;
         }
         w.end = off + len as u64;
         w.last_frame_at = off;
@@ -746,7 +783,8 @@ impl Engine {
             self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
         self.publish(&w, &gen, 1)?;
         let region = gen.log.region();
-        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)
+        let indexed = ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at);
+        gen.log.vouch(&region, indexed)
     }
 
     /// Remove a key; returns its value if it was live.
@@ -761,7 +799,7 @@ impl Engine {
             let region = gen.log.region();
             let bytes = gen.bytes(&region);
             let mut found = None;
-            ns.keydir.get(ns.hash(key), |o| {
+            let looked = ns.keydir.get(ns.hash(key), |o| {
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let f = read_at(bytes, o, ns.crypt(), &mut scratch)?;
                 if f.key != key {
@@ -769,7 +807,8 @@ impl Engine {
                 }
                 found = Some((!expired(f.expires_at, now)).then(|| f.value.to_vec()));
                 Ok(true)
-            })?;
+            });
+            gen.log.vouch(&region, looked)?;
             found
         };
         let Some(value) = old else {
@@ -778,7 +817,8 @@ impl Engine {
         self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
         self.publish(&w, &gen, 1)?;
         let region = gen.log.region();
-        ns.index_delete(gen.bytes(&region), key)?;
+        let unindexed = ns.index_delete(gen.bytes(&region), key);
+        gen.log.vouch(&region, unindexed)?;
         Ok(value)
     }
 
@@ -825,7 +865,9 @@ impl Engine {
         let gen = self.gen.load_full();
         let end = gen.log.published_end();
         let t = Instant::now();
-        if let Err(e) = gen.log.sync_data() {
+        // After the sync: a file cut short by another process must not be
+        // acknowledged as durable (one fstat next to an fdatasync).
+        if let Err(e) = gen.log.sync_data().and_then(|()| gen.log.check_intact()) {
             self.poison(&e);
             return Err(e);
         }
@@ -953,6 +995,10 @@ impl Engine {
             namespaces,
         };
         let end = w.end;
+        // The image was read from the mapping; never bind it to a cut file.
+        if let Err(e) = gen.log.check_intact() {
+            return Err(self.poison_if_cut(&gen.log, e));
+        }
         drop(w);
         efs::atomic_write(
             &checkpoint_path(&path),
@@ -975,6 +1021,9 @@ impl Engine {
             let w = self.writer.lock();
             let gen = self.gen.load_full();
             self.sync()?;
+            // Trimming would extend a file another process cut short back to
+            // the log's length, over a hole of zeros: leave it as it is.
+            gen.log.check_intact()?;
             if let Some(p) = gen.log.path() {
                 crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
             }
@@ -1193,15 +1242,14 @@ impl Batch<'_> {
         let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
         let crypt = self.gen.crypt.as_deref();
         let len = encoded_len(&spec, crypt) as u64;
-        self.gen
-            .log
-            .ensure_capacity(self.cursor, self.cursor + len)?;
         let at = self.cursor;
-        self.engine.poison_on_io(
-            self.gen
-                .log
-                .fill(at, len as usize, |d| encode(&spec, crypt, at, d)),
-        )?;
+        let log = &self.gen.log;
+        log.ensure_capacity(at, at + len)
+            .map_err(|e| self.engine.poison_if_cut(log, e))?;
+        let r = log
+            .fill(at, len as usize, |d| encode(&spec, crypt, at, d))
+            .map_err(|e| self.engine.poison_if_cut(log, e));
+        self.engine.poison_on_io(r)?;
         self.ops.push(BatchOp {
             ns,
             off: self.cursor,
@@ -1246,10 +1294,14 @@ impl Batch<'_> {
         debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
         let engine = self.engine;
         let gen = Arc::clone(&self.gen);
-        engine.poison_on_io(gen.log.fill(self.start, BATCH_HEADER_LEN as usize, |d| {
-            header.encode_into(d);
-            Ok(())
-        }))?;
+        let r = gen
+            .log
+            .fill(self.start, BATCH_HEADER_LEN as usize, |d| {
+                header.encode_into(d);
+                Ok(())
+            })
+            .map_err(|e| engine.poison_if_cut(&gen.log, e));
+        engine.poison_on_io(r)?;
         if engine.write_through() && gen.log.file.is_some() {
             if let Err(e) = gen.log.sync_data() {
                 engine.poison(&e);
@@ -1263,17 +1315,15 @@ impl Batch<'_> {
         engine.publish(&self.w, &gen, self.ops.len() as u64)?;
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
-        for op in &self.ops {
+        let indexed = self.ops.iter().try_for_each(|op| {
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
             let f = read_at(bytes, op.off, op.ns.crypt(), &mut scratch)?;
             match f.kind {
-                Kind::Put => op.ns.index_put(bytes, op.off, &f)?,
-                _ => {
-                    op.ns.index_delete(bytes, f.key)?;
-                }
+                Kind::Put => op.ns.index_put(bytes, op.off, &f),
+                _ => op.ns.index_delete(bytes, f.key).map(|_| ()),
             }
-        }
-        Ok(())
+        });
+        gen.log.vouch(&region, indexed)
     }
 }
 

@@ -164,11 +164,12 @@ pub enum Error {
     #[error("the database is open read-only; reopen it without read_only to write")]
     ReadOnly,
 
-    /// An earlier fsync failed, so the engine no longer knows what is durable.
+    /// An earlier fsync failed, or the log file was found truncated by
+    /// another process, so the engine no longer knows what is durable.
     ///
     /// Reopen the database: recovery re-reads what actually reached the disk.
     #[error(
-        "an earlier fsync failed ({0}); the handle refuses further writes, reopen the database"
+        "an earlier failure ({0}) left the handle unsure what is durable; it refuses further writes, reopen the database"
     )]
     Poisoned(String),
 }

@@ -16,9 +16,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Weak;
 use std::time::Duration;
 
-use crate::engine::Engine;
+use crate::engine::{read_identity, Engine};
 use crate::error::{Error, Result};
-use crate::format::header::{SyncSlot, HEADER_SIZE};
+use crate::format::header::HEADER_SIZE;
 use crate::log::Region;
 use crate::namespace::NsTable;
 use crate::recovery::{claimed_unit_len, decode_unit_in, resync, ApplyError, SkippedRange};
@@ -34,15 +34,6 @@ pub(crate) struct Followed {
     pub end: u64,
     pub applied: usize,
     pub last_frame_at: Option<u64>,
-}
-
-/// The newest durable end the writer recorded in the header page.
-pub(crate) fn read_durable_end(file: &File) -> u64 {
-    let mut page = vec![0u8; HEADER_SIZE];
-    match file.read_exact_at(&mut page, 0) {
-        Ok(()) => SyncSlot::newest(&page).durable_end,
-        Err(_) => 0,
-    }
 }
 
 /// Replay the units in `[start, limit)` of the file into `table`. The region
@@ -203,18 +194,32 @@ impl Engine {
         let on_disk = std::fs::metadata(&path).map_err(|e| Error::io("stat", Some(&path), e))?;
         if (on_disk.dev(), on_disk.ino()) != (ours.dev(), ours.ino()) {
             // Replaced (compaction renamed a new file over it): start over.
-            let fresh = Engine::open_file(self.cfg.clone(), path)?;
-            let new_gen = fresh.gen.load_full();
-            let applied = fresh.report.records_replayed as usize;
-            self.gen.store(new_gen);
-            self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
-            return Ok(applied);
+            return self.reopen(path);
         }
         let limit = ours.len();
         let end = gen.log.published_end();
-        if limit <= end {
+        if limit < end || gen.log.cut().is_some() {
+            // Shorter than what this handle has read: the writer never does
+            // that (it trims only its own unused tail), so another process
+            // cut the file, or rewrote it in place (truncate, then write).
+            let same_log = read_identity(&lf.file, &path, limit)
+                .is_ok_and(|(id, _, _)| id == gen.log.identity);
+            if same_log || limit < HEADER_SIZE as u64 {
+                return Err(gen.log.cut_found(limit));
+            }
+            // Another database now: follow it from scratch.
+            return self.reopen(path);
+        }
+        if limit == end {
             return Ok(0);
         }
+        // The header page: the durable end, and whether this is still the
+        // database this handle follows (rewritten in place, it is not).
+        let (identity, slot, _) = read_identity(&lf.file, &path, limit)?;
+        if identity != gen.log.identity {
+            return self.reopen(path);
+        }
+        let durable_end = slot.durable_end;
         let region = if (gen.log.region().len() as u64) < limit {
             let r = Region::map_file_read_only(&lf.file, limit as usize)
                 .map_err(|e| Error::io("mmap", Some(&path), e))?;
@@ -223,7 +228,6 @@ impl Engine {
         } else {
             gen.log.region_arc()
         };
-        let durable_end = read_durable_end(&lf.file);
         let followed = {
             let mut table = gen.ns.write();
             replay_pread(
@@ -238,13 +242,25 @@ impl Engine {
                 &mut table,
                 &|e| gen.log.publish(e),
                 None,
-            )?
+            )
         };
+        // Replay read index entries through the mapping.
+        let followed = gen.log.vouch(&region, followed)?;
         if followed.end > end {
             gen.log.publish(followed.end);
         }
         self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
         Ok(followed.applied)
+    }
+
+    /// Open the file at `path` from scratch and follow it from now on.
+    fn reopen(&self, path: std::path::PathBuf) -> Result<usize> {
+        let fresh = Engine::open_file(self.cfg.clone(), path)?;
+        let new_gen = fresh.gen.load_full();
+        let applied = fresh.report.records_replayed as usize;
+        self.gen.store(new_gen);
+        self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
+        Ok(applied)
     }
 }
 

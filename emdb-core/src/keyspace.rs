@@ -129,7 +129,7 @@ impl Engine {
                     }
                 }
             }
-            Ok(n)
+            gen.log.vouch(&region, Ok(n))
         })
     }
 
@@ -167,7 +167,7 @@ impl Engine {
                 let region = gen.log.region();
                 let bytes = gen.bytes(&region);
                 let mut keys = Vec::new();
-                for shard in 0..SHARDS {
+                let listed = (0..SHARDS).try_for_each(|shard| {
                     for off in ns.keydir.shard_offsets(shard) {
                         let (_, exp) = crate::namespace::head_at(bytes, off);
                         if !expired(exp, now) {
@@ -176,8 +176,9 @@ impl Engine {
                         let mut scratch = zeroize::Zeroizing::new(Vec::new());
                         keys.push(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
                     }
-                }
-                Ok(keys)
+                    Ok(())
+                });
+                gen.log.vouch(&region, listed.map(|()| keys))
             })?
         };
         if expired_keys.is_empty() {
@@ -196,7 +197,7 @@ impl Engine {
         let gen = self.gen.load_full();
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
-        for ns in gen.ns.read().all() {
+        let built = gen.ns.read().all().into_iter().try_for_each(|ns| {
             let set = SkipSet::new();
             for shard in 0..SHARDS {
                 for off in ns.keydir.shard_offsets(shard) {
@@ -207,8 +208,9 @@ impl Engine {
                 }
             }
             let _ = ns.sorted.set(Arc::new(set));
-        }
-        Ok(())
+            Ok(())
+        });
+        gen.log.vouch(&region, built)
     }
 
     fn sorted_keys(&self, id: u32) -> Result<SortedKeys> {
@@ -365,11 +367,14 @@ impl Cursor {
                 let region = self.gen.log.region();
                 let bytes = self.gen.bytes(&region);
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                let now = self.now;
                 let read = read_at(bytes, off, self.ns.crypt(), &mut scratch)
-                    .and_then(|fr| check_indexed(&fr, self.ns.id, off).map(|()| fr));
-                match read {
-                    Ok(fr) if expired(fr.expires_at, self.now) => continue,
-                    Ok(fr) => return Some(Ok(f(fr.key, fr.value))),
+                    .and_then(|fr| check_indexed(&fr, self.ns.id, off).map(|()| fr))
+                    .map(|fr| (!expired(fr.expires_at, now)).then(|| f(fr.key, fr.value)));
+                // After `f` has read the item: the file may have been cut under it.
+                match self.gen.log.vouch(&region, read) {
+                    Ok(None) => continue,
+                    Ok(Some(item)) => return Some(Ok(item)),
                     Err(e) => return Some(Err(e)),
                 }
             }

@@ -14,10 +14,17 @@
 //! are written with `pwrite` on an `O_DSYNC` descriptor. The file grows in preallocated chunks;
 //! each growth maps a new, larger [`Region`], and older regions stay valid for
 //! readers still holding them.
+//!
+//! Another process may still cut the file short under a mapping (nothing in
+//! emdb does). `sigbus.rs` turns the resulting fault into a mark on the
+//! region; [`Log::vouch`] turns the mark into an error after reads, the
+//! write methods refuse to go on, and [`Log::check_intact`] compares the
+//! file's size with the published end where a syscall is affordable.
 
 #![allow(unsafe_code)]
 
 pub(crate) mod region;
+mod sigbus;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -68,6 +75,9 @@ pub(crate) struct Log {
     published_end: AtomicU64,
     /// Current size of the file / mapping.
     capacity: AtomicU64,
+    /// Lowest offset at which the file was found cut short by another
+    /// process (`u64::MAX` while it was not). Once set, writes are refused.
+    cut: AtomicU64,
     /// Injected faults (tests only; always `None` otherwise).
     pub faults: Option<Arc<crate::fault::Faults>>,
     /// Encoded, unwritten bytes (file-backed logs; writer only).
@@ -84,6 +94,7 @@ impl Log {
             region: ArcSwap::from_pointee(region),
             published_end: AtomicU64::new(end),
             capacity: AtomicU64::new(capacity),
+            cut: AtomicU64::new(u64::MAX),
             faults: None,
             stage: Mutex::new(Stage::default()),
         }
@@ -161,6 +172,84 @@ impl Log {
             .map_err(|e| Error::io("write", Some(&f.path), e))
     }
 
+    /// Where the file was found cut short by another process, if it was.
+    #[inline]
+    pub(crate) fn cut(&self) -> Option<u64> {
+        match self.cut.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            at => Some(at),
+        }
+    }
+
+    /// `r`, unless bytes read through `region` (a mapping of this log) were
+    /// lost to another process cutting the file short: then the error that
+    /// says so, whatever `r` was (zeros read in place of the lost bytes make
+    /// decoding fail with a misleading reason, or, inside a value that held
+    /// zeros anyway, not at all). One relaxed load on the intact path.
+    #[inline]
+    pub(crate) fn vouch<T>(&self, region: &Region, r: Result<T>) -> Result<T> {
+        match region.cut_at() {
+            None => r,
+            Some(at) => Err(self.cut_found(at)),
+        }
+    }
+
+    /// Record that the file was found cut short at `at` and build the error.
+    #[cold]
+    pub(crate) fn cut_found(&self, at: u64) -> Error {
+        self.cut.fetch_min(at, Ordering::Relaxed);
+        let file = self.file.as_ref();
+        cut_error(
+            file.map(|f| f.path.as_path()),
+            file.map(|f| &f.file),
+            at,
+            self.published_end(),
+        )
+    }
+
+    /// Fail if the file was cut short by another process: found so by an
+    /// earlier access, or now shorter than the published log (one `fstat`).
+    pub(crate) fn check_intact(&self) -> Result<()> {
+        if let Some(at) = self.cut().or_else(|| self.region().cut_at()) {
+            return Err(self.cut_found(at));
+        }
+        let Some(f) = &self.file else {
+            return Ok(());
+        };
+        let len = f
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&f.path), e))?
+            .len();
+        let end = self.published_end();
+        if len < end {
+            return Err(self.cut_found(len));
+        }
+        // Appends are `pwrite`s, which extend a file cut short instead of
+        // failing: the lost bytes then read as a hole. Below the published
+        // end every byte was written, so the first hole must lie past it.
+        if let Some(hole) = first_hole(&f.file) {
+            if hole < end {
+                return Err(self.cut_found(hole));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fail when the file is shorter than `needed` bytes the writer relies
+    /// on (it is never shorter unless another process cut it). One `fstat`.
+    fn check_len(&self, f: &LogFile, needed: u64) -> Result<()> {
+        let len = f
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&f.path), e))?
+            .len();
+        if len < needed {
+            return Err(self.cut_found(len));
+        }
+        Ok(())
+    }
+
     /// Swap in a larger mapping of the same file (read-only followers).
     pub(crate) fn replace_region(&self, region: Region) {
         self.capacity.store(region.len() as u64, Ordering::Relaxed);
@@ -191,6 +280,9 @@ impl Log {
             .next_multiple_of(MIN_GROWTH)
             .min(MAX_LOG_SIZE);
         if let Some(f) = &self.file {
+            // Growing a file someone cut short would turn the lost bytes
+            // into a hole of zeros that later writes never touch.
+            self.check_len(f, cap)?;
             let grow = |to: u64| {
                 crate::fault::Faults::check(
                     self.faults.as_ref().map(|x| &x.fail_grow),
@@ -215,6 +307,9 @@ impl Log {
             requested: new_cap,
             max: MAX_LOG_SIZE,
         })?;
+        if let Some(at) = self.cut() {
+            return Err(self.cut_found(at));
+        }
         let region = match &self.file {
             Some(f) => Region::map_file(&f.file, new_len)
                 .map_err(|e| Error::io("mmap", Some(&f.path), e))?,
@@ -240,6 +335,9 @@ impl Log {
         len: usize,
         fill: impl FnOnce(&mut [u8]) -> Result<()>,
     ) -> Result<()> {
+        if let Some(cut) = self.cut() {
+            return Err(self.cut_found(cut));
+        }
         let in_bounds = at
             .checked_add(len as u64)
             .is_some_and(|end| end <= self.capacity());
@@ -273,12 +371,13 @@ impl Log {
         len: usize,
         fill: impl FnOnce(&mut [u8]) -> Result<()>,
     ) -> Result<()> {
+        let region = self.region.load();
         let mut out = Ok(());
-        if self.region.load().fill(at, len, |d| out = fill(d)) {
-            out
-        } else {
-            Err(Error::corruption(at, "write outside the mapped log"))
+        if !region.fill(at, len, |d| out = fill(d)) {
+            return Err(Error::corruption(at, "write outside the mapped log"));
         }
+        // A cut file: the bytes went to zero pages, not to the file.
+        self.vouch(&region, out)
     }
 
     /// Write bytes with `O_DSYNC` (durable when this returns).
@@ -290,6 +389,11 @@ impl Log {
             });
         };
         self.write_stage()?;
+        // pwrite past a cut would extend the file over a hole of zeros.
+        if let Some(cut) = self.cut() {
+            return Err(self.cut_found(cut));
+        }
+        self.check_len(f, at + data.len() as u64)?;
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
         let faults = self.faults.as_deref();
         crate::fault::Faults::check(faults.map(|x| &x.fail_write), libc::EIO)
@@ -390,6 +494,40 @@ impl Log {
         self.capacity.store(len, Ordering::Relaxed);
         Ok(())
     }
+}
+
+/// What an access through a mapping of a file cut short by another process
+/// reports (the message of the `Error::Corruption` it becomes).
+pub(crate) const CUT_REASON: &str =
+    "the file was truncated by another process while this process had it mapped";
+
+/// The error for an access at `at` through a mapping of `file` (the log up
+/// to `end`) that found the file cut short by another process. The offset
+/// reported is where the file ends now, when that is lower.
+#[cold]
+pub(crate) fn cut_error(path: Option<&Path>, file: Option<&File>, at: u64, end: u64) -> Error {
+    let file_len = file.and_then(|f| f.metadata().ok()).map(|m| m.len());
+    Error::Corruption {
+        path: path.map(Path::to_path_buf),
+        offset: file_len.map_or(at, |l| l.min(at)),
+        reason: match file_len {
+            Some(len) => {
+                format!("{CUT_REASON} (the file now holds {len} bytes, the log reaches byte {end})")
+            }
+            None => CUT_REASON.to_string(),
+        },
+    }
+}
+
+/// Offset of the first hole of `file` (`lseek(SEEK_HOLE)`; the file size
+/// when it has none), or `None` when the call fails or is not supported.
+fn first_hole(file: &File) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: lseek only reads its integer arguments and moves the offset of
+    // a descriptor this `File` owns (the log is read and written with
+    // positioned calls, which ignore that offset).
+    let at = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_HOLE) };
+    u64::try_from(at).ok()
 }
 
 /// Extend `file` from `from` to `to` bytes with allocated, zeroed blocks, so a

@@ -1,11 +1,15 @@
 //! A mapped byte region: the log file through a shared mapping, or anonymous
-//! memory for in-memory databases. All of the engine's mmap `unsafe` lives
-//! here; the invariants are listed in docs/ARCHITECTURE.md ("Unsafe code").
+//! memory for in-memory databases. The engine's mmap `unsafe` lives here and
+//! in `sigbus.rs` (a file cut short by another process); the invariants are
+//! listed in docs/ARCHITECTURE.md ("Unsafe code").
 
 #![allow(unsafe_code)]
 
 use std::fs::File;
 use std::io;
+use std::sync::atomic::{compiler_fence, AtomicUsize, Ordering};
+
+use super::sigbus::{self, Registration, NOT_CUT};
 
 use memmap2::{MmapOptions, MmapRaw};
 
@@ -26,6 +30,11 @@ pub(crate) struct Region {
     len: usize,
     /// False for read-only mappings: every write is refused.
     writable: bool,
+    /// The mapping's entry in the SIGBUS registry (file mappings only).
+    registration: Registration,
+    /// Lowered by the SIGBUS handler to the lowest offset whose access found
+    /// the file cut short by another process (`NOT_CUT` until then).
+    cut: &'static AtomicUsize,
 }
 
 // SAFETY: `Region` is a pointer into a mapping it owns. Readers only form
@@ -44,46 +53,71 @@ impl Region {
     ///
     /// The caller guarantees the file is at least `len` bytes long for the
     /// lifetime of the region (the engine only ever grows its log file, and
-    /// compaction replaces it by rename, leaving this inode intact).
+    /// compaction replaces it by rename, leaving this inode intact). Another
+    /// process cutting it anyway is caught by `sigbus.rs` and shows in
+    /// [`Region::cut_at`].
     pub(crate) fn map_file(file: &File, len: usize) -> io::Result<Region> {
         let raw = MmapOptions::new().len(len).map_raw(file)?;
+        Ok(Region::registered(raw, len, true))
+    }
+
+    /// Wrap a fresh file mapping and enter it in the SIGBUS registry, so a
+    /// cut file becomes an error instead of the end of the process.
+    fn registered(raw: MmapRaw, len: usize, writable: bool) -> Region {
         let ptr = raw.as_mut_ptr();
-        Ok(Region {
+        let registration = sigbus::register(ptr, len, writable);
+        Region {
             _backing: Backing::File(raw),
             ptr,
             len,
-            writable: true,
-        })
+            writable,
+            cut: registration.cut_word(),
+            registration,
+        }
     }
 
     /// Map `len` bytes of `file` shared and read-only (read-only handles).
     /// Writing to such a region fails the bounds check of every write method.
     pub(crate) fn map_file_read_only(file: &File, len: usize) -> io::Result<Region> {
         let raw = MmapOptions::new().len(len).map_raw_read_only(file)?;
-        let ptr = raw.as_mut_ptr();
-        Ok(Region {
-            _backing: Backing::File(raw),
-            ptr,
-            len,
-            writable: false,
-        })
+        Ok(Region::registered(raw, len, false))
     }
 
     /// Zeroed heap memory of `len` bytes.
     pub(crate) fn anon(len: usize) -> Region {
         let mut mem = vec![0u8; len];
         let ptr = mem.as_mut_ptr();
+        let registration = Registration::none();
         Region {
             _backing: Backing::Heap(mem),
             ptr,
             len,
             writable: true,
+            cut: registration.cut_word(),
+            registration,
         }
     }
 
     /// Size of the mapping.
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// Offset of the first access that found the file cut short by another
+    /// process (those bytes and everything after them now read as zeros),
+    /// or `None` while the mapping is intact.
+    ///
+    /// Call after reading or writing mapped bytes: one relaxed load, no
+    /// syscall. The handler runs on the faulting thread itself, so the
+    /// compiler fence (no instruction) is all it takes for an access made
+    /// before this call to be seen by it.
+    #[inline]
+    pub(crate) fn cut_at(&self) -> Option<u64> {
+        compiler_fence(Ordering::SeqCst);
+        match self.cut.load(Ordering::Relaxed) {
+            NOT_CUT => None,
+            off => Some(off as u64),
+        }
     }
 
     /// Shared view of `[start, end)`; `None` when out of bounds.
@@ -156,6 +190,15 @@ impl Region {
         // reader, and `other`'s prefix is only read.
         unsafe { std::ptr::copy_nonoverlapping(other.ptr, self.ptr, len) };
         true
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // Leave the registry while the mapping still exists (`_backing`
+        // unmaps it after this body): once unmapped, the addresses may be
+        // reused by a mapping the handler must not touch.
+        self.registration.release();
     }
 }
 
