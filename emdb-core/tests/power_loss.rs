@@ -4,7 +4,8 @@
 //! Model of the media (docs/FORMAT.md, "Assumptions"): what the last sync
 //! covered is on disk; every page written since may have landed, not landed,
 //! or landed torn (half new / half old, or new with a garbage tail). The
-//! engine writes through a shared mapping, so the harness sees writes as page
+//! engine writes with `pwrite` (and large frames through its shared mapping),
+//! and the harness sees every write, whichever way it went, as page
 //! differences between the image at the last sync and the image now.
 //!
 //! Each crash state must open, hold every record whose write was synced,
