@@ -1,6 +1,7 @@
 //! Random-get loop for profiling: keys regenerated from a seeded RNG, not
 //! stored (no key-array cache miss). `N` records (default 1,000,000),
-//! `THREADS` readers (default 1), `ZEROCOPY=1` for `get_zerocopy`.
+//! `THREADS` readers (default 1), `ZEROCOPY=1` for `get_zerocopy`, `REOPEN=1`
+//! to close and reopen the database before reading.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
@@ -31,9 +32,14 @@ fn main() {
     let threads = env("THREADS", 1);
     let zerocopy = env("ZEROCOPY", 0) == 1;
     let dir = tempfile::tempdir().unwrap();
-    let db = Emdb::open(dir.path().join("g.emdb")).unwrap();
+    let mut db = Emdb::open(dir.path().join("g.emdb")).unwrap();
     db.insert_many((0..n).map(|i| (key(i).to_vec(), vec![7u8; 150])))
         .unwrap();
+    if env("REOPEN", 0) == 1 {
+        // Close and reopen first (what the phase bench does before its reads).
+        drop(db);
+        db = Emdb::open(dir.path().join("g.emdb")).unwrap();
+    }
     for round in 0..3u64 {
         let t = Instant::now();
         let hits: u64 = std::thread::scope(|s| {
