@@ -114,7 +114,7 @@ pub fn reader<'r>(
 
 /// The format asked for, else the one the file extension names
 /// (`.csv`, `.resp`), else JSON Lines.
-pub fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> TransferFormat {
+pub(crate) fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> TransferFormat {
     if let Some(f) = asked {
         return f;
     }
@@ -131,7 +131,7 @@ pub fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> Tra
 }
 
 /// The format's name, as on the command line.
-pub fn format_name(format: TransferFormat) -> &'static str {
+pub(crate) fn format_name(format: TransferFormat) -> &'static str {
     match format {
         TransferFormat::Jsonl => "jsonl",
         TransferFormat::Csv => "csv",
@@ -141,7 +141,7 @@ pub fn format_name(format: TransferFormat) -> &'static str {
 
 /// A namespace name read from a file: `""` is the default (`None`); others
 /// must fit the engine's limit.
-pub fn namespace_field(name: &str) -> CliResult<Option<String>> {
+fn namespace_field(name: &str) -> CliResult<Option<String>> {
     if name.is_empty() {
         return Ok(None);
     }
@@ -156,7 +156,7 @@ pub fn namespace_field(name: &str) -> CliResult<Option<String>> {
 }
 
 /// The JSON header shared by JSON Lines (first line) and RESP (first ECHO).
-pub fn header_json(plan: &Plan) -> CliResult<Vec<u8>> {
+fn header_json(plan: &Plan) -> CliResult<Vec<u8>> {
     let header = crate::output::ExportHeader {
         emdb_export: VERSION,
         namespaces: plan.namespaces.clone(),
@@ -176,12 +176,12 @@ struct InHeader {
 }
 
 /// True when a JSON text is an export header.
-pub fn is_header(json: &[u8]) -> bool {
+fn is_header(json: &[u8]) -> bool {
     json.windows(13).any(|w| w == b"\"emdb_export\"")
 }
 
 /// Parse and check an export header.
-pub fn parse_header(json: &[u8]) -> CliResult<Header> {
+fn parse_header(json: &[u8]) -> CliResult<Header> {
     let h: InHeader = serde_json::from_slice(json)
         .map_err(|e| CliError::bad_input(format!("not a valid export header: {e}")))?;
     if h.emdb_export != VERSION {
