@@ -145,6 +145,8 @@ pub struct Reader<'r> {
 const MAX_BULK: usize = emdb_core::MAX_VALUE_LEN / 3 * 4 + 4;
 /// The most parts a command may have (`SET k v PXAT ms`).
 const MAX_PARTS: usize = 5;
+/// The most a bulk string's buffer starts with; it grows as bytes arrive.
+const BULK_PREALLOC: usize = 64 << 10;
 
 impl<'r> Reader<'r> {
     /// A reader over `input`.
@@ -219,14 +221,17 @@ impl<'r> Reader<'r> {
         if len > MAX_BULK {
             return Err(self.bad(format!("a {len}-byte string is past the value size limit")));
         }
-        let mut data = vec![0; len + 2];
-        self.input.read_exact(&mut data).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                self.bad("the input ends inside a string")
-            } else {
-                CliError::io("reading the import", None, e)
-            }
-        })?;
+        // Grow with the bytes that arrive, not with the declared length: a
+        // `$300000000` at the end of a short input must not allocate 300 MB.
+        let want = len + 2;
+        let mut data = Vec::with_capacity(want.min(BULK_PREALLOC));
+        (&mut self.input)
+            .take(want as u64)
+            .read_to_end(&mut data)
+            .map_err(|e| CliError::io("reading the import", None, e))?;
+        if data.len() < want {
+            return Err(self.bad("the input ends inside a string"));
+        }
         if !data.ends_with(b"\r\n") {
             return Err(self.bad(format!("a {len}-byte string is not followed by \\r\\n")));
         }
@@ -414,5 +419,53 @@ mod tests {
         let e =
             read(b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$2\r\nNX\r\n$2\r\n10\r\n").unwrap_err();
         assert!(e.message.contains("not supported"), "{}", e.message);
+    }
+
+    /// A reader that remembers the largest buffer it was asked to fill.
+    struct Probe<'a> {
+        data: &'a [u8],
+        largest: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl Read for Probe<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.largest.set(self.largest.get().max(buf.len()));
+            self.data.read(buf)
+        }
+    }
+
+    impl BufRead for Probe<'_> {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            Ok(self.data)
+        }
+        fn consume(&mut self, n: usize) {
+            self.data = &self.data[n..];
+        }
+    }
+
+    #[test]
+    fn declared_lengths_are_not_allocated_up_front() {
+        // Found by the import_resp fuzz target: the string's buffer was
+        // sized by its declared length (358 MB for a 40-byte input).
+        let largest = std::rc::Rc::default();
+        let input = Probe {
+            data: b"*3\r\n$3\r\nSET\r\n$357913944\r\nab",
+            largest: std::rc::Rc::clone(&largest),
+        };
+        let e = Reader::new(Box::new(input), Codec::default())
+            .collect::<CliResult<Vec<_>>>()
+            .unwrap_err();
+        assert!(e.message.contains("ends inside a string"), "{}", e.message);
+        assert!(
+            largest.get() <= BULK_PREALLOC,
+            "read into {} bytes",
+            largest.get()
+        );
+        let e = read(b"*3\r\n$3\r\nSET\r\n$999999999999\r\nab").unwrap_err();
+        assert!(
+            e.message.contains("past the value size limit"),
+            "{}",
+            e.message
+        );
     }
 }
