@@ -148,6 +148,15 @@ const MAX_PARTS: usize = 5;
 /// The most a bulk string's buffer starts with; it grows as bytes arrive.
 const BULK_PREALLOC: usize = 64 << 10;
 
+/// A decimal number of ASCII digits only (no sign, no spaces), as RESP
+/// lengths and `SET` expiry arguments are written.
+fn decimal<T: std::str::FromStr>(digits: &[u8]) -> Option<T> {
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
 impl<'r> Reader<'r> {
     /// A reader over `input`.
     pub fn new(input: Box<dyn BufRead + 'r>, codec: Codec) -> Self {
@@ -189,19 +198,17 @@ impl<'r> Reader<'r> {
         )
     }
 
-    /// Parse `<sigil><digits>` from the protocol line just read.
+    /// Parse `<sigil><digits>` from the protocol line just read. Digits
+    /// only, as Redis reads them: no sign, no spaces.
     fn number(&self, line: &[u8], sigil: u8, what: &str) -> CliResult<usize> {
         let at = self.line - 1;
         match line.split_first() {
-            Some((&s, digits)) if s == sigil => std::str::from_utf8(digits)
-                .ok()
-                .and_then(|d| d.parse().ok())
-                .ok_or_else(|| {
-                    self.bad_at(
-                        at,
-                        format!("bad {what} {:?}", String::from_utf8_lossy(line)),
-                    )
-                }),
+            Some((&s, digits)) if s == sigil => decimal(digits).ok_or_else(|| {
+                self.bad_at(
+                    at,
+                    format!("bad {what} {:?}", String::from_utf8_lossy(line)),
+                )
+            }),
             _ => Err(self.bad_at(
                 at,
                 format!(
@@ -322,10 +329,8 @@ impl<'r> Reader<'r> {
 
 /// The absolute expiry of `SET ... <option> <n>`.
 fn expiry(option: &[u8], n: &[u8]) -> Result<u64, String> {
-    let n: u64 = std::str::from_utf8(n)
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(n)))?;
+    let n: u64 =
+        decimal(n).ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(n)))?;
     let upper = option.to_ascii_uppercase();
     match &upper[..] {
         b"PXAT" => Ok(n),
@@ -467,5 +472,34 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn numbers_are_digits_only() {
+        // Found by the import_resp fuzz target: lengths, part counts and
+        // expiries took a `+` sign (Rust's integer parsing; Redis refuses).
+        for (bad, message) in [
+            (
+                &b"*+3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n"[..],
+                r#"line 1: bad array header "*+3""#,
+            ),
+            (
+                b"*3\r\n$+3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n",
+                r#"line 2: bad bulk string length "$+3""#,
+            ),
+            (
+                b"*3\r\n$ 3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n",
+                r#"line 2: bad bulk string length "$ 3""#,
+            ),
+            (
+                b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$4\r\nPXAT\r\n$2\r\n+5\r\n",
+                r#"line 1: "+5" is not a number"#,
+            ),
+        ] {
+            assert_eq!(read(bad).unwrap_err().message, message);
+        }
+        let rows =
+            read(b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$4\r\nPXAT\r\n$2\r\n05\r\n").unwrap();
+        assert_eq!(rows[0].expires_at_ms, Some(5));
     }
 }
