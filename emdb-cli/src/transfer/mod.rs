@@ -13,6 +13,8 @@ mod resp;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
+use serde::Deserialize as _;
+
 use crate::cli::TransferFormat;
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
@@ -175,9 +177,25 @@ struct InHeader {
     encrypted: bool,
 }
 
-/// True when a JSON text is an export header.
+/// True when a JSON text is an export header: an object with a top-level
+/// `emdb_export` field. A text that is not valid JSON counts when it
+/// mentions the field anywhere, so that a damaged header is reported as one;
+/// a valid object that only holds the word (a namespace marker of a
+/// namespace named `emdb_export`, a record with such a key) does not.
 fn is_header(json: &[u8]) -> bool {
-    json.windows(13).any(|w| w == b"\"emdb_export\"")
+    /// Whether the field is there, whatever its value.
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default, deserialize_with = "present")]
+        emdb_export: bool,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| true)
+    }
+    match serde_json::from_slice::<Probe>(json) {
+        Ok(probe) => probe.emdb_export,
+        Err(_) => json.windows(13).any(|w| w == b"\"emdb_export\""),
+    }
 }
 
 /// Parse and check an export header.
@@ -325,5 +343,16 @@ mod tests {
             parse_header(long.as_bytes()).unwrap_err().kind.exit_code(),
             7
         );
+    }
+
+    #[test]
+    fn headers_are_told_from_other_json() {
+        assert!(is_header(br#"{"emdb_export":1,"namespaces":[]}"#));
+        assert!(is_header(br#"{"namespaces":[],"emdb_export":null}"#));
+        // Damaged: still a header, so that the error says so.
+        assert!(is_header(br#"{"emdb_export":1,"namespa"#));
+        assert!(!is_header(br#"{"emdb_namespace":"emdb_export"}"#));
+        assert!(!is_header(br#"{"key":"emdb_export","value":"x"}"#));
+        assert!(!is_header(br#"{"key":{"emdb_export":1},"value":"x"}"#));
     }
 }

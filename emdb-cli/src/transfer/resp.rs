@@ -502,4 +502,27 @@ mod tests {
             read(b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$4\r\nPXAT\r\n$2\r\n05\r\n").unwrap();
         assert_eq!(rows[0].expires_at_ms, Some(5));
     }
+
+    #[test]
+    fn a_namespace_named_emdb_export_round_trips() {
+        // Found by the import_resp fuzz target: the marker of a namespace
+        // named `emdb_export` was taken for the export header.
+        let plan = Plan {
+            namespaces: vec![String::new(), "emdb_export".into()],
+            encrypted: false,
+            any_expiry: false,
+        };
+        let mut out = Vec::new();
+        {
+            let mut w = Writer::new(&mut out, Codec::default(), &plan).unwrap();
+            w.record("emdb_export", b"k", b"v", None).unwrap();
+            w.finish().unwrap();
+        }
+        let rows = read(&out).unwrap();
+        assert_eq!(rows[0].ns.as_deref(), Some("emdb_export"));
+        assert_eq!(rows[0].key, b"k");
+        // A damaged header is still reported as one.
+        let e = read(b"*2\r\n$4\r\nECHO\r\n$15\r\n{\"emdb_export\":\r\n").unwrap_err();
+        assert!(e.message.contains("export header"), "{}", e.message);
+    }
 }
