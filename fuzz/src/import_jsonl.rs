@@ -343,7 +343,7 @@ fn equivalent(data: &[u8]) {
         }
     }
     // The header is optional.
-    if u.ratio(1u8, 4).unwrap_or(false) {
+    if t::rarely(&mut u, 4) {
         spec.remove(0);
     }
     let style = Style {

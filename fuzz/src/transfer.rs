@@ -129,8 +129,7 @@ pub const TOKENS: &[&[u8]] = &[
     b"00",
 ];
 
-/// Bytes for a key or value: empty, fuzzer bytes, format tokens, or now
-/// and then something long.
+/// Bytes for a key or value: empty, fuzzer bytes, or format tokens.
 pub fn pick_blob(u: &mut Unstructured<'_>) -> Vec<u8> {
     match u.int_in_range(0u8..=15).unwrap_or(0) {
         0 => Vec::new(),
@@ -146,15 +145,27 @@ pub fn pick_blob(u: &mut Unstructured<'_>) -> Vec<u8> {
             }
             b
         }
-        13 | 14 => pick_token(u).to_vec(),
-        _ => {
-            // Longer than the key limit, and longer than one read of the
-            // readers' buffers.
-            let len = u.int_in_range(8_000usize..=70_000).unwrap_or(8_000);
-            let fill = pick_token(u);
-            fill.iter().copied().cycle().take(len).collect()
-        }
+        _ => pick_token(u).to_vec(),
     }
+}
+
+/// Long bytes: just past one read of the CSV reader's 8 KiB buffer, or
+/// past the 64 KiB a RESP string's buffer starts with (and the key limit).
+pub fn pick_long(u: &mut Unstructured<'_>) -> Vec<u8> {
+    let len = if u.arbitrary().unwrap_or(false) {
+        u.int_in_range(8_100usize..=8_400).unwrap_or(8_100)
+    } else {
+        u.int_in_range(65_540usize..=65_800).unwrap_or(65_540)
+    };
+    let fill = pick_token(u);
+    fill.iter().copied().cycle().take(len).collect()
+}
+
+/// True once in `one_in` inputs, and false when the input is used up
+/// (`Unstructured` then answers the low end of every range, which would
+/// make `ratio` always true).
+pub fn rarely(u: &mut Unstructured<'_>, one_in: u8) -> bool {
+    u.int_in_range(1..=one_in).unwrap_or(1) == one_in
 }
 
 /// One of [`TOKENS`].
@@ -226,7 +237,7 @@ pub fn pick_expiry(u: &mut Unstructured<'_>) -> Option<u64> {
 /// twice in a namespace.
 pub fn pick_export(u: &mut Unstructured<'_>) -> Export {
     let mut namespaces = Vec::new();
-    if u.int_in_range(0u8..=7).unwrap_or(0) != 0 {
+    if !rarely(u, 8) {
         namespaces.push(String::new());
     }
     for _ in 0..u.int_in_range(0u8..=3).unwrap_or(0) {
@@ -251,11 +262,21 @@ pub fn pick_export(u: &mut Unstructured<'_>) -> Export {
             },
         ));
     }
+    // Rarely one long key or value: checking one costs as much as a
+    // thousand short inputs (every byte through traced comparisons).
+    if !records.is_empty() && rarely(u, 128) {
+        let i = u.choose_index(records.len()).unwrap_or(0);
+        let long = pick_long(u);
+        if u.arbitrary().unwrap_or(false) {
+            records[i].1.key = long;
+        } else {
+            records[i].1.value = long;
+        }
+    }
     records.sort_by(|a, b| (a.0, &a.1.key).cmp(&(b.0, &b.1.key)));
     records.dedup_by(|a, b| a.0 == b.0 && a.1.key == b.1.key);
     let records: Vec<Rec> = records.into_iter().map(|r| r.1).collect();
-    let any_expiry =
-        records.iter().any(|r| r.expires_at_ms.is_some()) || u.ratio(1u8, 8).unwrap_or(false);
+    let any_expiry = records.iter().any(|r| r.expires_at_ms.is_some()) || rarely(u, 8);
     Export {
         plan: Plan {
             namespaces,
