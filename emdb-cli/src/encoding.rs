@@ -39,7 +39,7 @@ impl Default for Codec {
 impl Codec {
     /// Resolve `--key-format`, `--value-format`, `--hex` and `--base64`
     /// (per-side options win over the shorthands).
-    pub fn from_args(args: &OutputArgs) -> Codec {
+    pub(crate) fn from_args(args: &OutputArgs) -> Codec {
         let both = if args.hex {
             Some(Encoding::Hex)
         } else if args.base64 {
@@ -55,7 +55,7 @@ impl Codec {
 
     /// These encodings with any given in `args` taking precedence (for a
     /// line of `emdb shell`).
-    pub fn overlay(&self, args: &OutputArgs) -> Codec {
+    pub(crate) fn overlay(&self, args: &OutputArgs) -> Codec {
         let line = Codec::from_args(args);
         let both = args.hex || args.base64;
         Codec {
@@ -73,12 +73,12 @@ impl Codec {
     }
 
     /// Decode a key given on the command line.
-    pub fn key_arg(&self, arg: &OsStr) -> CliResult<Vec<u8>> {
+    pub(crate) fn key_arg(&self, arg: &OsStr) -> CliResult<Vec<u8>> {
         decode(self.key, &os_bytes(arg, "KEY")?).map_err(|e| e.context("KEY"))
     }
 
     /// Decode a value given on the command line, stdin or a file.
-    pub fn value_bytes(&self, raw: &[u8]) -> CliResult<Vec<u8>> {
+    pub(crate) fn value_bytes(&self, raw: &[u8]) -> CliResult<Vec<u8>> {
         decode(self.value, raw).map_err(|e| e.context("VALUE"))
     }
 }

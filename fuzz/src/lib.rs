@@ -2,6 +2,12 @@
 //! binaries (`fuzz_targets/`) and the stable-toolchain replay test
 //! (`tests/replay.rs`) run exactly the same code.
 //!
+//! The engine's targets (`record`, `header`, `checkpoint`, `log_replay`,
+//! `checkpoint_load`) are described below; the import targets of the CLI
+//! (`import_jsonl`, `import_csv`, `import_resp`) in [`transfer`] and their
+//! own modules. This library installs a counting global allocator
+//! ([`alloc`]) so that the import targets can bound a parser's memory.
+//!
 //! Each `run` takes arbitrary bytes and panics only when the engine breaks a
 //! rule of docs/FORMAT.md (or panics itself). Random bytes never pass a
 //! CRC, so most targets read the input as a recipe: a first byte picks raw
@@ -11,11 +17,16 @@
 //! Constants below are the format's, copied from docs/FORMAT.md: the engine
 //! keeps its own private, and a drift between the two is what we want to see.
 
+pub mod alloc;
 pub mod checkpoint;
 pub mod checkpoint_load;
 pub mod header;
+pub mod import_csv;
+pub mod import_jsonl;
+pub mod import_resp;
 pub mod log_replay;
 pub mod record;
+pub mod transfer;
 
 use std::sync::OnceLock;
 

@@ -86,6 +86,21 @@ fn checkpoint_load() {
     check("checkpoint_load", emdb_fuzz::checkpoint_load::run);
 }
 
+#[test]
+fn import_jsonl() {
+    check("import_jsonl", emdb_fuzz::import_jsonl::run);
+}
+
+#[test]
+fn import_csv() {
+    check("import_csv", emdb_fuzz::import_csv::run);
+}
+
+#[test]
+fn import_resp() {
+    check("import_resp", emdb_fuzz::import_resp::run);
+}
+
 /// Inputs of findings still open in the engine, in
 /// `fuzz/regressions/<target>/open/`: each must still reproduce (panic or
 /// hang), so that fixing one shows up here and its input can move up into

@@ -8,7 +8,8 @@
 //! read with the `--key-format`/`--value-format` in force. Text fields
 //! carry the bytes as they are, so any bytes round-trip.
 
-use std::io::{BufRead, Write};
+use std::collections::VecDeque;
+use std::io::{BufRead, Read, Write};
 
 use super::{namespace_field, Entry, Item, Plan, RecordWriter};
 use crate::cli::Encoding;
@@ -116,11 +117,95 @@ struct Columns {
 
 /// Reads CSV.
 pub struct Reader<'r> {
-    csv: csv::Reader<Box<dyn BufRead + 'r>>,
+    csv: csv::Reader<Rows<Box<dyn BufRead + 'r>>>,
     codec: Codec,
     columns: Option<Columns>,
     record: csv::ByteRecord,
     failed: bool,
+}
+
+/// Where each row starts, and whether the input ends inside quotes, seen in
+/// the bytes as the csv reader pulls them through.
+///
+/// The csv crate's record positions name the line where the *previous*
+/// record ended (one too few after a CRLF, and blank lines are not counted),
+/// and it takes a quoted field the input ends in as complete. This follows
+/// the same dialect (RFC 4180: `"` quotes a whole field, `""` inside quotes
+/// is a quote, a quote elsewhere is a plain byte; `\r`, `\n` or `\r\n` end a
+/// row; blank lines are skipped) to find both.
+struct Rows<R> {
+    inner: R,
+    state: Lex,
+    /// The line of the next byte (1-based).
+    line: u64,
+    /// Lines of the rows that started in bytes read ahead, not yet claimed.
+    starts: VecDeque<u64>,
+    /// The inner reader reported the end of the input.
+    ended: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lex {
+    /// Between rows: line ends and blank lines are skipped.
+    RowStart,
+    /// At the start of a field.
+    FieldStart,
+    /// In an unquoted field (or after a quoted one's closing quote).
+    Unquoted,
+    /// Inside quotes.
+    Quoted,
+    /// A quote inside quotes: closes the field, or a second one follows.
+    QuoteInQuoted,
+}
+
+impl<R> Rows<R> {
+    fn new(inner: R) -> Self {
+        Rows {
+            inner,
+            state: Lex::RowStart,
+            line: 1,
+            starts: VecDeque::new(),
+            ended: false,
+        }
+    }
+
+    fn step(&mut self, b: u8) {
+        let row_end = b == b'\r' || b == b'\n';
+        if self.state == Lex::RowStart && !row_end {
+            self.starts.push_back(self.line);
+            self.state = Lex::FieldStart;
+        }
+        self.state = match (self.state, b) {
+            (Lex::RowStart, _) => Lex::RowStart,
+            (Lex::Quoted, b'"') => Lex::QuoteInQuoted,
+            (Lex::Quoted, _) => Lex::Quoted,
+            (Lex::FieldStart | Lex::QuoteInQuoted, b'"') => Lex::Quoted,
+            (_, b',') => Lex::FieldStart,
+            _ if row_end => Lex::RowStart,
+            _ => Lex::Unquoted,
+        };
+        if b == b'\n' {
+            self.line += 1;
+        }
+    }
+
+    /// The input ended inside a quoted field.
+    fn open_quote(&self) -> bool {
+        self.ended && self.state == Lex::Quoted
+    }
+}
+
+impl<R: Read> Read for Rows<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            self.ended = true;
+        }
+        for &b in &buf[..n] {
+            self.step(b);
+        }
+        Ok(n)
+    }
 }
 
 impl<'r> Reader<'r> {
@@ -129,7 +214,7 @@ impl<'r> Reader<'r> {
         let csv = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
-            .from_reader(input);
+            .from_reader(Rows::new(input));
         Reader {
             csv,
             codec,
@@ -151,7 +236,20 @@ impl<'r> Reader<'r> {
             if !more {
                 return Ok(None);
             }
-            let line = self.record.position().map_or(0, |p| p.line());
+            let rows = self.csv.get_mut();
+            // Every row the csv reader returns started in bytes it read
+            // through `Rows`; its own line is the fallback, never expected.
+            let line = rows
+                .starts
+                .pop_front()
+                .or_else(|| self.record.position().map(|p| p.line()))
+                .unwrap_or(0);
+            if rows.open_quote() {
+                return Err(CliError::bad_input(format!(
+                    "line {line}: the input ends inside a quoted field"
+                ))
+                .hint("the file may be cut short; a field that starts with \" ends with \""));
+            }
             let Some(cols) = self.columns else {
                 self.columns = Some(self.header(line)?);
                 continue;
@@ -312,5 +410,48 @@ mod tests {
         assert!(e.message.contains("header"), "{}", e.message);
         let e = read("key:hex,value\nzz,1\n").unwrap_err();
         assert!(e.message.starts_with("line 2: key:"), "{}", e.message);
+    }
+
+    #[test]
+    fn lines_are_where_rows_start() {
+        // Found by the import_csv fuzz target: the csv crate's positions
+        // name the line the previous row ended on, one short after each
+        // CRLF (the exporter's line end) and blank lines not counted.
+        let lines =
+            |text: &str| -> Vec<u64> { read(text).unwrap().iter().map(|e| e.line).collect() };
+        assert_eq!(
+            lines("key,value\r\na,1\r\n\r\n\"b\r\nc\",2\r\nd,3\r\n"),
+            [2, 4, 6]
+        );
+        assert_eq!(
+            lines("\nkey,value\n\n\na,1\n\"x\"\"\ny\",2\nz,3"),
+            [5, 6, 8]
+        );
+        let e = read("key,value\r\na,1\r\n\r\nb\r\n").unwrap_err();
+        assert!(e.message.starts_with("line 4:"), "{}", e.message);
+        let e = read("\r\nname,age\r\n").unwrap_err();
+        assert!(e.message.starts_with("line 2:"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_input_ending_inside_quotes_is_an_error() {
+        // Found by the import_csv fuzz target: a file cut inside a quoted
+        // field imported the cut field as if it were whole.
+        let e = read("key,value,expires_at_ms\r\na,1,\r\nb,\"2\r\n").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("line 3: the input ends inside a quoted field"),
+            "{}",
+            e.message
+        );
+        let e = read("key,\"value").unwrap_err();
+        assert!(e.message.starts_with("line 1:"), "{}", e.message);
+        let rows = read("key,value\na,\"1\"\"2\"").unwrap();
+        assert_eq!(rows[0].value, b"1\"2");
+        let rows = read("key,value\na\"b,\"x\"y").unwrap();
+        assert_eq!(
+            (&rows[0].key[..], &rows[0].value[..]),
+            (&b"a\"b"[..], &b"xy"[..])
+        );
     }
 }

@@ -238,4 +238,19 @@ mod tests {
         let e = read("{\"key\":\"a\",\"value\":\"1\",\"expires_at_ms\":-1}").unwrap_err();
         assert_eq!(e.kind.exit_code(), 7);
     }
+
+    #[test]
+    fn a_first_record_that_mentions_emdb_export_is_a_record() {
+        // Found by the import_jsonl fuzz target: without a header line, a
+        // first record whose key or value is `emdb_export` was taken for a
+        // header and refused.
+        let rows = read("{\"key\":\"emdb_export\",\"value\":\"1\"}\n").unwrap();
+        assert_eq!(rows[0].key, b"emdb_export");
+        let e = read("{\"emdb_export\":1,\"namespaces\":[\"\"]\n").unwrap_err();
+        assert!(
+            e.message.starts_with("line 1: not a valid export header"),
+            "{}",
+            e.message
+        );
+    }
 }

@@ -13,6 +13,8 @@ mod resp;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
+use serde::Deserialize as _;
+
 use crate::cli::TransferFormat;
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
@@ -114,7 +116,7 @@ pub fn reader<'r>(
 
 /// The format asked for, else the one the file extension names
 /// (`.csv`, `.resp`), else JSON Lines.
-pub fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> TransferFormat {
+pub(crate) fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> TransferFormat {
     if let Some(f) = asked {
         return f;
     }
@@ -131,7 +133,7 @@ pub fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> Tra
 }
 
 /// The format's name, as on the command line.
-pub fn format_name(format: TransferFormat) -> &'static str {
+pub(crate) fn format_name(format: TransferFormat) -> &'static str {
     match format {
         TransferFormat::Jsonl => "jsonl",
         TransferFormat::Csv => "csv",
@@ -141,7 +143,7 @@ pub fn format_name(format: TransferFormat) -> &'static str {
 
 /// A namespace name read from a file: `""` is the default (`None`); others
 /// must fit the engine's limit.
-pub fn namespace_field(name: &str) -> CliResult<Option<String>> {
+fn namespace_field(name: &str) -> CliResult<Option<String>> {
     if name.is_empty() {
         return Ok(None);
     }
@@ -156,7 +158,7 @@ pub fn namespace_field(name: &str) -> CliResult<Option<String>> {
 }
 
 /// The JSON header shared by JSON Lines (first line) and RESP (first ECHO).
-pub fn header_json(plan: &Plan) -> CliResult<Vec<u8>> {
+fn header_json(plan: &Plan) -> CliResult<Vec<u8>> {
     let header = crate::output::ExportHeader {
         emdb_export: VERSION,
         namespaces: plan.namespaces.clone(),
@@ -175,13 +177,29 @@ struct InHeader {
     encrypted: bool,
 }
 
-/// True when a JSON text is an export header.
-pub fn is_header(json: &[u8]) -> bool {
-    json.windows(13).any(|w| w == b"\"emdb_export\"")
+/// True when a JSON text is an export header: an object with a top-level
+/// `emdb_export` field. A text that is not valid JSON counts when it
+/// mentions the field anywhere, so that a damaged header is reported as one;
+/// a valid object that only holds the word (a namespace marker of a
+/// namespace named `emdb_export`, a record with such a key) does not.
+fn is_header(json: &[u8]) -> bool {
+    /// Whether the field is there, whatever its value.
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(default, deserialize_with = "present")]
+        emdb_export: bool,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| true)
+    }
+    match serde_json::from_slice::<Probe>(json) {
+        Ok(probe) => probe.emdb_export,
+        Err(_) => json.windows(13).any(|w| w == b"\"emdb_export\""),
+    }
 }
 
 /// Parse and check an export header.
-pub fn parse_header(json: &[u8]) -> CliResult<Header> {
+fn parse_header(json: &[u8]) -> CliResult<Header> {
     let h: InHeader = serde_json::from_slice(json)
         .map_err(|e| CliError::bad_input(format!("not a valid export header: {e}")))?;
     if h.emdb_export != VERSION {
@@ -325,5 +343,16 @@ mod tests {
             parse_header(long.as_bytes()).unwrap_err().kind.exit_code(),
             7
         );
+    }
+
+    #[test]
+    fn headers_are_told_from_other_json() {
+        assert!(is_header(br#"{"emdb_export":1,"namespaces":[]}"#));
+        assert!(is_header(br#"{"namespaces":[],"emdb_export":null}"#));
+        // Damaged: still a header, so that the error says so.
+        assert!(is_header(br#"{"emdb_export":1,"namespa"#));
+        assert!(!is_header(br#"{"emdb_namespace":"emdb_export"}"#));
+        assert!(!is_header(br#"{"key":"emdb_export","value":"x"}"#));
+        assert!(!is_header(br#"{"key":{"emdb_export":1},"value":"x"}"#));
     }
 }

@@ -145,6 +145,17 @@ pub struct Reader<'r> {
 const MAX_BULK: usize = emdb_core::MAX_VALUE_LEN / 3 * 4 + 4;
 /// The most parts a command may have (`SET k v PXAT ms`).
 const MAX_PARTS: usize = 5;
+/// The most a bulk string's buffer starts with; it grows as bytes arrive.
+const BULK_PREALLOC: usize = 64 << 10;
+
+/// A decimal number of ASCII digits only (no sign, no spaces), as RESP
+/// lengths and `SET` expiry arguments are written.
+fn decimal<T: std::str::FromStr>(digits: &[u8]) -> Option<T> {
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
 
 impl<'r> Reader<'r> {
     /// A reader over `input`.
@@ -187,19 +198,17 @@ impl<'r> Reader<'r> {
         )
     }
 
-    /// Parse `<sigil><digits>` from the protocol line just read.
+    /// Parse `<sigil><digits>` from the protocol line just read. Digits
+    /// only, as Redis reads them: no sign, no spaces.
     fn number(&self, line: &[u8], sigil: u8, what: &str) -> CliResult<usize> {
         let at = self.line - 1;
         match line.split_first() {
-            Some((&s, digits)) if s == sigil => std::str::from_utf8(digits)
-                .ok()
-                .and_then(|d| d.parse().ok())
-                .ok_or_else(|| {
-                    self.bad_at(
-                        at,
-                        format!("bad {what} {:?}", String::from_utf8_lossy(line)),
-                    )
-                }),
+            Some((&s, digits)) if s == sigil => decimal(digits).ok_or_else(|| {
+                self.bad_at(
+                    at,
+                    format!("bad {what} {:?}", String::from_utf8_lossy(line)),
+                )
+            }),
             _ => Err(self.bad_at(
                 at,
                 format!(
@@ -219,14 +228,17 @@ impl<'r> Reader<'r> {
         if len > MAX_BULK {
             return Err(self.bad(format!("a {len}-byte string is past the value size limit")));
         }
-        let mut data = vec![0; len + 2];
-        self.input.read_exact(&mut data).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                self.bad("the input ends inside a string")
-            } else {
-                CliError::io("reading the import", None, e)
-            }
-        })?;
+        // Grow with the bytes that arrive, not with the declared length: a
+        // `$300000000` at the end of a short input must not allocate 300 MB.
+        let want = len + 2;
+        let mut data = Vec::with_capacity(want.min(BULK_PREALLOC));
+        (&mut self.input)
+            .take(want as u64)
+            .read_to_end(&mut data)
+            .map_err(|e| CliError::io("reading the import", None, e))?;
+        if data.len() < want {
+            return Err(self.bad("the input ends inside a string"));
+        }
         if !data.ends_with(b"\r\n") {
             return Err(self.bad(format!("a {len}-byte string is not followed by \\r\\n")));
         }
@@ -317,10 +329,8 @@ impl<'r> Reader<'r> {
 
 /// The absolute expiry of `SET ... <option> <n>`.
 fn expiry(option: &[u8], n: &[u8]) -> Result<u64, String> {
-    let n: u64 = std::str::from_utf8(n)
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(n)))?;
+    let n: u64 =
+        decimal(n).ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(n)))?;
     let upper = option.to_ascii_uppercase();
     match &upper[..] {
         b"PXAT" => Ok(n),
@@ -414,5 +424,105 @@ mod tests {
         let e =
             read(b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$2\r\nNX\r\n$2\r\n10\r\n").unwrap_err();
         assert!(e.message.contains("not supported"), "{}", e.message);
+    }
+
+    /// A reader that remembers the largest buffer it was asked to fill.
+    struct Probe<'a> {
+        data: &'a [u8],
+        largest: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl Read for Probe<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.largest.set(self.largest.get().max(buf.len()));
+            self.data.read(buf)
+        }
+    }
+
+    impl BufRead for Probe<'_> {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            Ok(self.data)
+        }
+        fn consume(&mut self, n: usize) {
+            self.data = &self.data[n..];
+        }
+    }
+
+    #[test]
+    fn declared_lengths_are_not_allocated_up_front() {
+        // Found by the import_resp fuzz target: the string's buffer was
+        // sized by its declared length (358 MB for a 40-byte input).
+        let largest = std::rc::Rc::default();
+        let input = Probe {
+            data: b"*3\r\n$3\r\nSET\r\n$357913944\r\nab",
+            largest: std::rc::Rc::clone(&largest),
+        };
+        let e = Reader::new(Box::new(input), Codec::default())
+            .collect::<CliResult<Vec<_>>>()
+            .unwrap_err();
+        assert!(e.message.contains("ends inside a string"), "{}", e.message);
+        assert!(
+            largest.get() <= BULK_PREALLOC,
+            "read into {} bytes",
+            largest.get()
+        );
+        let e = read(b"*3\r\n$3\r\nSET\r\n$999999999999\r\nab").unwrap_err();
+        assert!(
+            e.message.contains("past the value size limit"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn numbers_are_digits_only() {
+        // Found by the import_resp fuzz target: lengths, part counts and
+        // expiries took a `+` sign (Rust's integer parsing; Redis refuses).
+        for (bad, message) in [
+            (
+                &b"*+3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n"[..],
+                r#"line 1: bad array header "*+3""#,
+            ),
+            (
+                b"*3\r\n$+3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n",
+                r#"line 2: bad bulk string length "$+3""#,
+            ),
+            (
+                b"*3\r\n$ 3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n",
+                r#"line 2: bad bulk string length "$ 3""#,
+            ),
+            (
+                b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$4\r\nPXAT\r\n$2\r\n+5\r\n",
+                r#"line 1: "+5" is not a number"#,
+            ),
+        ] {
+            assert_eq!(read(bad).unwrap_err().message, message);
+        }
+        let rows =
+            read(b"*5\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n$4\r\nPXAT\r\n$2\r\n05\r\n").unwrap();
+        assert_eq!(rows[0].expires_at_ms, Some(5));
+    }
+
+    #[test]
+    fn a_namespace_named_emdb_export_round_trips() {
+        // Found by the import_resp fuzz target: the marker of a namespace
+        // named `emdb_export` was taken for the export header.
+        let plan = Plan {
+            namespaces: vec![String::new(), "emdb_export".into()],
+            encrypted: false,
+            any_expiry: false,
+        };
+        let mut out = Vec::new();
+        {
+            let mut w = Writer::new(&mut out, Codec::default(), &plan).unwrap();
+            w.record("emdb_export", b"k", b"v", None).unwrap();
+            w.finish().unwrap();
+        }
+        let rows = read(&out).unwrap();
+        assert_eq!(rows[0].ns.as_deref(), Some("emdb_export"));
+        assert_eq!(rows[0].key, b"k");
+        // A damaged header is still reported as one.
+        let e = read(b"*2\r\n$4\r\nECHO\r\n$15\r\n{\"emdb_export\":\r\n").unwrap_err();
+        assert!(e.message.contains("export header"), "{}", e.message);
     }
 }

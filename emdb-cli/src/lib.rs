@@ -1,0 +1,125 @@
+//! The `emdb` command-line tool as a library: the binary (src/main.rs)
+//! only calls [`run`].
+//!
+//! Besides [`run`], the public surface is the import and export file formats
+//! ([`transfer`]: JSON Lines, CSV and RESP), so that they can be tested and
+//! fuzzed without a database (fuzz/ in the repository). Their readers are
+//! pure decoders: bytes in, [`transfer::Item`]s out, no I/O beyond the
+//! reader they are given. Everything else is private to the tool.
+//!
+//! ```
+//! use emdb_cli::transfer::{self, Item, Plan};
+//! use emdb_cli::{Codec, TransferFormat};
+//!
+//! # fn main() -> Result<(), emdb_cli::CliError> {
+//! let plan = Plan {
+//!     namespaces: vec![String::new(), "sessions".into()],
+//!     encrypted: false,
+//!     any_expiry: true,
+//! };
+//! let mut file = Vec::new();
+//! let mut w = transfer::writer(TransferFormat::Resp, &mut file, Codec::default(), &plan)?;
+//! w.record("sessions", b"s:1", b"\x00\xff", Some(1_767_225_600_000))?;
+//! w.finish()?;
+//! drop(w);
+//!
+//! let items: Vec<Item> =
+//!     transfer::reader(TransferFormat::Resp, Box::new(&file[..]), Codec::default())
+//!         .collect::<Result<_, _>>()?;
+//! let Item::Record(entry) = &items[1] else { unreachable!() };
+//! assert_eq!(entry.ns.as_deref(), Some("sessions"));
+//! assert_eq!(entry.value, b"\x00\xff");
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+mod cli;
+mod commands;
+mod database;
+mod encoding;
+mod error;
+mod glob;
+mod keylist;
+mod output;
+mod progress;
+mod secret;
+mod space;
+pub mod transfer;
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches};
+
+pub use crate::cli::{Encoding, TransferFormat};
+pub use crate::encoding::Codec;
+pub use crate::error::{CliError, CliResult, Kind};
+
+use crate::cli::Cli;
+use crate::database::Session;
+use crate::output::Ui;
+
+/// Run `emdb` with the process's arguments: parse them, run the command,
+/// print `emdb: <message>` on failure, and return the exit code that
+/// docs/CLI.md documents (2 for usage errors, 0 after `--help`).
+pub fn run() -> ExitCode {
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let cli = match parsed {
+        Ok((mut cli, matches)) => {
+            cli.global.db_on_command_line =
+                matches.value_source("db") == Some(ValueSource::CommandLine);
+            cli
+        }
+        Err(e) => {
+            // Help and version go to stdout with exit 0; usage errors exit 2.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    ExitCode::from(run_command(&cli))
+}
+
+fn run_command(cli: &Cli) -> u8 {
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let mut session = Session::new(&cli.global);
+    let quiet = cli.global.output.quiet;
+    let result = {
+        let mut ui = Ui {
+            out: &mut out,
+            json: cli.global.output.json,
+            quiet,
+            codec: Codec::from_args(&cli.global.output),
+            interactive: io::stdin().is_terminal() && io::stderr().is_terminal(),
+            stdin_free: true,
+        };
+        commands::run(&cli.command, &cli.global, &mut session, &mut ui)
+    };
+    let flushed = out.flush().map_err(CliError::stdout);
+    let closed = session.close();
+    match result.and(flushed).and(closed) {
+        Ok(()) => 0,
+        Err(e) => {
+            print_error(&e, quiet);
+            e.kind.exit_code()
+        }
+    }
+}
+
+/// Print `emdb: <message>` (and a hint line) on stderr. A broken pipe and
+/// silent failures print nothing; `--quiet` hides "not found".
+pub(crate) fn print_error(e: &CliError, quiet: bool) {
+    if e.kind == Kind::BrokenPipe || e.message.is_empty() || (quiet && e.kind == Kind::NotFound) {
+        return;
+    }
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "emdb: {}", e.message);
+    if let Some(hint) = &e.hint {
+        let _ = writeln!(err, "  hint: {hint}");
+    }
+}
