@@ -240,6 +240,18 @@ mod tests {
     }
 
     #[test]
+    fn a_first_record_with_an_emdb_export_field_is_not_taken_for_a_header() {
+        // Once taken for the export header and dropped without a word.
+        let r = read(
+            "{\"emdb_export\":1,\"key\":\"a\",\"value\":\"1\"}\n{\"key\":\"b\",\"value\":\"2\"}\n",
+        );
+        // A record with a field records do not have: refused, like `ttl`.
+        let e = r.unwrap_err();
+        assert_eq!(e.kind.exit_code(), 7);
+        assert!(e.message.contains("emdb_export"), "{}", e.message);
+    }
+
+    #[test]
     fn a_first_record_that_mentions_emdb_export_is_a_record() {
         // Found by the import_jsonl fuzz target: without a header line, a
         // first record whose key or value is `emdb_export` was taken for a

@@ -181,19 +181,24 @@ struct InHeader {
 /// `emdb_export` field. A text that is not valid JSON counts when it
 /// mentions the field anywhere, so that a damaged header is reported as one;
 /// a valid object that only holds the word (a namespace marker of a
-/// namespace named `emdb_export`, a record with such a key) does not.
+/// namespace named `emdb_export`, a record with such a key) does not, and
+/// neither does an object with a `key` field (a record).
 fn is_header(json: &[u8]) -> bool {
     /// Whether the field is there, whatever its value.
     #[derive(serde::Deserialize)]
     struct Probe {
         #[serde(default, deserialize_with = "present")]
         emdb_export: bool,
+        #[serde(default, deserialize_with = "present")]
+        key: bool,
     }
     fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
         serde::de::IgnoredAny::deserialize(d).map(|_| true)
     }
     match serde_json::from_slice::<Probe>(json) {
-        Ok(probe) => probe.emdb_export,
+        // A header never has a `key`: an object with one is a record (with
+        // an unknown extra field), which the record reader judges.
+        Ok(probe) => probe.emdb_export && !probe.key,
         Err(_) => json.windows(13).any(|w| w == b"\"emdb_export\""),
     }
 }
