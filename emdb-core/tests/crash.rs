@@ -23,7 +23,9 @@
 //! child while it is still recovering the crashed file.
 //!
 //! `EMDB_CRASH_ROUNDS=500 cargo test -p emdb-core --test crash -- --nocapture`
-//! for a longer run; `EMDB_CRASH_SEED` repeats one.
+//! for a longer run; `EMDB_SOAK_SECS=600` keeps starting rounds until that
+//! many seconds have passed (a bounded soak, whatever the round count);
+//! `EMDB_CRASH_SEED` repeats one.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -491,9 +493,16 @@ fn sigkilled_writer_loses_no_acknowledged_write_and_no_batch_is_half_visible() {
     let mut extra_compact_rounds = 0;
     let mut round = 0;
     let began = Instant::now();
-    while round < rounds || (mid_compaction == 0 && extra_compact_rounds < 10) {
-        let compact = round % 3 == 1 || round >= rounds;
-        if round >= rounds {
+    // Soak: rounds until the deadline (the usual rounds run at least).
+    let soak = std::env::var("EMDB_SOAK_SECS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(|secs| began + Duration::from_secs(secs));
+    let more = |round: usize| round < rounds || soak.is_some_and(|end| Instant::now() < end);
+    while more(round) || (mid_compaction == 0 && extra_compact_rounds < 10) {
+        let extra = !more(round);
+        let compact = round % 3 == 1 || extra;
+        if extra {
             extra_compact_rounds += 1;
         }
         let mode = if compact { Mode::Compact } else { Mode::Ops };
