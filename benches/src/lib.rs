@@ -6,6 +6,7 @@
 
 pub mod fixtures;
 pub mod floor;
+pub mod getloop;
 pub mod peers;
 pub mod phases;
 pub mod report;
