@@ -171,7 +171,10 @@ fn text(r: &StatsReport) -> String {
             "last compaction",
             r.last_compaction_unix_ms.map_or_else(
                 || "none recorded".into(),
-                |ms| format!("{ms} ms since the Unix epoch"),
+                |ms| {
+                    let age = crate::space::now_ms().saturating_sub(ms) / 1000;
+                    format!("{} ago ({ms} ms since the Unix epoch)", age_text(age))
+                },
             ),
         ),
     ];
@@ -318,4 +321,30 @@ fn label(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
+}
+
+/// A duration in whole seconds as its largest unit or two: `45s`, `3m 20s`,
+/// `5h 2m`, `2d 4h`.
+fn age_text(secs: u64) -> String {
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, _) => format!("{m}m {s}s"),
+        (0, _, _) => format!("{h}h {m}m"),
+        _ => format!("{d}d {h}h"),
+    }
+}
+
+#[cfg(test)]
+mod age_tests {
+    use super::age_text;
+
+    #[test]
+    fn ages_read_in_their_largest_units() {
+        assert_eq!(age_text(0), "0s");
+        assert_eq!(age_text(45), "45s");
+        assert_eq!(age_text(200), "3m 20s");
+        assert_eq!(age_text(5 * 3600 + 120 + 7), "5h 2m");
+        assert_eq!(age_text(2 * 86_400 + 4 * 3600 + 59), "2d 4h");
+    }
 }
