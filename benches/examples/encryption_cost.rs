@@ -4,19 +4,8 @@
 
 use std::time::Instant;
 
+use emdb_benches::getloop::key;
 use emdb_core::{Cipher, Emdb, EmdbBuilder};
-
-fn key(i: u64) -> [u8; 24] {
-    let mut k = [0u8; 24];
-    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xDEAD_BEEF;
-    for c in k.chunks_mut(8) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        c.copy_from_slice(&x.to_le_bytes());
-    }
-    k
-}
 
 fn run(name: &str, b: EmdbBuilder, n: u64) {
     let db = b.build().unwrap();

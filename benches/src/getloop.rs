@@ -1,6 +1,7 @@
 //! The random-get loop shared by `examples/getloop` (emdb-core) and
 //! `examples/getloop_pub` (the published emdb crate), so both engines run
-//! exactly the same keys, threads and timing.
+//! exactly the same keys, threads and timing; `examples/encryption_cost`
+//! uses its keys too.
 
 use std::time::Instant;
 
