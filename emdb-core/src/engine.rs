@@ -683,13 +683,23 @@ impl Engine {
         self.poisoned.store(true, Ordering::Release);
     }
 
-    /// Poison the handle when `r` is an I/O error: a staged write (which
-    /// `Log::fill` may issue) failed, and part of it may be in the file.
-    fn poison_on_io<T>(&self, r: Result<T>) -> Result<T> {
-        if let Err(e @ Error::Io { .. }) = &r {
-            self.poison(e);
-        }
-        r
+    /// [`Log::fill`] on the writer's behalf. Its errors poison the handle
+    /// when the file was cut short by another process, or when they are
+    /// I/O errors: a staged write (which `fill` may issue) failed, and part
+    /// of it may be in the file.
+    fn fill_log(
+        &self,
+        log: &Log,
+        at: u64,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        log.fill(at, len, fill).map_err(|e| {
+            if log.cut().is_some() || matches!(e, Error::Io { .. }) {
+                self.poison(&e);
+            }
+            e
+        })
     }
 
     /// Take the writer lock and the current generation.
@@ -749,11 +759,7 @@ impl Engine {
                 return Err(e);
             }
         } else {
-            let r = gen
-                .log
-                .fill(off, len, |d| encode(spec, crypt, off, d))
-                .map_err(|e| self.poison_if_cut(&gen.log, e));
-            self.poison_on_io(r)?;
+            self.fill_log(&gen.log, off, len, |d| encode(spec, crypt, off, d))?;
         }
         w.end = off + len as u64;
         w.last_frame_at = off;
@@ -1246,10 +1252,8 @@ impl Batch<'_> {
         let log = &self.gen.log;
         log.ensure_capacity(at, at + len)
             .map_err(|e| self.engine.poison_if_cut(log, e))?;
-        let r = log
-            .fill(at, len as usize, |d| encode(&spec, crypt, at, d))
-            .map_err(|e| self.engine.poison_if_cut(log, e));
-        self.engine.poison_on_io(r)?;
+        self.engine
+            .fill_log(log, at, len as usize, |d| encode(&spec, crypt, at, d))?;
         self.ops.push(BatchOp {
             ns,
             off: self.cursor,
@@ -1294,14 +1298,10 @@ impl Batch<'_> {
         debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
         let engine = self.engine;
         let gen = Arc::clone(&self.gen);
-        let r = gen
-            .log
-            .fill(self.start, BATCH_HEADER_LEN as usize, |d| {
-                header.encode_into(d);
-                Ok(())
-            })
-            .map_err(|e| engine.poison_if_cut(&gen.log, e));
-        engine.poison_on_io(r)?;
+        engine.fill_log(&gen.log, self.start, BATCH_HEADER_LEN as usize, |d| {
+            header.encode_into(d);
+            Ok(())
+        })?;
         if engine.write_through() && gen.log.file.is_some() {
             if let Err(e) = gen.log.sync_data() {
                 engine.poison(&e);

@@ -288,12 +288,7 @@ impl RangeIter {
         self.cursor.with_dependent_mut(|keys, entry| {
             match (start, entry.as_mut()) {
                 (Some(start), _) => {
-                    let lower = match &start {
-                        Bound::Included(k) => Bound::Included(k.as_slice()),
-                        Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
-                        Bound::Unbounded => Bound::Unbounded,
-                    };
-                    *entry = keys.lower_bound(lower);
+                    *entry = keys.lower_bound(start.as_ref().map(Vec::as_slice));
                 }
                 (None, Some(e)) => {
                     if !e.move_next() {

@@ -216,15 +216,8 @@ impl Log {
         let Some(f) = &self.file else {
             return Ok(());
         };
-        let len = f
-            .file
-            .metadata()
-            .map_err(|e| Error::io("stat", Some(&f.path), e))?
-            .len();
         let end = self.published_end();
-        if len < end {
-            return Err(self.cut_found(len));
-        }
+        self.check_len(f, end)?;
         // Appends are `pwrite`s, which extend a file cut short instead of
         // failing: the lost bytes then read as a hole. Below the published
         // end every byte was written, so the first hole must lie past it.
@@ -338,10 +331,14 @@ impl Log {
         if let Some(cut) = self.cut() {
             return Err(self.cut_found(cut));
         }
+        if self.file.is_none() {
+            // In memory: nothing to stage.
+            return self.fill_mapped(at, len, fill);
+        }
         let in_bounds = at
             .checked_add(len as u64)
             .is_some_and(|end| end <= self.capacity());
-        if self.file.is_none() || len >= STAGE_LIMIT || !in_bounds {
+        if len >= STAGE_LIMIT || !in_bounds {
             self.write_stage()?;
             return self.fill_mapped(at, len, fill);
         }
