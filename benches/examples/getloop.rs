@@ -2,7 +2,9 @@
 //! RNG, not stored (no key-array cache miss). `N` records (default
 //! 1,000,000), `THREADS` readers (default 1), `ZEROCOPY=1` for
 //! `get_zerocopy`, `REOPEN=1` to close and reopen the database before
-//! reading. `examples/getloop_pub` runs the same loop on the published crate.
+//! reading, `SMAPS=1` to print the huge-page lines of /proc/self/smaps_rollup
+//! after the loop. `examples/getloop_pub` runs the same loop on the published
+//! crate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use emdb_benches::getloop::{env, key, run};

@@ -1,6 +1,6 @@
 //! `examples/getloop` on the published emdb crate (feature
 //! `emdb-published`), for side-by-side profiling: the same keys, values,
-//! threads and options (`N`, `THREADS`, `ZEROCOPY`, `REOPEN`).
+//! threads and options (`N`, `THREADS`, `ZEROCOPY`, `REOPEN`, `SMAPS`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use emdb_benches::getloop::{env, key, run};

@@ -56,4 +56,13 @@ pub fn run(n: u64, threads: u64, label: &str, get: impl Fn(&[u8; 24]) -> u64 + S
             t.elapsed().as_nanos() as f64 / n as f64
         );
     }
+    if env("SMAPS", 0) == 1 {
+        let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+        for line in rollup
+            .lines()
+            .filter(|l| l.contains("Huge") || l.contains("Pmd") || l.starts_with("Rss"))
+        {
+            println!("{line}");
+        }
+    }
 }
