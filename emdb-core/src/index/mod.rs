@@ -5,14 +5,16 @@
 //! 8-byte (tag, offset) slots behind its own reader-writer lock, so readers
 //! never block each other and a writer blocks only one shard at a time.
 
+mod arena;
 pub(crate) mod table;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::RwLock;
 
 use crate::error::Result;
 use crate::format::checkpoint::{NsImage, ShardImage};
+use arena::Arenas;
 pub(crate) use table::Table;
 
 /// Number of shards per namespace index.
@@ -43,12 +45,17 @@ pub(crate) fn hash_key(key: &[u8], seed: u64) -> KeyHash {
 /// One shard on its own cache line, so readers of neighbouring shards do not
 /// contend on the lock words.
 #[repr(align(64))]
-#[derive(Default)]
 struct Shard(RwLock<Table>);
 
 /// The index of one namespace.
 pub(crate) struct Keydir {
     shards: Box<[Shard]>,
+    /// The shards' slot memory.
+    arenas: Arenas,
+    /// Non-empty shards still smaller than the target capacity.
+    behind: AtomicUsize,
+    /// Next shard [`Keydir::catch_up`] looks at.
+    cursor: AtomicUsize,
     live: AtomicU64,
     live_bytes: AtomicU64,
     /// Live entries whose record carries an expiry.
@@ -58,7 +65,12 @@ pub(crate) struct Keydir {
 impl Default for Keydir {
     fn default() -> Self {
         Keydir {
-            shards: (0..SHARDS).map(|_| Shard::default()).collect(),
+            shards: (0..SHARDS)
+                .map(|i| Shard(RwLock::new(Table::new(i))))
+                .collect(),
+            arenas: Arenas::default(),
+            behind: AtomicUsize::new(0),
+            cursor: AtomicUsize::new(0),
             live: AtomicU64::new(0),
             live_bytes: AtomicU64::new(0),
             expiring: AtomicU64::new(0),
@@ -78,6 +90,62 @@ impl Keydir {
         Ok(t.find(h.tag, is_key)?.map(|(_, off)| off))
     }
 
+    /// Run a write on shard `i`, then keep the shards' capacities in step.
+    fn write<T>(&self, i: usize, op: impl FnOnce(&mut Table, &Arenas) -> Result<T>) -> Result<T> {
+        let (out, grew) = {
+            let mut t = self.shards[i].0.write();
+            let before = t.cap();
+            let out = op(&mut t, &self.arenas);
+            (out, t.cap() > before)
+        };
+        if grew {
+            self.count_behind();
+        }
+        self.catch_up();
+        out
+    }
+
+    /// After the target capacity rose: count the shards left behind.
+    fn count_behind(&self) {
+        let target = self.arenas.target();
+        let behind = self
+            .shards
+            .iter()
+            .filter(|s| {
+                let cap = s.0.read().cap();
+                cap != 0 && cap < target
+            })
+            .count();
+        self.cursor.store(0, Ordering::Relaxed);
+        self.behind.store(behind, Ordering::Relaxed);
+    }
+
+    /// Move one shard left behind to the target capacity, so a smaller arena
+    /// is not kept alive by a few shards (one relaxed load when none is).
+    /// A failure to get memory leaves the shard where it is, which is only
+    /// less compact.
+    fn catch_up(&self) {
+        if self.behind.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let target = self.arenas.target();
+        loop {
+            let j = self.cursor.fetch_add(1, Ordering::Relaxed);
+            let Some(shard) = self.shards.get(j) else {
+                self.behind.store(0, Ordering::Relaxed);
+                return;
+            };
+            let cap = shard.0.read().cap();
+            if cap != 0 && cap < target {
+                let _ = shard.0.write().resize(&self.arenas, target);
+                let _ = self
+                    .behind
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1));
+                return;
+            }
+        }
+    }
+
     /// Point a key at a new record; returns the previous offset.
     pub(crate) fn upsert(
         &self,
@@ -85,10 +153,7 @@ impl Keydir {
         offset: u64,
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
-        let old = self.shards[h.shard]
-            .0
-            .write()
-            .upsert(h.tag, offset, is_key)?;
+        let old = self.write(h.shard, |t, a| t.upsert(a, h.tag, offset, is_key))?;
         if old.is_none() {
             self.live.fetch_add(1, Ordering::Relaxed);
         }
@@ -97,7 +162,7 @@ impl Keydir {
 
     /// Insert a key known to be absent (compaction, checkpoint-free rebuilds).
     pub(crate) fn insert_new(&self, h: KeyHash, offset: u64) -> Result<()> {
-        self.shards[h.shard].0.write().insert_new(h.tag, offset)?;
+        self.write(h.shard, |t, a| t.insert_new(a, h.tag, offset))?;
         self.live.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -117,9 +182,11 @@ impl Keydir {
 
     /// Drop every entry.
     pub(crate) fn clear(&self) {
-        for s in self.shards.iter() {
-            *s.0.write() = Table::default();
+        for (i, s) in self.shards.iter().enumerate() {
+            *s.0.write() = Table::new(i);
         }
+        self.arenas.reset_target();
+        self.behind.store(0, Ordering::Relaxed);
         self.live.store(0, Ordering::Relaxed);
         self.live_bytes.store(0, Ordering::Relaxed);
         self.expiring.store(0, Ordering::Relaxed);
@@ -164,12 +231,7 @@ impl Keydir {
 
     /// Heap bytes the index uses.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.shards.len() * std::mem::size_of::<Shard>()
-            + self
-                .shards
-                .iter()
-                .map(|s| s.0.read().memory_bytes())
-                .sum::<usize>()
+        self.shards.len() * std::mem::size_of::<Shard>() + self.arenas.bytes()
     }
 
     /// Offsets of every entry of shard `i`, copied under its read lock.
@@ -191,7 +253,7 @@ impl Keydir {
                     let t = s.0.read();
                     ShardImage {
                         len: t.len() as u32,
-                        entries: t.raw().to_vec(),
+                        entries: t.raw(),
                     }
                 })
                 .collect(),
@@ -204,8 +266,9 @@ impl Keydir {
             return None;
         }
         let mut live = 0u64;
+        let arenas = Arenas::default();
         let mut shards = Vec::with_capacity(SHARDS);
-        for s in img.shards {
+        for (i, s) in img.shards.into_iter().enumerate() {
             if s.entries
                 .iter()
                 .any(|&e| e != 0 && table::entry_offset(e) >= max_offset)
@@ -214,15 +277,126 @@ impl Keydir {
             }
             live += u64::from(s.len);
             shards.push(Shard(RwLock::new(Table::from_raw(
+                i,
+                &arenas,
                 s.entries,
                 s.len as usize,
             )?)));
         }
+        // Shards of an image taken while they were growing may differ in
+        // size: bring the small ones up now rather than keep two arenas
+        // (a read-only open never writes, so it would never catch up).
+        let target = arenas.target();
+        for s in &mut shards {
+            let t = s.0.get_mut();
+            if t.cap() != 0 && t.cap() < target {
+                // Failing to get memory only leaves the shard in its arena.
+                let _ = t.resize(&arenas, target);
+            }
+        }
         Some(Keydir {
             shards: shards.into_boxed_slice(),
+            arenas,
+            behind: AtomicUsize::new(0),
+            cursor: AtomicUsize::new(0),
             live: AtomicU64::new(live),
             live_bytes: AtomicU64::new(img.live_bytes),
             expiring: AtomicU64::new(img.expiring),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn key(i: u64) -> Vec<u8> {
+        format!("key-{i}").into_bytes()
+    }
+
+    /// Non-empty shard capacities, smallest first, deduplicated.
+    fn caps(kd: &Keydir) -> Vec<usize> {
+        let mut c: Vec<usize> = kd
+            .shards
+            .iter()
+            .map(|s| s.0.read().cap())
+            .filter(|&c| c != 0)
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    fn fill(kd: &Keydir, log: &mut HashMap<u64, Vec<u8>>, keys: std::ops::Range<u64>) {
+        for i in keys {
+            let k = key(i);
+            let off = 4096 + log.len() as u64;
+            log.insert(off, k.clone());
+            kd.upsert(hash_key(&k, 0), off, |o| Ok(log[&o] == k))
+                .unwrap();
+        }
+    }
+
+    fn all_found(kd: &Keydir, log: &HashMap<u64, Vec<u8>>, n: u64) {
+        for i in 0..n {
+            let k = key(i);
+            let off = kd.get(hash_key(&k, 0), |o| Ok(log[&o] == k)).unwrap();
+            assert_eq!(log[&off.unwrap()], k);
+        }
+    }
+
+    #[test]
+    fn shards_grow_in_step_and_the_smaller_arena_is_freed() {
+        let kd = Keydir::default();
+        let mut log = HashMap::new();
+        let mut seen_two = false;
+        for step in 0..3_125u64 {
+            fill(&kd, &mut log, step * 64..(step + 1) * 64);
+            let c = caps(&kd);
+            assert!(c.len() <= 2, "at most two capacities at once: {c:?}");
+            seen_two |= c.len() == 2;
+        }
+        assert!(seen_two, "growth was observed mid-way");
+        // A shard that just grew leaves the others behind; SHARDS more
+        // writes bring every one of them up.
+        let n = 200_000;
+        fill(&kd, &mut log, n..n + SHARDS as u64);
+        let c = caps(&kd);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(
+            kd.memory_bytes(),
+            SHARDS * std::mem::size_of::<Shard>() + SHARDS * c[0] * 8,
+            "only the current arena is alive"
+        );
+        all_found(&kd, &log, n + SHARDS as u64);
+        kd.clear();
+        assert_eq!(kd.memory_bytes(), SHARDS * std::mem::size_of::<Shard>());
+        assert!(caps(&kd).is_empty());
+    }
+
+    #[test]
+    fn an_image_with_mixed_shard_sizes_loads_into_one_arena() {
+        let kd = Keydir::default();
+        let mut log = HashMap::new();
+        let n = 30_000;
+        fill(&kd, &mut log, 0..n);
+        let mut img = kd.image(0, b"");
+        // Shard 0 as if it had grown first.
+        let cap = img.shards[0].entries.len();
+        let scratch = Arenas::default();
+        let mut t = Table::from_raw(
+            0,
+            &scratch,
+            img.shards[0].entries.clone(),
+            img.shards[0].len as usize,
+        )
+        .unwrap();
+        t.resize(&scratch, cap * 2).unwrap();
+        img.shards[0].entries = t.raw();
+        let back = Keydir::from_image(img, u64::MAX).unwrap();
+        assert_eq!(caps(&back), vec![cap * 2]);
+        assert_eq!(back.len(), n);
+        all_found(&back, &log, n);
     }
 }

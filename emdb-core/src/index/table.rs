@@ -8,6 +8,10 @@
 //! recomputed from the entry alone: growing and backward-shift deletion never
 //! need to read a key.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::arena::{Arena, Arenas};
 use crate::error::{Error, Result};
 
 /// Bits of a slot that hold the offset.
@@ -33,44 +37,93 @@ fn entry_tag(e: u64) -> u32 {
     (e >> OFFSET_BITS) as u32
 }
 
-/// An open-addressing table of (tag, offset) slots.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+/// An open-addressing table of (tag, offset) slots: shard `shard`'s part of
+/// an [`Arena`] shared with the index's other shards of the same capacity.
+/// Slots are atomics only so that shards can share the arena; every access
+/// is under the shard's lock, and relaxed loads and stores compile to plain
+/// moves.
 pub(crate) struct Table {
-    slots: Vec<u64>,
+    shard: usize,
+    arena: Option<Arc<Arena>>,
     len: usize,
 }
 
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("shard", &self.shard)
+            .field("cap", &self.cap())
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
 impl Table {
-    /// Rebuild from a stored image; `None` if the image is inconsistent.
-    pub(crate) fn from_raw(slots: Vec<u64>, len: usize) -> Option<Table> {
+    /// An empty table for shard `shard` (no memory until the first insert).
+    pub(crate) fn new(shard: usize) -> Table {
+        Table {
+            shard,
+            arena: None,
+            len: 0,
+        }
+    }
+
+    /// Rebuild shard `shard` from a stored image; `None` if the image is
+    /// inconsistent (or its memory cannot be had).
+    pub(crate) fn from_raw(
+        shard: usize,
+        arenas: &Arenas,
+        slots: Vec<u64>,
+        len: usize,
+    ) -> Option<Table> {
         if !slots.is_empty() && !slots.len().is_power_of_two() || slots.len() > MAX_SLOTS {
             return None;
         }
         if !slots.is_empty() && len >= slots.len() {
             return None; // a table needs an empty slot, or probes never end
         }
-        let t = Table { slots, len };
-        let filled = t.slots.iter().filter(|&&e| e != 0).count();
-        (filled == len).then_some(t)
+        let filled = slots.iter().filter(|&&e| e != 0).count();
+        if filled != len {
+            return None;
+        }
+        let mut t = Table::new(shard);
+        t.len = len;
+        if slots.is_empty() {
+            return Some(t);
+        }
+        let arena = arenas.get(slots.len()).ok()?;
+        for (dst, e) in arena.shard(shard).iter().zip(slots) {
+            dst.store(e, Ordering::Relaxed);
+        }
+        arenas.raise_target(arena.cap());
+        t.arena = Some(arena);
+        Some(t)
     }
 
-    /// The raw slots, for checkpoints.
-    pub(crate) fn raw(&self) -> &[u64] {
-        &self.slots
+    /// The slots.
+    #[inline]
+    fn slots(&self) -> &[AtomicU64] {
+        match &self.arena {
+            Some(a) => a.shard(self.shard),
+            None => &[],
+        }
+    }
+
+    /// A copy of the raw slots, for checkpoints.
+    pub(crate) fn raw(&self) -> Vec<u64> {
+        self.slots()
+            .iter()
+            .map(|e| e.load(Ordering::Relaxed))
+            .collect()
     }
 
     pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// Bytes of memory the slots take.
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.slots.capacity() * 8
-    }
-
-    #[inline]
-    fn mask(&self) -> usize {
-        self.slots.len() - 1
+    /// Number of slots (0 before the first insert).
+    pub(crate) fn cap(&self) -> usize {
+        self.arena.as_ref().map_or(0, |a| a.cap())
     }
 
     /// Find the slot whose record satisfies `is_key`. `is_key` is called only
@@ -81,13 +134,14 @@ impl Table {
         tag: u32,
         mut is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<(usize, u64)>> {
-        if self.slots.is_empty() {
+        let slots = self.slots();
+        if slots.is_empty() {
             return Ok(None);
         }
-        let mask = self.mask();
+        let mask = slots.len() - 1;
         let mut i = tag as usize & mask;
         loop {
-            let e = self.slots[i];
+            let e = slots[i].load(Ordering::Relaxed);
             if e == 0 {
                 return Ok(None);
             }
@@ -101,37 +155,41 @@ impl Table {
     /// Point the key at `offset`; returns the previous offset if it existed.
     pub(crate) fn upsert(
         &mut self,
+        arenas: &Arenas,
         tag: u32,
         offset: u64,
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
         if let Some((slot, old)) = self.find(tag, is_key)? {
-            self.slots[slot] = entry(tag, offset);
+            self.slots()[slot].store(entry(tag, offset), Ordering::Relaxed);
             return Ok(Some(old));
         }
-        self.insert_new(tag, offset)?;
+        self.insert_new(arenas, tag, offset)?;
         Ok(None)
     }
 
     /// Insert an entry known not to be present.
-    pub(crate) fn insert_new(&mut self, tag: u32, offset: u64) -> Result<()> {
+    pub(crate) fn insert_new(&mut self, arenas: &Arenas, tag: u32, offset: u64) -> Result<()> {
         // Grow at 80% load. The tag caps the table size; past that the load
         // factor keeps rising (probes get longer) until the table is full.
-        if (self.len + 1) * 5 > self.slots.len() * 4 {
-            if self.slots.len() < MAX_SLOTS {
-                self.grow();
-            } else if self.len + 1 >= self.slots.len() {
+        let cap = self.cap();
+        if (self.len + 1) * 5 > cap * 4 {
+            if cap < MAX_SLOTS {
+                let to = (cap * 2).max(16).max(arenas.target()).min(MAX_SLOTS);
+                self.resize(arenas, to)?;
+            } else if self.len + 1 >= cap {
                 return Err(Error::TooManyKeys {
                     limit: crate::limits::MAX_KEYS_PER_NAMESPACE,
                 });
             }
         }
-        let mask = self.mask();
+        let slots = self.slots();
+        let mask = slots.len() - 1;
         let mut i = tag as usize & mask;
-        while self.slots[i] != 0 {
+        while slots[i].load(Ordering::Relaxed) != 0 {
             i = (i + 1) & mask;
         }
-        self.slots[i] = entry(tag, offset);
+        slots[i].store(entry(tag, offset), Ordering::Relaxed);
         self.len += 1;
         Ok(())
     }
@@ -152,11 +210,12 @@ impl Table {
     /// Backward-shift deletion: pull later members of the probe run into the
     /// hole so lookups never need tombstones.
     fn remove_slot(&mut self, mut hole: usize) {
-        let mask = self.mask();
+        let slots = self.slots();
+        let mask = slots.len() - 1;
         let mut i = hole;
         loop {
             i = (i + 1) & mask;
-            let e = self.slots[i];
+            let e = slots[i].load(Ordering::Relaxed);
             if e == 0 {
                 break;
             }
@@ -168,37 +227,50 @@ impl Table {
                 hole < home || home <= i
             };
             if !stays {
-                self.slots[hole] = e;
+                slots[hole].store(e, Ordering::Relaxed);
                 hole = i;
             }
         }
-        self.slots[hole] = 0;
+        slots[hole].store(0, Ordering::Relaxed);
         self.len -= 1;
     }
 
-    fn grow(&mut self) {
-        let new_len = (self.slots.len() * 2).max(16);
-        self.rehash(new_len);
-    }
-
-    fn rehash(&mut self, new_len: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![0; new_len]);
-        let mask = new_len - 1;
-        for e in old.into_iter().filter(|&e| e != 0) {
+    /// Move to the arena of `cap` slots per shard (`cap` a power of two that
+    /// holds every entry with room to spare).
+    pub(crate) fn resize(&mut self, arenas: &Arenas, cap: usize) -> Result<()> {
+        if cap <= self.cap() || !cap.is_power_of_two() || self.len >= cap {
+            return Ok(());
+        }
+        let arena = arenas.get(cap)?;
+        let dst = arena.shard(self.shard);
+        // The region is fresh unless this shard used this capacity before
+        // the index was cleared; start from empty either way.
+        for d in dst {
+            d.store(0, Ordering::Relaxed);
+        }
+        let mask = cap - 1;
+        for e in self.slots().iter().map(|e| e.load(Ordering::Relaxed)) {
+            if e == 0 {
+                continue;
+            }
             let mut i = entry_tag(e) as usize & mask;
-            while self.slots[i] != 0 {
+            while dst[i].load(Ordering::Relaxed) != 0 {
                 i = (i + 1) & mask;
             }
-            self.slots[i] = e;
+            dst[i].store(e, Ordering::Relaxed);
         }
+        arenas.raise_target(cap);
+        self.arena = Some(arena);
+        Ok(())
     }
 
     /// Offsets of every entry.
     pub(crate) fn offsets(&self) -> impl Iterator<Item = u64> + '_ {
-        self.slots
+        self.slots()
             .iter()
-            .filter(|&&e| e != 0)
-            .map(|&e| entry_offset(e))
+            .map(|e| e.load(Ordering::Relaxed))
+            .filter(|&e| e != 0)
+            .map(entry_offset)
     }
 }
 
@@ -210,6 +282,7 @@ mod tests {
     /// A model where "the log" maps offsets to keys.
     struct Model {
         table: Table,
+        arenas: Arenas,
         log: HashMap<u64, u64>, // offset -> key
         next: u64,
     }
@@ -226,7 +299,7 @@ mod tests {
             self.log.insert(off, key);
             let log = &self.log;
             self.table
-                .upsert(tag_of(key), off, |o| Ok(log[&o] == key))
+                .upsert(&self.arenas, tag_of(key), off, |o| Ok(log[&o] == key))
                 .unwrap()
         }
         fn get(&self, key: u64) -> Option<u64> {
@@ -246,7 +319,8 @@ mod tests {
     #[test]
     fn behaves_like_a_map_under_collisions() {
         let mut m = Model {
-            table: Table::default(),
+            table: Table::new(0),
+            arenas: Arenas::default(),
             log: HashMap::new(),
             next: 4096,
         };
@@ -271,14 +345,16 @@ mod tests {
             }
         }
         assert_eq!(m.table.len(), reference.len());
-        let raw = m.table.raw().to_vec();
-        let again = Table::from_raw(raw, m.table.len()).unwrap();
-        assert_eq!(again, m.table);
+        let raw = m.table.raw();
+        let again = Table::from_raw(3, &Arenas::default(), raw.clone(), m.table.len()).unwrap();
+        assert_eq!(again.raw(), raw);
+        assert_eq!(again.len(), m.table.len());
     }
 
     #[test]
     fn from_raw_rejects_inconsistent_images() {
-        assert!(Table::from_raw(vec![0, 5, 0], 1).is_none());
-        assert!(Table::from_raw(vec![0, 5, 0, 0], 2).is_none());
+        let a = Arenas::default();
+        assert!(Table::from_raw(0, &a, vec![0, 5, 0], 1).is_none());
+        assert!(Table::from_raw(0, &a, vec![0, 5, 0, 0], 2).is_none());
     }
 }
