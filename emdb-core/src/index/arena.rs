@@ -8,7 +8,9 @@
 //! one allocation holding every shard's slots side by side (shard `i` at
 //! `i * cap`). Arenas of 2 MiB or more are anonymous mappings aligned to 2 MiB
 //! and advised for transparent huge pages, so all slots fit in a handful of
-//! TLB entries. Smaller ones live on the heap.
+//! TLB entries. Below that size sharing buys nothing (the slots fit in a few
+//! pages either way) and would cost a small namespace the slots of all 256
+//! shards, so each shard gets a private arena on the heap.
 //!
 //! Shards grow in lockstep to keep this so: when one shard outgrows the
 //! current capacity, it moves to an arena twice as large, and every later
@@ -33,6 +35,10 @@ const HUGE: usize = 2 << 20;
 pub(crate) struct Arena {
     /// Slots per shard.
     cap: usize,
+    /// First shard held (0 for a shared arena).
+    base: usize,
+    /// Shards held: [`SHARDS`], or 1 for a private arena.
+    shards: usize,
     mem: Mem,
 }
 
@@ -46,13 +52,18 @@ enum Mem {
 }
 
 impl Arena {
-    /// Zeroed slots for [`SHARDS`] shards of `cap` slots each.
-    fn new(cap: usize) -> Result<Arena> {
-        let slots = SHARDS * cap;
+    /// Zeroed slots for `shards` shards of `cap` slots each, from shard `base`.
+    fn new(cap: usize, base: usize, shards: usize) -> Result<Arena> {
+        let slots = shards * cap;
         let bytes = slots * 8;
         if bytes < HUGE {
             let mem = Mem::Heap((0..slots).map(|_| AtomicU64::new(0)).collect());
-            return Ok(Arena { cap, mem });
+            return Ok(Arena {
+                cap,
+                base,
+                shards,
+                mem,
+            });
         }
         // Map one huge page more than needed, so the slots can start on a
         // 2 MiB boundary (only touched pages take memory).
@@ -68,6 +79,8 @@ impl Arena {
         }
         Ok(Arena {
             cap,
+            base,
+            shards,
             mem: Mem::Mapped { map, skip },
         })
     }
@@ -78,8 +91,8 @@ impl Arena {
     }
 
     /// Bytes of slots.
-    fn bytes(&self) -> usize {
-        SHARDS * self.cap * 8
+    pub(crate) fn bytes(&self) -> usize {
+        self.shards * self.cap * 8
     }
 
     /// Shard `shard`'s slots.
@@ -88,8 +101,8 @@ impl Arena {
         let all: &[AtomicU64] = match &self.mem {
             Mem::Heap(b) => b,
             Mem::Mapped { map, skip } => {
-                // SAFETY: the mapping is `SHARDS * cap * 8 + HUGE` bytes and
-                // `skip < HUGE`, so `SHARDS * cap` u64s fit after `skip`; the
+                // SAFETY: the mapping is `shards * cap * 8 + HUGE` bytes and
+                // `skip < HUGE`, so `shards * cap` u64s fit after `skip`; the
                 // start is 2 MiB-aligned, so aligned for `AtomicU64`; anonymous
                 // memory is zeroed, a valid `AtomicU64`; the mapping lives as
                 // long as `self` and is only ever accessed through this
@@ -97,12 +110,13 @@ impl Arena {
                 unsafe {
                     std::slice::from_raw_parts(
                         map.as_ptr().add(*skip).cast::<AtomicU64>(),
-                        SHARDS * self.cap,
+                        self.shards * self.cap,
                     )
                 }
             }
         };
-        &all[shard * self.cap..(shard + 1) * self.cap]
+        let at = (shard - self.base) * self.cap;
+        &all[at..at + self.cap]
     }
 }
 
@@ -116,14 +130,19 @@ pub(crate) struct Arenas {
 }
 
 impl Arenas {
-    /// The arena for shards of `cap` slots (made if none is alive).
-    pub(crate) fn get(&self, cap: usize) -> Result<Arc<Arena>> {
+    /// The arena for shard `shard` at `cap` slots: the shared one of that
+    /// capacity (made if none is alive), or a private one when a shared one
+    /// would be smaller than a huge page.
+    pub(crate) fn get(&self, cap: usize, shard: usize) -> Result<Arc<Arena>> {
+        if SHARDS * cap * 8 < HUGE {
+            return Ok(Arc::new(Arena::new(cap, shard, 1)?));
+        }
         let mut live = self.live.lock();
         live.retain(|w| w.strong_count() > 0);
         if let Some(a) = live.iter().filter_map(Weak::upgrade).find(|a| a.cap == cap) {
             return Ok(a);
         }
-        let a = Arc::new(Arena::new(cap)?);
+        let a = Arc::new(Arena::new(cap, 0, SHARDS)?);
         live.push(Arc::downgrade(&a));
         Ok(a)
     }
@@ -143,16 +162,6 @@ impl Arenas {
     pub(crate) fn reset_target(&self) {
         self.target.store(0, Ordering::Relaxed);
     }
-
-    /// Bytes of every live arena.
-    pub(crate) fn bytes(&self) -> usize {
-        self.live
-            .lock()
-            .iter()
-            .filter_map(Weak::upgrade)
-            .map(|a| a.bytes())
-            .sum()
-    }
 }
 
 #[cfg(test)]
@@ -160,29 +169,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shards_get_disjoint_zeroed_slots_and_arenas_are_shared_then_freed() {
+    fn small_arenas_are_private_large_ones_shared_aligned_and_freed() {
         let arenas = Arenas::default();
-        for cap in [16, 1 << 13] {
-            let a = arenas.get(cap).unwrap();
-            let b = arenas.get(cap).unwrap();
-            assert!(Arc::ptr_eq(&a, &b), "one arena per capacity");
-            for s in 0..SHARDS {
-                assert_eq!(a.shard(s).len(), cap);
-                assert!(a.shard(s).iter().all(|x| x.load(Ordering::Relaxed) == 0));
-                a.shard(s)[cap - 1].store(s as u64 + 1, Ordering::Relaxed);
-            }
-            for s in 0..SHARDS {
-                assert_eq!(b.shard(s)[cap - 1].load(Ordering::Relaxed), s as u64 + 1);
-            }
-        }
-        // Both arenas are dropped by now.
-        assert_eq!(arenas.bytes(), 0);
-        let big = arenas.get(1 << 13).unwrap();
-        assert_eq!(arenas.bytes(), SHARDS * (1 << 13) * 8);
-        assert!(matches!(big.mem, Mem::Mapped { .. }));
+        let a = arenas.get(16, 5).unwrap();
+        let b = arenas.get(16, 5).unwrap();
+        assert!(!Arc::ptr_eq(&a, &b), "small arenas are per shard");
+        assert_eq!(a.bytes(), 16 * 8);
+        assert_eq!(a.shard(5).len(), 16);
+
+        let cap = 1 << 13;
+        let a = arenas.get(cap, 0).unwrap();
+        let b = arenas.get(cap, 9).unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "one shared arena per large capacity");
+        assert!(matches!(a.mem, Mem::Mapped { .. }));
         assert!(
-            (big.shard(0).as_ptr() as usize).is_multiple_of(HUGE),
-            "huge arenas start on a 2 MiB boundary"
+            (a.shard(0).as_ptr() as usize).is_multiple_of(HUGE),
+            "shared arenas start on a 2 MiB boundary"
         );
+        for s in 0..SHARDS {
+            assert_eq!(a.shard(s).len(), cap);
+            assert!(a.shard(s).iter().all(|x| x.load(Ordering::Relaxed) == 0));
+            a.shard(s)[cap - 1].store(s as u64 + 1, Ordering::Relaxed);
+        }
+        for s in 0..SHARDS {
+            assert_eq!(b.shard(s)[cap - 1].load(Ordering::Relaxed), s as u64 + 1);
+        }
+        let weak = Arc::downgrade(&a);
+        drop((a, b));
+        assert!(weak.upgrade().is_none(), "freed with its last shard");
+        let c = arenas.get(cap, 0).unwrap();
+        assert!(c.shard(0).iter().all(|x| x.load(Ordering::Relaxed) == 0));
     }
 }

@@ -9,6 +9,7 @@ mod arena;
 pub(crate) mod table;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use parking_lot::RwLock;
 
@@ -231,7 +232,18 @@ impl Keydir {
 
     /// Heap bytes the index uses.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.shards.len() * std::mem::size_of::<Shard>() + self.arenas.bytes()
+        let mut arenas: Vec<(usize, usize)> = self
+            .shards
+            .iter()
+            .filter_map(|s| {
+                let t = s.0.read();
+                t.arena().map(|a| (Arc::as_ptr(a) as usize, a.bytes()))
+            })
+            .collect();
+        arenas.sort_unstable();
+        arenas.dedup();
+        self.shards.len() * std::mem::size_of::<Shard>()
+            + arenas.iter().map(|&(_, bytes)| bytes).sum::<usize>()
     }
 
     /// Offsets of every entry of shard `i`, copied under its read lock.
@@ -373,6 +385,18 @@ mod tests {
         kd.clear();
         assert_eq!(kd.memory_bytes(), SHARDS * std::mem::size_of::<Shard>());
         assert!(caps(&kd).is_empty());
+    }
+
+    #[test]
+    fn a_small_index_pays_only_for_the_shards_it_uses() {
+        let kd = Keydir::default();
+        let mut log = HashMap::new();
+        fill(&kd, &mut log, 0..1);
+        assert_eq!(
+            kd.memory_bytes(),
+            SHARDS * std::mem::size_of::<Shard>() + 16 * 8
+        );
+        all_found(&kd, &log, 1);
     }
 
     #[test]

@@ -91,7 +91,7 @@ impl Table {
         if slots.is_empty() {
             return Some(t);
         }
-        let arena = arenas.get(slots.len()).ok()?;
+        let arena = arenas.get(slots.len(), shard).ok()?;
         for (dst, e) in arena.shard(shard).iter().zip(slots) {
             dst.store(e, Ordering::Relaxed);
         }
@@ -119,6 +119,11 @@ impl Table {
 
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// The arena holding the slots, if any.
+    pub(crate) fn arena(&self) -> Option<&Arc<Arena>> {
+        self.arena.as_ref()
     }
 
     /// Number of slots (0 before the first insert).
@@ -241,7 +246,7 @@ impl Table {
         if cap <= self.cap() || !cap.is_power_of_two() || self.len >= cap {
             return Ok(());
         }
-        let arena = arenas.get(cap)?;
+        let arena = arenas.get(cap, self.shard)?;
         let dst = arena.shard(self.shard);
         // The region is fresh unless this shard used this capacity before
         // the index was cleared; start from empty either way.
