@@ -3,7 +3,8 @@
 //! 1,000,000), `THREADS` readers (default 1), `ZEROCOPY=1` for
 //! `get_zerocopy`, `REOPEN=1` to close and reopen the database before
 //! reading, `SMAPS=1` to print the huge-page lines of /proc/self/smaps_rollup
-//! after the loop. `examples/getloop_pub` runs the same loop on the published
+//! after the loop, `VERIFY=0` to open with `verify_reads(false)`.
+//! `examples/getloop_pub` runs the same loop on the published
 //! crate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,12 +15,19 @@ fn main() {
     let n = env("N", 1_000_000);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.emdb");
-    let mut db = Emdb::open(&path).unwrap();
+    let open = || {
+        Emdb::builder()
+            .path(&path)
+            .verify_reads(env("VERIFY", 1) == 1)
+            .build()
+            .unwrap()
+    };
+    let mut db = open();
     db.insert_many((0..n).map(|i| (key(i), [7u8; 150])))
         .unwrap();
     if env("REOPEN", 0) == 1 {
         drop(db);
-        db = Emdb::open(&path).unwrap();
+        db = open();
     }
     if env("ZEROCOPY", 0) == 1 {
         run(n, env("THREADS", 1), "get_zerocopy", |k| {

@@ -25,6 +25,8 @@ pub(crate) struct Config {
     pub checkpoint_on_close: bool,
     pub default_ttl: Option<Duration>,
     pub range_scans: bool,
+    /// Verify each record's CRC when a read returns it.
+    pub verify_reads: bool,
     pub clock: Arc<dyn Clock>,
     /// Key or passphrase (zeroized on drop, redacted in Debug).
     pub encryption: Option<EncryptionInput>,
@@ -45,6 +47,7 @@ impl Default for Config {
             checkpoint_on_close: true,
             default_ttl: None,
             range_scans: false,
+            verify_reads: true,
             clock: Arc::new(SystemClock),
             encryption: None,
             cipher: Cipher::default(),
@@ -138,6 +141,19 @@ impl EmdbBuilder {
     /// a sort at open; without it those calls return `Error::InvalidConfig`.
     pub fn enable_range_scans(mut self, on: bool) -> Self {
         self.cfg.range_scans = on;
+        self
+    }
+
+    /// Verify the CRC of every record a read returns (`get`, `get_zerocopy`,
+    /// `contains_key`, iterators and ranges). On by default: damaged bytes
+    /// are then an `Error::Corruption`, never a wrong value. Off, a read skips
+    /// the checksum (about 70 ns per random read of a 150-byte value; see
+    /// docs/BENCH.md) and relies on the record's structure and the key
+    /// comparison alone, so a damaged value can be returned as it is. Writes,
+    /// replay, compaction, `verify` and encrypted records (authenticated by
+    /// their cipher) always check.
+    pub fn verify_reads(mut self, on: bool) -> Self {
+        self.cfg.verify_reads = on;
         self
     }
 

@@ -31,7 +31,7 @@ use crate::index::{Keydir, SHARDS};
 use crate::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
-use crate::namespace::{frame_at, read_at, NsEntry, NsTable};
+use crate::namespace::{frame_at, read_at, read_at_checked, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
 use crate::stats::{Counters, Stats};
 
@@ -634,30 +634,47 @@ impl Engine {
 
     // ---- read path -------------------------------------------------------
 
-    /// Look `key` up in namespace `ns_id` and hand the verified frame to `hit`.
+    /// Look `key` up in namespace `ns_id` and hand its frame to `hit` (its CRC
+    /// verified unless the database was opened with `verify_reads(false)`).
     #[inline]
     pub(crate) fn lookup<T>(
         &self,
         gen: &Generation,
         ns: &NsEntry,
         key: &[u8],
+        hit: impl FnMut(&Arc<Region>, u64, &Frame<'_>) -> T,
+    ) -> Result<Option<T>> {
+        self.lookup_checked(gen, ns, key, self.cfg.verify_reads, hit)
+    }
+
+    /// [`Engine::lookup`] with the CRC check forced on or off (writes that
+    /// copy a value they read verify it whatever `verify_reads` says).
+    #[inline]
+    pub(crate) fn lookup_checked<T>(
+        &self,
+        gen: &Generation,
+        ns: &NsEntry,
+        key: &[u8],
+        verify: bool,
         mut hit: impl FnMut(&Arc<Region>, u64, &Frame<'_>) -> T,
     ) -> Result<Option<T>> {
         let mut out = None;
         ns.keydir.get(ns.hash(key), |off| {
             let region = gen.log.region();
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
-            let found = read_at(gen.bytes(&region), off, ns.crypt(), &mut scratch).and_then(|f| {
-                if f.key != key {
-                    return Ok(false);
-                }
-                check_indexed(&f, ns.id, off)?;
-                // The clock is read only for records that can expire.
-                if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
-                    out = Some(hit(&region, off, &f));
-                }
-                Ok(true)
-            });
+            let bytes = gen.bytes(&region);
+            let found =
+                read_at_checked(bytes, off, ns.crypt(), &mut scratch, verify).and_then(|f| {
+                    if f.key != key {
+                        return Ok(false);
+                    }
+                    check_indexed(&f, ns.id, off)?;
+                    // The clock is read only for records that can expire.
+                    if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
+                        out = Some(hit(&region, off, &f));
+                    }
+                    Ok(true)
+                });
             // After `hit` has read the value: the file may have been cut under it.
             gen.log.vouch(&region, found)
         })?;

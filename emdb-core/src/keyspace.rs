@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::format::record::{FrameSpec, Kind};
 use crate::index::SHARDS;
 use crate::limits::MAX_NAMESPACE_NAME_LEN;
-use crate::namespace::{read_at, NsEntry, SortedKey, SortedKeys};
+use crate::namespace::{read_at, read_at_checked, NsEntry, SortedKey, SortedKeys};
 
 impl Engine {
     /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
@@ -145,7 +145,10 @@ impl Engine {
     pub(crate) fn set_expiry(&self, id: u32, key: &[u8], expires_at: u64) -> Result<bool> {
         let (mut w, gen) = self.begin_write()?;
         let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
-        let Some(value) = self.lookup(&gen, &ns, key, |_, _, f| f.value.to_vec())? else {
+        // Verified whatever `verify_reads` says: the value is written again
+        // under a fresh CRC.
+        let read = self.lookup_checked(&gen, &ns, key, true, |_, _, f| f.value.to_vec());
+        let Some(value) = read? else {
             return Ok(false);
         };
         let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
@@ -341,6 +344,7 @@ pub(crate) struct Cursor {
     shard: usize,
     pending: std::vec::IntoIter<u64>,
     now: u64,
+    verify: bool,
 }
 
 impl Cursor {
@@ -353,6 +357,7 @@ impl Cursor {
             shard: 0,
             pending: Vec::new().into_iter(),
             now: engine.now(),
+            verify: engine.cfg.verify_reads,
         })
     }
 
@@ -363,7 +368,7 @@ impl Cursor {
                 let bytes = self.gen.bytes(&region);
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let now = self.now;
-                let read = read_at(bytes, off, self.ns.crypt(), &mut scratch)
+                let read = read_at_checked(bytes, off, self.ns.crypt(), &mut scratch, self.verify)
                     .and_then(|fr| check_indexed(&fr, self.ns.id, off).map(|()| fr))
                     .map(|fr| (!expired(fr.expires_at, now)).then(|| f(fr.key, fr.value)));
                 // After `f` has read the item: the file may have been cut under it.

@@ -240,11 +240,17 @@ impl NsTable {
 /// Decode and verify the frame at `off` of `bytes` (the log from offset 0).
 #[inline]
 pub(crate) fn frame_at(bytes: &[u8], off: u64) -> Result<Frame<'_>> {
+    frame_at_checked(bytes, off, true)
+}
+
+/// [`frame_at`], verifying the CRC only when `verify_crc` is set.
+#[inline]
+fn frame_at_checked(bytes: &[u8], off: u64, verify_crc: bool) -> Result<Frame<'_>> {
     let start = usize::try_from(off).map_err(|_| Error::corruption(off, "offset out of range"))?;
     let buf = bytes
         .get(start..)
         .ok_or_else(|| Error::corruption(off, "index points past the end of the log"))?;
-    record::decode(buf).map_err(|e| Error::corruption(off, e.reason()))
+    record::decode_checked(buf, verify_crc).map_err(|e| Error::corruption(off, e.reason()))
 }
 
 /// Decode, verify and (when sealed) decrypt the frame at `off`. Decrypted
@@ -257,7 +263,21 @@ pub(crate) fn read_at<'a>(
     crypt: Option<&Crypt>,
     scratch: &'a mut Vec<u8>,
 ) -> Result<Frame<'a>> {
-    let f = frame_at(bytes, off)?;
+    read_at_checked(bytes, off, crypt, scratch, true)
+}
+
+/// [`read_at`] for readers: the CRC is verified only when `verify_crc` is
+/// set (`verify_reads`, on by default). Sealed records are authenticated by
+/// their cipher either way.
+#[inline]
+pub(crate) fn read_at_checked<'a>(
+    bytes: &'a [u8],
+    off: u64,
+    crypt: Option<&Crypt>,
+    scratch: &'a mut Vec<u8>,
+    verify_crc: bool,
+) -> Result<Frame<'a>> {
+    let f = frame_at_checked(bytes, off, verify_crc)?;
     open_frame(f, off, crypt, scratch)
 }
 

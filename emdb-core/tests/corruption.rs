@@ -1099,3 +1099,63 @@ fn zerocopy_value_outlives_overwrite_compaction_and_drop() {
         }
     }
 }
+
+/// A damaged value under a checkpoint: an error on read by default; with
+/// `verify_reads(false)` the read returns the bytes as they are, and a write
+/// that copies the value (`persist`) still refuses them.
+#[test]
+fn verify_reads_off_skips_the_checksum_on_reads_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.emdb");
+    let value = pattern(150, 7);
+    let at = {
+        let db = Emdb::open(&path).unwrap();
+        for i in 0..10 {
+            db.insert(key(&format!("k{i}")), &value).unwrap();
+        }
+        db.flush().unwrap();
+        db.checkpoint().unwrap();
+        db.record_offset(key("k3")).unwrap().unwrap()
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The value is the last 150 bytes of the frame; flip one in its middle.
+    let frame_len = 4 + 1 + 1 + 1 + key("k3").len() + 1 + value.len();
+    let pos = at as usize + frame_len - 75;
+    assert_eq!(
+        bytes[pos], value[75],
+        "the flipped byte is inside the value"
+    );
+    bytes[pos] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+
+    let db = Emdb::open(&path).unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    assert!(matches!(db.get(key("k3")), Err(Error::Corruption { .. })));
+    assert!(db.iter().unwrap().any(|r| r.is_err()));
+    drop(db);
+
+    let db = Emdb::builder()
+        .path(&path)
+        .verify_reads(false)
+        .build()
+        .unwrap();
+    let got = db.get(key("k3")).unwrap().unwrap();
+    assert_ne!(got, value);
+    assert_eq!(got.len(), value.len());
+    assert_eq!(
+        got.iter().zip(&value).filter(|(a, b)| a != b).count(),
+        1,
+        "returned as stored, one byte off"
+    );
+    assert_eq!(
+        db.get_zerocopy(key("k3")).unwrap().unwrap().as_ref(),
+        &got[..]
+    );
+    assert!(db.iter().unwrap().all(|r| r.is_ok()));
+    assert_eq!(db.get(key("k4")).unwrap(), Some(value.clone()));
+    assert!(
+        matches!(db.persist(key("k3")), Err(Error::Corruption { .. })),
+        "a rewrite must not give damaged bytes a fresh checksum"
+    );
+    assert!(db.persist(key("k4")).unwrap());
+}

@@ -358,12 +358,19 @@ fn short_or_bad(buf: &[u8], at: usize) -> FrameError {
 /// `buf` may extend past the frame; only the frame's own bytes are checked.
 #[inline]
 pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
+    decode_checked(buf, true)
+}
+
+/// [`decode`], verifying the CRC only when `verify_crc` is set (reads of a
+/// database opened with `verify_reads(false)`); every structural check is
+/// made either way.
+pub(crate) fn decode_checked(buf: &[u8], verify_crc: bool) -> Result<Frame<'_>, FrameError> {
     let h = parse_head(buf)?;
     let Some(body) = buf.get(..h.total) else {
         return Err(FrameError::Truncated);
     };
     let stored = read_u32(body, 0).ok_or(FrameError::Truncated)?;
-    if crc32fast::hash(&body[CRC_LEN..]) != stored {
+    if verify_crc && crc32fast::hash(&body[CRC_LEN..]) != stored {
         return Err(FrameError::Invalid("checksum mismatch"));
     }
     let consistent = match h.kind {
