@@ -3,7 +3,8 @@
 //! 1,000,000), `THREADS` readers (default 1), `ZEROCOPY=1` for
 //! `get_zerocopy`, `REOPEN=1` to close and reopen the database before
 //! reading, `SMAPS=1` to print the huge-page lines of /proc/self/smaps_rollup
-//! after the loop, `VERIFY=0` to open with `verify_reads(false)`.
+//! after the loop, `VERIFY=0` to open with `verify_reads(false)`, `LOADONLY=1`
+//! to stop after the timed load.
 //! `examples/getloop_pub` runs the same loop on the published
 //! crate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -23,8 +24,19 @@ fn main() {
             .unwrap()
     };
     let mut db = open();
+    let t = std::time::Instant::now();
     db.insert_many((0..n).map(|i| (key(i), [7u8; 150])))
         .unwrap();
+    let loaded = t.elapsed();
+    db.flush().unwrap();
+    println!(
+        "insert_many of {n}: {:.0} ms, then flush: {:.0} ms",
+        loaded.as_secs_f64() * 1e3,
+        (t.elapsed() - loaded).as_secs_f64() * 1e3
+    );
+    if env("LOADONLY", 0) == 1 {
+        return;
+    }
     if env("REOPEN", 0) == 1 {
         drop(db);
         db = open();

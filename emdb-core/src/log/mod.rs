@@ -48,13 +48,15 @@ const MAX_GROWTH: u64 = 256 << 20;
 const PAGE: u64 = 4096;
 /// Frames this large skip the stage and are encoded straight into the mapping.
 pub(crate) const STAGE_LIMIT: usize = 1 << 20;
-/// Staged bytes are written out in runs that end on a multiple of this (the
-/// size of a huge page): a `pwrite` that covers a whole aligned run of a
-/// fresh part of the file makes the page cache allocate one folio for it,
-/// which the kernel maps into readers with a single huge-page entry, so a
-/// random read pays one cache miss for the record instead of a cache miss
-/// plus a page-table walk.
-pub(crate) const STAGE_ALIGN: u64 = 2 << 20;
+/// Staged bytes are written out in runs that end on a multiple of this, so
+/// the page cache holds the log in folios of this size (a `pwrite` covering a
+/// whole aligned run of a fresh part of the file gets one folio). Why not
+/// 2 MiB, which the kernel would map into readers with one huge-page entry
+/// each and which made random reads ~50 ns faster: on the benchmark machine
+/// (a VM that hands freed memory back to its host) each fresh 2 MiB folio
+/// costs ~2.4 ms to fault in, which made a 1M-record bulk load 2.3x slower
+/// (docs/BENCH.md).
+pub(crate) const STAGE_ALIGN: u64 = 1 << 20;
 
 /// Bytes the writer has encoded but not yet written to the file: one
 /// contiguous run starting at `at`.
