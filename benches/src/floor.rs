@@ -92,26 +92,59 @@ pub fn sequential_write(dir: &Path, mib: usize) -> Result<f64> {
 /// `bytes`-sized buffer, one 64-byte line per node: each load depends on the
 /// previous one, so this is the latency of a cache/TLB miss at that size.
 pub fn pointer_chase(bytes: usize, steps: usize) -> f64 {
-    const WORDS_PER_LINE: usize = 8;
-    let lines = (bytes / 64).max(2);
+    let mut buf = vec![0u8; (bytes / 64).max(2) * 64];
+    chase_in(&mut buf, steps)
+}
+
+/// [`pointer_chase`] over memory advised for 2 MiB pages (`MADV_HUGEPAGE`,
+/// Linux), the way emdb-core's index slots are held: what is left is the
+/// memory latency without most of the page walk. Falls back to ordinary
+/// pages where the advice is refused.
+pub fn pointer_chase_huge(bytes: usize, steps: usize) -> Result<f64> {
+    const HUGE: usize = 2 << 20;
+    let len = (bytes / 64).max(2) * 64;
+    let mut map = memmap2::MmapOptions::new().len(len + HUGE).map_anon()?;
+    let skip = (HUGE - map.as_ptr() as usize % HUGE) % HUGE;
+    #[cfg(target_os = "linux")]
+    {
+        let _ = map.advise_range(memmap2::Advice::HugePage, skip, len);
+    }
+    Ok(chase_in(&mut map[skip..skip + len], steps))
+}
+
+const LINE: usize = 64;
+
+/// Link the 64-byte lines of `buf` into one random cycle: each line's first
+/// 8 bytes hold the byte offset of the next.
+fn link_cycle(buf: &mut [u8]) {
+    let lines = buf.len() / LINE;
     // Sattolo's algorithm: a random permutation that is one single cycle.
     let mut order: Vec<usize> = (0..lines).collect();
     let mut rng = Rng::new(7);
     for i in (1..lines).rev() {
         order.swap(i, rng.below(i));
     }
-    let mut next = vec![0u64; lines * WORDS_PER_LINE];
     for (from, &to) in order.iter().enumerate() {
-        next[from * WORDS_PER_LINE] = (to * WORDS_PER_LINE) as u64;
+        buf[from * LINE..from * LINE + 8].copy_from_slice(&((to * LINE) as u64).to_le_bytes());
     }
+}
+
+fn chase_in(buf: &mut [u8], steps: usize) -> f64 {
+    link_cycle(buf);
+    let lines = buf.len() / LINE;
+    let step = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&buf[at..at + 8]);
+        u64::from_le_bytes(w) as usize
+    };
     // Warm up (page faults, TLB), then time.
     let mut at = 0usize;
     for _ in 0..lines.min(steps) {
-        at = next[at] as usize;
+        at = step(at);
     }
     let t = Instant::now();
     for _ in 0..steps {
-        at = next[at] as usize;
+        at = step(at);
     }
     let el = t.elapsed();
     std::hint::black_box(at);
@@ -131,6 +164,8 @@ pub struct Floor {
     pub chase_bytes: usize,
     /// ns per dependent access over `chase_bytes`.
     pub chase_ns: f64,
+    /// The same over memory advised for 2 MiB pages.
+    pub chase_huge_ns: f64,
 }
 
 /// Measure the floor in `dir` (same file system as the engines);
@@ -142,6 +177,7 @@ pub fn measure(dir: &Path, data_bytes: usize, seq_mib: usize) -> Result<Floor> {
         seq_write_mib_s: sequential_write(dir, seq_mib)?,
         chase_bytes: data_bytes,
         chase_ns: pointer_chase(data_bytes, 5_000_000),
+        chase_huge_ns: pointer_chase_huge(data_bytes, 5_000_000)?,
     })
 }
 
@@ -159,8 +195,19 @@ mod tests {
 
     #[test]
     fn chase_visits_a_single_cycle() {
-        // A tiny buffer: the chase must terminate and give a finite figure.
-        let ns = pointer_chase(64 * 16, 1000);
-        assert!(ns.is_finite());
+        let mut buf = vec![0u8; 64 * 37];
+        link_cycle(&mut buf);
+        let mut seen = [false; 37];
+        let mut at = 0usize;
+        for _ in 0..37 {
+            assert!(!seen[at / 64], "line {} visited twice", at / 64);
+            seen[at / 64] = true;
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&buf[at..at + 8]);
+            at = u64::from_le_bytes(w) as usize;
+        }
+        assert_eq!(at, 0, "back at the start after every line");
+        assert!(pointer_chase(64 * 16, 1000) > 0.0);
+        assert!(pointer_chase_huge(64 * 16, 1000).unwrap() > 0.0);
     }
 }

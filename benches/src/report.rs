@@ -107,12 +107,14 @@ impl Results {
                 s,
                 ",\"machine\":{{\"fdatasync_append_200b_ms\":{:.6},\
                  \"fdatasync_overwrite_200b_ms\":{:.6},\"seq_write_mib_s\":{:.1},\
-                 \"pointer_chase_bytes\":{},\"pointer_chase_ns\":{:.1}}}",
+                 \"pointer_chase_bytes\":{},\"pointer_chase_ns\":{:.1},\
+                 \"pointer_chase_huge_ns\":{:.1}}}",
                 f.append_fdatasync.as_secs_f64() * 1e3,
                 f.overwrite_fdatasync.as_secs_f64() * 1e3,
                 f.seq_write_mib_s,
                 f.chase_bytes,
-                f.chase_ns
+                f.chase_ns,
+                f.chase_huge_ns
             );
         }
         s.push_str("}\n");
