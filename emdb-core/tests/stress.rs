@@ -201,3 +201,71 @@ fn mixed_workload_matches_the_writers_models() {
         "maintenance must have run during the writes"
     );
 }
+
+/// The index grows while it is read: a writer adds enough keys for the
+/// shards to move through several shared huge-page arenas (each growth moves
+/// one shard, and the writes after it move the rest), while readers keep
+/// reading keys already written. Every read must find its key's value.
+#[test]
+fn reads_stay_correct_while_the_index_grows_through_its_arenas() {
+    const N: u64 = 400_000;
+    let db = Emdb::open_in_memory();
+    let written = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..2u64)
+        .map(|r| {
+            let (db, written, stop) = (db.clone(), written.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut x = 7 + r;
+                let mut reads = 0u64;
+                while !stop.load(Ordering::Acquire) {
+                    let upto = written.load(Ordering::Acquire);
+                    if upto == 0 {
+                        continue;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let k = x % upto;
+                    let got = db.get(key(9, k)).unwrap();
+                    assert_eq!(got, Some(value(9, k, 1)), "key {k} of {upto}");
+                    reads += 1;
+                }
+                reads
+            })
+        })
+        .collect();
+    // With 1,024-slot shards the slots are one 2 MiB arena. The first shard
+    // to pass 80% moves to a 4 MiB arena: 6 MiB in all, until the writes
+    // after it have moved every other shard there too.
+    let index_mib = || db.stats().unwrap().index_memory_bytes as f64 / (1 << 20) as f64;
+    let mut k = 0;
+    let mut both = None;
+    while k < N {
+        db.insert(key(9, k), value(9, k, 1)).unwrap();
+        k += 1;
+        written.store(k, Ordering::Release);
+        if k % 64 == 0 && index_mib() > 5.9 {
+            both = Some(k);
+            break;
+        }
+    }
+    let both = both.expect("the index grew from one shared arena to the next");
+    for i in 0..300 {
+        // Overwrites move shards too.
+        db.insert(key(9, i), value(9, i, 1)).unwrap();
+    }
+    let settled = index_mib();
+    assert!(
+        (4.0..4.1).contains(&settled),
+        "the 2 MiB arena is freed within 256 writes of the growth at key {both}: {settled} MiB"
+    );
+    while k < N {
+        db.insert(key(9, k), value(9, k, 1)).unwrap();
+        k += 1;
+        written.store(k, Ordering::Release);
+    }
+    stop.store(true, Ordering::Release);
+    let reads: u64 = readers.into_iter().map(|h| h.join().unwrap()).sum();
+    assert!(reads > 1000, "readers ran alongside ({reads} reads)");
+}
