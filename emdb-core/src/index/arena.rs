@@ -16,7 +16,10 @@
 //! current capacity, it moves to an arena twice as large, and every later
 //! write moves one more shard there (see `Keydir::catch_up`), so the old arena
 //! is freed (its last `Arc` dropped) within [`super::SHARDS`] writes instead
-//! of holding memory until the other shards fill up on their own.
+//! of holding memory until the other shards fill up on their own. Only
+//! shards exactly one doubling behind follow: with a balanced hash that is
+//! all of them, and a skewed key set (one shard holding most keys, whether
+//! by chance or chosen to) cannot make the small shards take its size.
 
 #![allow(unsafe_code)]
 
@@ -30,6 +33,12 @@ use crate::error::{Error, Result};
 
 /// Arenas this large or larger are huge-page-aligned mappings.
 const HUGE: usize = 2 << 20;
+
+/// Whether shards of `cap` slots share one arena (and so should grow in
+/// step): only when the arena would be at least a huge page.
+pub(crate) fn is_shared(cap: usize) -> bool {
+    SHARDS * cap * 8 >= HUGE
+}
 
 /// Slot memory for every shard of one capacity.
 pub(crate) struct Arena {
@@ -134,7 +143,7 @@ impl Arenas {
     /// capacity (made if none is alive), or a private one when a shared one
     /// would be smaller than a huge page.
     pub(crate) fn get(&self, cap: usize, shard: usize) -> Result<Arc<Arena>> {
-        if SHARDS * cap * 8 < HUGE {
+        if !is_shared(cap) {
             return Ok(Arc::new(Arena::new(cap, shard, 1)?));
         }
         let mut live = self.live.lock();

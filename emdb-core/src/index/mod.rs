@@ -43,6 +43,12 @@ pub(crate) fn hash_key(key: &[u8], seed: u64) -> KeyHash {
     }
 }
 
+/// Whether a shard of `cap` slots should move to the `target` capacity: it
+/// is one doubling behind and shards of the target share an arena.
+fn follows(cap: usize, target: usize) -> bool {
+    cap != 0 && cap * 2 == target && arena::is_shared(target)
+}
+
 /// One shard on its own cache line, so readers of neighbouring shards do not
 /// contend on the lock words.
 #[repr(align(64))]
@@ -53,7 +59,7 @@ pub(crate) struct Keydir {
     shards: Box<[Shard]>,
     /// The shards' slot memory.
     arenas: Arenas,
-    /// Non-empty shards still smaller than the target capacity.
+    /// Shards still one doubling below the target capacity (see [`follows`]).
     behind: AtomicUsize,
     /// Next shard [`Keydir::catch_up`] looks at.
     cursor: AtomicUsize,
@@ -112,10 +118,7 @@ impl Keydir {
         let behind = self
             .shards
             .iter()
-            .filter(|s| {
-                let cap = s.0.read().cap();
-                cap != 0 && cap < target
-            })
+            .filter(|s| follows(s.0.read().cap(), target))
             .count();
         self.cursor.store(0, Ordering::Relaxed);
         self.behind.store(behind, Ordering::Relaxed);
@@ -137,7 +140,7 @@ impl Keydir {
                 return;
             };
             let cap = shard.0.read().cap();
-            if cap != 0 && cap < target {
+            if follows(cap, target) {
                 let _ = shard.0.write().resize(&self.arenas, target);
                 let _ = self
                     .behind
@@ -301,7 +304,7 @@ impl Keydir {
         let target = arenas.target();
         for s in &mut shards {
             let t = s.0.get_mut();
-            if t.cap() != 0 && t.cap() < target {
+            if follows(t.cap(), target) {
                 // Failing to get memory only leaves the shard in its arena.
                 let _ = t.resize(&arenas, target);
             }
@@ -365,8 +368,12 @@ mod tests {
         let mut seen_two = false;
         for step in 0..3_125u64 {
             fill(&kd, &mut log, step * 64..(step + 1) * 64);
-            let c = caps(&kd);
-            assert!(c.len() <= 2, "at most two capacities at once: {c:?}");
+            // Small shards grow on their own; shared arenas in step.
+            let c: Vec<usize> = caps(&kd)
+                .into_iter()
+                .filter(|&c| arena::is_shared(c))
+                .collect();
+            assert!(c.len() <= 2, "at most two shared capacities at once: {c:?}");
             seen_two |= c.len() == 2;
         }
         assert!(seen_two, "growth was observed mid-way");
@@ -400,11 +407,59 @@ mod tests {
     }
 
     #[test]
+    fn a_skewed_key_set_does_not_grow_the_small_shards() {
+        let kd = Keydir::default();
+        let mut log = HashMap::new();
+        // 5,000 keys in shard 0 first (a shared 8,192-slot arena), then one
+        // key in every other shard.
+        let mut big = Vec::new();
+        let mut small = vec![None; SHARDS];
+        let mut i = 0u64;
+        while big.len() < 5_000 || small.iter().skip(1).any(Option::is_none) {
+            let shard = hash_key(&key(i), 0).shard;
+            if shard == 0 && big.len() < 5_000 {
+                big.push(i);
+            } else if shard != 0 && small[shard].is_none() {
+                small[shard] = Some(i);
+            }
+            i += 1;
+        }
+        let put = |log: &mut HashMap<u64, Vec<u8>>, i: u64| {
+            let k = key(i);
+            let off = 4096 + log.len() as u64;
+            log.insert(off, k.clone());
+            kd.upsert(hash_key(&k, 0), off, |o| Ok(log[&o] == k))
+                .unwrap();
+        };
+        for &i in &big {
+            put(&mut log, i);
+        }
+        for &i in small.iter().flatten() {
+            put(&mut log, i);
+        }
+        for _ in 0..2 * SHARDS {
+            put(&mut log, big[0]); // writes that would move lagging shards
+        }
+        assert_eq!(caps(&kd), vec![16, 8192]);
+        assert!(kd.memory_bytes() < (17 << 20), "{}", kd.memory_bytes());
+        for i in big.iter().chain(small.iter().flatten()) {
+            let k = key(*i);
+            let off = kd.get(hash_key(&k, 0), |o| Ok(log[&o] == k)).unwrap();
+            assert_eq!(log[&off.unwrap()], k);
+        }
+    }
+
+    #[test]
     fn an_image_with_mixed_shard_sizes_loads_into_one_arena() {
         let kd = Keydir::default();
         let mut log = HashMap::new();
-        let n = 30_000;
+        let n = 300_000;
         fill(&kd, &mut log, 0..n);
+        assert_eq!(
+            caps(&kd),
+            vec![2048],
+            "the 300,000 keys' shards, in one arena"
+        );
         let mut img = kd.image(0, b"");
         // Shard 0 as if it had grown first.
         let cap = img.shards[0].entries.len();

@@ -180,7 +180,7 @@ impl Table {
         let cap = self.cap();
         if (self.len + 1) * 5 > cap * 4 {
             if cap < MAX_SLOTS {
-                let to = (cap * 2).max(16).max(arenas.target()).min(MAX_SLOTS);
+                let to = (cap * 2).clamp(16, MAX_SLOTS);
                 self.resize(arenas, to)?;
             } else if self.len + 1 >= cap {
                 return Err(Error::TooManyKeys {
