@@ -37,7 +37,7 @@ const HUGE: usize = 2 << 20;
 /// Whether shards of `cap` slots share one arena (and so should grow in
 /// step): only when the arena would be at least a huge page.
 pub(crate) fn is_shared(cap: usize) -> bool {
-    SHARDS * cap * 8 >= HUGE
+    SHARDS.saturating_mul(cap).saturating_mul(8) >= HUGE
 }
 
 /// Slot memory for every shard of one capacity.
@@ -63,8 +63,14 @@ enum Mem {
 impl Arena {
     /// Zeroed slots for `shards` shards of `cap` slots each, from shard `base`.
     fn new(cap: usize, base: usize, shards: usize) -> Result<Arena> {
-        let slots = shards * cap;
-        let bytes = slots * 8;
+        // The sizes overflow only where the address space is too small for
+        // them (32-bit targets); that is an allocation failure, not a wrap.
+        let too_big = || {
+            let e = std::io::Error::from(std::io::ErrorKind::OutOfMemory);
+            Error::io("map index memory", None, e)
+        };
+        let slots = shards.checked_mul(cap).ok_or_else(too_big)?;
+        let bytes = slots.checked_mul(8).ok_or_else(too_big)?;
         if bytes < HUGE {
             let mem = Mem::Heap((0..slots).map(|_| AtomicU64::new(0)).collect());
             return Ok(Arena {
@@ -77,7 +83,7 @@ impl Arena {
         // Map one huge page more than needed, so the slots can start on a
         // 2 MiB boundary (only touched pages take memory).
         let map = memmap2::MmapOptions::new()
-            .len(bytes + HUGE)
+            .len(bytes.checked_add(HUGE).ok_or_else(too_big)?)
             .map_anon()
             .map_err(|e| Error::io("map index memory", None, e))?;
         let skip = (HUGE - map.as_ptr() as usize % HUGE) % HUGE;
