@@ -343,7 +343,7 @@ mod tests {
         c
     }
 
-    fn fill(kd: &Keydir, log: &mut HashMap<u64, Vec<u8>>, keys: std::ops::Range<u64>) {
+    fn fill(kd: &Keydir, log: &mut HashMap<u64, Vec<u8>>, keys: impl IntoIterator<Item = u64>) {
         for i in keys {
             let k = key(i);
             let off = 4096 + log.len() as u64;
@@ -353,8 +353,8 @@ mod tests {
         }
     }
 
-    fn all_found(kd: &Keydir, log: &HashMap<u64, Vec<u8>>, n: u64) {
-        for i in 0..n {
+    fn all_found(kd: &Keydir, log: &HashMap<u64, Vec<u8>>, keys: impl IntoIterator<Item = u64>) {
+        for i in keys {
             let k = key(i);
             let off = kd.get(hash_key(&k, 0), |o| Ok(log[&o] == k)).unwrap();
             assert_eq!(log[&off.unwrap()], k);
@@ -388,7 +388,7 @@ mod tests {
             SHARDS * std::mem::size_of::<Shard>() + SHARDS * c[0] * 8,
             "only the current arena is alive"
         );
-        all_found(&kd, &log, n + SHARDS as u64);
+        all_found(&kd, &log, 0..n + SHARDS as u64);
         kd.clear();
         assert_eq!(kd.memory_bytes(), SHARDS * std::mem::size_of::<Shard>());
         assert!(caps(&kd).is_empty());
@@ -403,7 +403,7 @@ mod tests {
             kd.memory_bytes(),
             SHARDS * std::mem::size_of::<Shard>() + 16 * 8
         );
-        all_found(&kd, &log, 1);
+        all_found(&kd, &log, 0..1);
     }
 
     #[test]
@@ -424,29 +424,13 @@ mod tests {
             }
             i += 1;
         }
-        let put = |log: &mut HashMap<u64, Vec<u8>>, i: u64| {
-            let k = key(i);
-            let off = 4096 + log.len() as u64;
-            log.insert(off, k.clone());
-            kd.upsert(hash_key(&k, 0), off, |o| Ok(log[&o] == k))
-                .unwrap();
-        };
-        for &i in &big {
-            put(&mut log, i);
-        }
-        for &i in small.iter().flatten() {
-            put(&mut log, i);
-        }
-        for _ in 0..2 * SHARDS {
-            put(&mut log, big[0]); // writes that would move lagging shards
-        }
+        fill(&kd, &mut log, big.iter().copied());
+        fill(&kd, &mut log, small.iter().flatten().copied());
+        // Writes that would move lagging shards.
+        fill(&kd, &mut log, std::iter::repeat_n(big[0], 2 * SHARDS));
         assert_eq!(caps(&kd), vec![16, 8192]);
         assert!(kd.memory_bytes() < (17 << 20), "{}", kd.memory_bytes());
-        for i in big.iter().chain(small.iter().flatten()) {
-            let k = key(*i);
-            let off = kd.get(hash_key(&k, 0), |o| Ok(log[&o] == k)).unwrap();
-            assert_eq!(log[&off.unwrap()], k);
-        }
+        all_found(&kd, &log, big.iter().chain(small.iter().flatten()).copied());
     }
 
     #[test]
@@ -476,6 +460,6 @@ mod tests {
         let back = Keydir::from_image(img, u64::MAX).unwrap();
         assert_eq!(caps(&back), vec![cap * 2]);
         assert_eq!(back.len(), n);
-        all_found(&back, &log, n);
+        all_found(&back, &log, 0..n);
     }
 }
