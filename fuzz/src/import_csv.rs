@@ -28,7 +28,7 @@
 //! [`crate::transfer::check_stable`].
 
 use arbitrary::Unstructured;
-use emdb_cli::{Codec, Encoding, TransferFormat};
+use emdb_cli::{Encoding, TransferFormat};
 
 use crate::transfer::{self as t, Export};
 
@@ -222,23 +222,15 @@ pub fn parse_strict(b: &[u8]) -> Option<Vec<Parsed>> {
     Some(rows)
 }
 
-/// Run one input.
+/// Run one input (see [`t::run`] for the modes).
 pub fn run(data: &[u8]) {
-    let Some((&mode, rest)) = data.split_first() else {
-        return;
+    let modes = t::Modes {
+        round_trip,
+        equivalent,
+        broken,
+        damaged,
     };
-    match mode % 8 {
-        0 | 1 => raw(t::codec_from_byte(mode), rest),
-        2 => round_trip(rest),
-        3 | 4 => equivalent(rest),
-        5 | 6 => broken(rest),
-        _ => damaged(rest),
-    }
-}
-
-fn raw(codec: Codec, bytes: &[u8]) {
-    let out = t::read(FORMAT, codec, bytes);
-    t::check_stable(FORMAT, codec, &out);
+    t::run(FORMAT, &modes, data);
 }
 
 fn round_trip(data: &[u8]) {
@@ -381,20 +373,7 @@ fn equivalent(data: &[u8]) {
     if u.arbitrary().unwrap_or(false) {
         bytes.truncate(bytes.len() - eol.len());
     }
-    let out = t::read(FORMAT, exp.codec, &bytes);
-    assert!(
-        out.error.is_none(),
-        "an equivalent CSV export was refused: {}",
-        out.message()
-    );
-    assert_eq!(
-        out.recs(),
-        exp.records,
-        "an equivalent CSV export read differently"
-    );
-    let got: Vec<u64> = out.records.iter().map(|e| e.line).collect();
-    assert_eq!(got, lines, "record lines");
-    t::check_stable(FORMAT, exp.codec, &out);
+    t::check_equivalent(FORMAT, &exp, &bytes, Some(&lines));
 }
 
 /// Ways to make the header or one row invalid.

@@ -27,7 +27,7 @@
 //! [`crate::transfer::check_stable`].
 
 use arbitrary::Unstructured;
-use emdb_cli::{Codec, Encoding, TransferFormat};
+use emdb_cli::{Encoding, TransferFormat};
 
 use crate::transfer::{self as t, Export};
 
@@ -195,23 +195,15 @@ fn write(lines: &[Line], style: Style, eol: &[u8]) -> (Vec<u8>, Vec<usize>) {
     (out, starts)
 }
 
-/// Run one input.
+/// Run one input (see [`t::run`] for the modes).
 pub fn run(data: &[u8]) {
-    let Some((&mode, rest)) = data.split_first() else {
-        return;
+    let modes = t::Modes {
+        round_trip,
+        equivalent,
+        broken,
+        damaged,
     };
-    match mode % 8 {
-        0 | 1 => raw(t::codec_from_byte(mode), rest),
-        2 => round_trip(rest),
-        3 | 4 => equivalent(rest),
-        5 | 6 => broken(rest),
-        _ => damaged(rest),
-    }
-}
-
-fn raw(codec: Codec, bytes: &[u8]) {
-    let out = t::read(FORMAT, codec, bytes);
-    t::check_stable(FORMAT, codec, &out);
+    t::run(FORMAT, &modes, data);
 }
 
 fn json_value(line: &[u8]) -> serde_json::Value {
@@ -375,20 +367,7 @@ fn equivalent(data: &[u8]) {
     if u.arbitrary().unwrap_or(false) && bytes.ends_with(eol) {
         bytes.truncate(bytes.len() - eol.len());
     }
-    let out = t::read(FORMAT, exp.codec, &bytes);
-    assert!(
-        out.error.is_none(),
-        "an equivalent JSON Lines export was refused: {}",
-        out.message()
-    );
-    assert_eq!(
-        out.recs(),
-        exp.records,
-        "an equivalent JSON Lines export read differently"
-    );
-    let lines: Vec<u64> = out.records.iter().map(|e| e.line).collect();
-    assert_eq!(lines, record_lines, "record lines");
-    t::check_stable(FORMAT, exp.codec, &out);
+    t::check_equivalent(FORMAT, &exp, &bytes, Some(&record_lines));
 }
 
 /// Ways to make one line invalid.

@@ -25,7 +25,7 @@
 //! [`crate::transfer::check_stable`].
 
 use arbitrary::Unstructured;
-use emdb_cli::{Codec, Encoding, TransferFormat};
+use emdb_cli::{Encoding, TransferFormat};
 
 use crate::transfer::{self as t, Export};
 
@@ -164,23 +164,15 @@ fn record_ends(cmds: &[Cmd], ends: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// Run one input.
+/// Run one input (see [`t::run`] for the modes).
 pub fn run(data: &[u8]) {
-    let Some((&mode, rest)) = data.split_first() else {
-        return;
+    let modes = t::Modes {
+        round_trip,
+        equivalent,
+        broken,
+        damaged,
     };
-    match mode % 8 {
-        0 | 1 => raw(t::codec_from_byte(mode), rest),
-        2 => round_trip(rest),
-        3 | 4 => equivalent(rest),
-        5 | 6 => broken(rest),
-        _ => damaged(rest),
-    }
-}
-
-fn raw(codec: Codec, bytes: &[u8]) {
-    let out = t::read(FORMAT, codec, bytes);
-    t::check_stable(FORMAT, codec, &out);
+    t::run(FORMAT, &modes, data);
 }
 
 /// Write `exp` with the CLI, compare with [`commands`], read it back.
@@ -286,18 +278,7 @@ fn equivalent(data: &[u8]) {
         i += 1;
     }
     let (bytes, _) = write(&cmds);
-    let out = t::read(FORMAT, exp.codec, &bytes);
-    assert!(
-        out.error.is_none(),
-        "an equivalent RESP export was refused: {}",
-        out.message()
-    );
-    assert_eq!(
-        out.recs(),
-        exp.records,
-        "an equivalent RESP export read differently"
-    );
-    t::check_stable(FORMAT, exp.codec, &out);
+    t::check_equivalent(FORMAT, &exp, &bytes, None);
 }
 
 fn flip_case(word: &mut [u8], mask: u8) {

@@ -460,6 +460,58 @@ pub fn check_stable(format: TransferFormat, codec: Codec, out: &Outcome) {
     read_export(format, &exp, &again);
 }
 
+/// The ways an import target uses an input, besides reading it raw.
+pub struct Modes {
+    /// Export a picked record set with the CLI and read it back.
+    pub round_trip: fn(&[u8]),
+    /// Write the same records another valid way; they must read the same.
+    pub equivalent: fn(&[u8]),
+    /// Make one line or field invalid; the reader must say where.
+    pub broken: fn(&[u8]),
+    /// Damage a valid export's bytes.
+    pub damaged: fn(&[u8]),
+}
+
+/// Run one input of an import target: its first byte picks the mode (raw
+/// bytes in either codec, or one of `modes`), the rest is the mode's input.
+pub fn run(format: TransferFormat, modes: &Modes, data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    match mode % 8 {
+        0 | 1 => {
+            let codec = codec_from_byte(mode);
+            check_stable(format, codec, &read(format, codec, rest));
+        }
+        2 => (modes.round_trip)(rest),
+        3 | 4 => (modes.equivalent)(rest),
+        5 | 6 => (modes.broken)(rest),
+        _ => (modes.damaged)(rest),
+    }
+}
+
+/// Read `bytes`, the records of `exp` written another valid way than the
+/// exporter's: accepted, the same records, each on its line of `lines`
+/// where given, and stable.
+pub fn check_equivalent(format: TransferFormat, exp: &Export, bytes: &[u8], lines: Option<&[u64]>) {
+    let out = read(format, exp.codec, bytes);
+    assert!(
+        out.error.is_none(),
+        "{format:?}: an equivalent export was refused: {}",
+        out.message()
+    );
+    assert_eq!(
+        out.recs(),
+        exp.records,
+        "{format:?}: an equivalent export read differently"
+    );
+    if let Some(lines) = lines {
+        let got: Vec<u64> = out.records.iter().map(|e| e.line).collect();
+        assert_eq!(got, lines, "record lines");
+    }
+    check_stable(format, exp.codec, &out);
+}
+
 /// The first byte where `a` and `b` differ (the shorter length when one is
 /// a prefix of the other; the length when equal).
 pub fn first_difference(a: &[u8], b: &[u8]) -> usize {
