@@ -190,12 +190,25 @@ impl Log {
 
     /// `pwrite` all of `data` at `at` on the main descriptor.
     fn pwrite(&self, at: u64, data: &[u8]) -> Result<()> {
-        let Some(f) = &self.file else {
-            return Ok(());
-        };
+        match &self.file {
+            Some(f) => self.write_all(f, &f.file, WriteSite::Log, data, at),
+            None => Ok(()),
+        }
+    }
+
+    /// `pwrite` all of `data` at `at` through `fd` (one of `f`'s descriptors),
+    /// subject to the faults injected at `site`.
+    fn write_all(
+        &self,
+        f: &LogFile,
+        fd: &File,
+        site: WriteSite,
+        data: &[u8],
+        at: u64,
+    ) -> Result<()> {
         let faults = self.faults.as_deref();
         crate::fault::Faults::check(faults.map(|x| &x.fail_write), libc::EIO)
-            .and_then(|()| crate::fault::write_all_at(faults, WriteSite::Log, &f.file, data, at))
+            .and_then(|()| crate::fault::write_all_at(faults, site, fd, data, at))
             .map_err(|e| Error::io("write", Some(&f.path), e))
     }
 
@@ -416,12 +429,7 @@ impl Log {
         }
         self.check_len(f, at + data.len() as u64)?;
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
-        let faults = self.faults.as_deref();
-        crate::fault::Faults::check(faults.map(|x| &x.fail_write), libc::EIO)
-            .and_then(|()| {
-                crate::fault::write_all_at(faults, WriteSite::WriteThrough, fd, data, at)
-            })
-            .map_err(|e| Error::io("write", Some(&f.path), e))
+        self.write_all(f, fd, WriteSite::WriteThrough, data, at)
     }
 
     /// Overwrite `[at, at + len)` with zeros the way [`Log::write_through`]
