@@ -99,28 +99,29 @@ impl Keydir {
 
     /// Run a write on shard `i`, then keep the shards' capacities in step.
     fn write<T>(&self, i: usize, op: impl FnOnce(&mut Table, &Arenas) -> Result<T>) -> Result<T> {
-        let (out, grew) = {
-            let mut t = self.shards[i].0.write();
-            let before = t.cap();
-            let out = op(&mut t, &self.arenas);
-            (out, t.cap() > before)
-        };
-        if grew {
+        let target = self.arenas.target();
+        let out = op(&mut self.shards[i].0.write(), &self.arenas);
+        if self.arenas.target() > target {
             self.count_behind();
         }
         self.catch_up();
         out
     }
 
-    /// After the target capacity rose: count the shards left behind.
+    /// After the target capacity rose: count the shards left behind (none
+    /// while the target is too small for shards to share an arena).
     fn count_behind(&self) {
         let target = self.arenas.target();
+        self.cursor.store(0, Ordering::Relaxed);
+        if !arena::is_shared(target) {
+            self.behind.store(0, Ordering::Relaxed);
+            return;
+        }
         let behind = self
             .shards
             .iter()
             .filter(|s| follows(s.0.read().cap(), target))
             .count();
-        self.cursor.store(0, Ordering::Relaxed);
         self.behind.store(behind, Ordering::Relaxed);
     }
 
