@@ -5,7 +5,7 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use crate::store::{ReadSum, Store};
-use crate::workload::{Workload, RANGE_LEN};
+use crate::workload::{Key, Workload, RANGE_LEN};
 use crate::Result;
 
 /// What a phase's figure measures.
@@ -107,7 +107,13 @@ fn check_reads(what: &str, got: ReadSum, w: &Workload) -> Result<()> {
     Ok(())
 }
 
-fn parallel_reads(store: &dyn Store, w: &Workload, threads: usize) -> Result<(ReadSum, Duration)> {
+/// `w`'s random reads split over `threads` threads, each running `reads` on
+/// its share; the time from the first reader's start to the last one's end.
+fn parallel_reads(
+    reads: &(dyn Fn(&[Key]) -> Result<ReadSum> + Sync),
+    w: &Workload,
+    threads: usize,
+) -> Result<(ReadSum, Duration)> {
     let chunk = w.read_order.len().div_ceil(threads).max(1);
     let start = Barrier::new(threads);
     std::thread::scope(|s| {
@@ -119,7 +125,7 @@ fn parallel_reads(store: &dyn Store, w: &Workload, threads: usize) -> Result<(Re
                 s.spawn(move || {
                     start.wait();
                     let t0 = Instant::now();
-                    let read = store.reads(keys);
+                    let read = reads(keys);
                     (t0, Instant::now(), read)
                 })
             })
@@ -200,7 +206,7 @@ pub fn run(store: &mut dyn Store, w: &Workload, log: &mut dyn FnMut(&str)) -> Re
     put(RANGE_READS, range.map(|_| ms(d)), log);
 
     for (phase, threads) in [(READS_2T, 2), (READS_4T, 4)] {
-        let (sum, d) = parallel_reads(store, w, threads)?;
+        let (sum, d) = parallel_reads(&|keys| store.reads(keys), w, threads)?;
         check_reads(phase, sum, w)?;
         put(phase, Some(ms(d)), log);
     }
@@ -250,4 +256,48 @@ pub fn run(store: &mut dyn Store, w: &Workload, log: &mut dyn FnMut(&str)) -> Re
         log,
     );
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_reads_are_timed_by_the_readers() {
+        // Four readers that each take 30 ms of wall time on two cores: the
+        // phase lasts at least that long, however late the caller runs.
+        let w = Workload::generate(400, 5);
+        let spin = Duration::from_millis(30);
+        let reads = |keys: &[Key]| -> Result<ReadSum> {
+            let t = Instant::now();
+            while t.elapsed() < spin {
+                std::hint::spin_loop();
+            }
+            let mut sum = ReadSum::default();
+            for _ in keys {
+                sum.add(b"v");
+            }
+            Ok(sum)
+        };
+        let (sum, d) = parallel_reads(&reads, &w, 4).unwrap();
+        assert_eq!(sum.found, 400, "every key went to one reader");
+        assert!(d >= spin, "{d:?}");
+    }
+
+    #[test]
+    fn every_phase_runs_on_emdb_core_and_its_reads_check_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = Workload::generate(2_000, 3);
+        let path = dir.path().join("emdb-core");
+        std::fs::create_dir(&path).unwrap();
+        let mut store = crate::peers::create("emdb-core", path).unwrap();
+        // `run` fails if any read phase finds a wrong or missing value.
+        let figures = run(store.as_mut(), &w, &mut |_| {}).unwrap();
+        let names: Vec<&str> = figures.iter().map(|(p, _)| *p).collect();
+        let want: Vec<&str> = PHASES.iter().map(|(p, _)| *p).collect();
+        assert_eq!(names, want);
+        for (phase, v) in &figures {
+            assert!(v.is_some_and(|v| v > 0.0), "{phase}: {v:?}");
+        }
+    }
 }

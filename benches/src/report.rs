@@ -194,6 +194,16 @@ mod tests {
             "{\"records\":1000,\"phases\":{\"bulk load\":{\"a\":2.000000,\"b\":5.000000}"
         ));
         assert!(js.contains("\"compacted size\":{\"a\":null,\"b\":null}"));
+        let floor = crate::floor::Floor {
+            append_fdatasync: std::time::Duration::from_micros(170),
+            overwrite_fdatasync: std::time::Duration::from_micros(110),
+            seq_write_mib_s: 1500.0,
+            chase_bytes: 4096,
+            chase_ns: 210.0,
+            chase_huge_ns: 165.5,
+        };
+        let js = r.json(Some(&floor));
+        assert!(js.contains("\"pointer_chase_ns\":210.0,\"pointer_chase_huge_ns\":165.5}"));
     }
 
     #[test]
