@@ -16,6 +16,9 @@ pub const DEFAULT_APP_NAME: &str = "emdb";
 /// Default database file name under the application folder.
 pub const DEFAULT_DATABASE_NAME: &str = "emdb-default.emdb";
 
+/// Default for [`EmdbBuilder::checkpoint_tail`]: 8 MiB of log.
+pub const DEFAULT_CHECKPOINT_TAIL: u64 = 8 << 20;
+
 /// Validated engine options.
 #[derive(Clone, Debug)]
 pub(crate) struct Config {
@@ -23,6 +26,9 @@ pub(crate) struct Config {
     pub read_only: bool,
     pub salvage: bool,
     pub checkpoint_on_close: bool,
+    /// Log tail (bytes past the newest checkpoint) from which the writer
+    /// checkpoints by itself; `None` turns that off.
+    pub checkpoint_tail: Option<u64>,
     pub default_ttl: Option<Duration>,
     pub range_scans: bool,
     /// Verify each record's CRC when a read returns it.
@@ -45,6 +51,7 @@ impl Default for Config {
             read_only: false,
             salvage: false,
             checkpoint_on_close: true,
+            checkpoint_tail: Some(DEFAULT_CHECKPOINT_TAIL),
             default_ttl: None,
             range_scans: false,
             verify_reads: true,
@@ -205,9 +212,22 @@ impl EmdbBuilder {
     }
 
     /// Write a checkpoint when the last handle closes (default true), so the
-    /// next open does not replay the log.
+    /// next open does not replay the log. A close whose log tail past the
+    /// newest checkpoint is under 64 KiB leaves that tail for the next open
+    /// to replay (cheaper than rewriting the index image).
     pub fn checkpoint_on_close(mut self, on: bool) -> Self {
         self.cfg.checkpoint_on_close = on;
+        self
+    }
+
+    /// Automatic checkpoints: a writer checkpoints by itself (in the
+    /// background, about once a second at most) once the log has grown by
+    /// `Some(bytes)` since the newest checkpoint and by at least half the
+    /// size of the index image, which bounds what an open after a crash
+    /// replays while keeping checkpoint writes within twice the log's.
+    /// Default [`DEFAULT_CHECKPOINT_TAIL`]; `None` turns it off.
+    pub fn checkpoint_tail(mut self, bytes: Option<u64>) -> Self {
+        self.cfg.checkpoint_tail = bytes;
         self
     }
 
@@ -285,10 +305,68 @@ fn finish(engine: Engine) -> Result<Emdb> {
     let db = Emdb::from_engine(engine);
     match path {
         Some(_) if read_only => crate::follower::spawn_follower(Arc::downgrade(db.engine_arc())),
-        Some(p) => crate::stats::spawn_publisher(p, gen, counters, stop),
+        Some(p) => {
+            crate::stats::spawn_publisher(p, gen, counters, stop);
+            spawn_checkpointer(Arc::downgrade(db.engine_arc()));
+        }
         None => {}
     }
     Ok(db)
+}
+
+/// How often the writer's background thread looks at the log tail.
+const CHECKPOINT_TICK: Duration = Duration::from_secs(1);
+
+/// The writer's automatic checkpoints ([`EmdbBuilder::checkpoint_tail`]):
+/// a thread that ends with the engine.
+///
+/// It holds the engine only to copy the index (under `maintenance` and the
+/// writer lock, like `checkpoint()`) and to install the file, never while
+/// writing it: if the last handle is dropped meanwhile, the close runs at
+/// once on that thread and this thread's file is simply not installed (the
+/// close wrote its own). It writes to its own temp file, so it never races
+/// another checkpoint's, and installs only while holding `maintenance` and
+/// only if no compaction replaced the log meanwhile.
+fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
+    let spawned = std::thread::Builder::new()
+        .name("emdb-checkpoint".into())
+        .spawn(move || loop {
+            std::thread::sleep(CHECKPOINT_TICK);
+            let snap = {
+                let Some(e) = engine.upgrade() else { return };
+                if e.stop.load(std::sync::atomic::Ordering::Acquire) {
+                    return;
+                }
+                if !e.checkpoint_due() {
+                    continue;
+                }
+                let Some(_m) = e.maintenance.try_lock() else {
+                    continue;
+                };
+                match e.checkpoint_snapshot() {
+                    Ok(Some(s)) => s,
+                    // A failure that poisoned the handle is reported by the
+                    // next write or flush; otherwise the next tick retries.
+                    _ => continue,
+                }
+            };
+            let Ok(tmp) = snap.write_temp(".auto.tmp") else {
+                continue;
+            };
+            let Some(e) = engine.upgrade() else {
+                let _ = std::fs::remove_file(&tmp);
+                return;
+            };
+            let m = e.maintenance.lock();
+            if e.generation() == snap.binding.generation && snap.install(&tmp).is_ok() {
+                e.checkpointed(snap.binding.covered_end);
+            } else {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            drop(m);
+        });
+    // Without the thread the engine works; only reopening replays more.
+    drop(spawned);
 }
 
 /// The platform data directory (`$XDG_DATA_HOME`, `~/.local/share`, ...).

@@ -198,7 +198,7 @@ impl Engine {
                     continue;
                 };
                 for shard in 0..SHARDS {
-                    for off in ns.keydir.shard_offsets(shard) {
+                    for off in ns.keydir.shard_offsets(shard)? {
                         if off >= e0 {
                             continue;
                         }

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::flush::FlushPolicy;
 use crate::follower;
-use crate::format::checkpoint::{self, Binding, Checkpoint};
+use crate::format::checkpoint::Binding;
 use crate::format::header::{
     HeaderError, Identity, SyncSlot, FLAG_ENCRYPTED, FORMAT_VERSION, HEADER_SIZE,
 };
@@ -173,6 +173,11 @@ fn new_identity() -> Identity {
     }
 }
 
+/// Log bytes past the newest checkpoint below which a clean close leaves the
+/// tail for the next open to replay instead of rewriting the whole index
+/// image (docs/ARCHITECTURE.md, "Checkpoints").
+pub(crate) const CLOSE_TAIL: u64 = 64 << 10;
+
 /// Path of the checkpoint file of a database.
 pub(crate) fn checkpoint_path(db: &Path) -> PathBuf {
     sibling(db, ".ckpt")
@@ -318,21 +323,18 @@ pub(crate) fn read_identity(
     Ok((id, slot, page))
 }
 
-/// Try to load the checkpoint that belongs to this log.
+/// Try to use the checkpoint that belongs to this log: a version-2 image is
+/// mapped (constant time), a version-1 one decoded into memory.
 fn load_checkpoint(
     path: &Path,
     id: &Identity,
     bytes: &[u8],
     crypt: Option<Arc<Crypt>>,
-) -> std::result::Result<Option<(Checkpoint, NsTable)>, String> {
-    let cp_path = checkpoint_path(path);
-    let raw = match std::fs::read(&cp_path) {
-        Ok(r) => r,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read {}: {e}", cp_path.display())),
+) -> std::result::Result<Option<(Binding, NsTable)>, String> {
+    let Some(loaded) = crate::checkpoint::open(&checkpoint_path(path), SHARDS)? else {
+        return Ok(None);
     };
-    let cp = checkpoint::decode(&raw, SHARDS)?;
-    let b = cp.binding;
+    let b = loaded.binding();
     if b.db_id != id.db_id || b.generation != id.generation {
         return Err("checkpoint belongs to another log generation".into());
     }
@@ -352,19 +354,36 @@ fn load_checkpoint(
         }
     }
     let mut table = NsTable::new(crypt.clone());
-    for img in cp.namespaces.iter().cloned() {
-        let (nid, name) = (img.id, img.name.clone());
-        let keydir = Keydir::from_image(img, b.covered_end)
-            .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
-        table.insert(Arc::new(NsEntry::with_keydir(
-            nid,
-            name,
-            keydir,
-            crypt.clone(),
-        )));
+    let next_ns_id = loaded.next_ns_id();
+    match loaded {
+        crate::checkpoint::Loaded::V1(cp) => {
+            for img in cp.namespaces {
+                let (nid, name) = (img.id, img.name.clone());
+                let keydir = Keydir::from_image(img, b.covered_end)
+                    .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
+                table.insert(Arc::new(NsEntry::with_keydir(
+                    nid,
+                    name,
+                    keydir,
+                    crypt.clone(),
+                )));
+            }
+        }
+        crate::checkpoint::Loaded::V2 { metas, image, .. } => {
+            for meta in metas {
+                let keydir = Keydir::over_image(&meta, &image)
+                    .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
+                table.insert(Arc::new(NsEntry::with_keydir(
+                    meta.id,
+                    meta.name,
+                    keydir,
+                    crypt.clone(),
+                )));
+            }
+        }
     }
-    table.next_id = table.next_id.max(cp.next_ns_id);
-    Ok(Some((cp, table)))
+    table.next_id = table.next_id.max(next_ns_id);
+    Ok(Some((b, table)))
 }
 
 impl Engine {
@@ -506,9 +525,9 @@ impl Engine {
             load_checkpoint(&path, &identity, bytes, crypt.clone())
         };
         let (mut table, start, cp_last) = match checkpoint {
-            Ok(Some((cp, table))) => {
+            Ok(Some((binding, table))) => {
                 report.used_checkpoint = true;
-                (table, cp.binding.covered_end, cp.binding.last_frame_at)
+                (table, binding.covered_end, binding.last_frame_at)
             }
             Ok(None) => (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0),
             Err(reason) => {
@@ -565,7 +584,7 @@ impl Engine {
         if let Some(at) = region.cut_at() {
             return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
         }
-        let (mut end, last_frame_at, replayed_any) = replayed?;
+        let (mut end, last_frame_at, _) = replayed?;
 
         let mut region = region;
         if !cfg.read_only && len > end {
@@ -602,7 +621,11 @@ impl Engine {
         let w = WriterState {
             end,
             last_frame_at,
-            checkpointed_end: if report.used_checkpoint && !replayed_any {
+            // What the checkpoint file on disk covers: 0 forces the next
+            // checkpoint (a rejected image, or none while the log has records).
+            checkpointed_end: if report.used_checkpoint {
+                start
+            } else if report.checkpoint_rejected.is_none() && end == HEADER_SIZE as u64 {
                 end
             } else {
                 0
@@ -979,12 +1002,24 @@ impl Engine {
 
     /// Checkpoint with `maintenance` held.
     pub(crate) fn checkpoint_locked(&self) -> Result<()> {
+        let Some(snap) = self.checkpoint_snapshot()? else {
+            return Ok(());
+        };
+        let tmp = snap.write_temp(".tmp")?;
+        snap.install(&tmp)?;
+        self.checkpointed(snap.binding.covered_end);
+        Ok(())
+    }
+
+    /// Copy the index for a checkpoint, bound to the current end of the log
+    /// (synced first), with `maintenance` held; `None` in memory.
+    pub(crate) fn checkpoint_snapshot(&self) -> Result<Option<crate::checkpoint::Snapshot>> {
         self.check_writable()?;
         let w = self.writer.lock();
         self.sync()?;
         let gen = self.gen.load_full();
         let Some(path) = gen.log.path().map(Path::to_path_buf) else {
-            return Ok(());
+            return Ok(None);
         };
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
@@ -996,42 +1031,75 @@ impl Engine {
         } else {
             (0, 0)
         };
-        let (namespaces, next_ns_id) = {
+        let (images, next_ns_id) = {
             let t = gen.ns.read();
             (
                 t.all()
                     .iter()
                     .map(|n| n.keydir.image(n.id, &n.name))
-                    .collect::<Vec<_>>(),
+                    .collect::<Result<Vec<_>>>()?,
                 t.next_id,
             )
         };
-        let cp = Checkpoint {
-            binding: Binding {
-                db_id: gen.log.identity.db_id,
-                generation: gen.log.identity.generation,
-                covered_end: w.end,
-                last_frame_at,
-                last_frame_crc,
-            },
-            next_ns_id,
-            namespaces,
+        let binding = Binding {
+            db_id: gen.log.identity.db_id,
+            generation: gen.log.identity.generation,
+            covered_end: w.end,
+            last_frame_at,
+            last_frame_crc,
         };
-        let end = w.end;
         // The image was read from the mapping; never bind it to a cut file.
         if let Err(e) = gen.log.check_intact() {
             return Err(self.poison_if_cut(&gen.log, e));
         }
-        drop(w);
-        efs::atomic_write(
-            &checkpoint_path(&path),
-            &checkpoint::encode(&cp),
-            self.cfg.faults.as_deref(),
-            WriteSite::Checkpoint,
-        )?;
+        Ok(Some(crate::checkpoint::Snapshot {
+            path: checkpoint_path(&path),
+            binding,
+            next_ns_id,
+            images,
+            faults: self.cfg.faults.clone(),
+        }))
+    }
+
+    /// A checkpoint covering the log up to `end` is now on disk.
+    pub(crate) fn checkpointed(&self, end: u64) {
         let mut w = self.writer.lock();
         w.checkpointed_end = w.checkpointed_end.max(end);
-        Ok(())
+    }
+
+    /// The generation number of the current log file.
+    pub(crate) fn generation(&self) -> u64 {
+        self.gen.load().log.identity.generation
+    }
+
+    /// Log bytes written since the newest checkpoint, and the tail past which
+    /// the writer checkpoints by itself: the configured minimum or half the
+    /// index image, whichever is larger, so the checkpoints' writes stay
+    /// within twice the log's (docs/ARCHITECTURE.md, "Checkpoints").
+    pub(crate) fn checkpoint_due(&self) -> bool {
+        let Some(min) = self.cfg.checkpoint_tail else {
+            return false;
+        };
+        if self.cfg.read_only || !self.is_file() || self.poisoned.load(Ordering::Acquire) {
+            return false;
+        }
+        let tail = {
+            let w = self.writer.lock();
+            w.end
+                .saturating_sub(w.checkpointed_end.max(HEADER_SIZE as u64))
+        };
+        if tail < min {
+            return false;
+        }
+        let gen = self.gen.load();
+        let image: u64 = gen
+            .ns
+            .read()
+            .all()
+            .iter()
+            .map(|n| n.keydir.memory_bytes() as u64)
+            .sum();
+        tail >= image / 2
     }
 
     /// Clean shutdown: sync, drop preallocated room, checkpoint if needed.
@@ -1054,7 +1122,14 @@ impl Engine {
                 gen.log.truncate(w.end)?;
                 gen.log.sync_data()?;
             }
-            if w.checkpointed_end == w.end || !self.cfg.checkpoint_on_close {
+            // A small tail is cheaper to replay at the next open than a
+            // whole image is to write now (a one-shot `emdb put` on a large
+            // database); a rejected or missing image always gets rewritten.
+            let tail = w.end.saturating_sub(w.checkpointed_end);
+            if !self.cfg.checkpoint_on_close
+                || tail == 0
+                || (w.checkpointed_end != 0 && tail < CLOSE_TAIL)
+            {
                 return Ok(());
             }
         }

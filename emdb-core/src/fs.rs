@@ -4,7 +4,7 @@ use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::fault::{self, Faults, FsEvent, WriteSite};
+use crate::fault::{self, Faults, FsEvent};
 
 /// Open options for files the engine creates: owner read/write only.
 pub(crate) fn create_options() -> OpenOptions {
@@ -57,36 +57,6 @@ pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Write `bytes` to `path` atomically: temp file, fsync, rename, fsync
-/// directory. On failure the temp file is removed (on a full disk it holds
-/// space) and `path` is untouched, unless the failure is the final
-/// directory fsync.
-pub(crate) fn atomic_write(
-    path: &Path,
-    bytes: &[u8],
-    faults: Option<&Faults>,
-    site: WriteSite,
-) -> Result<()> {
-    let tmp = sibling(path, ".tmp");
-    let written = (|| {
-        let f = create_options()
-            .truncate(true)
-            .open(&tmp)
-            .map_err(|e| Error::io("create", Some(&tmp), e))?;
-        fault::write_all_at(faults, site, &f, bytes, 0)
-            .map_err(|e| Error::io("write", Some(&tmp), e))?;
-        f.sync_all()
-            .map_err(|e| Error::io("fsync", Some(&tmp), e))?;
-        fault::note(faults, || FsEvent::Synced(tmp.clone()));
-        rename(&tmp, path, faults)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written?;
-    fsync_parent(path, faults)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,15 +67,5 @@ mod tests {
             sibling(Path::new("/a/b.emdb"), ".lock"),
             PathBuf::from("/a/b.emdb.lock")
         );
-    }
-
-    #[test]
-    fn atomic_write_replaces_content() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f");
-        atomic_write(&p, b"one", None, WriteSite::Checkpoint).unwrap();
-        atomic_write(&p, b"two", None, WriteSite::Checkpoint).unwrap();
-        assert_eq!(std::fs::read(&p).unwrap(), b"two");
-        assert!(!sibling(&p, ".tmp").exists());
     }
 }

@@ -37,9 +37,22 @@ pub fn decode_header(bytes: &[u8]) -> bool {
     header::Identity::decode(bytes).is_ok()
 }
 
-/// Decode a checkpoint image.
+/// Decode a checkpoint file: version 1 whole, version 2 its header page and
+/// namespace table (the slot pages are checked page by page when used).
 pub fn decode_checkpoint(bytes: &[u8]) -> bool {
-    checkpoint::decode(bytes, crate::index::SHARDS).is_ok()
+    match checkpoint::version(bytes) {
+        Ok(checkpoint::VERSION_1) => checkpoint::decode_v1(bytes, crate::index::SHARDS).is_ok(),
+        Ok(checkpoint::VERSION_2) => {
+            let Ok(h) = checkpoint::HeaderV2::decode(bytes, bytes.len() as u64) else {
+                return false;
+            };
+            let table = usize::try_from(h.table_len)
+                .ok()
+                .and_then(|n| bytes.get(checkpoint::PAGE..checkpoint::PAGE.checked_add(n)?));
+            table.is_some_and(|t| checkpoint::decode_table(t, &h, crate::index::SHARDS).is_ok())
+        }
+        _ => false,
+    }
 }
 
 /// Replay a whole log image (header page first) the way open does, in

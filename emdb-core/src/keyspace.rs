@@ -122,7 +122,7 @@ impl Engine {
             let bytes = gen.bytes(&region);
             let mut n = 0usize;
             for shard in 0..SHARDS {
-                for off in ns.keydir.shard_offsets(shard) {
+                for off in ns.keydir.shard_offsets(shard)? {
                     let (_, exp) = crate::namespace::head_at(bytes, off);
                     if !expired(exp, now) {
                         n += 1;
@@ -171,7 +171,7 @@ impl Engine {
                 let bytes = gen.bytes(&region);
                 let mut keys = Vec::new();
                 let listed = (0..SHARDS).try_for_each(|shard| {
-                    for off in ns.keydir.shard_offsets(shard) {
+                    for off in ns.keydir.shard_offsets(shard)? {
                         let (_, exp) = crate::namespace::head_at(bytes, off);
                         if !expired(exp, now) {
                             continue;
@@ -203,7 +203,7 @@ impl Engine {
         let built = gen.ns.read().all().into_iter().try_for_each(|ns| {
             let set = SkipSet::new();
             for shard in 0..SHARDS {
-                for off in ns.keydir.shard_offsets(shard) {
+                for off in ns.keydir.shard_offsets(shard)? {
                     let mut scratch = zeroize::Zeroizing::new(Vec::new());
                     set.insert(SortedKey::from_slice(
                         read_at(bytes, off, ns.crypt(), &mut scratch)?.key,
@@ -381,8 +381,12 @@ impl Cursor {
             if self.shard >= SHARDS {
                 return None;
             }
-            self.pending = self.ns.keydir.shard_offsets(self.shard).into_iter();
+            let offsets = self.ns.keydir.shard_offsets(self.shard);
             self.shard += 1;
+            match offsets {
+                Ok(o) => self.pending = o.into_iter(),
+                Err(e) => return Some(Err(e)),
+            }
         }
     }
 }

@@ -53,6 +53,7 @@ mod admin;
 mod asyncdb;
 mod backup;
 mod builder;
+mod checkpoint;
 mod clock;
 mod compaction;
 mod crypto;

@@ -1,16 +1,25 @@
 //! The checkpoint file (docs/FORMAT.md, "Checkpoint file").
 //!
-//! A checkpoint is a raw image of every namespace's hash index as of a log
+//! A checkpoint is an image of every namespace's hash index as of a log
 //! offset (`covered_end`), bound to one log file by its database id,
-//! generation, and the CRC of the last frame it covers. Loading one replaces
+//! generation, and the CRC of the last frame it covers. Using one replaces
 //! the replay of everything before `covered_end`.
+//!
+//! Version 2 is laid out to be mapped and used in place: a header page, a
+//! namespace table, the slot pages in the index's own memory layout, and a
+//! CRC per slot page. This module plans the layout and encodes and decodes
+//! the header and table; the slot pages are written and mapped by
+//! `crate::checkpoint`. Version 1 (one contiguous encoding under one CRC) is
+//! still decoded, so databases written before version 2 open without replay.
 
 use super::{read_u32, read_u64};
 
 /// Magic bytes at offset 0.
 pub(crate) const MAGIC: [u8; 8] = *b"EMDBCKPT";
-/// Checkpoint layout version.
-pub(crate) const VERSION: u32 = 1;
+/// Version of the contiguous encoding read into memory.
+pub(crate) const VERSION_1: u32 = 1;
+/// Version of the mapped image.
+pub(crate) const VERSION_2: u32 = 2;
 
 const FIXED_LEN: usize = 64;
 
@@ -54,7 +63,8 @@ pub(crate) struct Checkpoint {
     pub namespaces: Vec<NsImage>,
 }
 
-/// Encoded size of a checkpoint, for reserving the buffer up front.
+/// Encoded size of a version-1 checkpoint, for reserving the buffer up front.
+#[cfg(test)]
 pub(crate) fn encoded_len(namespaces: &[NsImage]) -> usize {
     let mut n = FIXED_LEN + 4;
     for ns in namespaces {
@@ -66,11 +76,12 @@ pub(crate) fn encoded_len(namespaces: &[NsImage]) -> usize {
     n
 }
 
-/// Encode a checkpoint.
-pub(crate) fn encode(cp: &Checkpoint) -> Vec<u8> {
+/// Encode a version-1 checkpoint (tests and fixtures: emdb writes version 2).
+#[cfg(test)]
+pub(crate) fn encode_v1(cp: &Checkpoint) -> Vec<u8> {
     let mut out = Vec::with_capacity(encoded_len(&cp.namespaces));
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&VERSION_1.to_le_bytes());
     out.extend_from_slice(&(cp.namespaces.len() as u32).to_le_bytes());
     out.extend_from_slice(&cp.binding.db_id);
     out.extend_from_slice(&cp.binding.generation.to_le_bytes());
@@ -99,9 +110,17 @@ pub(crate) fn encode(cp: &Checkpoint) -> Vec<u8> {
     out
 }
 
-/// Decode and verify a checkpoint. `Err` carries a reason; a bad checkpoint
-/// is never fatal (the caller falls back to replaying the log).
-pub(crate) fn decode(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'static str> {
+/// The version of a checkpoint file from its first bytes.
+pub(crate) fn version(buf: &[u8]) -> Result<u32, &'static str> {
+    if buf.len() < 12 || buf[..8] != MAGIC {
+        return Err("not a checkpoint");
+    }
+    read_u32(buf, 8).ok_or("short")
+}
+
+/// Decode and verify a version-1 checkpoint. `Err` carries a reason; a bad
+/// checkpoint is never fatal (the caller falls back to replaying the log).
+pub(crate) fn decode_v1(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'static str> {
     if buf.len() < FIXED_LEN + 4 || buf[..8] != MAGIC {
         return Err("not a checkpoint");
     }
@@ -109,7 +128,7 @@ pub(crate) fn decode(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'sta
     if crc32fast::hash(body) != read_u32(trailer, 0).ok_or("short")? {
         return Err("checkpoint checksum mismatch");
     }
-    if read_u32(body, 8) != Some(VERSION) {
+    if read_u32(body, 8) != Some(VERSION_1) {
         return Err("unknown checkpoint version");
     }
     let ns_count = read_u32(body, 12).ok_or("short")? as usize;
@@ -181,6 +200,423 @@ pub(crate) fn decode(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'sta
     })
 }
 
+// ---- version 2: the mapped image ------------------------------------------
+
+/// Page size of the version-2 layout: the header page, the alignment of the
+/// slot pages, and the unit each page CRC covers.
+pub(crate) const PAGE: usize = 4096;
+/// Bytes of a slot.
+const SLOT: usize = 8;
+/// Bytes of the version-2 header covered by its CRC.
+const HEADER_V2_CRC_AT: usize = 100;
+/// Bytes of one shard's entry in the namespace table.
+const SHARD_ENTRY: usize = 16;
+/// Largest shard table (24-bit tags pick the home slot).
+const MAX_TABLE_SLOTS: usize = 1 << 24;
+
+/// The fixed fields of a version-2 checkpoint (docs/FORMAT.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct HeaderV2 {
+    pub binding: Binding,
+    pub ns_count: u32,
+    pub next_ns_id: u32,
+    /// Bytes of the namespace table (which starts at [`PAGE`]).
+    pub table_len: u64,
+    /// File offset of the first slot page.
+    pub pages_at: u64,
+    /// Number of slot pages.
+    pub page_count: u64,
+    /// File offset of the page CRC table.
+    pub crcs_at: u64,
+    /// CRC of the namespace table.
+    pub table_crc: u32,
+}
+
+impl HeaderV2 {
+    /// Total file length this header describes.
+    pub(crate) fn file_len(&self) -> Option<u64> {
+        self.crcs_at.checked_add(self.page_count.checked_mul(4)?)
+    }
+
+    /// The header page.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(PAGE);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION_2.to_le_bytes());
+        out.extend_from_slice(&self.ns_count.to_le_bytes());
+        out.extend_from_slice(&self.binding.db_id);
+        out.extend_from_slice(&self.binding.generation.to_le_bytes());
+        out.extend_from_slice(&self.binding.covered_end.to_le_bytes());
+        out.extend_from_slice(&self.binding.last_frame_at.to_le_bytes());
+        out.extend_from_slice(&self.binding.last_frame_crc.to_le_bytes());
+        out.extend_from_slice(&self.next_ns_id.to_le_bytes());
+        out.extend_from_slice(&self.table_len.to_le_bytes());
+        out.extend_from_slice(&self.pages_at.to_le_bytes());
+        out.extend_from_slice(&self.page_count.to_le_bytes());
+        out.extend_from_slice(&self.crcs_at.to_le_bytes());
+        out.extend_from_slice(&self.table_crc.to_le_bytes());
+        debug_assert_eq!(out.len(), HEADER_V2_CRC_AT);
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out.resize(PAGE, 0);
+        out
+    }
+
+    /// Decode and check a header page; `file_len` is the file's length.
+    pub(crate) fn decode(page: &[u8], file_len: u64) -> Result<HeaderV2, &'static str> {
+        if version(page)? != VERSION_2 {
+            return Err("not a version-2 checkpoint");
+        }
+        let stored = read_u32(page, HEADER_V2_CRC_AT).ok_or("short checkpoint header")?;
+        if crc32fast::hash(&page[..HEADER_V2_CRC_AT]) != stored {
+            return Err("checkpoint header checksum mismatch");
+        }
+        let u64_at = |at| read_u64(page, at).ok_or("short checkpoint header");
+        let u32_at = |at| read_u32(page, at).ok_or("short checkpoint header");
+        let mut db_id = [0u8; 16];
+        db_id.copy_from_slice(page.get(16..32).ok_or("short checkpoint header")?);
+        let h = HeaderV2 {
+            binding: Binding {
+                db_id,
+                generation: u64_at(32)?,
+                covered_end: u64_at(40)?,
+                last_frame_at: u64_at(48)?,
+                last_frame_crc: u32_at(56)?,
+            },
+            ns_count: u32_at(12)?,
+            next_ns_id: u32_at(60)?,
+            table_len: u64_at(64)?,
+            pages_at: u64_at(72)?,
+            page_count: u64_at(80)?,
+            crcs_at: u64_at(88)?,
+            table_crc: u32_at(96)?,
+        };
+        let table_end = (PAGE as u64)
+            .checked_add(h.table_len)
+            .ok_or("bad table length")?;
+        let pages_end = h
+            .page_count
+            .checked_mul(PAGE as u64)
+            .and_then(|b| b.checked_add(h.pages_at))
+            .ok_or("bad page count")?;
+        if !h.pages_at.is_multiple_of(PAGE as u64)
+            || h.pages_at < table_end
+            || h.crcs_at != pages_end
+            || h.file_len() != Some(file_len)
+        {
+            return Err("checkpoint layout does not match its length");
+        }
+        Ok(h)
+    }
+}
+
+/// Where one shard's slots are in a version-2 file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct ShardPlace {
+    /// Slots (0 or a power of two).
+    pub cap: u32,
+    /// Filled slots.
+    pub len: u32,
+    /// File offset of the first slot (0 when `cap` is 0).
+    pub at: u64,
+}
+
+/// One namespace's entry in the version-2 namespace table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct NsMeta {
+    pub id: u32,
+    pub name: Vec<u8>,
+    pub live_bytes: u64,
+    pub expiring: u64,
+    pub shards: Vec<ShardPlace>,
+}
+
+/// Encode the namespace table.
+pub(crate) fn encode_table(metas: &[NsMeta]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for m in metas {
+        out.extend_from_slice(&m.id.to_le_bytes());
+        out.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+        out.extend_from_slice(&m.name);
+        out.extend_from_slice(&m.live_bytes.to_le_bytes());
+        out.extend_from_slice(&m.expiring.to_le_bytes());
+        for s in &m.shards {
+            out.extend_from_slice(&s.cap.to_le_bytes());
+            out.extend_from_slice(&s.len.to_le_bytes());
+            out.extend_from_slice(&s.at.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Decode and check the namespace table against `h`: sizes consistent, every
+/// shard's slots inside the slot pages, aligned so that a table of up to a
+/// page never straddles two pages, and no two blocks overlapping.
+pub(crate) fn decode_table(
+    table: &[u8],
+    h: &HeaderV2,
+    shard_count: usize,
+) -> Result<Vec<NsMeta>, &'static str> {
+    if crc32fast::hash(table) != h.table_crc {
+        return Err("checkpoint namespace table checksum mismatch");
+    }
+    let mut metas = Vec::with_capacity((h.ns_count as usize).min(1024));
+    let mut at = 0usize;
+    // (start, len) of every block: a shared block once, each private table.
+    let mut blocks: Vec<(u64, u64)> = Vec::new();
+    let mut shared_blocks: Vec<(u64, u64)> = Vec::new();
+    let pages_end = h.crcs_at;
+    for _ in 0..h.ns_count {
+        let id = read_u32(table, at).ok_or("short table")?;
+        let name_len = usize::from(u16::from_le_bytes(
+            table
+                .get(at + 4..at + 6)
+                .ok_or("short table")?
+                .try_into()
+                .map_err(|_| "short table")?,
+        ));
+        at += 6;
+        let name = table.get(at..at + name_len).ok_or("short table")?.to_vec();
+        at += name_len;
+        let live_bytes = read_u64(table, at).ok_or("short table")?;
+        let expiring = read_u64(table, at + 8).ok_or("short table")?;
+        at += 16;
+        let mut shards = Vec::with_capacity(shard_count);
+        for i in 0..shard_count {
+            let cap = read_u32(table, at).ok_or("short table")?;
+            let len = read_u32(table, at + 4).ok_or("short table")?;
+            let place = read_u64(table, at + 8).ok_or("short table")?;
+            at += SHARD_ENTRY;
+            if cap == 0 {
+                if len != 0 || place != 0 {
+                    return Err("bad shard table size");
+                }
+                shards.push(ShardPlace::default());
+                continue;
+            }
+            if !cap.is_power_of_two() || len >= cap || cap as usize > MAX_TABLE_SLOTS {
+                return Err("bad shard table size");
+            }
+            let bytes = u64::from(cap) * SLOT as u64;
+            let end = place
+                .checked_add(bytes)
+                .ok_or("shard outside the slot pages")?;
+            if place < h.pages_at || end > pages_end {
+                return Err("shard outside the slot pages");
+            }
+            if shared(cap as usize, shard_count) {
+                let start = place
+                    .checked_sub(i as u64 * bytes)
+                    .ok_or("shard outside its block")?;
+                if !start.is_multiple_of(PAGE as u64) || start < h.pages_at {
+                    return Err("misaligned shared block");
+                }
+                let len = bytes * shard_count as u64;
+                if start.checked_add(len).is_none_or(|e| e > pages_end) {
+                    return Err("shared block outside the slot pages");
+                }
+                // A shared block is listed once, however many shards use it.
+                if !shared_blocks.contains(&(start, len)) {
+                    shared_blocks.push((start, len));
+                    blocks.push((start, len));
+                }
+            } else {
+                if !place.is_multiple_of(bytes.min(PAGE as u64)) {
+                    return Err("misaligned shard table");
+                }
+                blocks.push((place, bytes));
+            }
+            shards.push(ShardPlace {
+                cap,
+                len,
+                at: place,
+            });
+        }
+        metas.push(NsMeta {
+            id,
+            name,
+            live_bytes,
+            expiring,
+            shards,
+        });
+    }
+    if at != table.len() {
+        return Err("trailing bytes in checkpoint table");
+    }
+    blocks.sort_unstable();
+    if blocks.windows(2).any(|w| w[0].0 + w[0].1 > w[1].0) {
+        return Err("overlapping blocks in checkpoint");
+    }
+    Ok(metas)
+}
+
+/// Whether shards of `cap` slots share one block (the index's arena rule:
+/// `index::arena::is_shared` with the same threshold).
+pub(crate) fn shared(cap: usize, shard_count: usize) -> bool {
+    shard_count.saturating_mul(cap).saturating_mul(SLOT) >= 2 << 20
+}
+
+/// What goes into one block of slot pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlockKind {
+    /// Every shard of namespace `ns` with `cap` slots, shard `i` at `i * cap`.
+    Shared { ns: usize, cap: usize },
+    /// Shard `shard` of namespace `ns` alone.
+    Private { ns: usize, shard: usize },
+}
+
+/// A block of slots and its file offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub at: u64,
+    pub kind: BlockKind,
+}
+
+/// The layout of a version-2 file for a set of index images.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub header: HeaderV2,
+    pub table: Vec<u8>,
+    /// Blocks in file order, each starting where the previous one ended
+    /// (plus alignment padding).
+    pub blocks: Vec<Block>,
+}
+
+/// Lay out the images: header page, table, shared blocks (page-aligned),
+/// private tables largest first (so each is aligned to its own size without
+/// padding), then the page CRCs. `table_crc` is filled in; the caller
+/// computes the page CRCs while writing.
+pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Plan {
+    let shard_count = images.first().map_or(0, |n| n.shards.len());
+    // Placeholders sized like the real table, to know where pages start.
+    let mut metas: Vec<NsMeta> = images
+        .iter()
+        .map(|n| NsMeta {
+            id: n.id,
+            name: n.name.clone(),
+            live_bytes: n.live_bytes,
+            expiring: n.expiring,
+            shards: vec![ShardPlace::default(); n.shards.len()],
+        })
+        .collect();
+    let table_len = encode_table(&metas).len() as u64;
+    let pages_at = (PAGE as u64 + table_len).next_multiple_of(PAGE as u64);
+    let mut at = pages_at;
+    let mut blocks = Vec::new();
+    for (ni, n) in images.iter().enumerate() {
+        let mut caps: Vec<usize> = n
+            .shards
+            .iter()
+            .map(|s| s.entries.len())
+            .filter(|&c| c != 0 && shared(c, shard_count))
+            .collect();
+        caps.sort_unstable();
+        caps.dedup();
+        for cap in caps {
+            at = at.next_multiple_of(PAGE as u64);
+            blocks.push(Block {
+                at,
+                kind: BlockKind::Shared { ns: ni, cap },
+            });
+            for (si, s) in n.shards.iter().enumerate() {
+                if s.entries.len() == cap {
+                    metas[ni].shards[si] = ShardPlace {
+                        cap: cap as u32,
+                        len: s.len,
+                        at: at + (si * cap * SLOT) as u64,
+                    };
+                }
+            }
+            at += (shard_count * cap * SLOT) as u64;
+        }
+    }
+    let mut private: Vec<(usize, usize, usize)> = images
+        .iter()
+        .enumerate()
+        .flat_map(|(ni, n)| {
+            n.shards
+                .iter()
+                .enumerate()
+                .map(move |(si, s)| (s.entries.len(), ni, si))
+        })
+        .filter(|&(c, _, _)| c != 0 && !shared(c, shard_count))
+        .collect();
+    private.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    at = at.next_multiple_of(PAGE as u64);
+    for (cap, ni, si) in private {
+        // Sizes are powers of two placed largest first from a page boundary:
+        // each lands aligned to its own size.
+        blocks.push(Block {
+            at,
+            kind: BlockKind::Private { ns: ni, shard: si },
+        });
+        metas[ni].shards[si] = ShardPlace {
+            cap: cap as u32,
+            len: images[ni].shards[si].len,
+            at,
+        };
+        at += (cap * SLOT) as u64;
+    }
+    let crcs_at = at.next_multiple_of(PAGE as u64);
+    let table = encode_table(&metas);
+    debug_assert_eq!(table.len() as u64, table_len);
+    Plan {
+        header: HeaderV2 {
+            binding,
+            ns_count: images.len() as u32,
+            next_ns_id,
+            table_len,
+            pages_at,
+            page_count: (crcs_at - pages_at) / PAGE as u64,
+            crcs_at,
+            table_crc: crc32fast::hash(&table),
+        },
+        table,
+        blocks,
+    }
+}
+
+/// The bytes of a block, appended to `out`.
+pub(crate) fn block_bytes(images: &[NsImage], kind: BlockKind, out: &mut Vec<u8>) {
+    let mut put = |entries: &[u64]| {
+        for e in entries {
+            out.extend_from_slice(&e.to_le_bytes());
+        }
+    };
+    match kind {
+        BlockKind::Shared { ns, cap } => {
+            for s in &images[ns].shards {
+                if s.entries.len() == cap {
+                    put(&s.entries);
+                } else {
+                    put(&vec![0; cap]);
+                }
+            }
+        }
+        BlockKind::Private { ns, shard } => put(&images[ns].shards[shard].entries),
+    }
+}
+
+/// A whole version-2 file in memory (tests and small tools; the engine
+/// streams it with `crate::checkpoint`).
+#[cfg(test)]
+pub(crate) fn encode_v2(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Vec<u8> {
+    let p = plan(binding, next_ns_id, images);
+    let mut out = p.header.encode();
+    out.extend_from_slice(&p.table);
+    for b in &p.blocks {
+        out.resize(b.at as usize, 0);
+        block_bytes(images, b.kind, &mut out);
+    }
+    out.resize(p.header.crcs_at as usize, 0);
+    let crcs: Vec<u8> = out[p.header.pages_at as usize..]
+        .chunks(PAGE)
+        .flat_map(|c| crc32fast::hash(c).to_le_bytes())
+        .collect();
+    out.extend_from_slice(&crcs);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,21 +650,153 @@ mod tests {
     #[test]
     fn round_trips() {
         let cp = sample();
-        let bytes = encode(&cp);
+        let bytes = encode_v1(&cp);
         assert_eq!(bytes.len(), encoded_len(&cp.namespaces));
-        assert_eq!(decode(&bytes, 2), Ok(cp));
+        assert_eq!(decode_v1(&bytes, 2), Ok(cp));
     }
 
     #[test]
     fn any_damage_is_rejected() {
-        let bytes = encode(&sample());
+        let bytes = encode_v1(&sample());
         for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x10;
-            assert!(decode(&b, 2).is_err(), "flip at {i}");
+            assert!(decode_v1(&b, 2).is_err(), "flip at {i}");
         }
         for cut in 0..bytes.len() {
-            assert!(decode(&bytes[..cut], 2).is_err(), "cut at {cut}");
+            assert!(decode_v1(&bytes[..cut], 2).is_err(), "cut at {cut}");
         }
+    }
+
+    fn images_v2() -> Vec<NsImage> {
+        // Namespace 0: every shard at 2048 slots (a shared block) but shard 3
+        // at 1024 (another shared block); namespace 7: small private tables.
+        let big = |cap: usize, i: usize| ShardImage {
+            len: 1,
+            entries: (0..cap)
+                .map(|j| if j == i % cap { 4096 + i as u64 } else { 0 })
+                .collect(),
+        };
+        let ns0 = NsImage {
+            id: 0,
+            name: Vec::new(),
+            live_bytes: 10,
+            expiring: 1,
+            shards: (0..256)
+                .map(|i| if i == 3 { big(1024, i) } else { big(2048, i) })
+                .collect(),
+        };
+        let ns7 = NsImage {
+            id: 7,
+            name: b"users".to_vec(),
+            live_bytes: 20,
+            expiring: 0,
+            shards: (0..256)
+                .map(|i| match i % 3 {
+                    0 => ShardImage::default(),
+                    1 => big(16, i),
+                    _ => big(256, i),
+                })
+                .collect(),
+        };
+        vec![ns0, ns7]
+    }
+
+    fn binding() -> Binding {
+        Binding {
+            db_id: [9; 16],
+            generation: 4,
+            covered_end: 1 << 20,
+            last_frame_at: 1000,
+            last_frame_crc: 5,
+        }
+    }
+
+    #[test]
+    fn v2_round_trips_and_places_every_shard_where_its_slots_are() {
+        let images = images_v2();
+        let file = encode_v2(binding(), 8, &images);
+        assert_eq!(version(&file), Ok(VERSION_2));
+        let h = HeaderV2::decode(&file[..PAGE], file.len() as u64).unwrap();
+        assert_eq!(h.binding, binding());
+        assert_eq!(h.next_ns_id, 8);
+        let table = &file[PAGE..PAGE + h.table_len as usize];
+        let metas = decode_table(table, &h, 256).unwrap();
+        assert_eq!(metas.len(), 2);
+        for (m, img) in metas.iter().zip(&images) {
+            assert_eq!(
+                (m.id, &m.name, m.live_bytes, m.expiring),
+                (img.id, &img.name, img.live_bytes, img.expiring)
+            );
+            for (p, s) in m.shards.iter().zip(&img.shards) {
+                assert_eq!(p.cap as usize, s.entries.len());
+                assert_eq!(p.len, s.len);
+                let at = p.at as usize;
+                let stored: Vec<u64> = file[at..at + s.entries.len() * 8]
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                assert_eq!(stored, s.entries);
+                if s.entries.len() <= 512 && !s.entries.is_empty() {
+                    // A private table never straddles two pages.
+                    assert_eq!(at / PAGE, (at + s.entries.len() * 8 - 1) / PAGE);
+                }
+            }
+        }
+        // Every page's CRC is right.
+        for p in 0..h.page_count as usize {
+            let page = &file[h.pages_at as usize + p * PAGE..][..PAGE];
+            let crc = read_u32(&file, h.crcs_at as usize + p * 4).unwrap();
+            assert_eq!(crc32fast::hash(page), crc, "page {p}");
+        }
+    }
+
+    #[test]
+    fn v2_header_and_table_damage_is_rejected() {
+        let file = encode_v2(binding(), 8, &images_v2());
+        let h = HeaderV2::decode(&file[..PAGE], file.len() as u64).unwrap();
+        for i in 0..104 {
+            let mut b = file[..PAGE].to_vec();
+            b[i] ^= 0x01;
+            assert!(
+                HeaderV2::decode(&b, file.len() as u64).is_err(),
+                "header byte {i}"
+            );
+        }
+        assert!(HeaderV2::decode(&file[..PAGE], file.len() as u64 - 1).is_err());
+        let table = file[PAGE..PAGE + h.table_len as usize].to_vec();
+        for i in (0..table.len()).step_by(7) {
+            let mut t = table.clone();
+            t[i] ^= 0x08;
+            assert!(decode_table(&t, &h, 256).is_err(), "table byte {i}");
+        }
+    }
+
+    #[test]
+    fn v2_rejects_overlapping_or_misplaced_shards_even_with_a_valid_crc() {
+        let file = encode_v2(binding(), 8, &images_v2());
+        let h = HeaderV2::decode(&file[..PAGE], file.len() as u64).unwrap();
+        let mut metas = decode_table(&file[PAGE..PAGE + h.table_len as usize], &h, 256).unwrap();
+        let reseal = |metas: &[NsMeta]| {
+            let t = encode_table(metas);
+            let mut h2 = h;
+            h2.table_crc = crc32fast::hash(&t);
+            (h2, t)
+        };
+        // Two private tables on the same bytes.
+        let a = metas[1].shards[1].at;
+        metas[1].shards[4].at = a;
+        let (h2, t) = reseal(&metas);
+        assert!(decode_table(&t, &h2, 256).is_err());
+        // A table past the slot pages.
+        let mut m2 = decode_table(&file[PAGE..PAGE + h.table_len as usize], &h, 256).unwrap();
+        m2[1].shards[1].at = h.crcs_at;
+        let (h2, t) = reseal(&m2);
+        assert!(decode_table(&t, &h2, 256).is_err());
+        // A full table (len == cap).
+        let mut m3 = decode_table(&file[PAGE..PAGE + h.table_len as usize], &h, 256).unwrap();
+        m3[1].shards[1].len = 16;
+        let (h2, t) = reseal(&m3);
+        assert!(decode_table(&t, &h2, 256).is_err());
     }
 }

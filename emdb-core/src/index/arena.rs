@@ -28,6 +28,7 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
+use super::image::Image;
 use super::SHARDS;
 use crate::error::{Error, Result};
 
@@ -53,6 +54,11 @@ pub(crate) struct Arena {
 
 enum Mem {
     Heap(Box<[AtomicU64]>),
+    /// Slots inside a mapped checkpoint, from file byte `at`.
+    Image {
+        image: Arc<Image>,
+        at: usize,
+    },
     Mapped {
         map: memmap2::MmapMut,
         /// Bytes from the start of the mapping to the first 2 MiB boundary.
@@ -100,9 +106,62 @@ impl Arena {
         })
     }
 
+    /// Slots of a mapped checkpoint: `shards` shards of `cap` slots each,
+    /// from shard `base`, at file byte `at` of `image`; `None` if they do not
+    /// lie inside it.
+    pub(crate) fn in_image(
+        image: &Arc<Image>,
+        at: usize,
+        cap: usize,
+        base: usize,
+        shards: usize,
+    ) -> Option<Arena> {
+        image.map().slots(at, shards.checked_mul(cap)?)?;
+        Some(Arena {
+            cap,
+            base,
+            shards,
+            mem: Mem::Image {
+                image: Arc::clone(image),
+                at,
+            },
+        })
+    }
+
     /// Slots per shard.
     pub(crate) fn cap(&self) -> usize {
         self.cap
+    }
+
+    /// Make sure slot `i` of shard `shard` may be used: in a mapped
+    /// checkpoint its page must have passed its CRC check (free for other
+    /// arenas).
+    #[inline]
+    pub(crate) fn ensure(&self, shard: usize, i: usize) -> Result<()> {
+        match &self.mem {
+            Mem::Image { image, at } => image.ensure(at + ((shard - self.base) * self.cap + i) * 8),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Arena::ensure`] for every slot of shard `shard`.
+    pub(crate) fn ensure_shard(&self, shard: usize) -> Result<()> {
+        match &self.mem {
+            Mem::Image { image, at } => {
+                image.ensure_range(at + (shard - self.base) * self.cap * 8, self.cap * 8)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// An error if the mapped checkpoint under these slots was cut short by
+    /// another process (reads through it then saw zeros).
+    #[inline]
+    pub(crate) fn check_cut(&self) -> Result<()> {
+        match &self.mem {
+            Mem::Image { image, .. } => image.check_cut(),
+            _ => Ok(()),
+        }
     }
 
     /// Bytes of slots.
@@ -115,6 +174,11 @@ impl Arena {
     pub(crate) fn shard(&self, shard: usize) -> &[AtomicU64] {
         let all: &[AtomicU64] = match &self.mem {
             Mem::Heap(b) => b,
+            // Checked to lie inside the mapping when the arena was made.
+            Mem::Image { image, at } => image
+                .map()
+                .slots(*at, self.shards * self.cap)
+                .unwrap_or_default(),
             Mem::Mapped { map, skip } => {
                 // SAFETY: the mapping is `shards * cap * 8 + HUGE` bytes and
                 // `skip < HUGE`, so `shards * cap` u64s fit after `skip`; the
@@ -160,6 +224,15 @@ impl Arenas {
         let a = Arc::new(Arena::new(cap, 0, SHARDS)?);
         live.push(Arc::downgrade(&a));
         Ok(a)
+    }
+
+    /// Adopt a shared arena of a mapped checkpoint, so shards growing to its
+    /// capacity use it.
+    pub(crate) fn adopt(&self, arena: &Arc<Arena>) {
+        if arena.shards == SHARDS {
+            self.live.lock().push(Arc::downgrade(arena));
+        }
+        self.raise_target(arena.cap);
     }
 
     /// The capacity shards grow towards (0 while every shard is empty).

@@ -6,6 +6,7 @@
 //! never block each other and a writer blocks only one shard at a time.
 
 mod arena;
+pub(crate) mod image;
 pub(crate) mod table;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -14,8 +15,9 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use crate::error::Result;
-use crate::format::checkpoint::{NsImage, ShardImage};
-use arena::Arenas;
+use crate::format::checkpoint::{NsImage, NsMeta, ShardImage};
+use arena::{Arena, Arenas};
+use image::Image;
 pub(crate) use table::Table;
 
 /// Number of shards per namespace index.
@@ -94,13 +96,20 @@ impl Keydir {
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
         let t = self.shards[h.shard].0.read();
-        Ok(t.find(h.tag, is_key)?.map(|(_, off)| off))
+        let found = t.find(h.tag, is_key)?.map(|(_, off)| off);
+        t.check_cut()?;
+        Ok(found)
     }
 
     /// Run a write on shard `i`, then keep the shards' capacities in step.
     fn write<T>(&self, i: usize, op: impl FnOnce(&mut Table, &Arenas) -> Result<T>) -> Result<T> {
         let target = self.arenas.target();
-        let out = op(&mut self.shards[i].0.write(), &self.arenas);
+        let out = {
+            let mut t = self.shards[i].0.write();
+            let out = op(&mut t, &self.arenas);
+            t.check_cut()?;
+            out
+        };
         if self.arenas.target() > target {
             self.count_behind();
         }
@@ -178,7 +187,12 @@ impl Keydir {
         h: KeyHash,
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
-        let old = self.shards[h.shard].0.write().remove(h.tag, is_key)?;
+        let old = {
+            let mut t = self.shards[h.shard].0.write();
+            let old = t.remove(h.tag, is_key)?;
+            t.check_cut()?;
+            old
+        };
         if old.is_some() {
             self.live.fetch_sub(1, Ordering::Relaxed);
         }
@@ -251,29 +265,84 @@ impl Keydir {
     }
 
     /// Offsets of every entry of shard `i`, copied under its read lock.
-    pub(crate) fn shard_offsets(&self, i: usize) -> Vec<u64> {
-        self.shards[i].0.read().offsets().collect()
+    pub(crate) fn shard_offsets(&self, i: usize) -> Result<Vec<u64>> {
+        let t = self.shards[i].0.read();
+        let offsets = t.offsets()?.collect();
+        t.check_cut()?;
+        Ok(offsets)
     }
 
     /// A stored image of this index.
-    pub(crate) fn image(&self, id: u32, name: &[u8]) -> NsImage {
-        NsImage {
+    pub(crate) fn image(&self, id: u32, name: &[u8]) -> Result<NsImage> {
+        let shards = self
+            .shards
+            .iter()
+            .map(|s| {
+                let t = s.0.read();
+                let entries = t.raw()?;
+                t.check_cut()?;
+                Ok(ShardImage {
+                    len: t.len() as u32,
+                    entries,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(NsImage {
             id,
             name: name.to_vec(),
             live_bytes: self.live_bytes(),
             expiring: self.expiring(),
-            shards: self
-                .shards
-                .iter()
-                .map(|s| {
-                    let t = s.0.read();
-                    ShardImage {
-                        len: t.len() as u32,
-                        entries: t.raw(),
-                    }
-                })
-                .collect(),
+            shards,
+        })
+    }
+
+    /// An index over a mapped checkpoint's slots (docs/FORMAT.md, version
+    /// 2): no slot is read here, so this costs the same for any number of
+    /// keys. `None` if a shard's slots do not lie inside the image.
+    pub(crate) fn over_image(meta: &NsMeta, image: &Arc<Image>) -> Option<Keydir> {
+        if meta.shards.len() != SHARDS {
+            return None;
         }
+        let arenas = Arenas::default();
+        // Shared blocks by (capacity, first byte).
+        let mut shared: Vec<(usize, usize, Arc<Arena>)> = Vec::new();
+        let mut shards = Vec::with_capacity(SHARDS);
+        let mut live = 0u64;
+        for (i, place) in meta.shards.iter().enumerate() {
+            let (cap, len) = (place.cap as usize, place.len as usize);
+            live += place.len as u64;
+            if cap == 0 {
+                shards.push(Shard(RwLock::new(Table::new(i))));
+                continue;
+            }
+            let at = usize::try_from(place.at).ok()?;
+            let arena = if arena::is_shared(cap) {
+                let start = at.checked_sub(i.checked_mul(cap)?.checked_mul(8)?)?;
+                match shared.iter().find(|(c, s, _)| *c == cap && *s == start) {
+                    Some((_, _, a)) => Arc::clone(a),
+                    None => {
+                        let a = Arc::new(Arena::in_image(image, start, cap, 0, SHARDS)?);
+                        arenas.adopt(&a);
+                        shared.push((cap, start, Arc::clone(&a)));
+                        a
+                    }
+                }
+            } else {
+                let a = Arc::new(Arena::in_image(image, at, cap, i, 1)?);
+                arenas.raise_target(cap);
+                a
+            };
+            shards.push(Shard(RwLock::new(Table::in_arena(i, arena, len))));
+        }
+        Some(Keydir {
+            shards: shards.into_boxed_slice(),
+            arenas,
+            behind: AtomicUsize::new(0),
+            cursor: AtomicUsize::new(0),
+            live: AtomicU64::new(live),
+            live_bytes: AtomicU64::new(meta.live_bytes),
+            expiring: AtomicU64::new(meta.expiring),
+        })
     }
 
     /// Rebuild from a stored image; `None` if it is inconsistent.
@@ -445,7 +514,7 @@ mod tests {
             vec![2048],
             "the 300,000 keys' shards, in one arena"
         );
-        let mut img = kd.image(0, b"");
+        let mut img = kd.image(0, b"").unwrap();
         // Shard 0 as if it had grown first.
         let cap = img.shards[0].entries.len();
         let scratch = Arenas::default();
@@ -457,7 +526,7 @@ mod tests {
         )
         .unwrap();
         t.resize(&scratch, cap * 2).unwrap();
-        img.shards[0].entries = t.raw();
+        img.shards[0].entries = t.raw().unwrap();
         let back = Keydir::from_image(img, u64::MAX).unwrap();
         assert_eq!(caps(&back), vec![cap * 2]);
         assert_eq!(back.len(), n);

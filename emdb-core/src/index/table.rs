@@ -21,6 +21,18 @@ pub(crate) const MAX_OFFSET: u64 = (1 << OFFSET_BITS) - 1;
 /// Tags are 24 bits; a table never grows past this many slots, because the
 /// home slot is derived from the tag.
 pub(crate) const MAX_SLOTS: usize = 1 << 24;
+/// Slots per checkpoint page: a probe entering a new page checks it.
+const PAGE_SLOTS: usize = crate::format::checkpoint::PAGE / 8;
+
+/// A probe that went all the way round: only a damaged image gets here
+/// (tables keep at least one slot empty).
+#[cold]
+fn full_table() -> Error {
+    Error::corruption(
+        0,
+        "index table has no empty slot (damaged checkpoint image)",
+    )
+}
 
 #[inline]
 fn entry(tag: u32, offset: u64) -> u64 {
@@ -110,11 +122,12 @@ impl Table {
     }
 
     /// A copy of the raw slots, for checkpoints.
-    pub(crate) fn raw(&self) -> Vec<u64> {
-        self.slots()
+    pub(crate) fn raw(&self) -> Result<Vec<u64>> {
+        Ok(self
+            .checked_slots()?
             .iter()
             .map(|e| e.load(Ordering::Relaxed))
-            .collect()
+            .collect())
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -131,6 +144,33 @@ impl Table {
         self.arena.as_ref().map_or(0, |a| a.cap())
     }
 
+    /// Make sure slot `i` may be used (its checkpoint page checked), on the
+    /// first slot of a probe and whenever a probe enters a new page.
+    #[inline]
+    fn ensure(&self, i: usize, first: bool) -> Result<()> {
+        match &self.arena {
+            Some(a) if first || i % PAGE_SLOTS == 0 => a.ensure(self.shard, i),
+            _ => Ok(()),
+        }
+    }
+
+    /// Every slot of this shard, checked (see [`Table::ensure`]).
+    fn checked_slots(&self) -> Result<&[AtomicU64]> {
+        if let Some(a) = &self.arena {
+            a.ensure_shard(self.shard)?;
+        }
+        Ok(self.slots())
+    }
+
+    /// An error if the slots' mapped checkpoint was cut under a read.
+    #[inline]
+    pub(crate) fn check_cut(&self) -> Result<()> {
+        match &self.arena {
+            Some(a) => a.check_cut(),
+            None => Ok(()),
+        }
+    }
+
     /// Find the slot whose record satisfies `is_key`. `is_key` is called only
     /// for slots whose tag matches, with the record offset.
     #[inline]
@@ -145,7 +185,8 @@ impl Table {
         }
         let mask = slots.len() - 1;
         let mut i = tag as usize & mask;
-        loop {
+        self.ensure(i, true)?;
+        for _ in 0..slots.len() {
             let e = slots[i].load(Ordering::Relaxed);
             if e == 0 {
                 return Ok(None);
@@ -154,7 +195,9 @@ impl Table {
                 return Ok(Some((i, entry_offset(e))));
             }
             i = (i + 1) & mask;
+            self.ensure(i, false)?;
         }
+        Err(full_table())
     }
 
     /// Point the key at `offset`; returns the previous offset if it existed.
@@ -191,8 +234,15 @@ impl Table {
         let slots = self.slots();
         let mask = slots.len() - 1;
         let mut i = tag as usize & mask;
+        self.ensure(i, true)?;
+        let mut probed = 0;
         while slots[i].load(Ordering::Relaxed) != 0 {
             i = (i + 1) & mask;
+            self.ensure(i, false)?;
+            probed += 1;
+            if probed > mask {
+                return Err(full_table());
+            }
         }
         slots[i].store(entry(tag, offset), Ordering::Relaxed);
         self.len += 1;
@@ -208,18 +258,19 @@ impl Table {
         let Some((slot, old)) = self.find(tag, is_key)? else {
             return Ok(None);
         };
-        self.remove_slot(slot);
+        self.remove_slot(slot)?;
         Ok(Some(old))
     }
 
     /// Backward-shift deletion: pull later members of the probe run into the
     /// hole so lookups never need tombstones.
-    fn remove_slot(&mut self, mut hole: usize) {
+    fn remove_slot(&mut self, mut hole: usize) -> Result<()> {
         let slots = self.slots();
         let mask = slots.len() - 1;
         let mut i = hole;
         loop {
             i = (i + 1) & mask;
+            self.ensure(i, false)?;
             let e = slots[i].load(Ordering::Relaxed);
             if e == 0 {
                 break;
@@ -238,6 +289,7 @@ impl Table {
         }
         slots[hole].store(0, Ordering::Relaxed);
         self.len -= 1;
+        Ok(())
     }
 
     /// Move to the arena of `cap` slots per shard (`cap` a power of two that
@@ -247,6 +299,10 @@ impl Table {
             return Ok(());
         }
         let arena = arenas.get(cap, self.shard)?;
+        // The new slots may lie in a mapped checkpoint (zeros there): check
+        // them before writing, as every write does.
+        arena.ensure_shard(self.shard)?;
+        let old = self.checked_slots()?;
         let dst = arena.shard(self.shard);
         // The region is fresh unless this shard used this capacity before
         // the index was cleared; start from empty either way.
@@ -254,7 +310,7 @@ impl Table {
             d.store(0, Ordering::Relaxed);
         }
         let mask = cap - 1;
-        for e in self.slots().iter().map(|e| e.load(Ordering::Relaxed)) {
+        for e in old.iter().map(|e| e.load(Ordering::Relaxed)) {
             if e == 0 {
                 continue;
             }
@@ -270,12 +326,24 @@ impl Table {
     }
 
     /// Offsets of every entry.
-    pub(crate) fn offsets(&self) -> impl Iterator<Item = u64> + '_ {
-        self.slots()
+    pub(crate) fn offsets(&self) -> Result<impl Iterator<Item = u64> + '_> {
+        Ok(self
+            .checked_slots()?
             .iter()
             .map(|e| e.load(Ordering::Relaxed))
             .filter(|&e| e != 0)
-            .map(entry_offset)
+            .map(entry_offset))
+    }
+
+    /// A table over slots of a mapped checkpoint that hold `len` entries
+    /// (as its CRC-checked table says: the slots themselves are checked page
+    /// by page on first use, so nothing here reads them).
+    pub(crate) fn in_arena(shard: usize, arena: Arc<Arena>, len: usize) -> Table {
+        Table {
+            shard,
+            arena: Some(arena),
+            len,
+        }
     }
 }
 
@@ -350,9 +418,9 @@ mod tests {
             }
         }
         assert_eq!(m.table.len(), reference.len());
-        let raw = m.table.raw();
+        let raw = m.table.raw().unwrap();
         let again = Table::from_raw(3, &Arenas::default(), raw.clone(), m.table.len()).unwrap();
-        assert_eq!(again.raw(), raw);
+        assert_eq!(again.raw().unwrap(), raw);
         assert_eq!(again.len(), m.table.len());
     }
 

@@ -23,6 +23,7 @@
 
 #![allow(unsafe_code)]
 
+pub(crate) mod image;
 pub(crate) mod region;
 mod sigbus;
 

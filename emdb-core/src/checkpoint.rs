@@ -1,0 +1,197 @@
+//! Checkpoint files on disk: writing the version-2 image and opening a
+//! checkpoint of either version (docs/FORMAT.md, "Checkpoint file").
+//!
+//! Writing streams the slot pages (CRC per page) to `<db>.ckpt.tmp`, then the
+//! CRC table, namespace table and header, fsyncs, renames over `<db>.ckpt`
+//! and fsyncs the directory: a crash leaves the old checkpoint or the new
+//! one. Opening a version-2 file reads its header page and table only and
+//! maps the rest ([`crate::index::image`]); a version-1 file is read and
+//! decoded whole, as emdb did before version 2.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::fault::{self, Faults, FsEvent, WriteSite};
+use crate::format::checkpoint::{
+    self as codec, block_bytes, Binding, Checkpoint, HeaderV2, NsImage, NsMeta, PAGE,
+};
+use crate::fs::{self as efs, sibling};
+use crate::index::image::Image;
+use crate::log::image::ImageMap;
+
+/// Bytes of slot pages gathered before they are written.
+const WRITE_CHUNK: usize = 1 << 20;
+
+/// A checkpoint that passed its own checks (not yet its binding to the log).
+pub(crate) enum Loaded {
+    /// Version 1, decoded into memory.
+    V1(Checkpoint),
+    /// Version 2, mapped.
+    V2 {
+        header: HeaderV2,
+        metas: Vec<NsMeta>,
+        image: Arc<Image>,
+    },
+}
+
+impl Loaded {
+    /// What the checkpoint is bound to.
+    pub(crate) fn binding(&self) -> Binding {
+        match self {
+            Loaded::V1(cp) => cp.binding,
+            Loaded::V2 { header, .. } => header.binding,
+        }
+    }
+
+    /// Highest namespace id ever assigned, as of the checkpoint.
+    pub(crate) fn next_ns_id(&self) -> u32 {
+        match self {
+            Loaded::V1(cp) => cp.next_ns_id,
+            Loaded::V2 { header, .. } => header.next_ns_id,
+        }
+    }
+}
+
+/// Open the checkpoint at `path`: `Ok(None)` when there is none, `Err` with
+/// a reason when it cannot be used (the caller then replays the log).
+pub(crate) fn open(path: &Path, shards: usize) -> std::result::Result<Option<Loaded>, String> {
+    use std::os::unix::fs::FileExt;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let unreadable = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let len = file.metadata().map_err(unreadable)?.len();
+    let mut first = vec![0u8; PAGE.min(len as usize)];
+    file.read_exact_at(&mut first, 0).map_err(unreadable)?;
+    match codec::version(&first)? {
+        codec::VERSION_1 => {
+            let raw = std::fs::read(path).map_err(unreadable)?;
+            Ok(Some(Loaded::V1(codec::decode_v1(&raw, shards)?)))
+        }
+        codec::VERSION_2 => {
+            let header = HeaderV2::decode(&first, len)?;
+            let mut table = vec![0u8; header.table_len as usize];
+            file.read_exact_at(&mut table, PAGE as u64)
+                .map_err(unreadable)?;
+            let metas = codec::decode_table(&table, &header, shards)?;
+            let map_len = usize::try_from(len).map_err(|_| "checkpoint too large to map")?;
+            let map = ImageMap::map(&file, map_len)
+                .map_err(|e| format!("cannot map {}: {e}", path.display()))?;
+            let image = Image::new(
+                map,
+                header.pages_at as usize,
+                header.page_count as usize,
+                path,
+            )
+            .ok_or("checkpoint layout does not match its length")?;
+            Ok(Some(Loaded::V2 {
+                header,
+                metas,
+                image: Arc::new(image),
+            }))
+        }
+        _ => Err("unknown checkpoint version".into()),
+    }
+}
+
+/// A copy of the index taken under the writer lock, to be written without
+/// holding any engine lock.
+pub(crate) struct Snapshot {
+    /// The checkpoint file (`<db>.ckpt`).
+    pub path: std::path::PathBuf,
+    pub binding: Binding,
+    pub next_ns_id: u32,
+    pub images: Vec<NsImage>,
+    pub faults: Option<Arc<Faults>>,
+}
+
+impl Snapshot {
+    /// Write the snapshot to the temp file `path` + `suffix` (fsynced);
+    /// removed again on failure.
+    pub(crate) fn write_temp(&self, suffix: &str) -> Result<std::path::PathBuf> {
+        let tmp = sibling(&self.path, suffix);
+        let written = write_file(
+            &tmp,
+            self.binding,
+            self.next_ns_id,
+            &self.images,
+            self.faults.as_deref(),
+        );
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written.map(|()| tmp)
+    }
+
+    /// Rename a written temp file over the checkpoint and make it durable.
+    pub(crate) fn install(&self, tmp: &Path) -> Result<()> {
+        let faults = self.faults.as_deref();
+        if let Err(e) = efs::rename(tmp, &self.path, faults) {
+            let _ = std::fs::remove_file(tmp);
+            return Err(e);
+        }
+        efs::fsync_parent(&self.path, faults)
+    }
+}
+
+fn write_file(
+    tmp: &Path,
+    binding: Binding,
+    next_ns_id: u32,
+    images: &[NsImage],
+    faults: Option<&Faults>,
+) -> Result<()> {
+    let plan = codec::plan(binding, next_ns_id, images);
+    let f = efs::create_options()
+        .truncate(true)
+        .open(tmp)
+        .map_err(|e| Error::io("create", Some(tmp), e))?;
+    let io = |e| Error::io("write", Some(tmp), e);
+    let put = |buf: &[u8], at: u64| {
+        fault::write_all_at(faults, WriteSite::Checkpoint, &f, buf, at).map_err(io)
+    };
+    let h = &plan.header;
+    // Slot pages, gathered in chunks of whole pages.
+    let mut crcs: Vec<u8> = Vec::with_capacity(h.page_count as usize * 4);
+    let mut buf: Vec<u8> = Vec::with_capacity(WRITE_CHUNK + PAGE);
+    let mut buf_at = h.pages_at;
+    let mut emit = |buf: &mut Vec<u8>, buf_at: &mut u64, all: bool| -> Result<()> {
+        let whole = if all {
+            buf.len().next_multiple_of(PAGE)
+        } else {
+            buf.len() - buf.len() % PAGE
+        };
+        buf.resize(buf.len().max(whole), 0);
+        for page in buf[..whole].chunks(PAGE) {
+            crcs.extend_from_slice(&crc32fast::hash(page).to_le_bytes());
+        }
+        put(&buf[..whole], *buf_at)?;
+        *buf_at += whole as u64;
+        buf.drain(..whole);
+        Ok(())
+    };
+    for b in &plan.blocks {
+        let pad = (b.at - (buf_at + buf.len() as u64)) as usize;
+        buf.resize(buf.len() + pad, 0);
+        block_bytes(images, b.kind, &mut buf);
+        if buf.len() >= WRITE_CHUNK {
+            emit(&mut buf, &mut buf_at, false)?;
+        }
+    }
+    let pad = (h.crcs_at - (buf_at + buf.len() as u64)) as usize;
+    buf.resize(buf.len() + pad, 0);
+    emit(&mut buf, &mut buf_at, true)?;
+    debug_assert_eq!(buf_at, h.crcs_at);
+    debug_assert_eq!(crcs.len() as u64, h.page_count * 4);
+    put(&crcs, h.crcs_at)?;
+    let mut head = h.encode();
+    head.extend_from_slice(&plan.table);
+    head.resize(h.pages_at as usize, 0);
+    put(&head, 0)?;
+    f.sync_all().map_err(|e| Error::io("fsync", Some(tmp), e))?;
+    fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
+    Ok(())
+}
