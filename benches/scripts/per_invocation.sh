@@ -44,7 +44,7 @@
 #
 # The databases are reused across runs: rebuild them when the emdb on-disk
 # format or the import path changed, or the figures describe old files.
-# Each invocation appends RUNS+1 puts (of the same key) to both databases.
+# Each invocation appends 2*RUNS+1 puts (of the same key) to both databases.
 
 set -euo pipefail
 export LC_ALL=C
