@@ -32,6 +32,9 @@
 # Environment:
 #   SIZES="1000000 10000000"   key counts (default: 1000000)
 #   RUNS=10                    timed calls per command and engine (default 10)
+#   RSS_RUNS=N                 of those rounds, how many also make the extra
+#                              call for peak RSS (default: RUNS; 3 saves time
+#                              at 10M keys)
 #   EMDB_BIN=PATH              emdb binary (default target/release/emdb,
 #                              built with `cargo build --release -p emdb-cli`
 #                              when missing)
@@ -44,7 +47,9 @@
 #
 # The databases are reused across runs: rebuild them when the emdb on-disk
 # format or the import path changed, or the figures describe old files.
-# Each invocation appends 2*RUNS+1 puts (of the same key) to both databases.
+# Each invocation appends RUNS+RSS_RUNS+1 puts (of the same key) to both
+# databases. On a shared 2-core machine 1M keys take about 1.5 minutes;
+# 10M keys about 4 minutes to build and 20 to run (the scans: ~20 s a call).
 
 set -euo pipefail
 export LC_ALL=C
@@ -58,6 +63,7 @@ say() { echo "per_invocation: $*" >&2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SIZES=${SIZES:-1000000}
 RUNS=${RUNS:-10}
+RSS_RUNS=${RSS_RUNS:-$RUNS}
 SQLITE3=${SQLITE3:-sqlite3}
 DATA_DIR=${PER_INVOCATION_DIR:-$ROOT/target/per-invocation}
 REBUILD=${REBUILD:-0}
@@ -83,6 +89,8 @@ while [ $# -gt 0 ]; do
 done
 
 case $RUNS in '' | *[!0-9]* | 0) die "RUNS must be a positive integer, got '$RUNS'" ;; esac
+case $RSS_RUNS in '' | *[!0-9]* | 0) die "RSS_RUNS must be a positive integer, got '$RSS_RUNS'" ;; esac
+[ "$RSS_RUNS" -le "$RUNS" ] || die "RSS_RUNS ($RSS_RUNS) must not exceed RUNS ($RUNS)"
 for n in $SIZES; do
     case $n in '' | *[!0-9]*) die "SIZES must be key counts, got '$n'" ;; esac
     [ "$n" -ge 2000 ] || die "sizes below 2000 keys do not hold the ~100-key prefix $PREFIX"
@@ -397,6 +405,7 @@ run_size() {
                 fi
             done
             [ "$run" = 0 ] && continue
+            [ "$run" -le "$RSS_RUNS" ] || continue
             # peak RSS: one more call each, untimed (puts write the same value again)
             for engine in emdb sqlite; do
                 if [ $engine = emdb ]; then db=$dir/emdb.emdb; else db=$dir/kv.sqlite; fi
@@ -458,7 +467,7 @@ echo "## Per-invocation: emdb vs sqlite3"
 echo
 echo "- emdb: \`$EMDB_BIN\` ($EMDB_VERSION)"
 echo "- sqlite3: $SQLITE_VERSION, \`kv(k TEXT PRIMARY KEY, v) WITHOUT ROWID\`, journal_mode=$JOURNAL, synchronous=$SYNC_NAME (defaults)"
-echo "- $RUNS alternating runs per command after one warm-up call each; medians. Wall time of a bare exec; peak RSS from \`/usr/bin/time -f %M\` on a separate call"
+echo "- $RUNS alternating runs per command after one warm-up call each; medians. Wall time of a bare exec; peak RSS from \`/usr/bin/time -f %M\` on a separate call in $RSS_RUNS of the rounds"
 echo "- $(nproc) cores, load average $LOAD_BEFORE before, $LOAD_AFTER after; took $ELAPSED s"
 for n in $SIZES; do
     echo
@@ -501,8 +510,8 @@ if [ -n "$JSON_OUT" ]; then
         printf '  "emdb_bin": "%s",\n  "emdb_version": "%s",\n' "$EMDB_BIN" "$EMDB_VERSION"
         printf '  "sqlite_version": "%s",\n  "sqlite_journal_mode": "%s",\n  "sqlite_synchronous": "%s",\n' \
             "$SQLITE_VERSION" "$JOURNAL" "$SYNC_NAME"
-        printf '  "runs": %d,\n  "cores": %d,\n  "load_before": "%s",\n  "load_after": "%s",\n' \
-            "$RUNS" "$(nproc)" "$LOAD_BEFORE" "$LOAD_AFTER"
+        printf '  "runs": %d,\n  "rss_runs": %d,\n  "cores": %d,\n  "load_before": "%s",\n  "load_after": "%s",\n' \
+            "$RUNS" "$RSS_RUNS" "$(nproc)" "$LOAD_BEFORE" "$LOAD_AFTER"
         printf '  "units": {"us": "wall time, microseconds", "cpu_us": "user+sys CPU time, microseconds (1 ms resolution)", "rss_kib": "peak RSS, KiB"},\n  "sizes": {'
         first_n=1
         for n in $SIZES; do
