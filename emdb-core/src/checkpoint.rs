@@ -73,9 +73,17 @@ pub(crate) fn open(path: &Path, shards: usize) -> std::result::Result<Option<Loa
         }
         codec::VERSION_2 => {
             let header = HeaderV2::decode(&first, len)?;
-            let mut table = vec![0u8; header.table_len as usize];
+            // The table and the zeros padding it to the slot pages: every
+            // byte before the slot pages is checked here.
+            let mut table = vec![0u8; (header.pages_at - PAGE as u64) as usize];
             file.read_exact_at(&mut table, PAGE as u64)
                 .map_err(unreadable)?;
+            let padding = table.split_off(header.table_len as usize);
+            if first[codec::HEADER_V2_LEN..].iter().any(|&b| b != 0)
+                || padding.iter().any(|&b| b != 0)
+            {
+                return Err("checkpoint padding is not zeros".into());
+            }
             let metas = codec::decode_table(&table, &header, shards)?;
             let map_len = usize::try_from(len).map_err(|_| "checkpoint too large to map")?;
             let map = ImageMap::map(&file, map_len)

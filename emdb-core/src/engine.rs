@@ -585,6 +585,7 @@ impl Engine {
             return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
         }
         let (mut end, last_frame_at, _) = replayed?;
+        report.replayed_bytes = end.saturating_sub(start);
 
         let mut region = region;
         if !cfg.read_only && len > end {
@@ -621,15 +622,10 @@ impl Engine {
         let w = WriterState {
             end,
             last_frame_at,
-            // What the checkpoint file on disk covers: 0 forces the next
-            // checkpoint (a rejected image, or none while the log has records).
-            checkpointed_end: if report.used_checkpoint {
-                start
-            } else if report.checkpoint_rejected.is_none() && end == HEADER_SIZE as u64 {
-                end
-            } else {
-                0
-            },
+            // What the checkpoint file on disk covers; 0 (none was used:
+            // missing or rejected) makes the next close write one, since this
+            // open paid for replaying the whole log anyway.
+            checkpointed_end: if report.used_checkpoint { start } else { 0 },
         };
         let salvaged = !report.skipped.is_empty() || report.orphaned_records > 0;
         let engine = Engine::assemble(cfg, Generation::new(log, table), w, report, lock);

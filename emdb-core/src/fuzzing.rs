@@ -78,3 +78,86 @@ pub fn replay_log(bytes: &[u8]) -> (Option<u64>, Option<u64>) {
     }
     (run(false), run(true))
 }
+
+/// The version-1 encoding of a version-2 checkpoint file (same binding,
+/// namespaces and slots), so fuzz targets can exercise the version-1 loader
+/// on a checkpoint the engine wrote; `None` if `v2` does not decode.
+pub fn checkpoint_v2_to_v1(v2: &[u8]) -> Option<Vec<u8>> {
+    use checkpoint::{NsImage, ShardImage, PAGE};
+    let h = checkpoint::HeaderV2::decode(v2, v2.len() as u64).ok()?;
+    let table = v2.get(PAGE..PAGE.checked_add(usize::try_from(h.table_len).ok()?)?)?;
+    let metas = checkpoint::decode_table(table, &h, crate::index::SHARDS).ok()?;
+    let namespaces = metas
+        .into_iter()
+        .map(|m| {
+            let shards = m
+                .shards
+                .iter()
+                .map(|p| {
+                    let at = usize::try_from(p.at).ok()?;
+                    let bytes = v2.get(at..at.checked_add(p.cap as usize * 8)?)?;
+                    Some(ShardImage {
+                        len: p.len,
+                        entries: bytes
+                            .chunks_exact(8)
+                            .map(|c| {
+                                let mut a = [0u8; 8];
+                                a.copy_from_slice(c);
+                                u64::from_le_bytes(a)
+                            })
+                            .collect(),
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(NsImage {
+                id: m.id,
+                name: m.name,
+                live_bytes: m.live_bytes,
+                expiring: m.expiring,
+                shards,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(checkpoint::encode_v1(&checkpoint::Checkpoint {
+        binding: h.binding,
+        next_ns_id: h.next_ns_id,
+        namespaces,
+    }))
+}
+
+/// Recompute every checksum of a version-2 checkpoint file in place (page
+/// CRCs, table CRC, header CRC) after a fuzzer changed its bytes, so the
+/// loader's structural checks and the index's use of the slots are reached.
+/// Does nothing when the header's layout fields no longer fit the file.
+pub fn reseal_checkpoint_v2(file: &mut [u8]) {
+    use checkpoint::PAGE;
+    let field = |b: &[u8], at: usize| crate::format::read_u64(b, at).map(|v| v as usize);
+    let (Some(table_len), Some(pages_at), Some(page_count), Some(crcs_at)) = (
+        field(file, 64),
+        field(file, 72),
+        field(file, 80),
+        field(file, 88),
+    ) else {
+        return;
+    };
+    let fits = PAGE.checked_add(table_len).is_some_and(|e| e <= pages_at)
+        && page_count
+            .checked_mul(PAGE)
+            .and_then(|n| n.checked_add(pages_at))
+            .is_some_and(|e| e == crcs_at)
+        && page_count
+            .checked_mul(4)
+            .and_then(|n| n.checked_add(crcs_at))
+            .is_some_and(|e| e <= file.len());
+    if !fits {
+        return;
+    }
+    for p in 0..page_count {
+        let crc = crc32fast::hash(&file[pages_at + p * PAGE..pages_at + (p + 1) * PAGE]);
+        file[crcs_at + p * 4..crcs_at + p * 4 + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    let t = crc32fast::hash(&file[PAGE..PAGE + table_len]);
+    file[96..100].copy_from_slice(&t.to_le_bytes());
+    let h = crc32fast::hash(&file[..100]);
+    file[100..104].copy_from_slice(&h.to_le_bytes());
+}

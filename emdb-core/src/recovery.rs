@@ -36,6 +36,9 @@ pub struct RecoveryReport {
     pub checkpoint_rejected: Option<String>,
     /// Records (frames) replayed from the log.
     pub records_replayed: u64,
+    /// Bytes of log replayed: everything past the checkpoint (the tail a
+    /// clean close leaves is under 64 KiB), or the whole log without one.
+    pub replayed_bytes: u64,
     /// Offset at which an incomplete, never-synced tail was cut off.
     pub truncated_tail_at: Option<u64>,
     /// Damaged ranges skipped in salvage mode.

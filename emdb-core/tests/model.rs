@@ -459,7 +459,13 @@ impl Harness {
                 rep.used_checkpoint,
                 "close did not leave a usable checkpoint"
             );
-            prop_assert_eq!(rep.records_replayed, 0, "checkpoint did not cover the log");
+            // A clean close leaves at most a small tail (under 64 KiB) for
+            // the next open rather than rewrite the whole index image.
+            prop_assert!(
+                rep.replayed_bytes < 64 << 10,
+                "close left a tail of {} bytes",
+                rep.replayed_bytes
+            );
         }
         self.db = Some(db);
         self.checkpoint_on_close = r.checkpoint_on_close;

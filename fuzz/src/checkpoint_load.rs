@@ -8,7 +8,9 @@
 //! overwritten, some deleted, one batch), closed with a checkpoint. Each
 //! input then replaces `<db>.ckpt` with a CRC-valid image and opens the
 //! database read-only (which never writes). The image is either the real
-//! checkpoint with fuzzer damage, re-sealed with a correct CRC, or one built
+//! checkpoint (converted to version 1) with fuzzer damage, re-sealed with a
+//! correct CRC, the version-2 checkpoint as written with fuzzer damage and
+//! every checksum redone (so the mapped image's slots are used), or one built
 //! from the real binding with fuzzer-placed index entries whose tags are the
 //! real keys' tags and whose offsets are real frame offsets, so that lookups
 //! reach the engine's key confirmation with the wrong records.
@@ -34,8 +36,11 @@ struct Template {
     _dir: tempfile::TempDir,
     path: PathBuf,
     ckpt_path: PathBuf,
-    /// The checkpoint the engine wrote, CRC included.
+    /// The checkpoint the engine wrote (version 2), converted to version 1,
+    /// CRC included.
     ckpt: Vec<u8>,
+    /// The checkpoint the engine wrote, as written (version 2).
+    ckpt_v2: Vec<u8>,
     /// Offsets of every frame in the log.
     frames: Vec<u64>,
     /// Every frame of the log, as this crate reads it.
@@ -93,7 +98,9 @@ fn build_template() -> Result<Template, Box<dyn std::error::Error>> {
         db.flush()?;
     }
     let ckpt_path = dir.path().join("t.emdb.ckpt");
-    let ckpt = std::fs::read(&ckpt_path)?;
+    let ckpt_v2 = std::fs::read(&ckpt_path)?;
+    let ckpt = emdb_core::fuzzing::checkpoint_v2_to_v1(&ckpt_v2)
+        .ok_or("the template checkpoint does not convert to version 1")?;
     let log = std::fs::read(&path)?;
     let (mut frames, mut records) = (Vec::new(), Vec::new());
     let mut at = HEADER_SIZE;
@@ -111,6 +118,7 @@ fn build_template() -> Result<Template, Box<dyn std::error::Error>> {
         path,
         ckpt_path,
         ckpt,
+        ckpt_v2,
         frames,
         records,
         history,
@@ -163,13 +171,23 @@ pub fn run_strict(data: &[u8]) {
 fn run_mode(data: &[u8], strict: bool) {
     let t = template();
     let mut u = Unstructured::new(data);
-    let image = if u.arbitrary().unwrap_or(false) {
-        let mut body = t.ckpt[..t.ckpt.len() - 4].to_vec();
-        let damage = pick_damage(&mut u, 6);
-        apply_damage(&mut body, FIXED_LEN, &damage);
-        seal(body)
-    } else {
-        forge(&mut u, t, strict)
+    let image = match u.int_in_range(0u8..=2).unwrap_or(0) {
+        0 => {
+            let mut body = t.ckpt[..t.ckpt.len() - 4].to_vec();
+            let damage = pick_damage(&mut u, 6);
+            apply_damage(&mut body, FIXED_LEN, &damage);
+            seal(body)
+        }
+        1 => forge(&mut u, t, strict),
+        _ => {
+            // The mapped image: damage anywhere past the binding (layout
+            // fields, table, slot pages, page CRCs), every checksum redone.
+            let mut file = t.ckpt_v2.clone();
+            let damage = pick_damage(&mut u, 6);
+            apply_damage(&mut file, FIXED_LEN, &damage);
+            emdb_core::fuzzing::reseal_checkpoint_v2(&mut file);
+            file
+        }
     };
     if std::fs::write(&t.ckpt_path, &image).is_err() {
         return;

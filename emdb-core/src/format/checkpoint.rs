@@ -64,7 +64,7 @@ pub(crate) struct Checkpoint {
 }
 
 /// Encoded size of a version-1 checkpoint, for reserving the buffer up front.
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn encoded_len(namespaces: &[NsImage]) -> usize {
     let mut n = FIXED_LEN + 4;
     for ns in namespaces {
@@ -77,7 +77,7 @@ pub(crate) fn encoded_len(namespaces: &[NsImage]) -> usize {
 }
 
 /// Encode a version-1 checkpoint (tests and fixtures: emdb writes version 2).
-#[cfg(test)]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn encode_v1(cp: &Checkpoint) -> Vec<u8> {
     let mut out = Vec::with_capacity(encoded_len(&cp.namespaces));
     out.extend_from_slice(&MAGIC);
@@ -209,6 +209,8 @@ pub(crate) const PAGE: usize = 4096;
 const SLOT: usize = 8;
 /// Bytes of the version-2 header covered by its CRC.
 const HEADER_V2_CRC_AT: usize = 100;
+/// Bytes of the version-2 header, CRC included; the rest of its page is zeros.
+pub(crate) const HEADER_V2_LEN: usize = HEADER_V2_CRC_AT + 4;
 /// Bytes of one shard's entry in the namespace table.
 const SHARD_ENTRY: usize = 16;
 /// Largest shard table (24-bit tags pick the home slot).
