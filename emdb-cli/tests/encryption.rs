@@ -325,6 +325,7 @@ fn rewriting_while_locked_exits_3() {
     let holder = emdb_core::Emdb::open(&db.path).unwrap();
     db.cmd(["encrypt", "--yes"])
         .env("EMDB_PASSPHRASE", PASS)
+        .env("EMDB_LOCK_TIMEOUT", "0")
         .assert()
         .code(3);
     drop(holder);

@@ -14,7 +14,8 @@ fn locked_database_exits_3_naming_the_holder() {
     db.put("k", "v");
     let holder = Emdb::open(&db.path).unwrap();
     let pid = format!("pid {}", std::process::id());
-    db.cmd(["put", "k", "w"])
+    // A lock timeout of 0 fails at once (the default waits 10s).
+    db.cmd(["--lock-timeout", "0", "put", "k", "w"])
         .assert()
         .code(3)
         .stderr(predicate::str::starts_with("emdb: "))

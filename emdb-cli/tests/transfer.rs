@@ -152,7 +152,7 @@ fn malformed_lines_report_their_number_and_exit_7() {
         .assert()
         .code(7)
         .stderr(predicate::str::starts_with(
-            "emdb: line 11: not a valid record",
+            "emdb: line 11: not valid JSON: EOF while parsing an object",
         ))
         .stderr(predicate::str::contains("nothing was imported"));
     // The batch holding the bad line was not written.

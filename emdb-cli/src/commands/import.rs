@@ -30,7 +30,10 @@ const BATCH_BYTES: usize = 64 << 20;
 pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let from_stdin = args.file.as_os_str() == "-";
-    let format = transfer::resolve_format(args.format, (!from_stdin).then_some(&*args.file));
+    let format = transfer::resolve_format(
+        args.format.map(Into::into),
+        (!from_stdin).then_some(&*args.file),
+    );
     let (input, pb): (Box<dyn BufRead>, ProgressBar) = if from_stdin {
         if !ui.stdin_free {
             return Err(CliError::usage(

@@ -26,9 +26,9 @@
 use std::io::{BufRead, Read, Write};
 
 use super::{is_header, namespace_field, parse_header, Entry, Item, Plan, RecordWriter};
-use crate::cli::Encoding;
+use crate::encoding::Encoding;
 use crate::encoding::{base64, decode, hex, Codec};
-use crate::error::{CliError, CliResult};
+use crate::error::{ToolError, ToolResult};
 use crate::space::now_ms;
 
 /// Writes `SET` commands.
@@ -49,7 +49,7 @@ struct Marker<'a> {
 
 impl<'w> Writer<'w> {
     /// A writer on `out`; writes the header `ECHO`.
-    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> CliResult<Self> {
+    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> ToolResult<Self> {
         let header = super::header_json(plan)?;
         let mut w = Writer {
             out,
@@ -72,8 +72,8 @@ impl<'w> Writer<'w> {
     }
 }
 
-fn write_error(e: std::io::Error) -> CliError {
-    CliError::io("writing the export", None, e)
+fn write_error(e: std::io::Error) -> ToolError {
+    ToolError::io("writing the export", None, e)
 }
 
 fn encode_into(enc: Encoding, bytes: &[u8], out: &mut Vec<u8>) {
@@ -91,12 +91,12 @@ impl RecordWriter for Writer<'_> {
         key: &[u8],
         value: &[u8],
         expires_at_ms: Option<u64>,
-    ) -> CliResult {
+    ) -> ToolResult {
         if ns != self.ns {
             let marker = serde_json::to_vec(&Marker {
                 emdb_namespace: ns.into(),
             })
-            .map_err(|e| CliError::bad_input(format!("cannot encode JSON: {e}")))?;
+            .map_err(|e| ToolError::bad_input(format!("cannot encode JSON: {e}")))?;
             self.command(&[b"ECHO", &marker]).map_err(write_error)?;
             self.ns = ns.to_string();
         }
@@ -125,7 +125,7 @@ impl RecordWriter for Writer<'_> {
         written.map_err(write_error)
     }
 
-    fn finish(&mut self) -> CliResult {
+    fn finish(&mut self) -> ToolResult {
         self.out.flush().map_err(write_error)
     }
 }
@@ -171,12 +171,12 @@ impl<'r> Reader<'r> {
 
     /// One `\r\n`-terminated protocol line, without the terminator; `None`
     /// at the end of the input.
-    fn header_line(&mut self) -> CliResult<Option<Vec<u8>>> {
+    fn header_line(&mut self) -> ToolResult<Option<Vec<u8>>> {
         let mut buf = Vec::new();
         let n = self
             .input
             .read_until(b'\n', &mut buf)
-            .map_err(|e| CliError::io("reading the import", None, e))?;
+            .map_err(|e| ToolError::io("reading the import", None, e))?;
         if n == 0 {
             return Ok(None);
         }
@@ -188,19 +188,19 @@ impl<'r> Reader<'r> {
         Ok(Some(buf))
     }
 
-    fn bad(&self, what: impl std::fmt::Display) -> CliError {
+    fn bad(&self, what: impl std::fmt::Display) -> ToolError {
         self.bad_at(self.line, what)
     }
 
-    fn bad_at(&self, line: u64, what: impl std::fmt::Display) -> CliError {
-        CliError::bad_input(format!("line {line}: {what}")).hint(
+    fn bad_at(&self, line: u64, what: impl std::fmt::Display) -> ToolError {
+        ToolError::bad_input(format!("line {line}: {what}")).hint(
             "the input must be RESP `SET key value [PXAT ms]` commands, as `emdb export --format resp` writes",
         )
     }
 
     /// Parse `<sigil><digits>` from the protocol line just read. Digits
     /// only, as Redis reads them: no sign, no spaces.
-    fn number(&self, line: &[u8], sigil: u8, what: &str) -> CliResult<usize> {
+    fn number(&self, line: &[u8], sigil: u8, what: &str) -> ToolResult<usize> {
         let at = self.line - 1;
         match line.split_first() {
             Some((&s, digits)) if s == sigil => decimal(digits).ok_or_else(|| {
@@ -220,7 +220,7 @@ impl<'r> Reader<'r> {
         }
     }
 
-    fn bulk(&mut self) -> CliResult<Vec<u8>> {
+    fn bulk(&mut self) -> ToolResult<Vec<u8>> {
         let head = self
             .header_line()?
             .ok_or_else(|| self.bad("the input ends inside a command"))?;
@@ -235,7 +235,7 @@ impl<'r> Reader<'r> {
         (&mut self.input)
             .take(want as u64)
             .read_to_end(&mut data)
-            .map_err(|e| CliError::io("reading the import", None, e))?;
+            .map_err(|e| ToolError::io("reading the import", None, e))?;
         if data.len() < want {
             return Err(self.bad("the input ends inside a string"));
         }
@@ -247,7 +247,7 @@ impl<'r> Reader<'r> {
         Ok(data)
     }
 
-    fn next_item(&mut self) -> CliResult<Option<Item>> {
+    fn next_item(&mut self) -> ToolResult<Option<Item>> {
         loop {
             let line = self.line;
             let Some(head) = self.header_line()? else {
@@ -261,7 +261,7 @@ impl<'r> Reader<'r> {
             for _ in 0..count {
                 parts.push(self.bulk()?);
             }
-            let bad = |what: String| CliError::bad_input(format!("line {line}: {what}"));
+            let bad = |what: String| ToolError::bad_input(format!("line {line}: {what}"));
             if parts[0].eq_ignore_ascii_case(b"ECHO") {
                 if let Some(item) = self
                     .echo(&parts)
@@ -313,9 +313,9 @@ impl<'r> Reader<'r> {
 
     /// An `ECHO`: the export header, a namespace marker, or anything else
     /// (ignored, as Redis would only echo it).
-    fn echo(&mut self, parts: &[Vec<u8>]) -> CliResult<Option<Item>> {
+    fn echo(&mut self, parts: &[Vec<u8>]) -> ToolResult<Option<Item>> {
         let [_, text] = parts else {
-            return Err(CliError::bad_input("ECHO takes one argument"));
+            return Err(ToolError::bad_input("ECHO takes one argument"));
         };
         if is_header(text) {
             return parse_header(text).map(|h| Some(Item::Header(h)));
@@ -345,7 +345,7 @@ fn expiry(option: &[u8], n: &[u8]) -> Result<u64, String> {
 }
 
 impl Iterator for Reader<'_> {
-    type Item = CliResult<Item>;
+    type Item = ToolResult<Item>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
@@ -361,9 +361,9 @@ impl Iterator for Reader<'_> {
 mod tests {
     use super::*;
 
-    fn read(bytes: &[u8]) -> CliResult<Vec<Entry>> {
+    fn read(bytes: &[u8]) -> ToolResult<Vec<Entry>> {
         let items: Vec<Item> =
-            Reader::new(Box::new(bytes), Codec::default()).collect::<CliResult<_>>()?;
+            Reader::new(Box::new(bytes), Codec::default()).collect::<ToolResult<_>>()?;
         Ok(items
             .into_iter()
             .filter_map(|i| match i {
@@ -458,7 +458,7 @@ mod tests {
             largest: std::rc::Rc::clone(&largest),
         };
         let e = Reader::new(Box::new(input), Codec::default())
-            .collect::<CliResult<Vec<_>>>()
+            .collect::<ToolResult<Vec<_>>>()
             .unwrap_err();
         assert!(e.message.contains("ends inside a string"), "{}", e.message);
         assert!(
