@@ -615,7 +615,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__decrypt)
-            opts="-y -n -q -h --yes --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-y -n -q -h --yes --keep-backup --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -711,7 +711,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__encrypt)
-            opts="-y -n -q -h --cipher --yes --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-y -n -q -h --cipher --yes --keep-backup --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1383,7 +1383,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__import)
-            opts="-n -q -h --format --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-n -q -h --format --atomic --dry-run --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1975,7 +1975,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__rotate__subcmd__key)
-            opts="-y -n -q -h --new-passphrase-file --new-key-file --yes --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-y -n -q -h --new-passphrase-file --new-key-file --yes --keep-backup --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -333,6 +333,8 @@ hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand import" -l atomic -d 'Write the whole input as one atomic unit: every record or none (at most 1 GiB of keys and values, held in memory until the end)'
+complete -c emdb -n "__fish_emdb_using_subcommand import" -l dry-run -d 'Read and check the whole input and count what would be imported; write nothing and create no database'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -518,7 +520,8 @@ base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
-complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l remove-backup -d 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l remove-backup -d 'The default now (kept so that older scripts still run)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -537,7 +540,8 @@ base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
-complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l remove-backup -d 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l remove-backup -d 'The default now (kept so that older scripts still run)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -558,7 +562,8 @@ base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
-complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l remove-backup -d 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l remove-backup -d 'The default now (kept so that older scripts still run)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'

@@ -45,19 +45,20 @@ for _ in $(seq 100); do
     sleep 0.05
 done
 
-seconds() { # run "$@" with stdin/stdout given by the caller; print elapsed seconds
-    local start end
+seconds() { # seconds IN OUT CMD...: run CMD < IN > OUT and print the elapsed seconds
+    local in=$1 out=$2 start end
+    shift 2
     start=$(date +%s.%N)
-    "$@"
+    "$@" < "$in" > "$out"
     end=$(date +%s.%N)
     echo "$end - $start" | bc -l
 }
 
 db="$work/bench.emdb"
-emdb_put=$(seconds "$EMDB" --db "$db" -q shell < "$work/puts.txt")
-emdb_get=$(seconds "$EMDB" --db "$db" -q shell < "$work/gets.txt" > "$work/emdb_gets.out")
-redis_set=$(seconds redis-cli -p "$port" --pipe < "$work/sets.resp" > "$work/redis_set.out")
-redis_get=$(seconds redis-cli -p "$port" --pipe < "$work/gets.resp" > "$work/redis_get.out")
+emdb_put=$(seconds "$work/puts.txt" /dev/null "$EMDB" --db "$db" -q shell)
+emdb_get=$(seconds "$work/gets.txt" "$work/emdb_gets.out" "$EMDB" --db "$db" -q shell)
+redis_set=$(seconds "$work/sets.resp" "$work/redis_set.out" redis-cli -p "$port" --pipe)
+redis_get=$(seconds "$work/gets.resp" "$work/redis_get.out" redis-cli -p "$port" --pipe)
 
 # Both really did the work.
 [[ $(wc -l < "$work/emdb_gets.out") -eq $N ]] || { echo "emdb printed the wrong number of values" >&2; exit 1; }

@@ -502,9 +502,15 @@ pub struct AdminArgs {
     #[arg(short, long)]
     pub yes: bool,
 
-    /// Delete the `<db>.encbak` backup once the rewritten file has been
-    /// opened with its new secret.
+    /// Keep the old file as `<db>.encbak`. By default it is deleted once
+    /// every record of the rewritten file has been read back under the new
+    /// secret (the backup holds the data in plaintext after `encrypt`, and
+    /// under the old key after `rotate-key`).
     #[arg(long)]
+    pub keep_backup: bool,
+
+    /// The default now (kept so that older scripts still run).
+    #[arg(long, hide = true, conflicts_with = "keep_backup")]
     pub remove_backup: bool,
 }
 
@@ -695,6 +701,16 @@ pub struct ImportArgs {
     /// else jsonl].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
+
+    /// Write the whole input as one atomic unit: every record or none
+    /// (at most 1 GiB of keys and values, held in memory until the end).
+    #[arg(long)]
+    pub atomic: bool,
+
+    /// Read and check the whole input and count what would be imported;
+    /// write nothing and create no database.
+    #[arg(long, conflicts_with = "atomic")]
+    pub dry_run: bool,
 }
 
 /// Arguments of `export`.

@@ -121,7 +121,7 @@ fn null_separated_keys() {
         .success()
         .stdout("6c696e650a627265616b\x006f6e652074776f\x00");
     // A NUL inside a text key cannot be told from the separator.
-    db.cmd(["--hex", "put", "610062", "x"]).assert().success();
+    db.cmd(["--hex", "put", "610062", "78"]).assert().success();
     db.cmd(["scan", "-0", "--keys-only"])
         .assert()
         .code(7)

@@ -23,6 +23,12 @@ pub enum Kind {
     Io,
     /// Input that does not decode or breaks a limit (exit 7).
     BadInput,
+    /// A file left by an earlier run blocks the command: a `<db>.encbak`
+    /// backup of an interrupted or kept encryption change (exit 8).
+    Leftover,
+    /// Stopped by Ctrl-C (SIGINT) after saying how far it got (exit 130,
+    /// as shells report a process ended by SIGINT).
+    Interrupted,
     /// Stdout was closed by the reader (e.g. `| head`): exit quietly.
     BrokenPipe,
 }
@@ -38,6 +44,8 @@ impl Kind {
             Kind::WrongKey => 5,
             Kind::Io => 6,
             Kind::BadInput => 7,
+            Kind::Leftover => 8,
+            Kind::Interrupted => 130,
             Kind::BrokenPipe => 0,
         }
     }

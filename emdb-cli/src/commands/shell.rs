@@ -12,6 +12,7 @@
 //!
 //! On a terminal the shell reads lines with editing and history (rustyline).
 
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, IsTerminal};
 use std::path::PathBuf;
 
@@ -270,8 +271,16 @@ impl Shell<'_> {
             }
             ("get", None) => {
                 self.commit(s)?;
-                let key = decode(codec.key, key.as_bytes()).map_err(|e| e.context("KEY"))?;
-                let space = self.space(s, false)?;
+                let key: Cow<'_, [u8]> = match codec.key {
+                    Encoding::Text => Cow::Borrowed(key.as_bytes()),
+                    enc => Cow::Owned(decode(enc, key.as_bytes()).map_err(|e| e.context("KEY"))?),
+                };
+                if self.space.is_none() {
+                    self.space = Some(self.space(s, false)?);
+                }
+                let Some(space) = &self.space else {
+                    return Ok(None);
+                };
                 let Some(value) = space.get(&key)? else {
                     if ui.json {
                         ui.line("null")?;
