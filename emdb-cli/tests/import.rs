@@ -157,3 +157,54 @@ fn ctrl_c_keeps_and_syncs_the_committed_batches_and_says_so() {
     // The committed batches were synced: `check` sees them all as durable.
     db.cmd(["check"]).assert().success();
 }
+
+#[test]
+fn redis_cli_style_resp_imports_in_order() {
+    let db = TestDb::new();
+    let script = "\
+SET plain 1
+SET counter 10 EX 3600
+SET counter 11 KEEPTTL
+SET once first NX
+SET once second NX
+MSET a 1 b 2 c 3
+DEL b
+PEXPIRE c 3600000
+EXPIRE a 0
+SELECT 2
+SET \"with space\" 'quoted value'
+SELECT 0
+SET tail end
+";
+    db.cmd(["import", "-", "--format", "resp"])
+        .write_stdin(script)
+        .assert()
+        .success();
+    db.cmd(["get", "plain"]).assert().success().stdout("1\n");
+    db.cmd(["get", "counter"]).assert().success().stdout("11\n");
+    // KEEPTTL kept the hour, PEXPIRE set one.
+    for key in ["counter", "c"] {
+        let ttl = text(&db.stdout(["ttl", key]));
+        assert!(
+            ttl.trim().ends_with('s') && ttl.trim() != "-1",
+            "{key}: {ttl}"
+        );
+    }
+    db.cmd(["get", "once"]).assert().success().stdout("first\n");
+    db.cmd(["exists", "b"]).assert().code(1);
+    // EXPIRE with 0 deletes, as in Redis.
+    db.cmd(["exists", "a"]).assert().code(1);
+    db.cmd(["-n", "db2", "get", "with space"])
+        .assert()
+        .success()
+        .stdout("quoted value\n");
+    db.cmd(["get", "tail"]).assert().success().stdout("end\n");
+    // Other commands are refused, naming the line and what can be imported.
+    db.cmd(["import", "-", "--format", "resp"])
+        .write_stdin("SET x 1\nHSET h f v\n")
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains(
+            "line 2: \"HSET\" cannot be imported",
+        ));
+}

@@ -23,7 +23,7 @@ use crate::error::{CliError, CliResult, Kind};
 use crate::output::{TransferReport, Ui};
 use crate::progress;
 use crate::space::{now_ms, Space};
-use crate::transfer::{self, format_name, Item};
+use crate::transfer::{self, format_name, Command, Entry, Item};
 
 /// Records per atomic batch.
 const BATCH_RECORDS: usize = 10_000;
@@ -100,13 +100,32 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                 }
                 continue;
             }
-            Item::Record(entry) => entry,
+            Item::Record(entry) => (entry, Op::Put),
+            Item::Command(Command::SetIfAbsent(entry)) => (entry, Op::PutIfAbsent),
+            Item::Command(Command::SetKeepTtl(entry)) => (entry, Op::PutKeepTtl),
+            Item::Command(Command::Delete { ns, key, line }) => {
+                (entry_of(ns, key, None, line), Op::Delete)
+            }
+            Item::Command(Command::Expire {
+                ns,
+                key,
+                expires_at_ms,
+                line,
+            }) => (entry_of(ns, key, Some(expires_at_ms), line), Op::Expire),
         };
+        let (entry, op) = entry;
         check_limits(&entry).map_err(|e| partial(e, &n))?;
-        if entry.expires_at_ms.is_some_and(|at| at <= now_ms()) {
-            n.expired += 1;
-            continue;
-        }
+        // An expiry in the past: a record is skipped; an EXPIRE of one
+        // deletes the key, as in Redis.
+        let past = entry.expires_at_ms.is_some_and(|at| at <= now_ms());
+        let op = match op {
+            Op::Expire if past => Op::Delete,
+            _ if past => {
+                n.expired += 1;
+                continue;
+            }
+            op => op,
+        };
         n.read += 1;
         if args.dry_run {
             continue;
@@ -114,6 +133,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         let space = spaces.index(entry.ns.as_deref());
         batch_bytes += entry.key.len() + entry.value.len();
         batch.push(Pending {
+            op,
             space,
             key: entry.key,
             value: entry.value,
@@ -235,8 +255,35 @@ fn commit_batch(
     Ok(())
 }
 
+/// What a pending item does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// Write the record (a plain `SET`, any JSON Lines or CSV record).
+    Put,
+    /// `SET ... NX`: write only when the key is absent.
+    PutIfAbsent,
+    /// `SET ... KEEPTTL`: write, keeping the key's current expiry.
+    PutKeepTtl,
+    /// `DEL`.
+    Delete,
+    /// `EXPIRE` and friends: a new expiry for a present key.
+    Expire,
+}
+
+/// An entry for a command that names only a key.
+fn entry_of(ns: Option<String>, key: Vec<u8>, expires_at_ms: Option<u64>, line: u64) -> Entry {
+    Entry {
+        ns,
+        key,
+        value: Vec::new(),
+        expires_at_ms,
+        line,
+    }
+}
+
 /// A record waiting for its batch to be written.
 struct Pending {
+    op: Op,
     space: usize,
     key: Vec<u8>,
     value: Vec<u8>,
@@ -301,31 +348,64 @@ fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
     let first = batch[0].space;
     if batch
         .iter()
-        .all(|p| p.space == first && p.expires_at_ms.is_none())
+        .all(|p| p.space == first && p.op == Op::Put && p.expires_at_ms.is_none())
     {
         spaces.list[first].insert_many(batch.iter().map(|p| (&p.key[..], &p.value[..])))?;
         batch.clear();
         return Ok(0);
     }
     let now = now_ms();
-    let ttl = |p: &Pending| match p.expires_at_ms {
-        None => Some(Ttl::Never),
-        Some(at) if at > now => Some(Ttl::At(UNIX_EPOCH + Duration::from_millis(at))),
-        Some(_) => None,
-    };
+    let at = |ms: u64| Ttl::At(UNIX_EPOCH + Duration::from_millis(ms));
     let mut expired = 0u64;
     let Some(db) = &spaces.db else {
         return Err(CliError::new(Kind::Io, "the database is not open"));
     };
     db.transaction(|tx| {
+        // Expiries this batch gave, so that KEEPTTL and EXPIRE see them.
+        let mut set_here: HashMap<(usize, &[u8]), Option<u64>> = HashMap::new();
         for p in batch.iter() {
-            let Some(t) = ttl(p) else {
-                expired += 1;
-                continue;
-            };
-            match &spaces.list[p.space] {
-                Space::Default(_) => tx.insert_with_ttl(&p.key, &p.value, t)?,
-                Space::Named(ns) => tx.namespace(ns).insert_with_ttl(&p.key, &p.value, t)?,
+            let space = &spaces.list[p.space];
+            let id = (p.space, &p.key[..]);
+            let current_expiry =
+                |set_here: &HashMap<(usize, &[u8]), Option<u64>>| match set_here.get(&id) {
+                    Some(e) => Ok(*e),
+                    None => space.expires_at_ms(&p.key),
+                };
+            match p.op {
+                Op::Put | Op::PutIfAbsent => {
+                    if p.op == Op::PutIfAbsent && space.tx_get(tx, &p.key)?.is_some() {
+                        continue;
+                    }
+                    let ttl = match p.expires_at_ms {
+                        None => Ttl::Never,
+                        Some(ms) if ms > now => at(ms),
+                        Some(_) => {
+                            expired += 1;
+                            continue;
+                        }
+                    };
+                    space.tx_insert(tx, &p.key, &p.value, ttl)?;
+                    set_here.insert(id, p.expires_at_ms);
+                }
+                Op::PutKeepTtl => {
+                    let keep = if space.tx_get(tx, &p.key)?.is_some() {
+                        current_expiry(&set_here)?
+                    } else {
+                        None
+                    };
+                    space.tx_insert(tx, &p.key, &p.value, keep.map_or(Ttl::Never, at))?;
+                    set_here.insert(id, keep);
+                }
+                Op::Delete => {
+                    space.tx_remove(tx, &p.key)?;
+                    set_here.insert(id, None);
+                }
+                Op::Expire => {
+                    if let (Some(value), Some(ms)) = (space.tx_get(tx, &p.key)?, p.expires_at_ms) {
+                        space.tx_insert(tx, &p.key, &value, at(ms))?;
+                        set_here.insert(id, Some(ms));
+                    }
+                }
             }
         }
         Ok(())

@@ -376,7 +376,7 @@ mod tests {
             .into_iter()
             .filter_map(|i| match i {
                 Item::Record(e) => Some(e),
-                Item::Header(_) => None,
+                Item::Header(_) | Item::Command(_) => None,
             })
             .collect())
     }

@@ -74,6 +74,39 @@ pub enum Item {
     Header(Header),
     /// A record.
     Record(Entry),
+    /// A Redis command other than a plain `SET` (RESP input only), applied
+    /// in order with the records around it.
+    Command(Command),
+}
+
+/// What a RESP input does besides plain `SET`s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `SET key value NX`: write only when the key is absent.
+    SetIfAbsent(Entry),
+    /// `SET key value KEEPTTL`: write and keep the key's current expiry.
+    SetKeepTtl(Entry),
+    /// `DEL key`: remove the key if present.
+    Delete {
+        /// The namespace (`None`: the import's target).
+        ns: Option<String>,
+        /// The key bytes.
+        key: Vec<u8>,
+        /// The 1-based line the command starts on.
+        line: u64,
+    },
+    /// `EXPIRE`/`PEXPIRE`/`EXPIREAT`/`PEXPIREAT`: a new expiry for the key,
+    /// if present.
+    Expire {
+        /// The namespace (`None`: the import's target).
+        ns: Option<String>,
+        /// The key bytes.
+        key: Vec<u8>,
+        /// The new expiry, in ms since the Unix epoch.
+        expires_at_ms: u64,
+        /// The 1-based line the command starts on.
+        line: u64,
+    },
 }
 
 /// What an export is about to write, known before the first record.
@@ -311,6 +344,7 @@ mod tests {
                 Item::Record(e) => {
                     read.push((e.ns.unwrap_or_default(), e.key, e.value, e.expires_at_ms))
                 }
+                Item::Command(c) => panic!("an export holds only records: {c:?}"),
             }
         }
         assert_eq!(read, records, "{format:?} {codec:?}");

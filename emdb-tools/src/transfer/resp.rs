@@ -20,12 +20,24 @@
 //!   is sent instead (and decoded again on import), as RESP has no place to
 //!   say which encoding was used.
 //!
-//! Import accepts `SET key value` with at most one of `PXAT`, `PX`, `EXAT`,
-//! `EX`, and `ECHO`; any other command is refused.
+//! Import reads what `redis-cli` and common dump tools emit, as RESP
+//! arrays or inline commands (`SET k v` on a line, with `"..."` and `'...'`
+//! quoting as redis-cli reads it):
+//! - `SET key value` with at most one of `EX`, `PX`, `EXAT`, `PXAT`, and
+//!   `NX` (write only if absent) or `KEEPTTL` (keep the current expiry);
+//! - `MSET k v [k v ...]`, `DEL key [key ...]`;
+//! - `EXPIRE`/`PEXPIRE key n` and `EXPIREAT`/`PEXPIREAT key t`;
+//! - `SELECT n`: database 0 is the import's target namespace (`-n`, else the
+//!   default one), database `n` > 0 the namespace `db<n>`;
+//! - `ECHO` (the header and namespace markers above; anything else is
+//!   ignored, as Redis would only echo it).
+//!
+//! Any other command is refused, naming the line.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, Read, Write};
 
-use super::{is_header, namespace_field, parse_header, Entry, Item, Plan, RecordWriter};
+use super::{is_header, namespace_field, parse_header, Command, Entry, Item, Plan, RecordWriter};
 use crate::encoding::Encoding;
 use crate::encoding::{base64, decode, hex, Codec};
 use crate::error::{ToolError, ToolResult};
@@ -138,13 +150,20 @@ pub struct Reader<'r> {
     line: u64,
     /// The namespace set by the last marker (`None`: the default).
     ns: Option<String>,
+    /// The namespace of the last `SELECT` (`None`: database 0).
+    selected: Option<String>,
+    /// Items of a command that yields several (`MSET`, `DEL`).
+    pending: VecDeque<Item>,
+    /// Whether the last protocol line ended with `\r\n` (not just `\n`).
+    crlf: bool,
     failed: bool,
 }
 
 /// The largest bulk string accepted (a value limit plus base64 growth).
 const MAX_BULK: usize = emdb_core::MAX_VALUE_LEN / 3 * 4 + 4;
-/// The most parts a command may have (`SET k v PXAT ms`).
-const MAX_PARTS: usize = 5;
+/// The most parts a command may have (an `MSET` of half a million pairs);
+/// memory grows with the bytes that arrive, not with this count.
+const MAX_PARTS: usize = 1 << 20;
 /// The most a bulk string's buffer starts with; it grows as bytes arrive.
 const BULK_PREALLOC: usize = 64 << 10;
 
@@ -165,6 +184,9 @@ impl<'r> Reader<'r> {
             codec,
             line: 1,
             ns: None,
+            selected: None,
+            pending: VecDeque::new(),
+            crlf: true,
             failed: false,
         }
     }
@@ -180,12 +202,22 @@ impl<'r> Reader<'r> {
         if n == 0 {
             return Ok(None);
         }
-        if !buf.ends_with(b"\r\n") {
-            return Err(self.bad("a line does not end with \\r\\n"));
+        self.crlf = buf.ends_with(b"\r\n");
+        if !buf.ends_with(b"\n") {
+            return Err(self.bad("the last line does not end with \\r\\n"));
         }
         self.line += 1;
-        buf.truncate(buf.len() - 2);
+        buf.truncate(buf.len() - if self.crlf { 2 } else { 1 });
         Ok(Some(buf))
+    }
+
+    /// The protocol lines of arrays and bulk strings end with `\r\n`.
+    fn require_crlf(&self) -> ToolResult {
+        if self.crlf {
+            Ok(())
+        } else {
+            Err(self.bad_at(self.line - 1, "a line does not end with \\r\\n"))
+        }
     }
 
     fn bad(&self, what: impl std::fmt::Display) -> ToolError {
@@ -194,7 +226,7 @@ impl<'r> Reader<'r> {
 
     fn bad_at(&self, line: u64, what: impl std::fmt::Display) -> ToolError {
         ToolError::bad_input(format!("line {line}: {what}")).hint(
-            "the input must be RESP `SET key value [PXAT ms]` commands, as `emdb export --format resp` writes",
+            "the input must be Redis commands (SET, MSET, DEL, EXPIRE, SELECT, ...) as RESP arrays or inline lines",
         )
     }
 
@@ -225,6 +257,7 @@ impl<'r> Reader<'r> {
             .header_line()?
             .ok_or_else(|| self.bad("the input ends inside a command"))?;
         let len = self.number(&head, b'$', "bulk string length")?;
+        self.require_crlf()?;
         if len > MAX_BULK {
             return Err(self.bad(format!("a {len}-byte string is past the value size limit")));
         }
@@ -247,68 +280,205 @@ impl<'r> Reader<'r> {
         Ok(data)
     }
 
-    fn next_item(&mut self) -> ToolResult<Option<Item>> {
+    /// The line the next command starts on and its parts (an array, or an
+    /// inline line); `None` at the end of the input.
+    fn command(&mut self) -> ToolResult<Option<(u64, Vec<Vec<u8>>)>> {
         loop {
             let line = self.line;
             let Some(head) = self.header_line()? else {
                 return Ok(None);
             };
+            if !head.starts_with(b"*") {
+                let parts = split_inline(&head).map_err(|e| self.bad_at(line, e))?;
+                if parts.is_empty() {
+                    continue;
+                }
+                return Ok(Some((line, parts)));
+            }
+            self.require_crlf()?;
             let count = self.number(&head, b'*', "array header")?;
             if count == 0 || count > MAX_PARTS {
                 return Err(self.bad_at(line, format!("a command of {count} parts")));
             }
-            let mut parts = Vec::with_capacity(count);
+            let mut parts = Vec::with_capacity(count.min(64));
             for _ in 0..count {
                 parts.push(self.bulk()?);
             }
-            let bad = |what: String| ToolError::bad_input(format!("line {line}: {what}"));
-            if parts[0].eq_ignore_ascii_case(b"ECHO") {
-                if let Some(item) = self
-                    .echo(&parts)
-                    .map_err(|e| e.context(format!("line {line}")))?
-                {
-                    return Ok(Some(item));
-                }
-                continue;
+            return Ok(Some((line, parts)));
+        }
+    }
+
+    fn next_item(&mut self) -> ToolResult<Option<Item>> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Ok(Some(item));
             }
-            if !parts[0].eq_ignore_ascii_case(b"SET") {
-                return Err(bad(format!(
-                    "only SET and ECHO commands can be imported, found {:?}",
-                    String::from_utf8_lossy(&parts[0])
-                )));
-            }
-            let expires_at_ms = match count {
-                3 => None,
-                5 => Some(expiry(&parts[3], &parts[4]).map_err(bad)?),
-                _ => {
-                    return Err(bad(
-                        "SET takes a key, a value and at most one of PXAT, PX, EXAT, EX".into(),
-                    ))
-                }
+            let Some((line, parts)) = self.command()? else {
+                return Ok(None);
             };
-            let mut raw_key = &parts[1][..];
-            if let Some(ns) = &self.ns {
-                raw_key = raw_key
-                    .strip_prefix(ns.as_bytes())
-                    .and_then(|k| k.strip_prefix(b":"))
-                    .ok_or_else(|| {
+            let bad = |what: String| ToolError::bad_input(format!("line {line}: {what}"));
+            let name = parts[0].to_ascii_uppercase();
+            match &name[..] {
+                b"ECHO" => {
+                    if let Some(item) = self
+                        .echo(&parts)
+                        .map_err(|e| e.context(format!("line {line}")))?
+                    {
+                        return Ok(Some(item));
+                    }
+                }
+                b"SET" => return self.set(&parts, line).map(Some),
+                b"MSET" => {
+                    if parts.len() < 3 || parts.len() % 2 == 0 {
+                        return Err(bad("MSET takes key value pairs".into()));
+                    }
+                    for pair in parts[1..].chunks_exact(2) {
+                        let entry = self.entry(&pair[0], &pair[1], None, line)?;
+                        self.pending.push_back(Item::Record(entry));
+                    }
+                }
+                b"DEL" => {
+                    if parts.len() < 2 {
+                        return Err(bad("DEL takes at least one key".into()));
+                    }
+                    for raw in &parts[1..] {
+                        let (ns, key) = self.key(raw, line)?;
+                        self.pending
+                            .push_back(Item::Command(Command::Delete { ns, key, line }));
+                    }
+                }
+                b"EXPIRE" | b"PEXPIRE" | b"EXPIREAT" | b"PEXPIREAT" => {
+                    let [_, raw, n] = &parts[..] else {
+                        return Err(bad(format!(
+                            "{} takes a key and a number (its NX, XX, GT and LT options are not supported)",
+                            String::from_utf8_lossy(&name)
+                        )));
+                    };
+                    let n: u64 = decimal(n).ok_or_else(|| {
+                        bad(format!("{:?} is not a number", String::from_utf8_lossy(n)))
+                    })?;
+                    let expires_at_ms = match &name[..] {
+                        b"EXPIRE" => now_ms().saturating_add(n.saturating_mul(1000)),
+                        b"PEXPIRE" => now_ms().saturating_add(n),
+                        b"EXPIREAT" => n.saturating_mul(1000),
+                        _ => n,
+                    };
+                    let (ns, key) = self.key(raw, line)?;
+                    return Ok(Some(Item::Command(Command::Expire {
+                        ns,
+                        key,
+                        expires_at_ms,
+                        line,
+                    })));
+                }
+                b"SELECT" => {
+                    let [_, n] = &parts[..] else {
+                        return Err(bad("SELECT takes a database number".into()));
+                    };
+                    let n: u64 = decimal(n).ok_or_else(|| {
                         bad(format!(
-                            "the key of a record in namespace {ns:?} must start with \"{ns}:\""
+                            "SELECT {:?}: not a database number",
+                            String::from_utf8_lossy(n)
                         ))
                     })?;
+                    self.selected = (n > 0).then(|| format!("db{n}"));
+                    self.ns = None;
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "{:?} cannot be imported (SET, MSET, DEL, EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, SELECT and ECHO can)",
+                        String::from_utf8_lossy(&parts[0])
+                    )))
+                }
             }
-            let key = decode(self.codec.key, raw_key)
-                .map_err(|e| e.context(format!("line {line}: key")))?;
-            let value = decode(self.codec.value, &parts[2])
-                .map_err(|e| e.context(format!("line {line}: value")))?;
-            return Ok(Some(Item::Record(Entry {
-                ns: self.ns.clone(),
-                key,
-                value,
-                expires_at_ms,
-                line,
-            })));
         }
+    }
+
+    /// `SET key value [EX|PX|EXAT|PXAT n] [NX] [KEEPTTL]`.
+    fn set(&mut self, parts: &[Vec<u8>], line: u64) -> ToolResult<Item> {
+        let bad = |what: String| ToolError::bad_input(format!("line {line}: {what}"));
+        if parts.len() < 3 {
+            return Err(bad("SET takes a key and a value".into()));
+        }
+        let (mut expires_at_ms, mut nx, mut keep_ttl) = (None, false, false);
+        let mut i = 3;
+        while i < parts.len() {
+            let option = parts[i].to_ascii_uppercase();
+            match &option[..] {
+                b"NX" => nx = true,
+                b"KEEPTTL" => keep_ttl = true,
+                b"EX" | b"PX" | b"EXAT" | b"PXAT" => {
+                    let n = parts.get(i + 1).ok_or_else(|| {
+                        bad(format!(
+                            "SET {} needs a number",
+                            String::from_utf8_lossy(&option)
+                        ))
+                    })?;
+                    if expires_at_ms.is_some() {
+                        return Err(bad("SET takes at most one of EX, PX, EXAT, PXAT".into()));
+                    }
+                    expires_at_ms = Some(expiry(&option, n).map_err(bad)?);
+                    i += 1;
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "SET option {:?} is not supported (only EX, PX, EXAT, PXAT, NX, KEEPTTL)",
+                        String::from_utf8_lossy(&parts[i])
+                    )))
+                }
+            }
+            i += 1;
+        }
+        if keep_ttl && expires_at_ms.is_some() {
+            return Err(bad("SET with KEEPTTL cannot also set an expiry".into()));
+        }
+        let entry = self.entry(&parts[1], &parts[2], expires_at_ms, line)?;
+        Ok(if nx {
+            Item::Command(Command::SetIfAbsent(entry))
+        } else if keep_ttl {
+            Item::Command(Command::SetKeepTtl(entry))
+        } else {
+            Item::Record(entry)
+        })
+    }
+
+    /// The namespace and decoded key of a key as written: under a namespace
+    /// marker without its `<namespace>:` prefix, else in the namespace of
+    /// the last `SELECT`.
+    fn key(&self, raw: &[u8], line: u64) -> ToolResult<(Option<String>, Vec<u8>)> {
+        let mut raw_key = raw;
+        if let Some(ns) = &self.ns {
+            raw_key = raw_key
+                .strip_prefix(ns.as_bytes())
+                .and_then(|k| k.strip_prefix(b":"))
+                .ok_or_else(|| {
+                    ToolError::bad_input(format!(
+                        "line {line}: the key of a record in namespace {ns:?} must start with \"{ns}:\""
+                    ))
+                })?;
+        }
+        let key =
+            decode(self.codec.key, raw_key).map_err(|e| e.context(format!("line {line}: key")))?;
+        Ok((self.ns.clone().or_else(|| self.selected.clone()), key))
+    }
+
+    fn entry(
+        &self,
+        raw_key: &[u8],
+        raw_value: &[u8],
+        expires_at_ms: Option<u64>,
+        line: u64,
+    ) -> ToolResult<Entry> {
+        let (ns, key) = self.key(raw_key, line)?;
+        let value = decode(self.codec.value, raw_value)
+            .map_err(|e| e.context(format!("line {line}: value")))?;
+        Ok(Entry {
+            ns,
+            key,
+            value,
+            expires_at_ms,
+            line,
+        })
     }
 
     /// An `ECHO`: the export header, a namespace marker, or anything else
@@ -324,6 +494,78 @@ impl<'r> Reader<'r> {
             self.ns = namespace_field(&marker.emdb_namespace)?;
         }
         Ok(None)
+    }
+}
+
+/// The arguments of an inline command, as redis-cli splits them:
+/// whitespace between arguments, `"..."` with backslash escapes (`\\n`,
+/// `\\r`, `\\t`, `\\b`, `\\a`, `\\xHH`, `\\\\`, `\\"`), `'...'` with `\\'`.
+fn split_inline(line: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    loop {
+        while line.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        let Some(&first) = line.get(i) else {
+            return Ok(parts);
+        };
+        let mut arg = Vec::new();
+        match first {
+            b'"' | b'\'' => {
+                i += 1;
+                loop {
+                    let c = *line
+                        .get(i)
+                        .ok_or("unbalanced quotes in an inline command")?;
+                    i += 1;
+                    if c == first {
+                        break;
+                    }
+                    if c != b'\\' {
+                        arg.push(c);
+                        continue;
+                    }
+                    let e = *line
+                        .get(i)
+                        .ok_or("unbalanced quotes in an inline command")?;
+                    i += 1;
+                    if first == b'\'' {
+                        if e != b'\'' {
+                            arg.push(b'\\');
+                        }
+                        arg.push(e);
+                        continue;
+                    }
+                    arg.push(match e {
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        b'b' => 8,
+                        b'a' => 7,
+                        b'x' => {
+                            let hex = line.get(i..i + 2).ok_or("a bad \\x escape")?;
+                            i += 2;
+                            std::str::from_utf8(hex)
+                                .ok()
+                                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                                .ok_or("a bad \\x escape")?
+                        }
+                        other => other,
+                    });
+                }
+                if line.get(i).is_some_and(|c| !c.is_ascii_whitespace()) {
+                    return Err("a closing quote must be followed by a space".into());
+                }
+            }
+            _ => {
+                while let Some(&c) = line.get(i).filter(|c| !c.is_ascii_whitespace()) {
+                    arg.push(c);
+                    i += 1;
+                }
+            }
+        }
+        parts.push(arg);
     }
 }
 
@@ -368,9 +610,76 @@ mod tests {
             .into_iter()
             .filter_map(|i| match i {
                 Item::Record(e) => Some(e),
-                Item::Header(_) => None,
+                Item::Header(_) | Item::Command(_) => None,
             })
             .collect())
+    }
+
+    fn items(bytes: &[u8]) -> ToolResult<Vec<Item>> {
+        Reader::new(Box::new(bytes), Codec::default()).collect()
+    }
+
+    #[test]
+    fn redis_cli_commands_inline_and_in_arrays() {
+        let got = items(
+            b"SELECT 0\nSET a 1 NX\r\nset 'b c' \"x\\ty\\x41\" KEEPTTL\n\n\
+              *5\r\n$4\r\nMSET\r\n$1\r\nd\r\n$1\r\n4\r\n$1\r\ne\r\n$1\r\n5\r\n\
+              DEL a d\nPEXPIREAT e 99\nEXPIREAT e 7\nSELECT 3\nSET f 6 PX 1000\n",
+        )
+        .unwrap();
+        let entry = |ns: Option<&str>, key: &[u8], value: &[u8], line: u64| Entry {
+            ns: ns.map(str::to_owned),
+            key: key.to_vec(),
+            value: value.to_vec(),
+            expires_at_ms: None,
+            line,
+        };
+        assert_eq!(
+            got[0],
+            Item::Command(Command::SetIfAbsent(entry(None, b"a", b"1", 2)))
+        );
+        assert_eq!(
+            got[1],
+            Item::Command(Command::SetKeepTtl(entry(None, b"b c", b"x\tyA", 3)))
+        );
+        assert_eq!(got[2], Item::Record(entry(None, b"d", b"4", 5)));
+        assert_eq!(got[3], Item::Record(entry(None, b"e", b"5", 5)));
+        assert!(
+            matches!(&got[4], Item::Command(Command::Delete { key, line: 16, .. }) if key == b"a")
+        );
+        assert!(matches!(&got[5], Item::Command(Command::Delete { key, .. }) if key == b"d"));
+        assert!(matches!(
+            &got[6],
+            Item::Command(Command::Expire {
+                expires_at_ms: 99,
+                ..
+            })
+        ));
+        assert!(matches!(
+            &got[7],
+            Item::Command(Command::Expire {
+                expires_at_ms: 7000,
+                ..
+            })
+        ));
+        let Item::Record(f) = &got[8] else {
+            panic!("{:?}", got[8])
+        };
+        assert_eq!(f.ns.as_deref(), Some("db3"));
+        assert!(f.expires_at_ms.is_some());
+        assert_eq!(got.len(), 9);
+        let e = items(b"SET a 1 KEEPTTL EX 5\n").unwrap_err();
+        assert!(e.message.contains("KEEPTTL"), "{}", e.message);
+        let e = items(b"SET 'a 1\n").unwrap_err();
+        assert!(e.message.contains("unbalanced quotes"), "{}", e.message);
+        let e = items(b"HSET h f v\n").unwrap_err();
+        assert!(
+            e.message.starts_with("line 1: \"HSET\" cannot be imported"),
+            "{}",
+            e.message
+        );
+        let e = items(b"EXPIRE a 5 NX\n").unwrap_err();
+        assert!(e.message.contains("not supported"), "{}", e.message);
     }
 
     #[test]
@@ -414,11 +723,13 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let e = read(b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n*2\r\n$3\r\nDEL\r\n$1\r\na\r\n")
+        let e = read(b"*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\nb\r\n*2\r\n$3\r\nGET\r\n$1\r\na\r\n")
             .unwrap_err();
         assert!(e.message.starts_with("line 8:"), "{}", e.message);
-        let e = read(b"SET a b\r\n").unwrap_err();
+        let e = read(b"SET a\r\n").unwrap_err();
         assert!(e.message.starts_with("line 1:"), "{}", e.message);
+        let e = read(b"*3\n$3\nSET\n$1\na\n$1\nb\n").unwrap_err();
+        assert!(e.message.contains("\\r\\n"), "{}", e.message);
         let e = read(b"*3\r\n$3\r\nSET\r\n$5\r\nab\r\n").unwrap_err();
         assert_eq!(e.kind.exit_code(), 7);
         let e =
