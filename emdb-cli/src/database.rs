@@ -116,9 +116,7 @@ impl Session {
             return Ok(db.clone());
         }
         let path = self.path()?;
-        if !path.exists() {
-            return Err(shared::no_database(&path));
-        }
+        shared::check_file(&path, true)?;
         let options = OpenOptions {
             write: false,
             lock_timeout: None,
@@ -195,6 +193,7 @@ impl Session {
             self.db = None;
         }
         let path = self.path()?;
+        shared::check_file(&path, false)?;
         let options = OpenOptions {
             write: true,
             lock_timeout: self.lock_timeout,

@@ -67,9 +67,7 @@ pub fn open_with_prompt(
     secret: Option<EncryptionInput>,
     can_prompt: bool,
 ) -> ToolResult<(Emdb, Option<EncryptionInput>)> {
-    if !options.write && !path.exists() {
-        return Err(no_database(path));
-    }
+    check_file(path, !options.write)?;
     let given = secret.is_some();
     let result = match open(path, options, secret.clone()) {
         Err(emdb_core::Error::EncryptionRequired { .. }) if !given && can_prompt => {
@@ -79,6 +77,40 @@ pub fn open_with_prompt(
         other => other.map(|db| (db, secret)),
     };
     result.map_err(|e| gave_up(ToolError::from(e), options.lock_timeout))
+}
+
+/// Check that a database file is there to be read or written: a missing
+/// file is [`no_database`] (only when `must_exist`), a path that cannot be
+/// looked at says "permission denied", and an empty file is refused by
+/// every command alike (a writer would otherwise turn it into a database).
+pub fn check_file(path: &Path, must_exist: bool) -> ToolResult {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == 0 => Err(ToolError::new(
+            Kind::Corrupt,
+            format!(
+                "{} is an empty file, not an emdb database",
+                path.display()
+            ),
+        )
+        .hint("check the --db path or EMDB_PATH; delete the empty file to start a new database there")),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if must_exist {
+                Err(no_database(path))
+            } else {
+                Ok(())
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(ToolError::new(
+            Kind::Io,
+            format!(
+                "permission denied: cannot look at {} (a directory on the way is not readable or searchable)",
+                path.display()
+            ),
+        )
+        .hint("check the permissions of the file and its directories, or the user emdb runs as")),
+        Err(e) => Err(ToolError::io("looking at", Some(path), e)),
+    }
 }
 
 /// "no database at PATH" (exit 6): a read of a file that does not exist.

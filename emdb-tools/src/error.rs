@@ -147,7 +147,16 @@ impl From<emdb_core::Error> for ToolError {
             E::Io { .. } | E::DatabaseFull { .. } | E::TooManyKeys { .. } | E::Poisoned(_) => {
                 ToolError::new(Kind::Io, message)
             }
-            E::Corruption { .. } => ToolError::new(Kind::Corrupt, message),
+            // The engine's own advice names a builder option the tools do
+            // not have; say what to run instead.
+            E::Corruption { .. } => ToolError::new(
+                Kind::Corrupt,
+                message.replace(
+                    " (open with salvage to skip the damaged bytes, or restore from a backup)",
+                    "",
+                ),
+            )
+            .hint("`emdb check` shows the damage; `emdb check --repair` salvages the rest (keeping a copy of the damaged file), or restore a backup"),
             E::NotADatabase { .. } => ToolError::new(Kind::Corrupt, message)
                 .hint("check the --db path or EMDB_PATH; emdb only opens its own files"),
             E::UnsupportedVersion { .. } => ToolError::new(Kind::Corrupt, message),
