@@ -388,6 +388,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--value-format', '--value-format', [CompletionResultType]::ParameterName, 'Encoding of values in arguments, stdin, output, import and export')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')

@@ -853,7 +853,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__export)
-            opts="-n -q -h --format --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-n -q -h --force --format --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -366,6 +366,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --value-format 'Encoding of values in arguments, stdin, output, import and export'
             cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
+            cand --force 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'

@@ -355,6 +355,7 @@ hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand export" -l force -d 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'

@@ -719,6 +719,11 @@ pub struct ExportArgs {
     /// File to write (replaced atomically), or `-` / nothing for stdout.
     pub file: Option<PathBuf>,
 
+    /// Replace FILE when it exists already (without it, an existing file
+    /// is refused with exit 2 and left alone).
+    #[arg(long)]
+    pub force: bool,
+
     /// Output format [default: from the file extension (.csv, .resp),
     /// else jsonl].
     #[arg(long, value_enum, value_name = "FORMAT")]

@@ -36,6 +36,13 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let file = args.file.as_deref().filter(|p| p.as_os_str() != "-");
     let format = transfer::resolve_format(args.format.map(Into::into), file);
+    if let Some(f) = file.filter(|f| !args.force && f.symlink_metadata().is_ok()) {
+        return Err(CliError::usage(format!(
+            "{} exists; export does not overwrite it",
+            f.display()
+        ))
+        .hint("pass --force to replace it, or choose another file name"));
+    }
     let live = s.reader()?;
     let path = s.path()?;
     // Another process can only write while this one reads read-only.
