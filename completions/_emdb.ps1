@@ -22,7 +22,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
     $completions = @(switch ($command) {
         'emdb' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -40,6 +40,8 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('put', 'put', [CompletionResultType]::ParameterValue, 'Store a value under a key (replacing any old value)')
+            [CompletionResult]::new('incr', 'incr', [CompletionResultType]::ParameterValue, 'Add to an integer value atomically and print the result (a missing key counts as 0)')
+            [CompletionResult]::new('decr', 'decr', [CompletionResultType]::ParameterValue, 'Subtract from an integer value atomically and print the result (a missing key counts as 0)')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Print the value of a key and a newline (exit 1 when missing)')
             [CompletionResult]::new('del', 'del', [CompletionResultType]::ParameterValue, 'Delete keys, or every key with a prefix')
             [CompletionResult]::new('exists', 'exists', [CompletionResultType]::ParameterValue, 'Exit 0 when the key exists, 1 when it does not')
@@ -68,8 +70,50 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         'emdb;put' {
             [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read the value from this file')
             [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare number is seconds). Without it the key never expires (an old expiry is removed)')
+            [CompletionResult]::new('--if-value', '--if-value', [CompletionResultType]::ParameterName, 'Write only when the key''s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
+            [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
+            [CompletionResult]::new('--value-format', '--value-format', [CompletionResultType]::ParameterName, 'Encoding of values in arguments, stdin, output, import and export')
+            [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
+            [CompletionResult]::new('--if-absent', '--if-absent', [CompletionResultType]::ParameterName, 'Write only when the key does not exist yet; else write nothing and exit 1. The check and the write are one transaction under the writer lock')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
+            [CompletionResult]::new('--hex', '--hex', [CompletionResultType]::ParameterName, 'Shorthand for --key-format hex --value-format hex')
+            [CompletionResult]::new('--base64', '--base64', [CompletionResultType]::ParameterName, 'Shorthand for --key-format base64 --value-format base64')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'emdb;incr' {
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'The amount (may be negative)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
+            [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
+            [CompletionResult]::new('--value-format', '--value-format', [CompletionResultType]::ParameterName, 'Encoding of values in arguments, stdin, output, import and export')
+            [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
+            [CompletionResult]::new('--hex', '--hex', [CompletionResultType]::ParameterName, 'Shorthand for --key-format hex --value-format hex')
+            [CompletionResult]::new('--base64', '--base64', [CompletionResultType]::ParameterName, 'Shorthand for --key-format base64 --value-format base64')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'emdb;decr' {
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'The amount (may be negative)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -88,7 +132,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;get' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -109,7 +153,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         'emdb;del' {
             [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Delete every key starting with this prefix (in atomic batches of 10,000). Shows the count first and asks on a terminal')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -131,7 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;exists' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -150,7 +194,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;count' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -174,7 +218,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Only keys matching this glob, applied to the key bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\` escapes')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Print at most this many records')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -182,6 +226,8 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
             [CompletionResult]::new('--keys-only', '--keys-only', [CompletionResultType]::ParameterName, 'Print keys without values')
+            [CompletionResult]::new('-0', '-0', [CompletionResultType]::ParameterName, 'End each key (and each value) with a NUL byte instead of a tab or newline, and print text unescaped, as the exact bytes: for `xargs -0` and other NUL-separated readers. Hex and base64 still apply when chosen')
+            [CompletionResult]::new('--null', '--null', [CompletionResultType]::ParameterName, 'End each key (and each value) with a NUL byte instead of a tab or newline, and print text unescaped, as the exact bytes: for `xargs -0` and other NUL-separated readers. Hex and base64 still apply when chosen')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
@@ -194,10 +240,10 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;stats' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (`--json` is the same as `--format json`)')
-            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Each refresh reopens the database read-only')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Off a terminal (a pipe, a log file) each tick prints one JSON line with a `timestamp_ms` field instead of a table')
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'With --watch: stop after this many refreshes')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -216,7 +262,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;compact' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -236,7 +282,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;lock' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -258,7 +304,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;lock;status' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -277,7 +323,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;lock;break' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -313,13 +359,15 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         'emdb;import' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Input format [default: from the file extension (.csv, .resp), else jsonl]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
             [CompletionResult]::new('--value-format', '--value-format', [CompletionResultType]::ParameterName, 'Encoding of values in arguments, stdin, output, import and export')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
+            [CompletionResult]::new('--atomic', '--atomic', [CompletionResultType]::ParameterName, 'Write the whole input as one atomic unit: every record or none (at most 1 GiB of keys and values, held in memory until the end)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read and check the whole input and count what would be imported; write nothing and create no database')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
@@ -333,13 +381,14 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         'emdb;export' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: from the file extension (.csv, .resp), else jsonl]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
             [CompletionResult]::new('--value-format', '--value-format', [CompletionResultType]::ParameterName, 'Encoding of values in arguments, stdin, output, import and export')
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
@@ -352,7 +401,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;ttl' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -371,7 +420,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;expire' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -390,7 +439,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;persist' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -409,7 +458,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;ns' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -431,7 +480,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;ns;list' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -450,7 +499,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;ns;drop' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -486,7 +535,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;backup' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -505,7 +554,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;check' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -528,7 +577,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         'emdb;encrypt' {
             [CompletionResult]::new('--cipher', '--cipher', [CompletionResultType]::ParameterName, 'The cipher: AES-256-GCM (fastest with AES instructions) or ChaCha20-Poly1305')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -537,7 +586,8 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
-            [CompletionResult]::new('--remove-backup', '--remove-backup', [CompletionResultType]::ParameterName, 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret')
+            [CompletionResult]::new('--keep-backup', '--keep-backup', [CompletionResultType]::ParameterName, 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)')
+            [CompletionResult]::new('--remove-backup', '--remove-backup', [CompletionResultType]::ParameterName, 'The default now (kept so that older scripts still run)')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
@@ -550,7 +600,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;decrypt' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -559,7 +609,8 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
-            [CompletionResult]::new('--remove-backup', '--remove-backup', [CompletionResultType]::ParameterName, 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret')
+            [CompletionResult]::new('--keep-backup', '--keep-backup', [CompletionResultType]::ParameterName, 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)')
+            [CompletionResult]::new('--remove-backup', '--remove-backup', [CompletionResultType]::ParameterName, 'The default now (kept so that older scripts still run)')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
@@ -574,7 +625,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--new-passphrase-file', '--new-passphrase-file', [CompletionResultType]::ParameterName, 'Read the new passphrase from FILE (without a trailing newline)')
             [CompletionResult]::new('--new-key-file', '--new-key-file', [CompletionResultType]::ParameterName, 'Read the new raw key from FILE: 32 bytes, or 64 hex digits')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -583,7 +634,8 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (required when not on a terminal)')
-            [CompletionResult]::new('--remove-backup', '--remove-backup', [CompletionResultType]::ParameterName, 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret')
+            [CompletionResult]::new('--keep-backup', '--keep-backup', [CompletionResultType]::ParameterName, 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)')
+            [CompletionResult]::new('--remove-backup', '--remove-backup', [CompletionResultType]::ParameterName, 'The default now (kept so that older scripts still run)')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
@@ -600,7 +652,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Threads sharing each workload (each its own connection for Redis)')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -620,7 +672,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;shell' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -639,7 +691,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;completions' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
-            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
             [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
@@ -658,6 +710,8 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;help' {
             [CompletionResult]::new('put', 'put', [CompletionResultType]::ParameterValue, 'Store a value under a key (replacing any old value)')
+            [CompletionResult]::new('incr', 'incr', [CompletionResultType]::ParameterValue, 'Add to an integer value atomically and print the result (a missing key counts as 0)')
+            [CompletionResult]::new('decr', 'decr', [CompletionResultType]::ParameterValue, 'Subtract from an integer value atomically and print the result (a missing key counts as 0)')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Print the value of a key and a newline (exit 1 when missing)')
             [CompletionResult]::new('del', 'del', [CompletionResultType]::ParameterValue, 'Delete keys, or every key with a prefix')
             [CompletionResult]::new('exists', 'exists', [CompletionResultType]::ParameterValue, 'Exit 0 when the key exists, 1 when it does not')
@@ -684,6 +738,12 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             break
         }
         'emdb;help;put' {
+            break
+        }
+        'emdb;help;incr' {
+            break
+        }
+        'emdb;help;decr' {
             break
         }
         'emdb;help;get' {

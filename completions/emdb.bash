@@ -34,6 +34,9 @@ _emdb() {
             emdb,count)
                 cmd="emdb__subcmd__count"
                 ;;
+            emdb,decr)
+                cmd="emdb__subcmd__decr"
+                ;;
             emdb,decrypt)
                 cmd="emdb__subcmd__decrypt"
                 ;;
@@ -60,6 +63,9 @@ _emdb() {
                 ;;
             emdb,import)
                 cmd="emdb__subcmd__import"
+                ;;
+            emdb,incr)
+                cmd="emdb__subcmd__incr"
                 ;;
             emdb,lock)
                 cmd="emdb__subcmd__lock"
@@ -106,6 +112,9 @@ _emdb() {
             emdb__subcmd__help,count)
                 cmd="emdb__subcmd__help__subcmd__count"
                 ;;
+            emdb__subcmd__help,decr)
+                cmd="emdb__subcmd__help__subcmd__decr"
+                ;;
             emdb__subcmd__help,decrypt)
                 cmd="emdb__subcmd__help__subcmd__decrypt"
                 ;;
@@ -132,6 +141,9 @@ _emdb() {
                 ;;
             emdb__subcmd__help,import)
                 cmd="emdb__subcmd__help__subcmd__import"
+                ;;
+            emdb__subcmd__help,incr)
+                cmd="emdb__subcmd__help__subcmd__incr"
                 ;;
             emdb__subcmd__help,lock)
                 cmd="emdb__subcmd__help__subcmd__lock"
@@ -215,7 +227,7 @@ _emdb() {
 
     case "${cmd}" in
         emdb)
-            opts="-n -q -h -V --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help --version put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help"
+            opts="-n -q -h -V --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help --version put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -552,8 +564,58 @@ _emdb() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        emdb__subcmd__decr)
+            opts="-n -q -h --by --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-format)
+                    COMPREPLY=($(compgen -W "text hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --value-format)
+                    COMPREPLY=($(compgen -W "text hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         emdb__subcmd__decrypt)
-            opts="-y -n -q -h --yes --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-y -n -q -h --yes --keep-backup --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -649,7 +711,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__encrypt)
-            opts="-y -n -q -h --cipher --yes --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-y -n -q -h --cipher --yes --keep-backup --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -791,7 +853,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__export)
-            opts="-n -q -h --format --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-n -q -h --force --format --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -887,7 +949,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__help)
-            opts="put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help"
+            opts="put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -971,6 +1033,20 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__help__subcmd__count)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        emdb__subcmd__help__subcmd__decr)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1097,6 +1173,20 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        emdb__subcmd__help__subcmd__incr)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1293,7 +1383,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__import)
-            opts="-n -q -h --format --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-n -q -h --format --atomic --dry-run --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1301,6 +1391,56 @@ _emdb() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "jsonl csv resp" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-format)
+                    COMPREPLY=($(compgen -W "text hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --value-format)
+                    COMPREPLY=($(compgen -W "text hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        emdb__subcmd__incr)
+            opts="-n -q -h --by --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --by)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1777,7 +1917,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__put)
-            opts="-n -q -h --file --ttl --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-n -q -h --file --ttl --if-absent --if-value --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1788,6 +1928,10 @@ _emdb() {
                     return 0
                     ;;
                 --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --if-value)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1831,7 +1975,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__rotate__subcmd__key)
-            opts="-y -n -q -h --new-passphrase-file --new-key-file --yes --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-y -n -q -h --new-passphrase-file --new-key-file --yes --keep-backup --remove-backup --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1885,7 +2029,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__scan)
-            opts="-n -q -h --prefix --from --to --glob --limit --keys-only --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-0 -n -q -h --prefix --from --to --glob --limit --keys-only --null --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -19,7 +19,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
     var completions = [
         &'emdb'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -37,6 +37,8 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand put 'Store a value under a key (replacing any old value)'
+            cand incr 'Add to an integer value atomically and print the result (a missing key counts as 0)'
+            cand decr 'Subtract from an integer value atomically and print the result (a missing key counts as 0)'
             cand get 'Print the value of a key and a newline (exit 1 when missing)'
             cand del 'Delete keys, or every key with a prefix'
             cand exists 'Exit 0 when the key exists, 1 when it does not'
@@ -64,8 +66,48 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;put'= {
             cand --file 'Read the value from this file'
             cand --ttl 'Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare number is seconds). Without it the key never expires (an old expiry is removed)'
+            cand --if-value 'Write only when the key''s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
+            cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
+            cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
+            cand --value-format 'Encoding of values in arguments, stdin, output, import and export'
+            cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
+            cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
+            cand --if-absent 'Write only when the key does not exist yet; else write nothing and exit 1. The check and the write are one transaction under the writer lock'
+            cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
+            cand --json 'Print results as JSON (one document, or one object per line for streams)'
+            cand -q 'No progress bars and no status reports; data and errors still print'
+            cand --quiet 'No progress bars and no status reports; data and errors still print'
+            cand --hex 'Shorthand for --key-format hex --value-format hex'
+            cand --base64 'Shorthand for --key-format base64 --value-format base64'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'emdb;incr'= {
+            cand --by 'The amount (may be negative)'
+            cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
+            cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
+            cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
+            cand --value-format 'Encoding of values in arguments, stdin, output, import and export'
+            cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
+            cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
+            cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
+            cand --json 'Print results as JSON (one document, or one object per line for streams)'
+            cand -q 'No progress bars and no status reports; data and errors still print'
+            cand --quiet 'No progress bars and no status reports; data and errors still print'
+            cand --hex 'Shorthand for --key-format hex --value-format hex'
+            cand --base64 'Shorthand for --key-format base64 --value-format base64'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'emdb;decr'= {
+            cand --by 'The amount (may be negative)'
+            cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -83,7 +125,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;get'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -103,7 +145,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;del'= {
             cand --prefix 'Delete every key starting with this prefix (in atomic batches of 10,000). Shows the count first and asks on a terminal'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -124,7 +166,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;exists'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -142,7 +184,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;count'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -165,7 +207,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --glob 'Only keys matching this glob, applied to the key bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\` escapes'
             cand --limit 'Print at most this many records'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -173,6 +215,8 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
             cand --keys-only 'Print keys without values'
+            cand -0 'End each key (and each value) with a NUL byte instead of a tab or newline, and print text unescaped, as the exact bytes: for `xargs -0` and other NUL-separated readers. Hex and base64 still apply when chosen'
+            cand --null 'End each key (and each value) with a NUL byte instead of a tab or newline, and print text unescaped, as the exact bytes: for `xargs -0` and other NUL-separated readers. Hex and base64 still apply when chosen'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -184,10 +228,10 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;stats'= {
             cand --format 'Output format (`--json` is the same as `--format json`)'
-            cand --watch 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Each refresh reopens the database read-only'
+            cand --watch 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Off a terminal (a pipe, a log file) each tick prints one JSON line with a `timestamp_ms` field instead of a table'
             cand --count 'With --watch: stop after this many refreshes'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -205,7 +249,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;compact'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -224,7 +268,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;lock'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -245,7 +289,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;lock;status'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -263,7 +307,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;lock;break'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -294,13 +338,15 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;import'= {
             cand --format 'Input format [default: from the file extension (.csv, .resp), else jsonl]'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
             cand --value-format 'Encoding of values in arguments, stdin, output, import and export'
             cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
+            cand --atomic 'Write the whole input as one atomic unit: every record or none (at most 1 GiB of keys and values, held in memory until the end)'
+            cand --dry-run 'Read and check the whole input and count what would be imported; write nothing and create no database'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -313,13 +359,14 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;export'= {
             cand --format 'Output format [default: from the file extension (.csv, .resp), else jsonl]'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
             cand --value-format 'Encoding of values in arguments, stdin, output, import and export'
             cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
+            cand --force 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -331,7 +378,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ttl'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -349,7 +396,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;expire'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -367,7 +414,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;persist'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -385,7 +432,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ns'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -406,7 +453,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ns;list'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -424,7 +471,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ns;drop'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -455,7 +502,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;backup'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -473,7 +520,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;check'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -495,7 +542,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;encrypt'= {
             cand --cipher 'The cipher: AES-256-GCM (fastest with AES instructions) or ChaCha20-Poly1305'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -504,7 +551,8 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
             cand -y 'Do not ask for confirmation (required when not on a terminal)'
             cand --yes 'Do not ask for confirmation (required when not on a terminal)'
-            cand --remove-backup 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+            cand --keep-backup 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+            cand --remove-backup 'The default now (kept so that older scripts still run)'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -516,7 +564,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;decrypt'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -525,7 +573,8 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
             cand -y 'Do not ask for confirmation (required when not on a terminal)'
             cand --yes 'Do not ask for confirmation (required when not on a terminal)'
-            cand --remove-backup 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+            cand --keep-backup 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+            cand --remove-backup 'The default now (kept so that older scripts still run)'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -539,7 +588,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --new-passphrase-file 'Read the new passphrase from FILE (without a trailing newline)'
             cand --new-key-file 'Read the new raw key from FILE: 32 bytes, or 64 hex digits'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -548,7 +597,8 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
             cand -y 'Do not ask for confirmation (required when not on a terminal)'
             cand --yes 'Do not ask for confirmation (required when not on a terminal)'
-            cand --remove-backup 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+            cand --keep-backup 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+            cand --remove-backup 'The default now (kept so that older scripts still run)'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -564,7 +614,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --threads 'Threads sharing each workload (each its own connection for Redis)'
             cand --redis 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -583,7 +633,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;shell'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -601,7 +651,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;completions'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -619,6 +669,8 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;help'= {
             cand put 'Store a value under a key (replacing any old value)'
+            cand incr 'Add to an integer value atomically and print the result (a missing key counts as 0)'
+            cand decr 'Subtract from an integer value atomically and print the result (a missing key counts as 0)'
             cand get 'Print the value of a key and a newline (exit 1 when missing)'
             cand del 'Delete keys, or every key with a prefix'
             cand exists 'Exit 0 when the key exists, 1 when it does not'
@@ -644,6 +696,10 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'emdb;help;put'= {
+        }
+        &'emdb;help;incr'= {
+        }
+        &'emdb;help;decr'= {
         }
         &'emdb;help;get'= {
         }

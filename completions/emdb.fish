@@ -25,7 +25,7 @@ function __fish_emdb_using_subcommand
 end
 
 complete -c emdb -n "__fish_emdb_needs_command" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_needs_command" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_needs_command" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_needs_command" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_needs_command" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -43,6 +43,8 @@ complete -c emdb -n "__fish_emdb_needs_command" -l base64 -d 'Shorthand for --ke
 complete -c emdb -n "__fish_emdb_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_needs_command" -s V -l version -d 'Print version'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "put" -d 'Store a value under a key (replacing any old value)'
+complete -c emdb -n "__fish_emdb_needs_command" -f -a "incr" -d 'Add to an integer value atomically and print the result (a missing key counts as 0)'
+complete -c emdb -n "__fish_emdb_needs_command" -f -a "decr" -d 'Subtract from an integer value atomically and print the result (a missing key counts as 0)'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "get" -d 'Print the value of a key and a newline (exit 1 when missing)'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "del" -d 'Delete keys, or every key with a prefix'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "exists" -d 'Exit 0 when the key exists, 1 when it does not'
@@ -68,8 +70,9 @@ complete -c emdb -n "__fish_emdb_needs_command" -f -a "completions" -d 'Print a 
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l file -d 'Read the value from this file' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l ttl -d 'Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare number is seconds). Without it the key never expires (an old expiry is removed)' -r
+complete -c emdb -n "__fish_emdb_using_subcommand put" -l if-value -d 'Write only when the key\'s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand put" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand put" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -79,14 +82,51 @@ hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand put" -l if-absent -d 'Write only when the key does not exist yet; else write nothing and exit 1. The check and the write are one transaction under the writer lock'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l hex -d 'Shorthand for --key-format hex --value-format hex'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l by -d 'The amount (may be negative)' -r
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
+hex\t'Two hex digits per byte'
+base64\t'Standard base64 with padding'"
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l value-format -d 'Encoding of values in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
+hex\t'Two hex digits per byte'
+base64\t'Standard base64 with padding'"
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l hex -d 'Shorthand for --key-format hex --value-format hex'
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l by -d 'The amount (may be negative)' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
+hex\t'Two hex digits per byte'
+base64\t'Standard base64 with padding'"
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l value-format -d 'Encoding of values in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
+hex\t'Two hex digits per byte'
+base64\t'Standard base64 with padding'"
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l hex -d 'Shorthand for --key-format hex --value-format hex'
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand get" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand get" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand get" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand get" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand get" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -105,7 +145,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand get" -l base64 -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l prefix -d 'Delete every key starting with this prefix (in atomic batches of 10,000). Shows the count first and asks on a terminal' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand del" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand del" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -124,7 +164,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand del" -l hex -d 'Shorthand for 
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand del" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand exists" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand exists" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -141,7 +181,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand exists" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand count" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand count" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand count" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand count" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand count" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -163,7 +203,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand scan" -l to -d 'Only keys befo
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l glob -d 'Only keys matching this glob, applied to the key bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\\` escapes' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l limit -d 'Print at most this many records' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand scan" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand scan" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -174,6 +214,7 @@ base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l keys-only -d 'Print keys without values'
+complete -c emdb -n "__fish_emdb_using_subcommand scan" -s 0 -l null -d 'End each key (and each value) with a NUL byte instead of a tab or newline, and print text unescaped, as the exact bytes: for `xargs -0` and other NUL-separated readers. Hex and base64 still apply when chosen'
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -183,10 +224,10 @@ complete -c emdb -n "__fish_emdb_using_subcommand scan" -s h -l help -d 'Print h
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l format -d 'Output format (`--json` is the same as `--format json`)' -r -f -a "text\t'Aligned, human-readable lines'
 json\t'One JSON document'
 prometheus\t'OpenMetrics text exposition, for Prometheus'"
-complete -c emdb -n "__fish_emdb_using_subcommand stats" -l watch -d 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Each refresh reopens the database read-only' -r
+complete -c emdb -n "__fish_emdb_using_subcommand stats" -l watch -d 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Off a terminal (a pipe, a log file) each tick prints one JSON line with a `timestamp_ms` field instead of a table' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l count -d 'With --watch: stop after this many refreshes' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand stats" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand stats" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -203,7 +244,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand stats" -l hex -d 'Shorthand fo
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand compact" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand compact" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -221,7 +262,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand compact" -l hex -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -241,7 +282,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subc
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -f -a "break" -d 'Remove a lock file left behind; refuses while the holder runs'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -258,7 +299,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcomma
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -282,7 +323,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand import" -l format -d 'Input fo
 csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
 resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand import" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand import" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand import" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -292,6 +333,8 @@ hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand import" -l atomic -d 'Write the whole input as one atomic unit: every record or none (at most 1 GiB of keys and values, held in memory until the end)'
+complete -c emdb -n "__fish_emdb_using_subcommand import" -l dry-run -d 'Read and check the whole input and count what would be imported; write nothing and create no database'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand import" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -302,7 +345,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand export" -l format -d 'Output f
 csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
 resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand export" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand export" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -312,6 +355,7 @@ hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
+complete -c emdb -n "__fish_emdb_using_subcommand export" -l force -d 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -319,7 +363,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand export" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -336,7 +380,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l hex -d 'Shorthand for 
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand expire" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand expire" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -353,7 +397,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand expire" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand persist" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand persist" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -370,7 +414,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand persist" -l hex -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -390,7 +434,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcom
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -f -a "drop" -d 'Drop a namespace and every key in it (asks on a terminal)'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -407,7 +451,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -428,7 +472,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from help" -f -a "drop" -d 'Drop a namespace and every key in it (asks on a terminal)'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand backup" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand backup" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -445,7 +489,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand backup" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand check" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand check" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand check" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand check" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand check" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -466,7 +510,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand check" -s h -l help -d 'Print 
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l cipher -d 'The cipher: AES-256-GCM (fastest with AES instructions) or ChaCha20-Poly1305' -r -f -a "aes\t'AES-256-GCM'
 chacha\t'ChaCha20-Poly1305'"
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -477,7 +521,8 @@ base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
-complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l remove-backup -d 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l remove-backup -d 'The default now (kept so that older scripts still run)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -485,7 +530,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l hex -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -496,7 +541,8 @@ base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
-complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l remove-backup -d 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l remove-backup -d 'The default now (kept so that older scripts still run)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -506,7 +552,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s h -l help -d 'Prin
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l new-passphrase-file -d 'Read the new passphrase from FILE (without a trailing newline)' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l new-key-file -d 'Read the new raw key from FILE: 32 bytes, or 64 hex digits' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -517,7 +563,8 @@ base64\t'Standard base64 with padding'"
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l passphrase-file -d 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
-complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l remove-backup -d 'Delete the `<db>.encbak` backup once the rewritten file has been opened with its new secret'
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l remove-backup -d 'The default now (kept so that older scripts still run)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -529,7 +576,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand bench" -l value-size -d 'Bytes
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l threads -d 'Threads sharing each workload (each its own connection for Redis)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l redis -d 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand bench" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand bench" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -547,7 +594,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand bench" -l hex -d 'Shorthand fo
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand shell" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand shell" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -564,7 +611,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand shell" -l hex -d 'Shorthand fo
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand completions" -l lock-timeout -d 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3' -r
+complete -c emdb -n "__fish_emdb_using_subcommand completions" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -580,30 +627,32 @@ complete -c emdb -n "__fish_emdb_using_subcommand completions" -s q -l quiet -d 
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l hex -d 'Shorthand for --key-format hex --value-format hex'
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "put" -d 'Store a value under a key (replacing any old value)'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "get" -d 'Print the value of a key and a newline (exit 1 when missing)'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "del" -d 'Delete keys, or every key with a prefix'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "exists" -d 'Exit 0 when the key exists, 1 when it does not'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "count" -d 'Print the number of keys (in the namespace of -n)'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "scan" -d 'List keys and values, sorted by key bytes'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "stats" -d 'Sizes and activity counters of the database'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "compact" -d 'Rewrite the file with only live records, reclaiming dead bytes'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "lock" -d 'Inspect or remove the writer lock'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "import" -d 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "export" -d 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "ttl" -d 'Print the time left before a key expires (exit 1 when missing)'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "expire" -d 'Make a key expire DURATION from now (exit 1 when missing)'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "persist" -d 'Remove the expiry of a key, so it lives until deleted (exit 1 when missing)'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "ns" -d 'List or drop namespaces'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "backup" -d 'Write a consistent copy of the database to DEST while writers go on'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "check" -d 'Verify every record\'s checksum (and seal); report damage with offsets'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "encrypt" -d 'Encrypt a plain database with the secret from --passphrase-file, --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "decrypt" -d 'Decrypt an encrypted database into a plain one (the old file is kept as `<db>.encbak`)'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "rotate-key" -d 'Re-encrypt a database under a new key or passphrase'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "bench" -d 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "shell" -d 'Run commands read from stdin, one per line, against one open database'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "put" -d 'Store a value under a key (replacing any old value)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "incr" -d 'Add to an integer value atomically and print the result (a missing key counts as 0)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "decr" -d 'Subtract from an integer value atomically and print the result (a missing key counts as 0)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "get" -d 'Print the value of a key and a newline (exit 1 when missing)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "del" -d 'Delete keys, or every key with a prefix'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "exists" -d 'Exit 0 when the key exists, 1 when it does not'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "count" -d 'Print the number of keys (in the namespace of -n)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "scan" -d 'List keys and values, sorted by key bytes'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "stats" -d 'Sizes and activity counters of the database'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "compact" -d 'Rewrite the file with only live records, reclaiming dead bytes'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "lock" -d 'Inspect or remove the writer lock'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "import" -d 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "export" -d 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "ttl" -d 'Print the time left before a key expires (exit 1 when missing)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "expire" -d 'Make a key expire DURATION from now (exit 1 when missing)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "persist" -d 'Remove the expiry of a key, so it lives until deleted (exit 1 when missing)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "ns" -d 'List or drop namespaces'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "backup" -d 'Write a consistent copy of the database to DEST while writers go on'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "check" -d 'Verify every record\'s checksum (and seal); report damage with offsets'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "encrypt" -d 'Encrypt a plain database with the secret from --passphrase-file, --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "decrypt" -d 'Decrypt an encrypted database into a plain one (the old file is kept as `<db>.encbak`)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "rotate-key" -d 'Re-encrypt a database under a new key or passphrase'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "bench" -d 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "shell" -d 'Run commands read from stdin, one per line, against one open database'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and __fish_seen_subcommand_from lock" -f -a "status" -d 'Show who holds the writer lock'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and __fish_seen_subcommand_from lock" -f -a "break" -d 'Remove a lock file left behind; refuses while the holder runs'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and __fish_seen_subcommand_from ns" -f -a "list" -d 'List the named namespaces and their key counts (tab-separated)'

@@ -8,6 +8,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+pub use emdb_tools::database::parse_duration;
+use emdb_tools::secret::SecretOptions;
+use emdb_tools::{Encoding, TransferFormat};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -66,10 +69,17 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub read_only: bool,
 
-    /// How long to keep retrying while another process holds the writer
-    /// lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail
-    /// at once with exit code 3.
-    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    /// How long a writing command waits while another process holds the
+    /// writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then
+    /// fails with exit code 3. 0 fails at once.
+    #[arg(
+        long,
+        global = true,
+        env = "EMDB_LOCK_TIMEOUT",
+        value_name = "DURATION",
+        value_parser = parse_duration,
+        default_value = DEFAULT_LOCK_TIMEOUT
+    )]
     pub lock_timeout: Option<Duration>,
 
     /// The namespace data commands work in [default: the default
@@ -115,6 +125,16 @@ pub struct SecretArgs {
     pub key_file: Option<PathBuf>,
 }
 
+impl SecretArgs {
+    /// The options as the shared toolkit takes them.
+    pub fn options(&self) -> SecretOptions {
+        SecretOptions {
+            passphrase_file: self.passphrase_file.clone(),
+            key_file: self.key_file.clone(),
+        }
+    }
+}
+
 /// Options that shape input decoding and output; the shell accepts them on
 /// every line too.
 #[derive(Debug, Clone, Default, Args)]
@@ -131,11 +151,11 @@ pub struct OutputArgs {
 
     /// Encoding of keys in arguments, stdin, output, import and export.
     #[arg(long, global = true, value_enum, value_name = "FORMAT")]
-    pub key_format: Option<Encoding>,
+    pub key_format: Option<EncodingArg>,
 
     /// Encoding of values in arguments, stdin, output, import and export.
     #[arg(long, global = true, value_enum, value_name = "FORMAT")]
-    pub value_format: Option<Encoding>,
+    pub value_format: Option<EncodingArg>,
 
     /// Shorthand for --key-format hex --value-format hex.
     #[arg(long, global = true, conflicts_with = "base64")]
@@ -148,7 +168,7 @@ pub struct OutputArgs {
 
 /// How bytes are written as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Encoding {
+pub enum EncodingArg {
     /// UTF-8 text, bytes as given; non-printable output is escaped.
     Text,
     /// Two hex digits per byte.
@@ -156,6 +176,10 @@ pub enum Encoding {
     /// Standard base64 with padding.
     Base64,
 }
+
+/// How long writers wait for the writer lock unless told otherwise
+/// (`--lock-timeout`, `EMDB_LOCK_TIMEOUT`); docs/CLI.md documents it.
+pub const DEFAULT_LOCK_TIMEOUT: &str = "10s";
 
 /// The commands.
 #[derive(Debug, Clone, Subcommand)]
@@ -165,6 +189,21 @@ pub enum Command {
         echo -n 'from stdin' | emdb put note -\n  emdb put logo --file logo.png\n  \
         emdb -n sessions put s:42 token --ttl 30m")]
     Put(PutArgs),
+
+    /// Add to an integer value atomically and print the result (a missing
+    /// key counts as 0).
+    #[command(
+        after_help = "Examples:\n  emdb incr visits\n  emdb incr stock:42 --by -3\n\n\
+        The value must be a decimal integer (i64); its expiry is kept. The read and\n\
+        the write are one transaction under the writer lock, so parallel `incr`s\n\
+        never lose an update."
+    )]
+    Incr(IncrArgs),
+
+    /// Subtract from an integer value atomically and print the result (a
+    /// missing key counts as 0).
+    #[command(after_help = "Examples:\n  emdb decr stock:42\n  emdb decr stock:42 --by 5")]
+    Decr(IncrArgs),
 
     /// Print the value of a key and a newline (exit 1 when missing).
     #[command(after_help = "Examples:\n  emdb get user:1\n  \
@@ -331,6 +370,34 @@ pub struct PutArgs {
     /// is removed).
     #[arg(long, value_name = "DURATION", value_parser = parse_ttl)]
     pub ttl: Option<Duration>,
+
+    /// Write only when the key does not exist yet; else write nothing and
+    /// exit 1. The check and the write are one transaction under the
+    /// writer lock.
+    #[arg(long, conflicts_with = "if_value")]
+    pub if_absent: bool,
+
+    /// Write only when the key's current value is OLD (compare-and-set, in
+    /// the value encoding in force); else write nothing and exit 1. The
+    /// check and the write are one transaction under the writer lock.
+    #[arg(long, value_name = "OLD")]
+    pub if_value: Option<OsString>,
+}
+
+/// Arguments of `incr` and `decr`.
+#[derive(Debug, Clone, Args)]
+pub struct IncrArgs {
+    /// The key.
+    pub key: OsString,
+
+    /// The amount (may be negative).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
+    pub by: i64,
 }
 
 /// Arguments of `get`.
@@ -435,9 +502,15 @@ pub struct AdminArgs {
     #[arg(short, long)]
     pub yes: bool,
 
-    /// Delete the `<db>.encbak` backup once the rewritten file has been
-    /// opened with its new secret.
+    /// Keep the old file as `<db>.encbak`. By default it is deleted once
+    /// every record of the rewritten file has been read back under the new
+    /// secret (the backup holds the data in plaintext after `encrypt`, and
+    /// under the old key after `rotate-key`).
     #[arg(long)]
+    pub keep_backup: bool,
+
+    /// The default now (kept so that older scripts still run).
+    #[arg(long, hide = true, conflicts_with = "keep_backup")]
     pub remove_backup: bool,
 }
 
@@ -546,6 +619,13 @@ pub struct ScanArgs {
     /// Print keys without values.
     #[arg(long)]
     pub keys_only: bool,
+
+    /// End each key (and each value) with a NUL byte instead of a tab or
+    /// newline, and print text unescaped, as the exact bytes: for
+    /// `xargs -0` and other NUL-separated readers. Hex and base64 still
+    /// apply when chosen.
+    #[arg(short = '0', long, conflicts_with = "json")]
+    pub null: bool,
 }
 
 /// Arguments of `stats`.
@@ -556,7 +636,8 @@ pub struct StatsArgs {
     pub format: Option<StatsFormat>,
 
     /// Refresh every SECS seconds (default 2) until interrupted; redraws in
-    /// place on a terminal. Each refresh reopens the database read-only.
+    /// place on a terminal. Off a terminal (a pipe, a log file) each tick
+    /// prints one JSON line with a `timestamp_ms` field instead of a table.
     #[arg(long, value_name = "SECS", num_args = 0..=1, default_missing_value = "2")]
     pub watch: Option<f64>,
 
@@ -619,7 +700,17 @@ pub struct ImportArgs {
     /// Input format [default: from the file extension (.csv, .resp),
     /// else jsonl].
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<TransferFormat>,
+    pub format: Option<FormatArg>,
+
+    /// Write the whole input as one atomic unit: every record or none
+    /// (at most 1 GiB of keys and values, held in memory until the end).
+    #[arg(long)]
+    pub atomic: bool,
+
+    /// Read and check the whole input and count what would be imported;
+    /// write nothing and create no database.
+    #[arg(long, conflicts_with = "atomic")]
+    pub dry_run: bool,
 }
 
 /// Arguments of `export`.
@@ -628,15 +719,20 @@ pub struct ExportArgs {
     /// File to write (replaced atomically), or `-` / nothing for stdout.
     pub file: Option<PathBuf>,
 
+    /// Replace FILE when it exists already (without it, an existing file
+    /// is refused with exit 2 and left alone).
+    #[arg(long)]
+    pub force: bool,
+
     /// Output format [default: from the file extension (.csv, .resp),
     /// else jsonl].
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<TransferFormat>,
+    pub format: Option<FormatArg>,
 }
 
 /// File formats of `import` and `export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TransferFormat {
+pub enum FormatArg {
     /// JSON Lines: a header line, then one `{"key":..,"value":..}` per line.
     Jsonl,
     /// CSV with a header row: key,value[,ns][,expires_at_ms].
@@ -670,24 +766,24 @@ pub struct ShellLine {
     pub command: Command,
 }
 
-/// Parse `500ms`, `10s`, `2m`, `1h`, or a bare number of seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (number, unit) = s.split_at(split);
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (try 500ms, 10s, 2m)"))?;
-    let secs = match unit.trim() {
-        "" | "s" => n,
-        "ms" => n / 1000.0,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        other => return Err(format!("unknown unit {other:?} (use ms, s, m or h)")),
-    };
-    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+impl From<EncodingArg> for Encoding {
+    fn from(e: EncodingArg) -> Encoding {
+        match e {
+            EncodingArg::Text => Encoding::Text,
+            EncodingArg::Hex => Encoding::Hex,
+            EncodingArg::Base64 => Encoding::Base64,
+        }
+    }
+}
+
+impl From<FormatArg> for TransferFormat {
+    fn from(f: FormatArg) -> TransferFormat {
+        match f {
+            FormatArg::Jsonl => TransferFormat::Jsonl,
+            FormatArg::Csv => TransferFormat::Csv,
+            FormatArg::Resp => TransferFormat::Resp,
+        }
+    }
 }
 
 /// A positive duration (`--ttl`, `expire`).
@@ -708,15 +804,5 @@ mod tests {
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
         ShellLine::command().debug_assert();
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("3 days").is_err());
     }
 }

@@ -3,12 +3,15 @@
 //! writer lock.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use emdb_core::{Emdb, EncryptionInput};
+use emdb_tools::database::{self as shared, OpenOptions};
+pub use emdb_tools::database::{gave_up, retry_locked, unknown_namespace};
+use emdb_tools::secret::SecretOptions;
 
-use crate::cli::{GlobalArgs, SecretArgs};
-use crate::error::{CliError, CliResult, Kind};
+use crate::cli::GlobalArgs;
+use crate::error::{CliError, CliResult};
 use crate::secret;
 use crate::space::Space;
 
@@ -21,7 +24,7 @@ pub struct Session {
     writable: bool,
     flush_each_write: bool,
     namespace: Option<String>,
-    secret_args: SecretArgs,
+    secret_args: SecretOptions,
     /// The secret, once resolved from the options or a prompt.
     secret: Option<EncryptionInput>,
     secret_resolved: bool,
@@ -39,7 +42,7 @@ impl Session {
             writable: false,
             flush_each_write: true,
             namespace: global.namespace.clone().filter(|n| !n.is_empty()),
-            secret_args: global.secret.clone(),
+            secret_args: global.secret.options(),
             secret: None,
             secret_resolved: false,
             can_prompt: secret::can_prompt(),
@@ -97,11 +100,7 @@ impl Session {
 
     /// The database file: `--db`, else `EMDB_PATH`, else the platform default.
     pub fn path(&self) -> CliResult<PathBuf> {
-        match &self.db_arg {
-            Some(p) => Ok(p.clone()),
-            None => emdb_core::default_database_path()
-                .map_err(|e| CliError::from(e).hint("pass --db PATH or set EMDB_PATH")),
-        }
+        shared::resolve_path(self.db_arg.as_deref())
     }
 
     /// Do not flush after every write command; [`Session::close`] flushes
@@ -117,23 +116,13 @@ impl Session {
             return Ok(db.clone());
         }
         let path = self.path()?;
-        if !path.exists() {
-            return Err(CliError::new(
-                Kind::Io,
-                format!(
-                    "no database at {} (nothing was written there yet)",
-                    path.display()
-                ),
-            )
-            .hint("check --db or EMDB_PATH; `emdb put` creates the database"));
-        }
-        let db = self.with_secret(&path, |secret| {
-            let mut b = Emdb::builder().path(&path).read_only(true);
-            if let Some(s) = secret {
-                b = b.encryption(s);
-            }
-            b.build()
-        })?;
+        shared::check_file(&path, true)?;
+        let options = OpenOptions {
+            write: false,
+            lock_timeout: None,
+            checkpoint_on_close: false,
+        };
+        let db = self.with_secret(&path, |secret| shared::open(&path, &options, secret))?;
         self.db = Some(db.clone());
         Ok(db)
     }
@@ -204,20 +193,15 @@ impl Session {
             self.db = None;
         }
         let path = self.path()?;
-        let timeout = self.lock_timeout;
+        shared::check_file(&path, false)?;
+        let options = OpenOptions {
+            write: true,
+            lock_timeout: self.lock_timeout,
+            checkpoint_on_close,
+        };
         let db = self
-            .with_secret(&path, |secret| {
-                retry_locked(timeout, || {
-                    let mut b = Emdb::builder()
-                        .path(&path)
-                        .checkpoint_on_close(checkpoint_on_close);
-                    if let Some(s) = secret.clone() {
-                        b = b.encryption(s);
-                    }
-                    b.build()
-                })
-            })
-            .map_err(|e| gave_up(e, timeout))?;
+            .with_secret(&path, |secret| shared::open(&path, &options, secret))
+            .map_err(|e| gave_up(e, options.lock_timeout))?;
         self.db = Some(db.clone());
         self.writable = true;
         Ok(db)
@@ -232,6 +216,14 @@ impl Session {
         Ok(())
     }
 
+    /// Make every write so far durable now (a `flush` line of `emdb shell`).
+    pub fn flush(&self) -> CliResult {
+        if let (true, Some(db)) = (self.writable, &self.db) {
+            db.flush()?;
+        }
+        Ok(())
+    }
+
     /// Flush pending writes and close the database.
     pub fn close(&mut self) -> CliResult {
         if let Some(db) = self.db.take() {
@@ -240,54 +232,5 @@ impl Session {
             }
         }
         Ok(())
-    }
-}
-
-/// "namespace X does not exist" (exit 1).
-pub fn unknown_namespace(name: &str) -> CliError {
-    CliError::not_found(format!("namespace {name:?} does not exist"))
-        .hint("`emdb ns list` shows the namespaces; writing commands such as `put` create one")
-}
-
-/// Run `op` until it stops failing with `LockBusy` or `timeout` (none: no
-/// retry) has passed.
-pub fn retry_locked<T>(
-    timeout: Option<Duration>,
-    mut op: impl FnMut() -> emdb_core::Result<T>,
-) -> emdb_core::Result<T> {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(10);
-    loop {
-        match op() {
-            Err(emdb_core::Error::LockBusy { .. })
-                if !timeout
-                    .unwrap_or_default()
-                    .saturating_sub(start.elapsed())
-                    .is_zero() =>
-            {
-                let left = timeout.unwrap_or_default().saturating_sub(start.elapsed());
-                std::thread::sleep(pause.min(left));
-                pause = (pause * 2).min(Duration::from_millis(250));
-            }
-            other => return other,
-        }
-    }
-}
-
-/// Say how long was waited when a `--lock-timeout` ran out.
-pub fn gave_up(e: CliError, timeout: Option<Duration>) -> CliError {
-    match timeout {
-        Some(t) if e.kind == Kind::Locked => e
-            .context(format!("gave up after waiting {}", human_duration(t)))
-            .hint("`emdb lock status` shows the holder"),
-        _ => e,
-    }
-}
-
-fn human_duration(d: Duration) -> String {
-    if d.as_secs() >= 1 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        format!("{}ms", d.as_millis())
     }
 }

@@ -1,310 +1,50 @@
-//! Bytes <-> text: the one encoding option that governs arguments, stdin,
-//! output, import and export alike.
+//! The encoding options (`--key-format`, `--value-format`, `--hex`,
+//! `--base64`) resolved into the shared toolkit's [`Codec`]; the encodings
+//! themselves live in [`emdb_tools::encoding`].
 
-use std::borrow::Cow;
-use std::ffi::OsStr;
-use std::fmt::Write as _;
+pub use emdb_tools::encoding::*;
 
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
-use base64::engine::DecodePaddingMode;
-use base64::Engine as _;
+use crate::cli::OutputArgs;
 
-use crate::cli::{Encoding, OutputArgs};
-use crate::error::{CliError, CliResult};
-
-/// Standard alphabet; writes padding, accepts input with or without it.
-const B64: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
-
-/// The encodings in force for keys and values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Codec {
-    /// Encoding of keys.
-    pub key: Encoding,
-    /// Encoding of values.
-    pub value: Encoding,
-}
-
-impl Default for Codec {
-    fn default() -> Self {
-        Codec {
-            key: Encoding::Text,
-            value: Encoding::Text,
-        }
+/// Resolve `--key-format`, `--value-format`, `--hex` and `--base64`
+/// (per-side options win over the shorthands).
+pub fn from_args(args: &OutputArgs) -> Codec {
+    let both = if args.hex {
+        Some(Encoding::Hex)
+    } else if args.base64 {
+        Some(Encoding::Base64)
+    } else {
+        None
+    };
+    Codec {
+        key: args
+            .key_format
+            .map(Encoding::from)
+            .or(both)
+            .unwrap_or(Encoding::Text),
+        value: args
+            .value_format
+            .map(Encoding::from)
+            .or(both)
+            .unwrap_or(Encoding::Text),
     }
 }
 
-impl Codec {
-    /// Resolve `--key-format`, `--value-format`, `--hex` and `--base64`
-    /// (per-side options win over the shorthands).
-    pub(crate) fn from_args(args: &OutputArgs) -> Codec {
-        let both = if args.hex {
-            Some(Encoding::Hex)
-        } else if args.base64 {
-            Some(Encoding::Base64)
+/// `codec` with any encodings given in `args` taking precedence (for a
+/// line of `emdb shell`).
+pub fn overlay(codec: Codec, args: &OutputArgs) -> Codec {
+    let line = from_args(args);
+    let both = args.hex || args.base64;
+    Codec {
+        key: if args.key_format.is_some() || both {
+            line.key
         } else {
-            None
-        };
-        Codec {
-            key: args.key_format.or(both).unwrap_or(Encoding::Text),
-            value: args.value_format.or(both).unwrap_or(Encoding::Text),
-        }
-    }
-
-    /// These encodings with any given in `args` taking precedence (for a
-    /// line of `emdb shell`).
-    pub(crate) fn overlay(&self, args: &OutputArgs) -> Codec {
-        let line = Codec::from_args(args);
-        let both = args.hex || args.base64;
-        Codec {
-            key: if args.key_format.is_some() || both {
-                line.key
-            } else {
-                self.key
-            },
-            value: if args.value_format.is_some() || both {
-                line.value
-            } else {
-                self.value
-            },
-        }
-    }
-
-    /// Decode a key given on the command line.
-    pub(crate) fn key_arg(&self, arg: &OsStr) -> CliResult<Vec<u8>> {
-        decode(self.key, &os_bytes(arg, "KEY")?).map_err(|e| e.context("KEY"))
-    }
-
-    /// Decode a value given on the command line, stdin or a file.
-    pub(crate) fn value_bytes(&self, raw: &[u8]) -> CliResult<Vec<u8>> {
-        decode(self.value, raw).map_err(|e| e.context("VALUE"))
-    }
-}
-
-/// The bytes of a command-line argument (any bytes on Unix).
-pub fn os_bytes(arg: &OsStr, what: &str) -> CliResult<Vec<u8>> {
-    #[cfg(unix)]
-    {
-        let _ = what;
-        use std::os::unix::ffi::OsStrExt;
-        Ok(arg.as_bytes().to_vec())
-    }
-    #[cfg(not(unix))]
-    {
-        arg.to_str()
-            .map(|s| s.as_bytes().to_vec())
-            .ok_or_else(|| CliError::bad_input(format!("{what} is not valid Unicode")))
-    }
-}
-
-/// Decode text in `enc` into bytes. Hex and base64 ignore surrounding
-/// whitespace (so a trailing newline from `echo` is fine).
-pub fn decode(enc: Encoding, input: &[u8]) -> CliResult<Vec<u8>> {
-    match enc {
-        Encoding::Text => Ok(input.to_vec()),
-        Encoding::Hex => decode_hex(input.trim_ascii()),
-        Encoding::Base64 => B64.decode(input.trim_ascii()).map_err(|e| {
-            CliError::bad_input(format!("not valid base64: {e}"))
-                .hint("pass base64 text, or choose another --key-format/--value-format")
-        }),
-    }
-}
-
-fn decode_hex(s: &[u8]) -> CliResult<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return Err(CliError::bad_input(format!(
-            "not valid hex: odd number of digits ({})",
-            s.len()
-        ))
-        .hint("hex needs two digits per byte"));
-    }
-    let digit = |i: usize| -> CliResult<u8> {
-        let c = s[i];
-        match c {
-            b'0'..=b'9' => Ok(c - b'0'),
-            b'a'..=b'f' => Ok(c - b'a' + 10),
-            b'A'..=b'F' => Ok(c - b'A' + 10),
-            _ => Err(CliError::bad_input(format!(
-                "not valid hex: {:?} at position {i}",
-                char::from(c)
-            ))
-            .hint("hex uses the digits 0-9 and a-f; choose another --key-format/--value-format for text")),
-        }
-    };
-    (0..s.len() / 2)
-        .map(|i| Ok(digit(2 * i)? << 4 | digit(2 * i + 1)?))
-        .collect()
-}
-
-/// Lowercase hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
-/// Padded standard base64 of `bytes`.
-pub fn base64(bytes: &[u8]) -> String {
-    B64.encode(bytes)
-}
-
-/// Where escaped text is going to be shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// A whole value on its own (`get`): newlines and tabs print as they are.
-    Block,
-    /// A field in a line-oriented listing: newlines and tabs are escaped too.
-    Field,
-}
-
-/// `bytes` as text that is safe to print on a terminal, in `enc`.
-pub fn display(enc: Encoding, bytes: &[u8], layout: Layout) -> Cow<'_, str> {
-    match enc {
-        Encoding::Hex => Cow::Owned(hex(bytes)),
-        Encoding::Base64 => Cow::Owned(base64(bytes)),
-        Encoding::Text => escape_text(bytes, layout),
-    }
-}
-
-/// Printable UTF-8 is returned as is. Anything else (invalid UTF-8, control
-/// characters) switches to an escaped form: `\\`, `\n`, `\t`, `\r`,
-/// `\xNN` for other bytes, `\u{NN}` for C1 controls.
-pub fn escape_text(bytes: &[u8], layout: Layout) -> Cow<'_, str> {
-    if let Ok(s) = std::str::from_utf8(bytes) {
-        if !s.chars().any(|c| needs_escape(c, layout)) {
-            return Cow::Borrowed(s);
-        }
-    }
-    let mut out = String::with_capacity(bytes.len() + 8);
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str(if layout == Layout::Block { "\n" } else { "\\n" }),
-                '\t' => out.push_str(if layout == Layout::Block { "\t" } else { "\\t" }),
-                '\r' => out.push_str("\\r"),
-                c if c.is_ascii_control() => {
-                    let _ = write!(out, "\\x{:02x}", u32::from(c));
-                }
-                c if c.is_control() => {
-                    let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-                }
-                c => out.push(c),
-            }
-        }
-        for b in chunk.invalid() {
-            let _ = write!(out, "\\x{b:02x}");
-        }
-    }
-    Cow::Owned(out)
-}
-
-fn needs_escape(c: char, layout: Layout) -> bool {
-    match c {
-        '\n' | '\t' => layout == Layout::Field,
-        c => c.is_control(),
-    }
-}
-
-/// A key or value as a JSON string plus its encoding, when not plain text.
-///
-/// Text that is valid UTF-8 stays a plain string; other bytes in text mode
-/// fall back to base64, so JSON output is always binary-safe.
-pub fn json_field(enc: Encoding, bytes: &[u8]) -> (Cow<'_, str>, Option<&'static str>) {
-    match enc {
-        Encoding::Hex => (Cow::Owned(hex(bytes)), Some("hex")),
-        Encoding::Base64 => (Cow::Owned(base64(bytes)), Some("base64")),
-        Encoding::Text => match std::str::from_utf8(bytes) {
-            Ok(s) => (Cow::Borrowed(s), None),
-            Err(_) => (Cow::Owned(base64(bytes)), Some("base64")),
+            codec.key
         },
-    }
-}
-
-/// Decode a JSON field: by its explicit encoding name if it has one, else
-/// by `default`.
-pub fn decode_json_field(
-    text: &str,
-    encoding: Option<&str>,
-    default: Encoding,
-) -> CliResult<Vec<u8>> {
-    let enc = match encoding {
-        None => default,
-        Some("text") => Encoding::Text,
-        Some("hex") => Encoding::Hex,
-        Some("base64") => Encoding::Base64,
-        Some(other) => {
-            return Err(CliError::bad_input(format!(
-                "unknown encoding {other:?} (expected text, hex or base64)"
-            )))
-        }
-    };
-    decode(enc, text.as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hex_round_trip_and_errors() {
-        let all: Vec<u8> = (0..=255).collect();
-        assert_eq!(decode(Encoding::Hex, hex(&all).as_bytes()).unwrap(), all);
-        assert_eq!(decode(Encoding::Hex, b"00FFaB").unwrap(), vec![0, 255, 171]);
-        assert_eq!(decode(Encoding::Hex, b"0a0b\n").unwrap(), vec![10, 11]);
-        assert_eq!(
-            decode(Encoding::Hex, b"abc").unwrap_err().kind.exit_code(),
-            7
-        );
-        assert_eq!(
-            decode(Encoding::Hex, b"zz").unwrap_err().kind.exit_code(),
-            7
-        );
-    }
-
-    #[test]
-    fn base64_round_trip_and_errors() {
-        let all: Vec<u8> = (0..=255).collect();
-        assert_eq!(
-            decode(Encoding::Base64, base64(&all).as_bytes()).unwrap(),
-            all
-        );
-        assert_eq!(decode(Encoding::Base64, b"YQ").unwrap(), b"a");
-        assert_eq!(
-            decode(Encoding::Base64, b"!!")
-                .unwrap_err()
-                .kind
-                .exit_code(),
-            7
-        );
-    }
-
-    #[test]
-    fn escaping_never_lets_control_bytes_through() {
-        assert_eq!(escape_text(b"plain", Layout::Field), "plain");
-        assert_eq!(escape_text(b"a\\b", Layout::Field), "a\\b");
-        assert_eq!(escape_text(b"two\nlines", Layout::Block), "two\nlines");
-        assert_eq!(escape_text(b"two\nlines", Layout::Field), "two\\nlines");
-        assert_eq!(escape_text(b"\x1b[31m\\", Layout::Block), "\\x1b[31m\\\\");
-        assert_eq!(escape_text(b"\xff\x00", Layout::Block), "\\xff\\x00");
-        assert_eq!(escape_text("\u{85}é".as_bytes(), Layout::Block), "\\u{85}é");
-    }
-
-    #[test]
-    fn json_fields_are_binary_safe() {
-        assert_eq!(
-            json_field(Encoding::Text, b"hi"),
-            (Cow::Borrowed("hi"), None)
-        );
-        let (s, e) = json_field(Encoding::Text, b"\xff");
-        assert_eq!(e, Some("base64"));
-        assert_eq!(decode_json_field(&s, e, Encoding::Text).unwrap(), b"\xff");
-        let (s, e) = json_field(Encoding::Hex, b"hi");
-        assert_eq!(decode_json_field(&s, e, Encoding::Text).unwrap(), b"hi");
-        assert!(decode_json_field("x", Some("rot13"), Encoding::Text).is_err());
+        value: if args.value_format.is_some() || both {
+            line.value
+        } else {
+            codec.value
+        },
     }
 }

@@ -1,10 +1,10 @@
 //! The `emdb` command-line tool as a library: the binary (src/main.rs)
 //! only calls [`run`].
 //!
-//! Besides [`run`], the public surface is the import and export file formats
-//! ([`transfer`]: JSON Lines, CSV and RESP), so that they can be tested and
-//! fuzzed without a database (fuzz/ in the repository). Their readers are
-//! pure decoders: bytes in, [`transfer::Item`]s out, no I/O beyond the
+//! Besides [`run`], the public surface re-exports the import and export file
+//! formats of the shared toolkit ([`transfer`]: JSON Lines, CSV and RESP,
+//! from `emdb_tools`), which fuzz/ in the repository drives. Their readers
+//! are pure decoders: bytes in, [`transfer::Item`]s out, no I/O beyond the
 //! reader they are given. Everything else is private to the tool.
 //!
 //! ```
@@ -44,9 +44,9 @@ mod glob;
 mod keylist;
 mod output;
 mod progress;
-mod secret;
-mod space;
-pub mod transfer;
+
+pub use emdb_tools::transfer;
+use emdb_tools::{secret, space};
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
@@ -54,9 +54,8 @@ use std::process::ExitCode;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
-pub use crate::cli::{Encoding, TransferFormat};
-pub use crate::encoding::Codec;
 pub use crate::error::{CliError, CliResult, Kind};
+pub use emdb_tools::{Codec, Encoding, TransferFormat};
 
 use crate::cli::Cli;
 use crate::database::Session;
@@ -94,7 +93,7 @@ fn run_command(cli: &Cli) -> u8 {
             out: &mut out,
             json: cli.global.output.json,
             quiet,
-            codec: Codec::from_args(&cli.global.output),
+            codec: encoding::from_args(&cli.global.output),
             interactive: io::stdin().is_terminal() && io::stderr().is_terminal(),
             stdin_free: true,
         };

@@ -215,20 +215,13 @@ pub struct TransferReport {
     pub seconds: f64,
 }
 
-/// The first line of a JSON Lines export.
-#[derive(Debug, Serialize)]
-pub struct ExportHeader {
-    /// Export format version (1).
-    pub emdb_export: u32,
-    /// Namespaces in the export (`""` is the default namespace).
-    pub namespaces: Vec<String>,
-    /// Whether the source database was encrypted.
-    pub encrypted: bool,
-}
-
 /// `stats --json`.
 #[derive(Debug, Serialize)]
 pub struct StatsReport {
+    /// When the report was taken, in ms since the Unix epoch (only in the
+    /// lines of `stats --watch`, so that each line says its time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp_ms: Option<u64>,
     /// The database file.
     pub path: String,
     /// Live keys across all namespaces.

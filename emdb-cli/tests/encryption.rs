@@ -44,7 +44,7 @@ fn encrypt_decrypt_round_trip_with_a_passphrase_file() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("pass --yes"));
-    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+    db.cmd(["encrypt", "--yes", "--keep-backup", "--passphrase-file"])
         .arg(&pass)
         .assert()
         .success()
@@ -95,14 +95,15 @@ fn encrypt_decrypt_round_trip_with_a_passphrase_file() {
     )
     .unwrap();
     assert_eq!(stats["encrypted"], true);
-    // A second encryption change waits until the backup is dealt with.
+    // A second encryption change waits until the kept backup is dealt
+    // with: its own exit code, not a usage error.
     db.cmd(["decrypt", "--yes", "--passphrase-file"])
         .arg(&pass)
         .assert()
-        .code(2)
+        .code(8)
         .stderr(predicate::str::contains(".encbak exists"));
     std::fs::remove_file(backup_of(&db)).unwrap();
-    db.cmd(["decrypt", "--yes", "--remove-backup", "--passphrase-file"])
+    db.cmd(["decrypt", "--yes", "--passphrase-file"])
         .arg(&pass)
         .assert()
         .success()
@@ -178,7 +179,7 @@ fn key_files_raw_and_hex_and_rotation_to_a_passphrase() {
         .arg(&new_pass)
         .assert()
         .code(5);
-    db.cmd(["rotate-key", "--yes", "--key-file"])
+    db.cmd(["rotate-key", "--yes", "--keep-backup", "--key-file"])
         .arg(&raw_key)
         .arg("--new-passphrase-file")
         .arg(&new_pass)
@@ -303,8 +304,9 @@ fn hidden_prompts_on_a_terminal() {
         return;
     };
     assert_eq!(code, 5, "{screen}");
-    // Mismatched new passphrases change nothing.
-    std::fs::remove_file(backup_of(&db)).unwrap();
+    // Mismatched new passphrases change nothing. (The backup of the
+    // encryption above was deleted once the new file was verified.)
+    assert!(!backup_of(&db).exists());
     let Some((code, screen)) = common::on_terminal_with(
         &db,
         &format!(
@@ -325,8 +327,73 @@ fn rewriting_while_locked_exits_3() {
     let holder = emdb_core::Emdb::open(&db.path).unwrap();
     db.cmd(["encrypt", "--yes"])
         .env("EMDB_PASSPHRASE", PASS)
+        .env("EMDB_LOCK_TIMEOUT", "0")
         .assert()
         .code(3);
     drop(holder);
     assert!(!backup_of(&db).exists());
+}
+
+#[test]
+fn encrypt_then_rotate_twice_needs_no_cleanup_and_leaves_no_backup() {
+    let db = with_data();
+    let first = write(&db, "first.txt", b"first passphrase\n");
+    let second = write(&db, "second.key", &[7u8; 32]);
+    let third = write(&db, "third.txt", b"third passphrase\n");
+    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+        .arg(&first)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("the old file was removed"));
+    // The plaintext backup is gone right away.
+    assert!(!backup_of(&db).exists());
+    db.cmd(["rotate-key", "--yes", "--passphrase-file"])
+        .arg(&first)
+        .arg("--new-key-file")
+        .arg(&second)
+        .assert()
+        .success();
+    assert!(!backup_of(&db).exists());
+    db.cmd(["rotate-key", "--yes", "--key-file"])
+        .arg(&second)
+        .arg("--new-passphrase-file")
+        .arg(&third)
+        .assert()
+        .success();
+    assert!(!backup_of(&db).exists());
+    db.cmd(["get", "a", "--passphrase-file"])
+        .arg(&third)
+        .assert()
+        .success()
+        .stdout("1\n");
+    db.cmd(["get", "a", "--passphrase-file"])
+        .arg(&first)
+        .assert()
+        .code(5);
+}
+
+#[test]
+fn the_readme_encrypt_example_works_off_a_terminal() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.contains(" encrypt --key-file "))
+        .expect("the README shows `encrypt --key-file`");
+    let command = line.split('#').next().unwrap();
+    let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let db = with_data();
+    std::fs::write(db.dir.path().join("key.bin"), [9u8; 32]).unwrap();
+    std::fs::copy(&db.path, db.dir.path().join("app.emdb")).unwrap();
+    common::bare(db.dir.path())
+        .current_dir(db.dir.path())
+        .args(&args)
+        .assert()
+        .success();
+    common::bare(db.dir.path())
+        .current_dir(db.dir.path())
+        .args(["--db", "./app.emdb", "--key-file", "./key.bin", "get", "a"])
+        .assert()
+        .success()
+        .stdout("1\n");
 }

@@ -14,7 +14,8 @@ fn locked_database_exits_3_naming_the_holder() {
     db.put("k", "v");
     let holder = Emdb::open(&db.path).unwrap();
     let pid = format!("pid {}", std::process::id());
-    db.cmd(["put", "k", "w"])
+    // A lock timeout of 0 fails at once (the default waits 10s).
+    db.cmd(["--lock-timeout", "0", "put", "k", "w"])
         .assert()
         .code(3)
         .stderr(predicate::str::starts_with("emdb: "))
@@ -116,7 +117,10 @@ fn corrupt_record_exits_4() {
         .assert()
         .code(4)
         .stderr(predicate::str::starts_with("emdb: corruption in"))
-        .stderr(predicate::str::contains("offset"));
+        .stderr(predicate::str::contains("offset"))
+        // Advice the CLI can follow, not the engine's builder option.
+        .stderr(predicate::str::contains("salvage to skip").not())
+        .stderr(predicate::str::contains("emdb check --repair"));
     db.cmd(["put", "k", "v"]).assert().code(4);
 }
 
@@ -251,4 +255,50 @@ fn put_on_a_full_disk_exits_6_with_the_reason() {
     let got = db.stdout(["get", "k"]);
     assert_eq!(got.len(), 20_001, "the value and a newline");
     drop(db);
+}
+
+#[test]
+fn an_empty_file_is_refused_by_every_command_alike() {
+    let db = TestDb::new();
+    std::fs::write(&db.path, b"").unwrap();
+    for args in [
+        &["get", "k"][..],
+        &["put", "k", "v"],
+        &["count"],
+        &["incr", "n"],
+    ] {
+        db.cmd(args)
+            .assert()
+            .code(4)
+            .stderr(predicate::str::contains(
+                "is an empty file, not an emdb database",
+            ));
+    }
+    assert_eq!(std::fs::read(&db.path).unwrap(), b"");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_without_permission_says_so() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = TestDb::new();
+    let locked = db.file("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::write(locked.join("app.emdb"), b"x").unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Root reads through any permission bits: nothing to check then.
+    let blocked = std::fs::metadata(locked.join("app.emdb")).is_err();
+    if blocked {
+        common::bare(db.dir.path())
+            .arg("--db")
+            .arg(locked.join("app.emdb"))
+            .args(["get", "k"])
+            .assert()
+            .code(6)
+            .stderr(predicate::str::contains("permission denied"))
+            .stderr(predicate::str::contains("no database").not());
+    } else {
+        eprintln!("skipped: permission bits do not apply to this user");
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
 }

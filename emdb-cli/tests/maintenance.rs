@@ -13,7 +13,9 @@ use predicates::prelude::*;
 fn written_one_by_one(n: usize) -> TestDb {
     let db = TestDb::new();
     let lines: String = (0..n)
-        .map(|i| format!("put key{i:04} value-{i:04}-{}\n", "x".repeat(40)))
+        // Quoted, so that each put takes the shell's full parser and is
+        // its own unit (plain `put K V` lines are grouped into one).
+        .map(|i| format!("put 'key{i:04}' value-{i:04}-{}\n", "x".repeat(40)))
         .collect();
     db.cmd(["shell"]).write_stdin(lines).assert().success();
     let _ = std::fs::remove_file(sibling(&db.path, ".ckpt"));

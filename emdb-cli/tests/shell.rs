@@ -31,7 +31,7 @@ get never-reached
         .stdout(
             "1\ntwo words\n{\"key\":\"a\",\"value\":\"1\"}\n3\nkey with spaces\ndeleted 1 key\n",
         )
-        .stderr("");
+        .stderr("lines: 13, errors: 1\n");
     db.cmd(["--hex", "get", "00ff"])
         .assert()
         .success()
@@ -105,4 +105,80 @@ fn shell_writes_are_durable_after_exit() {
     db.cmd(["shell"]).write_stdin(lines).assert().success();
     db.cmd(["count"]).assert().success().stdout("1000\n");
     db.cmd(["get", "k999"]).assert().success().stdout("v999\n");
+}
+
+#[test]
+fn batch_mode_commits_in_units_reports_per_line_and_sums_up() {
+    let db = TestDb::new();
+    // 25,000 puts: several atomic units of 10,000, then reads that must see
+    // every one of them, an error in the middle, and a flush line.
+    let mut script: String = (0..25_000).map(|i| format!("put k{i} v{i}\n")).collect();
+    script.push_str("get k0\nget k24999\nget nope\nflush\n--hex put zz 00\nput k1 again\nget k1\n");
+    db.cmd(["shell"])
+        .write_stdin(script)
+        .assert()
+        .code(1)
+        .stdout("v0\nv24999\nagain\n")
+        .stderr(predicate::str::contains(
+            "emdb: line 25003: key \"nope\" not found",
+        ))
+        .stderr(predicate::str::contains(
+            "emdb: line 25005: KEY: not valid hex",
+        ))
+        .stderr(predicate::str::ends_with("lines: 25007, errors: 2\n"));
+    db.cmd(["count"]).assert().success().stdout("25000\n");
+    db.cmd(["get", "k1"]).assert().success().stdout("again\n");
+    // Quiet drops the summary; a line that puts into a namespace of its own
+    // goes through the full parser and sees the earlier puts committed.
+    db.cmd(["-q", "shell"])
+        .write_stdin("put x 1\n-n other put y 2\n-n other get y\nget x\n")
+        .assert()
+        .success()
+        .stdout("2\n1\n")
+        .stderr("");
+    db.cmd(["-n", "other", "get", "y"])
+        .assert()
+        .success()
+        .stdout("2\n");
+}
+
+#[test]
+fn batch_mode_in_a_namespace_and_in_hex() {
+    let db = TestDb::new();
+    db.cmd(["-n", "ns1", "--hex", "shell"])
+        .write_stdin("put 6b 7631\nget 6b\nget 00\n")
+        .assert()
+        .code(1)
+        .stdout("7631\n");
+    db.cmd(["-n", "ns1", "get", "k"])
+        .assert()
+        .success()
+        .stdout("v1\n");
+    // A read of a namespace that does not exist does not create it.
+    db.cmd(["-n", "ghost", "shell"])
+        .write_stdin("get a\n")
+        .assert()
+        .code(1);
+    db.cmd(["ns", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ghost").not());
+}
+
+#[test]
+fn interactive_shell_edits_lines_and_keeps_history() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    // Type a line, then recall it with the up arrow and run it again.
+    let Some((code, screen)) =
+        common::on_terminal_with(&db, "shell", &["get a\r", "\x1b[A\r", "quit\r"])
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("emdb> "), "{screen}");
+    assert!(screen.matches("1\r\n").count() >= 2, "{screen}");
+    let history = db.dir.path().join("data/emdb/shell_history");
+    let history = std::fs::read_to_string(&history).unwrap();
+    assert!(history.contains("get a"), "{history}");
 }

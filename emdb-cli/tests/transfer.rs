@@ -55,7 +55,7 @@ fn round_trip_every_format_and_encoding() {
     ];
     for format in ["jsonl", "csv", "resp"] {
         for enc in encodings {
-            let file = src.file(&format!("dump-{format}-{}.out", enc.len()));
+            let file = src.file(&format!("dump-{format}-{}.out", enc.join("_")));
             src.cmd(enc)
                 .args(["export", "--format", format])
                 .arg(&file)
@@ -152,7 +152,7 @@ fn malformed_lines_report_their_number_and_exit_7() {
         .assert()
         .code(7)
         .stderr(predicate::str::starts_with(
-            "emdb: line 11: not a valid record",
+            "emdb: line 11: not valid JSON: EOF while parsing an object",
         ))
         .stderr(predicate::str::contains("nothing was imported"));
     // The batch holding the bad line was not written.
@@ -293,7 +293,7 @@ fn namespaces_and_ttls_round_trip_in_every_format() {
     );
     for format in ["jsonl", "csv", "resp"] {
         for enc in [&[][..], &["--hex"][..], &["--base64"][..]] {
-            let file = src.file(&format!("ns-{format}-{}.out", enc.len()));
+            let file = src.file(&format!("ns-{format}-{}.out", enc.join("_")));
             src.cmd(enc)
                 .args(["export", "--format", format])
                 .arg(&file)
@@ -461,4 +461,25 @@ fn round_trip_100k_records_per_format() {
             .success();
         same_within(&dump(&dst), &reference);
     }
+}
+
+#[test]
+fn export_refuses_to_overwrite_without_force() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    let out = db.file("dump.jsonl");
+    std::fs::write(&out, "precious\n").unwrap();
+    db.cmd(["export"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "exists; export does not overwrite it",
+        ))
+        .stderr(predicate::str::contains("--force"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
+    db.cmd(["export", "--force"]).arg(&out).assert().success();
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("\"key\":\"a\""));
 }

@@ -1,6 +1,8 @@
 //! `emdb encrypt`, `emdb decrypt`, `emdb rotate-key`: offline rewrites of
-//! the whole file under a new secret (or none), with an atomic swap and the
-//! old file kept as `<db>.encbak`.
+//! the whole file under a new secret (or none), with an atomic swap. The
+//! engine keeps the old file as `<db>.encbak`; once every record of the new
+//! file reads back under the new secret, that backup is deleted (it holds
+//! the data in plaintext, or under the old key) unless `--keep-backup`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -10,10 +12,11 @@ use emdb_core::{Cipher, Emdb, EncryptionInput};
 use super::confirm;
 use crate::cli::{AdminArgs, CipherArg, EncryptArgs, RotateKeyArgs};
 use crate::database::{gave_up, retry_locked, Session};
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Kind};
 use crate::output::{AdminReport, Ui};
 use crate::progress;
 use crate::secret;
+use crate::space::Space;
 
 /// Encrypt a plain database.
 pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
@@ -40,7 +43,7 @@ pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let seconds = rewrite(s, "encrypting", ui.quiet, || {
         Emdb::enable_encryption_with(&path, target.clone(), cipher)
     })?;
-    opens_with(&path, Some(target))?;
+    verify_all(&path, Some(target))?;
     let note = "it holds the data unencrypted: delete it once you have checked the database";
     finish(
         "encrypt",
@@ -69,7 +72,7 @@ pub fn decrypt(args: &AdminArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let seconds = rewrite(s, "decrypting", ui.quiet, || {
         Emdb::disable_encryption(&path, current.clone())
     })?;
-    opens_with(&path, None)?;
+    verify_all(&path, None)?;
     let note = "it is still encrypted with the old secret";
     finish("decrypt", &path, None, args, note, seconds, ui)
 }
@@ -103,7 +106,7 @@ pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResu
     let seconds = rewrite(s, "re-encrypting", ui.quiet, || {
         Emdb::rotate_encryption_key(&path, current.clone(), new.clone())
     })?;
-    opens_with(&path, Some(new))?;
+    verify_all(&path, Some(new))?;
     let note = "it still opens with the old secret: delete it once you have checked the database";
     finish("rotate-key", &path, None, &args.admin, note, seconds, ui)
 }
@@ -153,6 +156,32 @@ fn opens_with(path: &Path, secret: Option<EncryptionInput>) -> CliResult {
     Ok(())
 }
 
+/// Read every record of every namespace of `path` under `secret`: a
+/// record that does not decrypt fails here, before the backup is deleted.
+fn verify_all(path: &Path, secret: Option<EncryptionInput>) -> CliResult<u64> {
+    let mut b = Emdb::builder().path(path).read_only(true);
+    if let Some(secret) = secret {
+        b = b.encryption(secret);
+    }
+    let db = b.build()?;
+    let mut spaces = vec![Space::Default(db.clone())];
+    for name in db.list_namespaces()? {
+        if !name.is_empty() {
+            spaces.push(Space::Named(db.namespace(&name)?));
+        }
+    }
+    let mut records = 0u64;
+    for space in &spaces {
+        for key in space.keys()? {
+            let key = key?;
+            // The value is decrypted and its tag checked here.
+            space.get_owned(&key)?;
+            records += 1;
+        }
+    }
+    Ok(records)
+}
+
 fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".encbak");
@@ -162,10 +191,13 @@ fn backup_path(path: &Path) -> PathBuf {
 fn no_backup_left(path: &Path) -> CliResult {
     let backup = backup_path(path);
     if backup.exists() {
-        return Err(CliError::usage(format!(
-            "{} exists: an earlier encryption change was interrupted or its backup was kept",
-            backup.display()
-        ))
+        return Err(CliError::new(
+            Kind::Leftover,
+            format!(
+                "{} exists: an earlier encryption change was interrupted or its backup was kept",
+                backup.display()
+            ),
+        )
         .hint(format!(
             "check that {} opens with the secret you expect, then delete the backup and retry",
             path.display()
@@ -192,7 +224,9 @@ fn confirm_rewrite(args: &AdminArgs, ui: &Ui, what: &str) -> CliResult {
     }
     if confirm(
         ui,
-        &format!("{what}? The file is rewritten; the old one is kept as .encbak."),
+        &format!(
+            "{what}? The file is rewritten; the old one is kept as .encbak until the new one is verified."
+        ),
     )? {
         Ok(())
     } else {
@@ -227,11 +261,12 @@ fn finish(
     ui: &mut Ui,
 ) -> CliResult {
     let backup = backup_path(path);
-    let kept = if args.remove_backup {
+    // Reached only after verify_all read every record under the new secret.
+    let kept = if args.keep_backup {
+        true
+    } else {
         std::fs::remove_file(&backup).map_err(|e| CliError::io("removing", Some(&backup), e))?;
         false
-    } else {
-        true
     };
     let report = AdminReport {
         action,

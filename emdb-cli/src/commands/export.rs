@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use emdb_core::Emdb;
 
-use crate::cli::{ExportArgs, TransferFormat};
+use crate::cli::ExportArgs;
 use crate::database::{unknown_namespace, Session};
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
@@ -16,6 +16,7 @@ use crate::keylist::KeyList;
 use crate::output::{TransferReport, Ui};
 use crate::progress;
 use crate::space::Space;
+use crate::transfer::TransferFormat;
 use crate::transfer::{self, format_name, Plan};
 
 /// The keys of one namespace, sorted, with their expiries.
@@ -34,7 +35,14 @@ struct Listing {
 pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let file = args.file.as_deref().filter(|p| p.as_os_str() != "-");
-    let format = transfer::resolve_format(args.format, file);
+    let format = transfer::resolve_format(args.format.map(Into::into), file);
+    if let Some(f) = file.filter(|f| !args.force && f.symlink_metadata().is_ok()) {
+        return Err(CliError::usage(format!(
+            "{} exists; export does not overwrite it",
+            f.display()
+        ))
+        .hint("pass --force to replace it, or choose another file name"));
+    }
     let live = s.reader()?;
     let path = s.path()?;
     // Another process can only write while this one reads read-only.

@@ -11,6 +11,10 @@ pub fn run(args: &GetArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
     let space = s.space_reader()?;
     let Some(value) = space.get(&key)? else {
+        if ui.json && !args.raw {
+            // `null` keeps `emdb get --json k | jq` working; exit 1 still says it.
+            ui.line("null")?;
+        }
         return Err(CliError::not_found(format!(
             "key {} not found",
             quoted(&ui.key_text(&key))

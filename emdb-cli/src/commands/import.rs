@@ -1,9 +1,17 @@
 //! `emdb import FILE|-`: load records in atomic batches.
+//!
+//! The database is opened (and created) only when the first batch is
+//! written, so an import that fails before that, a `--dry-run`, or an input
+//! without records leaves no file behind. Ctrl-C stops reading: the batches
+//! committed so far are synced and counted, the one being collected is
+//! dropped.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use emdb_core::{Emdb, Ttl};
@@ -11,27 +19,36 @@ use indicatif::ProgressBar;
 
 use crate::cli::ImportArgs;
 use crate::database::Session;
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Kind};
 use crate::output::{TransferReport, Ui};
 use crate::progress;
 use crate::space::{now_ms, Space};
-use crate::transfer::{self, format_name, Item};
+use crate::transfer::{self, format_name, Command, Entry, Item};
 
 /// Records per atomic batch.
 const BATCH_RECORDS: usize = 10_000;
 /// Bytes per atomic batch, so huge values do not pile up in memory.
 const BATCH_BYTES: usize = 64 << 20;
+/// The most keys and values `--atomic` holds in memory for its one unit.
+pub const ATOMIC_MAX_BYTES: usize = 1 << 30;
 
 /// Import a file. Each batch of up to 10,000 records is written atomically
-/// (see [`commit`] for the one exception); a malformed record stops the
-/// import (exit 7) before its batch is written. Records go to the namespace
-/// they name, else to `-n`'s, else to the default one; records that have
-/// expired already are skipped and counted.
+/// (see [`commit`] for the one exception), or the whole input as one unit
+/// with `--atomic`; a malformed record stops the import (exit 7) before its
+/// batch is written. Records go to the namespace they name, else to `-n`'s,
+/// else to the default one; records that have expired already are skipped
+/// and counted.
 pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let from_stdin = args.file.as_os_str() == "-";
-    let format = transfer::resolve_format(args.format, (!from_stdin).then_some(&*args.file));
-    let (input, pb): (Box<dyn BufRead>, ProgressBar) = if from_stdin {
+    let format = transfer::resolve_format(
+        args.format.map(Into::into),
+        (!from_stdin).then_some(&*args.file),
+    );
+    if !args.dry_run {
+        s.require_writable("import")?;
+    }
+    let (mut input, pb): (Box<dyn BufRead>, ProgressBar) = if from_stdin {
         if !ui.stdin_free {
             return Err(CliError::usage(
                 "`import -` (stdin) is not available inside `emdb shell`",
@@ -49,24 +66,32 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         };
         (Box::new(BufReader::with_capacity(256 << 10, counted)), pb)
     };
-    let db = s.writer("import")?;
+    skip_bom(&mut input)?;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    // Without the handler Ctrl-C still ends the import, just without the count.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted));
     let target_encrypted = s.secret()?.is_some();
     let mut spaces = Spaces {
-        db: db.clone(),
+        db: None,
         default_ns: s.namespace().unwrap_or_default().to_string(),
+        header: Vec::new(),
+        names: Vec::new(),
         list: Vec::new(),
         by_name: HashMap::new(),
     };
     let mut batch: Vec<Pending> = Vec::with_capacity(BATCH_RECORDS);
     let mut batch_bytes = 0usize;
-    let (mut records, mut batches, mut expired) = (0u64, 0u64, 0u64);
+    let mut n = Counts::default();
     for item in transfer::reader(format, input, ui.codec) {
-        let entry = match item.map_err(|e| partial(e, records, batches))? {
+        if interrupted.load(Ordering::Relaxed) {
+            n.interrupted = true;
+            break;
+        }
+        let entry = match item.map_err(|e| partial(e, &n))? {
             Item::Header(header) => {
-                // Recreate every namespace of the export, even empty ones.
-                for name in &header.namespaces {
-                    spaces.index(Some(name.as_str()))?;
-                }
+                // Every namespace of the export is recreated, even empty
+                // ones, once the database is opened.
+                spaces.header = header.namespaces;
                 if header.encrypted && !target_encrypted {
                     ui.note(
                         "emdb: note: the export comes from an encrypted database; \
@@ -75,98 +100,242 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                 }
                 continue;
             }
-            Item::Record(entry) => entry,
+            Item::Record(entry) => (entry, Op::Put),
+            Item::Command(Command::SetIfAbsent(entry)) => (entry, Op::PutIfAbsent),
+            Item::Command(Command::SetKeepTtl(entry)) => (entry, Op::PutKeepTtl),
+            Item::Command(Command::Delete { ns, key, line }) => {
+                (entry_of(ns, key, None, line), Op::Delete)
+            }
+            Item::Command(Command::Expire {
+                ns,
+                key,
+                expires_at_ms,
+                line,
+            }) => (entry_of(ns, key, Some(expires_at_ms), line), Op::Expire),
         };
-        check_limits(&entry).map_err(|e| partial(e, records, batches))?;
-        if entry.expires_at_ms.is_some_and(|at| at <= now_ms()) {
-            expired += 1;
+        let (entry, op) = entry;
+        check_limits(&entry).map_err(|e| partial(e, &n))?;
+        // An expiry in the past: a record is skipped; an EXPIRE of one
+        // deletes the key, as in Redis.
+        let past = entry.expires_at_ms.is_some_and(|at| at <= now_ms());
+        let op = match op {
+            Op::Expire if past => Op::Delete,
+            _ if past => {
+                n.expired += 1;
+                continue;
+            }
+            op => op,
+        };
+        n.read += 1;
+        if args.dry_run {
             continue;
         }
-        let space = spaces.index(entry.ns.as_deref())?;
+        let space = spaces.index(entry.ns.as_deref());
         batch_bytes += entry.key.len() + entry.value.len();
         batch.push(Pending {
+            op,
             space,
             key: entry.key,
             value: entry.value,
             expires_at_ms: entry.expires_at_ms,
         });
-        if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
-            let n = batch.len() as u64;
-            let skipped = commit(&spaces, &mut batch)?;
-            batches += 1;
-            records += n - skipped;
-            expired += skipped;
+        if args.atomic {
+            if batch_bytes > ATOMIC_MAX_BYTES {
+                return Err(CliError::bad_input(format!(
+                    "the input holds over {} MiB of keys and values, the limit of --atomic; nothing was imported",
+                    ATOMIC_MAX_BYTES >> 20
+                ))
+                .hint("import without --atomic (atomic batches of 10,000 records), or split the file"));
+            }
+        } else if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
+            commit_batch(&mut spaces, s, &mut batch, &mut n)?;
             batch_bytes = 0;
             if from_stdin {
-                pb.set_position(records);
+                pb.set_position(n.records);
             }
         }
     }
-    if !batch.is_empty() {
-        let n = batch.len() as u64;
-        let skipped = commit(&spaces, &mut batch)?;
-        batches += 1;
-        records += n - skipped;
-        expired += skipped;
+    if n.interrupted {
+        batch.clear();
     }
-    s.wrote()?;
+    if !batch.is_empty() {
+        commit_batch(&mut spaces, s, &mut batch, &mut n)?;
+    }
+    if !args.dry_run && !spaces.header.is_empty() && spaces.db.is_none() && s.path()?.exists() {
+        // No records, but the export's namespaces still belong in an
+        // existing database.
+        spaces.open(s)?;
+    }
+    if spaces.db.is_some() {
+        s.wrote()?;
+    }
     pb.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
+    let source = if from_stdin {
+        "stdin".into()
+    } else {
+        args.file.display().to_string()
+    };
     let report = TransferReport {
-        records,
-        batches: Some(batches),
-        expired: Some(expired),
+        records: if args.dry_run { n.read } else { n.records },
+        batches: Some(n.batches),
+        expired: Some(n.expired),
         format: format_name(format),
         seconds,
     };
-    let mut text = format!(
-        "imported {records} records in {batches} atomic {} from {} ({}, {seconds:.2}s)",
-        if batches == 1 { "batch" } else { "batches" },
-        if from_stdin {
-            "stdin".into()
-        } else {
-            args.file.display().to_string()
-        },
-        format_name(format)
-    );
-    if expired > 0 {
-        text.push_str(&format!("; skipped {expired} that had expired already"));
+    let mut text = if args.dry_run {
+        format!(
+            "dry run: {} records in {source} would be imported ({}, {seconds:.2}s); nothing was written",
+            n.read,
+            format_name(format)
+        )
+    } else {
+        format!(
+            "imported {} records in {} atomic {} from {source} ({}, {seconds:.2}s)",
+            n.records,
+            n.batches,
+            if n.batches == 1 { "batch" } else { "batches" },
+            format_name(format)
+        )
+    };
+    if n.expired > 0 {
+        text.push_str(&format!("; skipped {} that had expired already", n.expired));
+    }
+    if spaces.db.is_none() && !args.dry_run && !s.path()?.exists() {
+        text.push_str("; no database was created");
+    }
+    if n.interrupted {
+        // The exit code of a process ended by SIGINT, as shells report it.
+        ui.note(&format!(
+            "emdb: interrupted: {text}; the batch being read was dropped"
+        ));
+        return Err(CliError::silent(Kind::Interrupted));
     }
     ui.report(&text, &report)
 }
 
+/// How far an import got.
+#[derive(Default)]
+struct Counts {
+    /// Valid, unexpired records read.
+    read: u64,
+    /// Records written.
+    records: u64,
+    /// Batches committed.
+    batches: u64,
+    /// Records skipped because they had expired.
+    expired: u64,
+    /// Ctrl-C stopped the reading.
+    interrupted: bool,
+}
+
+/// A UTF-8 byte order mark at the start is not data.
+fn skip_bom(input: &mut Box<dyn BufRead>) -> CliResult {
+    let head = input
+        .fill_buf()
+        .map_err(|e| CliError::io("reading the import", None, e))?;
+    if head.starts_with(b"\xef\xbb\xbf") {
+        input.consume(3);
+    }
+    Ok(())
+}
+
+fn commit_batch(
+    spaces: &mut Spaces,
+    s: &mut Session,
+    batch: &mut Vec<Pending>,
+    n: &mut Counts,
+) -> CliResult {
+    spaces.open(s)?;
+    let count = batch.len() as u64;
+    let skipped = commit(spaces, batch)?;
+    n.batches += 1;
+    n.records += count - skipped;
+    n.expired += skipped;
+    Ok(())
+}
+
+/// What a pending item does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// Write the record (a plain `SET`, any JSON Lines or CSV record).
+    Put,
+    /// `SET ... NX`: write only when the key is absent.
+    PutIfAbsent,
+    /// `SET ... KEEPTTL`: write, keeping the key's current expiry.
+    PutKeepTtl,
+    /// `DEL`.
+    Delete,
+    /// `EXPIRE` and friends: a new expiry for a present key.
+    Expire,
+}
+
+/// An entry for a command that names only a key.
+fn entry_of(ns: Option<String>, key: Vec<u8>, expires_at_ms: Option<u64>, line: u64) -> Entry {
+    Entry {
+        ns,
+        key,
+        value: Vec::new(),
+        expires_at_ms,
+        line,
+    }
+}
+
 /// A record waiting for its batch to be written.
 struct Pending {
+    op: Op,
     space: usize,
     key: Vec<u8>,
     value: Vec<u8>,
     expires_at_ms: Option<u64>,
 }
 
-/// The key spaces an import writes to, opened (and created) on first use.
+/// The key spaces an import writes to, by name; the database and each
+/// namespace are opened (and created) when the first batch is written.
 struct Spaces {
-    db: Emdb,
+    db: Option<Emdb>,
     /// Where records that name no namespace go (`-n`, else the default).
     default_ns: String,
+    /// The namespaces the export header lists.
+    header: Vec<String>,
+    names: Vec<String>,
     list: Vec<Space>,
     by_name: HashMap<String, usize>,
 }
 
 impl Spaces {
     /// The index of namespace `name` (`None`: the import's default).
-    fn index(&mut self, name: Option<&str>) -> CliResult<usize> {
+    fn index(&mut self, name: Option<&str>) -> usize {
         let name = name.unwrap_or(&self.default_ns);
         if let Some(&i) = self.by_name.get(name) {
-            return Ok(i);
+            return i;
         }
-        let space = if name.is_empty() {
-            Space::Default(self.db.clone())
-        } else {
-            Space::Named(self.db.namespace(name)?)
+        self.names.push(name.to_string());
+        self.by_name.insert(name.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+
+    /// Open the database for writing if not yet, create the header's
+    /// namespaces, and open every namespace named so far.
+    fn open(&mut self, s: &mut Session) -> CliResult {
+        let db = match &self.db {
+            Some(db) => db.clone(),
+            None => {
+                let db = s.writer("import")?;
+                for name in std::mem::take(&mut self.header) {
+                    if !name.is_empty() {
+                        db.namespace(&name)?;
+                    }
+                }
+                self.db = Some(db.clone());
+                db
+            }
         };
-        self.list.push(space);
-        self.by_name.insert(name.to_string(), self.list.len() - 1);
-        Ok(self.list.len() - 1)
+        while self.list.len() < self.names.len() {
+            let name = &self.names[self.list.len()];
+            self.list.push(Space::open(&db, Some(name))?);
+        }
+        Ok(())
     }
 }
 
@@ -179,28 +348,64 @@ fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
     let first = batch[0].space;
     if batch
         .iter()
-        .all(|p| p.space == first && p.expires_at_ms.is_none())
+        .all(|p| p.space == first && p.op == Op::Put && p.expires_at_ms.is_none())
     {
         spaces.list[first].insert_many(batch.iter().map(|p| (&p.key[..], &p.value[..])))?;
         batch.clear();
         return Ok(0);
     }
     let now = now_ms();
-    let ttl = |p: &Pending| match p.expires_at_ms {
-        None => Some(Ttl::Never),
-        Some(at) if at > now => Some(Ttl::At(UNIX_EPOCH + Duration::from_millis(at))),
-        Some(_) => None,
-    };
+    let at = |ms: u64| Ttl::At(UNIX_EPOCH + Duration::from_millis(ms));
     let mut expired = 0u64;
-    spaces.db.transaction(|tx| {
+    let Some(db) = &spaces.db else {
+        return Err(CliError::new(Kind::Io, "the database is not open"));
+    };
+    db.transaction(|tx| {
+        // Expiries this batch gave, so that KEEPTTL and EXPIRE see them.
+        let mut set_here: HashMap<(usize, &[u8]), Option<u64>> = HashMap::new();
         for p in batch.iter() {
-            let Some(t) = ttl(p) else {
-                expired += 1;
-                continue;
-            };
-            match &spaces.list[p.space] {
-                Space::Default(_) => tx.insert_with_ttl(&p.key, &p.value, t)?,
-                Space::Named(ns) => tx.namespace(ns).insert_with_ttl(&p.key, &p.value, t)?,
+            let space = &spaces.list[p.space];
+            let id = (p.space, &p.key[..]);
+            let current_expiry =
+                |set_here: &HashMap<(usize, &[u8]), Option<u64>>| match set_here.get(&id) {
+                    Some(e) => Ok(*e),
+                    None => space.expires_at_ms(&p.key),
+                };
+            match p.op {
+                Op::Put | Op::PutIfAbsent => {
+                    if p.op == Op::PutIfAbsent && space.tx_get(tx, &p.key)?.is_some() {
+                        continue;
+                    }
+                    let ttl = match p.expires_at_ms {
+                        None => Ttl::Never,
+                        Some(ms) if ms > now => at(ms),
+                        Some(_) => {
+                            expired += 1;
+                            continue;
+                        }
+                    };
+                    space.tx_insert(tx, &p.key, &p.value, ttl)?;
+                    set_here.insert(id, p.expires_at_ms);
+                }
+                Op::PutKeepTtl => {
+                    let keep = if space.tx_get(tx, &p.key)?.is_some() {
+                        current_expiry(&set_here)?
+                    } else {
+                        None
+                    };
+                    space.tx_insert(tx, &p.key, &p.value, keep.map_or(Ttl::Never, at))?;
+                    set_here.insert(id, keep);
+                }
+                Op::Delete => {
+                    space.tx_remove(tx, &p.key)?;
+                    set_here.insert(id, None);
+                }
+                Op::Expire => {
+                    if let (Some(value), Some(ms)) = (space.tx_get(tx, &p.key)?, p.expires_at_ms) {
+                        space.tx_insert(tx, &p.key, &value, at(ms))?;
+                        set_here.insert(id, Some(ms));
+                    }
+                }
             }
         }
         Ok(())
@@ -242,12 +447,13 @@ fn check_limits(entry: &transfer::Entry) -> CliResult {
 }
 
 /// Say how much was imported before a failure.
-fn partial(e: CliError, records: u64, batches: u64) -> CliError {
-    if records == 0 {
+fn partial(e: CliError, n: &Counts) -> CliError {
+    if n.records == 0 {
         return e.hint("nothing was imported");
     }
     e.hint(format!(
-        "{records} records in {batches} earlier batches were imported; the failing batch was not"
+        "{} records in {} earlier batches were imported; the failing batch was not",
+        n.records, n.batches
     ))
 }
 

@@ -12,6 +12,7 @@ mod exists;
 mod export;
 mod get;
 mod import;
+mod incr;
 mod lock;
 mod ns;
 mod put;
@@ -31,6 +32,8 @@ use crate::output::Ui;
 pub fn run(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     match cmd {
         Command::Put(a) => put::run(a, s, ui),
+        Command::Incr(a) => incr::run(a, 1, s, ui),
+        Command::Decr(a) => incr::run(a, -1, s, ui),
         Command::Get(a) => get::run(a, s, ui),
         Command::Del(a) => del::run(a, s, ui),
         Command::Exists(a) => exists::run(a, s, ui),

@@ -36,7 +36,36 @@ pub fn run(args: &PutArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     };
     let value = ui.codec.value_bytes(&raw)?;
     let ttl = args.ttl.map_or(Ttl::Never, Ttl::After);
+    if !args.if_absent && args.if_value.is_none() {
+        let space = s.small_space_writer("put", true)?;
+        space.insert(&key, &value, ttl)?;
+        return s.wrote();
+    }
+    let expected = match &args.if_value {
+        Some(old) => Some(ui.codec.value_bytes(&os_bytes(old, "OLD")?)?),
+        None => None,
+    };
+    let db = s.small_writer("put")?;
     let space = s.small_space_writer("put", true)?;
-    space.insert(&key, &value, ttl)?;
+    // The process holds the writer lock: nobody writes between the check
+    // and the write, which commit as one transaction.
+    let stored = db.transaction(|tx| {
+        let current = space.tx_get(tx, &key)?;
+        let holds = match &expected {
+            Some(old) => current.as_deref() == Some(old.as_slice()),
+            None => current.is_none(),
+        };
+        if holds {
+            space.tx_insert(tx, &key, &value, ttl)?;
+        }
+        Ok(holds)
+    })?;
+    if !stored {
+        return Err(CliError::not_found(if args.if_absent {
+            "the key exists already; nothing was written (--if-absent)"
+        } else {
+            "the key is missing or holds another value; nothing was written (--if-value)"
+        }));
+    }
     s.wrote()
 }

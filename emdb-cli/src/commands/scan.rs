@@ -4,8 +4,8 @@ use std::collections::BinaryHeap;
 
 use crate::cli::ScanArgs;
 use crate::database::Session;
-use crate::encoding::{display, Layout};
-use crate::error::CliResult;
+use crate::encoding::{display, Encoding, Layout};
+use crate::error::{CliError, CliResult};
 use crate::glob::Glob;
 use crate::keylist::KeyList;
 use crate::output::Ui;
@@ -67,6 +67,18 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         }
     }
     for (key, ()) in keys.iter() {
+        if args.null {
+            null_field(ui, codec.key, key)?;
+            if !args.keys_only {
+                if let Some(value) = space.get(key)? {
+                    null_field(ui, codec.value, &value)?;
+                } else {
+                    // Keep the key/value pairing: an empty value field.
+                    ui.bytes(b"\0")?;
+                }
+            }
+            continue;
+        }
         if args.keys_only {
             if ui.json {
                 let record = ui.record(key, None);
@@ -95,6 +107,23 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         }
     }
     Ok(())
+}
+
+/// `bytes` in `enc` (text: exactly as stored) and a NUL. Text holding a
+/// NUL itself would be ambiguous, so it is refused.
+fn null_field(ui: &mut Ui, enc: Encoding, bytes: &[u8]) -> CliResult {
+    match enc {
+        Encoding::Text if bytes.contains(&0) => {
+            return Err(CliError::bad_input(format!(
+                "{} holds a NUL byte, which --null output cannot separate",
+                crate::commands::get::quoted(&display(enc, bytes, Layout::Field))
+            ))
+            .hint("add --hex or --base64 (or --key-format/--value-format)"));
+        }
+        Encoding::Text => ui.bytes(bytes)?,
+        enc => ui.bytes(display(enc, bytes, Layout::Field).as_bytes())?,
+    }
+    ui.bytes(b"\0")
 }
 
 /// The `limit` smallest matching keys, sorted, without holding every key.

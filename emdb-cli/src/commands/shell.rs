@@ -1,14 +1,35 @@
 //! `emdb shell`: many commands, one process, one open database.
+//!
+//! Two ways in. From a file or a pipe (batch mode) lines are read in large
+//! buffered chunks, and the common data commands (`put KEY VALUE`,
+//! `get KEY`, `exists KEY`, `flush`) take a fast path that needs no clap:
+//! puts collect in a buffer that is committed as one atomic unit every
+//! [`UNIT_RECORDS`] records (or [`UNIT_BYTES`]), before any other command,
+//! on a `flush` line (which also syncs) and at the end. Every other line goes
+//! through the full command-line parser, after the pending unit is
+//! committed, so the order of effects is the order of the lines. The batch
+//! ends with a summary on stderr, `lines: N, errors: M`.
+//!
+//! On a terminal the shell reads lines with editing and history (rustyline).
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::borrow::Cow;
+use std::io::{BufRead, BufReader, IsTerminal};
+use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 use clap::Parser;
 
 use crate::cli::{Command, GlobalArgs, ShellLine};
 use crate::database::Session;
+use crate::encoding::{decode, display, Encoding, Layout};
 use crate::error::{CliError, CliResult, Kind};
 use crate::output::Ui;
+use crate::space::Space;
+
+/// Puts per atomic unit in batch mode.
+const UNIT_RECORDS: usize = 10_000;
+/// Bytes of keys and values per atomic unit in batch mode.
+const UNIT_BYTES: usize = 8 << 20;
 
 /// Read commands from stdin until its end (or `quit`), run each, and exit
 /// with the code of the first failing line (0 when none failed).
@@ -16,52 +37,76 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     if !ui.stdin_free {
         return Err(CliError::usage("`shell` cannot run inside `emdb shell`"));
     }
-    // Writes are flushed once, when the shell ends.
+    // Writes are flushed once, when the shell ends (or on a `flush` line).
     s.defer_flush();
     if global.read_only {
         s.reader()?;
     } else {
         s.writer("shell")?;
     }
-    let prompt = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let mut stdin = std::io::stdin().lock();
-    let mut first_failure: Option<Kind> = None;
-    let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    loop {
-        if prompt {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "emdb> ");
-            let _ = err.flush();
-        }
-        buf.clear();
-        let n = stdin
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| CliError::io("reading commands from stdin", None, e))?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        let outcome = match std::str::from_utf8(&buf) {
-            Ok(text) => run_line(text.trim(), global, s, ui),
-            Err(_) => Err(CliError::bad_input("the line is not valid UTF-8")
-                .hint("give binary keys and values with --hex or --base64")),
-        };
-        let flushed = ui.out.flush().map_err(CliError::stdout);
-        match flushed.and(outcome) {
-            Ok(Flow::Continue) => {}
-            Ok(Flow::Quit) => break,
-            Err(e) if e.kind == Kind::BrokenPipe => return Err(e),
-            Err(e) => {
-                first_failure.get_or_insert(e.kind);
-                crate::print_error(&e.context(format!("line {line_no}")), ui.quiet);
-            }
+    let mut shell = Shell {
+        global,
+        pending: Pending::default(),
+        space: None,
+        first_failure: None,
+        lines: 0,
+        errors: 0,
+    };
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        shell.interactive(s, ui)?;
+    } else {
+        shell.batch(s, ui)?;
+        shell.commit(s)?;
+        if !ui.quiet && !global.output.quiet {
+            eprintln!("lines: {}, errors: {}", shell.lines, shell.errors);
         }
     }
-    match first_failure {
+    shell.commit(s)?;
+    match shell.first_failure {
         None => Ok(()),
         Some(kind) => Err(CliError::silent(kind)),
     }
+}
+
+/// Puts not yet committed: keys and values back to back in one buffer.
+#[derive(Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    /// (key length, value length) per record, in order.
+    records: Vec<(usize, usize)>,
+}
+
+impl Pending {
+    fn full(&self) -> bool {
+        self.records.len() >= UNIT_RECORDS || self.bytes.len() >= UNIT_BYTES
+    }
+
+    fn pairs(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        let mut at = 0;
+        self.records.iter().map(move |&(k, v)| {
+            let key = &self.bytes[at..at + k];
+            let value = &self.bytes[at + k..at + k + v];
+            at += k + v;
+            (key, value)
+        })
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.records.clear();
+    }
+}
+
+struct Shell<'g> {
+    global: &'g GlobalArgs,
+    pending: Pending,
+    /// The key space of the fast path, opened on first use and dropped
+    /// after any line that went through the full parser (it may have
+    /// dropped the namespace).
+    space: Option<Space>,
+    first_failure: Option<Kind>,
+    lines: u64,
+    errors: u64,
 }
 
 enum Flow {
@@ -69,13 +114,243 @@ enum Flow {
     Quit,
 }
 
-fn run_line(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult<Flow> {
-    if line.is_empty() || line.starts_with('#') {
-        return Ok(Flow::Continue);
+impl Shell<'_> {
+    /// Lines from a file or a pipe.
+    fn batch(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+        let mut stdin = BufReader::with_capacity(1 << 18, std::io::stdin().lock());
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let n = stdin
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| CliError::io("reading commands from stdin", None, e))?;
+            if n == 0 {
+                return Ok(());
+            }
+            if let Flow::Quit = self.line(&buf, s, ui)? {
+                return Ok(());
+            }
+        }
     }
-    if matches!(line, "quit" | "exit") {
-        return Ok(Flow::Quit);
+
+    /// Lines typed on a terminal, with editing and history.
+    fn interactive(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+        use rustyline::error::ReadlineError;
+        let mut editor = rustyline::DefaultEditor::new()
+            .map_err(|e| CliError::new(Kind::Io, format!("cannot set up line editing: {e}")))?;
+        let history = history_file();
+        if let Some(h) = &history {
+            // No history yet is fine.
+            let _ = editor.load_history(h);
+        }
+        loop {
+            match editor.readline("emdb> ") {
+                Ok(text) => {
+                    if !text.trim().is_empty() {
+                        let _ = editor.add_history_entry(text.as_str());
+                    }
+                    let outcome = self.line(text.as_bytes(), s, ui);
+                    // Each answer shows at once, and the next line sees
+                    // this one's writes on disk only after `flush`.
+                    self.commit(s)?;
+                    if let Flow::Quit = outcome? {
+                        break;
+                    }
+                }
+                Err(ReadlineError::Interrupted) => continue,
+                Err(ReadlineError::Eof) => break,
+                Err(e) => {
+                    return Err(CliError::new(
+                        Kind::Io,
+                        format!("reading the terminal failed: {e}"),
+                    ))
+                }
+            }
+        }
+        if let Some(h) = &history {
+            if let Some(dir) = h.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = editor.save_history(h);
+        }
+        Ok(())
     }
+
+    /// Run one line; a failing line is reported and counted, and only a
+    /// closed stdout ends the shell.
+    fn line(&mut self, raw: &[u8], s: &mut Session, ui: &mut Ui) -> CliResult<Flow> {
+        self.lines += 1;
+        let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let outcome = match std::str::from_utf8(raw) {
+            Ok(text) => self.run_line(text.trim(), s, ui),
+            Err(_) => Err(CliError::bad_input("the line is not valid UTF-8")
+                .hint("give binary keys and values with --hex or --base64")),
+        };
+        match outcome {
+            Ok(flow) => Ok(flow),
+            Err(e) if e.kind == Kind::BrokenPipe => Err(e),
+            Err(e) => {
+                self.errors += 1;
+                self.first_failure.get_or_insert(e.kind);
+                // What was printed before the error shows before it.
+                ui.out.flush().map_err(CliError::stdout)?;
+                crate::print_error(&e.context(format!("line {}", self.lines)), ui.quiet);
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    fn run_line(&mut self, line: &str, s: &mut Session, ui: &mut Ui) -> CliResult<Flow> {
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(Flow::Continue);
+        }
+        match line {
+            "quit" | "exit" => return Ok(Flow::Quit),
+            "flush" => {
+                self.commit(s)?;
+                s.flush()?;
+                return Ok(Flow::Continue);
+            }
+            _ => {}
+        }
+        if let Some(flow) = self.fast(line, s, ui)? {
+            return Ok(flow);
+        }
+        // Everything else sees the pending puts committed, and may change
+        // the namespaces the fast path cached.
+        self.commit(s)?;
+        self.space = None;
+        let outcome = run_parsed(line, self.global, s, ui);
+        if std::io::stdout().is_terminal() {
+            ui.out.flush().map_err(CliError::stdout)?;
+        }
+        outcome
+    }
+
+    /// `put KEY VALUE` and `get KEY` without options, quotes or escapes; `None` sends the line to the full parser.
+    fn fast(&mut self, line: &str, s: &mut Session, ui: &mut Ui) -> CliResult<Option<Flow>> {
+        if line.contains(['\'', '"', '\\']) {
+            return Ok(None);
+        }
+        let mut words = line.split_ascii_whitespace();
+        let (Some(cmd), Some(key)) = (words.next(), words.next()) else {
+            return Ok(None);
+        };
+        let value = words.next();
+        if words.next().is_some()
+            || key.starts_with('-')
+            || value.is_some_and(|v| v.starts_with('-'))
+        {
+            return Ok(None);
+        }
+        let codec = ui.codec;
+        match (cmd, value) {
+            ("put", Some(value)) if !self.global.read_only => {
+                let start = self.pending.bytes.len();
+                let klen = push_decoded(&mut self.pending.bytes, codec.key, key.as_bytes())
+                    .map_err(|e| {
+                        self.pending.bytes.truncate(start);
+                        e.context("KEY")
+                    })?;
+                let vlen = push_decoded(&mut self.pending.bytes, codec.value, value.as_bytes())
+                    .map_err(|e| {
+                        self.pending.bytes.truncate(start);
+                        e.context("VALUE")
+                    })?;
+                if klen > emdb_core::MAX_KEY_LEN || vlen > emdb_core::MAX_VALUE_LEN {
+                    // The engine's own check words the error.
+                    self.pending.bytes.truncate(start);
+                    return Ok(None);
+                }
+                self.pending.records.push((klen, vlen));
+                if self.pending.full() {
+                    self.commit(s)?;
+                }
+                Ok(Some(Flow::Continue))
+            }
+            ("get", None) => {
+                self.commit(s)?;
+                let key: Cow<'_, [u8]> = match codec.key {
+                    Encoding::Text => Cow::Borrowed(key.as_bytes()),
+                    enc => Cow::Owned(decode(enc, key.as_bytes()).map_err(|e| e.context("KEY"))?),
+                };
+                if self.space.is_none() {
+                    self.space = Some(self.space(s, false)?);
+                }
+                let Some(space) = &self.space else {
+                    return Ok(None);
+                };
+                let Some(value) = space.get(&key)? else {
+                    if ui.json {
+                        ui.line("null")?;
+                    }
+                    return Err(CliError::not_found(format!(
+                        "key {} not found",
+                        crate::commands::get::quoted(&ui.key_text(&key))
+                    )));
+                };
+                if ui.json {
+                    let record = ui.record(&key, Some(&value));
+                    ui.json_line(&record)?;
+                } else {
+                    ui.line(&display(codec.value, &value, Layout::Block))?;
+                }
+                Ok(Some(Flow::Continue))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The key space of the shell's namespace, for the fast path; `write`
+    /// creates a missing namespace, a read reports it as not found.
+    fn space(&mut self, s: &mut Session, write: bool) -> CliResult<Space> {
+        if self.space.is_none() {
+            let space = if write {
+                s.space_writer("shell", true)?
+            } else {
+                s.space_reader()?
+            };
+            self.space = Some(space);
+        }
+        self.space
+            .clone()
+            .ok_or_else(|| CliError::new(Kind::Io, "the key space is not open"))
+    }
+
+    /// Commit the pending puts as one atomic unit (not yet synced).
+    fn commit(&mut self, s: &mut Session) -> CliResult {
+        if self.pending.records.is_empty() {
+            return Ok(());
+        }
+        let space = self.space(s, true)?;
+        let outcome = space.insert_many(self.pending.pairs());
+        let count = self.pending.records.len();
+        self.pending.clear();
+        outcome.map_err(|e| CliError::from(e).context(format!("committing the last {count} puts")))
+    }
+}
+
+/// Append `text` decoded from `enc`; returns how many bytes were added.
+fn push_decoded(out: &mut Vec<u8>, enc: Encoding, text: &[u8]) -> CliResult<usize> {
+    if enc == Encoding::Text {
+        out.extend_from_slice(text);
+        return Ok(text.len());
+    }
+    let bytes = decode(enc, text)?;
+    out.extend_from_slice(&bytes);
+    Ok(bytes.len())
+}
+
+/// Where the interactive shell keeps its history: the data directory of
+/// the platform (next to the default database).
+fn history_file() -> Option<PathBuf> {
+    let db = emdb_core::default_database_path().ok()?;
+    Some(db.parent()?.join("shell_history"))
+}
+
+/// A line through the full command-line parser.
+fn run_parsed(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult<Flow> {
     let words = shlex::split(line).ok_or_else(|| {
         CliError::usage("unbalanced quotes").hint("quote with '...' or \"...\", escape with \\")
     })?;
@@ -117,7 +392,7 @@ fn run_line(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> Cl
         out: &mut *ui.out,
         json: ui.json || parsed.output.json,
         quiet: ui.quiet || parsed.output.quiet,
-        codec: ui.codec.overlay(&parsed.output),
+        codec: crate::encoding::overlay(ui.codec, &parsed.output),
         interactive: false,
         stdin_free: false,
     };

@@ -28,14 +28,23 @@ pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         .ok_or_else(|| {
             CliError::usage(format!("--watch {secs}: give a positive number of seconds"))
         })?;
-    let redraw = std::io::stdout().is_terminal() && format == StatsFormat::Text;
+    let on_terminal = std::io::stdout().is_terminal();
+    let redraw = on_terminal && format == StatsFormat::Text;
+    // Off a terminal a redrawn table makes no sense: a log or a pipe gets
+    // one timestamped JSON line per tick instead.
+    let format = if !on_terminal && format == StatsFormat::Text {
+        StatsFormat::Json
+    } else {
+        format
+    };
     // A read-only handle follows the writer by itself; refresh() makes sure
     // each report includes everything written before it.
     let db = s.reader()?;
     let mut shown = 0u64;
     loop {
         db.refresh()?;
-        let r = report(&db)?;
+        let mut r = report(&db)?;
+        r.timestamp_ms = Some(crate::space::now_ms());
         if redraw {
             // Home the cursor and clear the screen, then draw.
             ui.bytes(b"\x1b[H\x1b[2J")?;
@@ -54,6 +63,7 @@ fn report(db: &Emdb) -> CliResult<StatsReport> {
     let st = db.stats()?;
     let rec = db.recovery_report();
     Ok(StatsReport {
+        timestamp_ms: None,
         read_only: db.is_read_only(),
         path: db
             .path()

@@ -66,6 +66,7 @@ pub fn bare(home: &Path) -> Command {
     c.env_remove("EMDB_PATH")
         .env_remove("EMDB_PASSPHRASE")
         .env_remove("EMDB_KEY_FILE")
+        .env_remove("EMDB_LOCK_TIMEOUT")
         .env("HOME", home)
         .env("XDG_DATA_HOME", home.join("data"))
         .timeout(std::time::Duration::from_secs(60));
@@ -102,8 +103,11 @@ pub fn on_terminal_with(db: &TestDb, args: &str, inputs: &[&str]) -> Option<(i32
     // `timeout` ends a run that waits for input it will never get.
     let mut child = std::process::Command::new("timeout")
         .args(["30", "script", "-qec", &line, "/dev/null"])
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
         .env_remove("EMDB_PASSPHRASE")
         .env_remove("EMDB_KEY_FILE")
+        .env_remove("EMDB_LOCK_TIMEOUT")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -25,6 +25,15 @@ macro_rules! both {
 }
 
 impl Space {
+    /// The key space `name` of `db` (`None` or `""`: the default one). A
+    /// named namespace is created if missing when `db` is writable.
+    pub fn open(db: &Emdb, name: Option<&str>) -> Result<Space> {
+        match name.filter(|n| !n.is_empty()) {
+            None => Ok(Space::Default(db.clone())),
+            Some(name) => Ok(Space::Named(db.namespace(name)?)),
+        }
+    }
+
     /// The namespace name (`""` for the default one).
     pub fn name(&self) -> &str {
         match self {
@@ -36,6 +45,16 @@ impl Space {
     /// The value of `key`, borrowed from the mapped log.
     pub fn get(&self, key: &[u8]) -> Result<Option<ValueRef>> {
         both!(self, s => s.get_zerocopy(key))
+    }
+
+    /// The value of `key`, copied out.
+    pub fn get_owned(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        both!(self, s => s.get(key))
+    }
+
+    /// Where the record of `key` starts in the log.
+    pub fn record_offset(&self, key: &[u8]) -> Result<Option<u64>> {
+        both!(self, s => s.record_offset(key))
     }
 
     /// True when `key` is live.
@@ -59,6 +78,11 @@ impl Space {
     /// Live keys.
     pub fn len(&self) -> Result<usize> {
         both!(self, s => s.len())
+    }
+
+    /// True when the key space holds no live key.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
     }
 
     /// Every key, in no order.
@@ -85,6 +109,28 @@ impl Space {
     /// Remove the expiry of `key`; false when it is absent.
     pub fn persist(&self, key: &[u8]) -> Result<bool> {
         both!(self, s => s.persist(key))
+    }
+
+    /// The value of `key` as the transaction `tx` sees it.
+    pub fn tx_get(&self, tx: &mut Transaction<'_>, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self {
+            Space::Default(_) => tx.get(key),
+            Space::Named(ns) => tx.namespace(ns).get(key),
+        }
+    }
+
+    /// Stage an insert of `key` with `ttl` in `tx`.
+    pub fn tx_insert(
+        &self,
+        tx: &mut Transaction<'_>,
+        key: &[u8],
+        value: &[u8],
+        ttl: Ttl,
+    ) -> Result<()> {
+        match self {
+            Space::Default(_) => tx.insert_with_ttl(key, value, ttl),
+            Space::Named(ns) => tx.namespace(ns).insert_with_ttl(key, value, ttl),
+        }
     }
 
     /// Stage the removal of `key` in `tx`; returns whether it existed.

@@ -4,22 +4,32 @@
 //! a secret came from, never its bytes.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use emdb_core::EncryptionInput;
 use zeroize::Zeroizing;
 
-use crate::cli::SecretArgs;
-use crate::error::{CliError, CliResult, Kind};
+use crate::error::{Kind, ToolError, ToolResult};
 
 /// Environment variable holding a passphrase.
 pub const ENV_PASSPHRASE: &str = "EMDB_PASSPHRASE";
 /// Environment variable naming a key file.
 pub const ENV_KEY_FILE: &str = "EMDB_KEY_FILE";
 
-/// The secret the options and the environment give, if any: `--key-file`,
-/// `--passphrase-file`, then `EMDB_KEY_FILE`, then `EMDB_PASSPHRASE`.
-pub fn from_options(args: &SecretArgs) -> CliResult<Option<EncryptionInput>> {
+/// Where the command line says the secret is (`--passphrase-file`,
+/// `--key-file`); both binaries spell these options the same way.
+#[derive(Debug, Clone, Default)]
+pub struct SecretOptions {
+    /// `--passphrase-file`: a file holding the passphrase.
+    pub passphrase_file: Option<PathBuf>,
+    /// `--key-file`: a file holding the raw 256-bit key.
+    pub key_file: Option<PathBuf>,
+}
+
+/// The secret the options and the environment give, if any:
+/// `--passphrase-file`, `--key-file`, then `EMDB_KEY_FILE` or
+/// `EMDB_PASSPHRASE` (setting both is refused as ambiguous).
+pub fn from_options(args: &SecretOptions) -> ToolResult<Option<EncryptionInput>> {
     if let Some(file) = &args.passphrase_file {
         return passphrase_file(file).map(Some);
     }
@@ -29,7 +39,7 @@ pub fn from_options(args: &SecretArgs) -> CliResult<Option<EncryptionInput>> {
     let env_key = std::env::var_os(ENV_KEY_FILE).filter(|v| !v.is_empty());
     let env_pass = std::env::var_os(ENV_PASSPHRASE).filter(|v| !v.is_empty());
     match (env_key, env_pass) {
-        (Some(_), Some(_)) => Err(CliError::usage(format!(
+        (Some(_), Some(_)) => Err(ToolError::usage(format!(
             "both {ENV_KEY_FILE} and {ENV_PASSPHRASE} are set; emdb will not guess which one is meant"
         ))
         .hint("unset one of them, or pass --key-file / --passphrase-file")),
@@ -38,7 +48,7 @@ pub fn from_options(args: &SecretArgs) -> CliResult<Option<EncryptionInput>> {
             .map_err(|e| e.context(ENV_KEY_FILE)),
         (None, Some(pass)) => {
             let pass = Zeroizing::new(pass.into_string().map_err(|_| {
-                CliError::bad_input(format!("{ENV_PASSPHRASE} is not valid UTF-8"))
+                ToolError::bad_input(format!("{ENV_PASSPHRASE} is not valid UTF-8"))
             })?);
             passphrase(&pass, ENV_PASSPHRASE).map(Some)
         }
@@ -47,10 +57,10 @@ pub fn from_options(args: &SecretArgs) -> CliResult<Option<EncryptionInput>> {
 }
 
 /// A passphrase from the contents of `path`, without one trailing newline.
-pub fn passphrase_file(path: &Path) -> CliResult<EncryptionInput> {
+pub fn passphrase_file(path: &Path) -> ToolResult<EncryptionInput> {
     let bytes = Zeroizing::new(read(path)?);
     let text = std::str::from_utf8(&bytes).map_err(|_| {
-        CliError::bad_input(format!(
+        ToolError::bad_input(format!(
             "the passphrase in {} is not valid UTF-8",
             path.display()
         ))
@@ -63,17 +73,18 @@ pub fn passphrase_file(path: &Path) -> CliResult<EncryptionInput> {
 }
 
 /// A raw key from `path`: exactly 32 bytes, or 64 hex digits (surrounding
-/// whitespace allowed).
-pub fn key_file(path: &Path) -> CliResult<EncryptionInput> {
+/// whitespace allowed). The file's bytes and the working copy of the key
+/// are zeroized when done; the result zeroizes itself when dropped.
+pub fn key_file(path: &Path) -> ToolResult<EncryptionInput> {
     let bytes = Zeroizing::new(read(path)?);
-    let mut key = [0u8; 32];
+    let mut key = Zeroizing::new([0u8; 32]);
     if bytes.len() == 32 {
         key.copy_from_slice(&bytes);
-        return Ok(EncryptionInput::Key(key));
+        return Ok(EncryptionInput::Key(*key));
     }
     let text = bytes.trim_ascii();
     let bad = || {
-        CliError::bad_input(format!(
+        ToolError::bad_input(format!(
             "{} is not a key file: it must hold 32 raw bytes or 64 hex digits ({} bytes found)",
             path.display(),
             bytes.len()
@@ -88,7 +99,7 @@ pub fn key_file(path: &Path) -> CliResult<EncryptionInput> {
         let lo = hex_digit(pair[1]).ok_or_else(bad)?;
         key[i] = hi << 4 | lo;
     }
-    Ok(EncryptionInput::Key(key))
+    Ok(EncryptionInput::Key(*key))
 }
 
 fn hex_digit(c: u8) -> Option<u8> {
@@ -100,13 +111,13 @@ fn hex_digit(c: u8) -> Option<u8> {
     }
 }
 
-fn read(path: &Path) -> CliResult<Vec<u8>> {
-    std::fs::read(path).map_err(|e| CliError::io("reading", Some(path), e))
+fn read(path: &Path) -> ToolResult<Vec<u8>> {
+    std::fs::read(path).map_err(|e| ToolError::io("reading", Some(path), e))
 }
 
-fn passphrase(text: &str, source: &str) -> CliResult<EncryptionInput> {
+fn passphrase(text: &str, source: &str) -> ToolResult<EncryptionInput> {
     if text.is_empty() {
-        return Err(CliError::bad_input(format!(
+        return Err(ToolError::bad_input(format!(
             "the passphrase from {source} is empty"
         )));
     }
@@ -119,38 +130,38 @@ pub fn can_prompt() -> bool {
 }
 
 /// Ask for the passphrase of an existing database, once, without echo.
-pub fn prompt_existing(db: &Path) -> CliResult<EncryptionInput> {
+pub fn prompt_existing(db: &Path) -> ToolResult<EncryptionInput> {
     let text = ask(&format!("Passphrase for {}: ", db.display()))?;
     passphrase(&text, "the prompt")
 }
 
 /// Ask for a new passphrase twice, without echo; they must match.
-pub fn prompt_new(what: &str) -> CliResult<EncryptionInput> {
+pub fn prompt_new(what: &str) -> ToolResult<EncryptionInput> {
     let first = ask(&format!("New passphrase for {what}: "))?;
     if first.is_empty() {
-        return Err(CliError::usage(
+        return Err(ToolError::usage(
             "the passphrase is empty; nothing was changed",
         ));
     }
     let again = ask("Repeat the new passphrase: ")?;
     if *first != *again {
-        return Err(CliError::usage(
+        return Err(ToolError::usage(
             "the two passphrases differ; nothing was changed",
         ));
     }
     passphrase(&first, "the prompt")
 }
 
-fn ask(prompt: &str) -> CliResult<Zeroizing<String>> {
+fn ask(prompt: &str) -> ToolResult<Zeroizing<String>> {
     rpassword::prompt_password(prompt)
         .map(Zeroizing::new)
-        .map_err(|e| CliError::io("reading the passphrase from the terminal", None, e))
+        .map_err(|e| ToolError::io("reading the passphrase from the terminal", None, e))
 }
 
 /// The error for an encrypted database opened without any secret, when no
 /// prompt can be shown.
-pub fn missing(db: &Path) -> CliError {
-    CliError::new(
+pub fn missing(db: &Path) -> ToolError {
+    ToolError::new(
         Kind::WrongKey,
         format!(
             "{} is encrypted and no key or passphrase was given",

@@ -12,9 +12,9 @@ use std::collections::VecDeque;
 use std::io::{BufRead, Read, Write};
 
 use super::{namespace_field, Entry, Item, Plan, RecordWriter};
-use crate::cli::Encoding;
+use crate::encoding::Encoding;
 use crate::encoding::{base64, decode, hex, Codec};
-use crate::error::{CliError, CliResult};
+use crate::error::{ToolError, ToolResult};
 
 /// Writes CSV.
 pub struct Writer<'w> {
@@ -26,7 +26,7 @@ pub struct Writer<'w> {
 
 impl<'w> Writer<'w> {
     /// Write the header row.
-    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> CliResult<Self> {
+    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> ToolResult<Self> {
         let mut csv = csv::WriterBuilder::new()
             .terminator(csv::Terminator::CRLF)
             .from_writer(out);
@@ -63,10 +63,10 @@ fn encode(enc: Encoding, bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
-fn write_error(e: csv::Error) -> CliError {
+fn write_error(e: csv::Error) -> ToolError {
     match e.into_kind() {
-        csv::ErrorKind::Io(e) => CliError::io("writing the export", None, e),
-        other => CliError::bad_input(format!("cannot write CSV: {other:?}")),
+        csv::ErrorKind::Io(e) => ToolError::io("writing the export", None, e),
+        other => ToolError::bad_input(format!("cannot write CSV: {other:?}")),
     }
 }
 
@@ -77,7 +77,7 @@ impl RecordWriter for Writer<'_> {
         key: &[u8],
         value: &[u8],
         expires_at_ms: Option<u64>,
-    ) -> CliResult {
+    ) -> ToolResult {
         let k = encode(self.codec.key, key);
         let v = encode(self.codec.value, value);
         let exp = expires_at_ms.map(|t| t.to_string()).unwrap_or_default();
@@ -87,7 +87,7 @@ impl RecordWriter for Writer<'_> {
             row[n] = ns.as_bytes();
             n += 1;
         } else if !ns.is_empty() {
-            return Err(CliError::bad_input(format!(
+            return Err(ToolError::bad_input(format!(
                 "record of namespace {ns:?} in an export planned without namespaces"
             )));
         }
@@ -98,10 +98,10 @@ impl RecordWriter for Writer<'_> {
         self.csv.write_record(&row[..n]).map_err(write_error)
     }
 
-    fn finish(&mut self) -> CliResult {
+    fn finish(&mut self) -> ToolResult {
         self.csv
             .flush()
-            .map_err(|e| CliError::io("writing the export", None, e))
+            .map_err(|e| ToolError::io("writing the export", None, e))
     }
 }
 
@@ -224,13 +224,13 @@ impl<'r> Reader<'r> {
         }
     }
 
-    fn next_item(&mut self) -> CliResult<Option<Item>> {
+    fn next_item(&mut self) -> ToolResult<Option<Item>> {
         loop {
             let more = self.csv.read_byte_record(&mut self.record).map_err(|e| {
                 let line = e.position().map_or(0, |p| p.line());
                 match e.into_kind() {
-                    csv::ErrorKind::Io(e) => CliError::io("reading the import", None, e),
-                    other => CliError::bad_input(format!("line {line}: not valid CSV: {other:?}")),
+                    csv::ErrorKind::Io(e) => ToolError::io("reading the import", None, e),
+                    other => ToolError::bad_input(format!("line {line}: not valid CSV: {other:?}")),
                 }
             })?;
             if !more {
@@ -245,7 +245,7 @@ impl<'r> Reader<'r> {
                 .or_else(|| self.record.position().map(|p| p.line()))
                 .unwrap_or(0);
             if rows.open_quote() {
-                return Err(CliError::bad_input(format!(
+                return Err(ToolError::bad_input(format!(
                     "line {line}: the input ends inside a quoted field"
                 ))
                 .hint("the file may be cut short; a field that starts with \" ends with \""));
@@ -255,14 +255,14 @@ impl<'r> Reader<'r> {
                 continue;
             };
             if self.record.len() != cols.count {
-                return Err(CliError::bad_input(format!(
+                return Err(ToolError::bad_input(format!(
                     "line {line}: expected {} fields as the header says, found {}",
                     cols.count,
                     self.record.len()
                 ))
                 .hint("quote fields that contain commas or newlines"));
             }
-            fn at(line: u64, what: &'static str) -> impl Fn(CliError) -> CliError {
+            fn at(line: u64, what: &'static str) -> impl Fn(ToolError) -> ToolError {
                 move |e| e.context(format!("line {line}: {what}"))
             }
             let key = decode(cols.key.1, &self.record[cols.key.0]).map_err(at(line, "key"))?;
@@ -271,7 +271,7 @@ impl<'r> Reader<'r> {
             let ns = match cols.ns {
                 Some(i) => {
                     let name = std::str::from_utf8(&self.record[i]).map_err(|_| {
-                        CliError::bad_input(format!("line {line}: ns: not valid UTF-8"))
+                        ToolError::bad_input(format!("line {line}: ns: not valid UTF-8"))
                     })?;
                     namespace_field(name).map_err(at(line, "ns"))?
                 }
@@ -283,7 +283,7 @@ impl<'r> Reader<'r> {
                         .ok()
                         .and_then(|t| t.trim().parse::<u64>().ok())
                         .ok_or_else(|| {
-                            CliError::bad_input(format!(
+                            ToolError::bad_input(format!(
                                 "line {line}: expires_at_ms is not a number of milliseconds"
                             ))
                         })?,
@@ -300,9 +300,9 @@ impl<'r> Reader<'r> {
         }
     }
 
-    fn header(&self, line: u64) -> CliResult<Columns> {
+    fn header(&self, line: u64) -> ToolResult<Columns> {
         let bad = |found: &str| {
-            CliError::bad_input(format!(
+            ToolError::bad_input(format!(
                 "line {line}: the CSV header must name the columns key and value \
                  (optionally key:hex, value:base64, ..., ns, expires_at_ms), found {found:?}"
             ))
@@ -353,7 +353,7 @@ impl<'r> Reader<'r> {
 }
 
 impl Iterator for Reader<'_> {
-    type Item = CliResult<Item>;
+    type Item = ToolResult<Item>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
@@ -369,14 +369,14 @@ impl Iterator for Reader<'_> {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> CliResult<Vec<Entry>> {
+    fn read(text: &str) -> ToolResult<Vec<Entry>> {
         let items: Vec<Item> =
-            Reader::new(Box::new(text.as_bytes()), Codec::default()).collect::<CliResult<_>>()?;
+            Reader::new(Box::new(text.as_bytes()), Codec::default()).collect::<ToolResult<_>>()?;
         Ok(items
             .into_iter()
             .filter_map(|i| match i {
                 Item::Record(e) => Some(e),
-                Item::Header(_) => None,
+                Item::Header(_) | Item::Command(_) => None,
             })
             .collect())
     }

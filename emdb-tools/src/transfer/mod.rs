@@ -15,9 +15,30 @@ use std::path::Path;
 
 use serde::Deserialize as _;
 
-use crate::cli::TransferFormat;
 use crate::encoding::Codec;
-use crate::error::{CliError, CliResult};
+use crate::error::{ToolError, ToolResult};
+
+/// File formats of `import` and `export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransferFormat {
+    /// JSON Lines: a header line, then one `{"key":..,"value":..}` per line.
+    Jsonl,
+    /// CSV with a header row: key,value[,ns][,expires_at_ms].
+    Csv,
+    /// Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`).
+    Resp,
+}
+
+/// The first line of a JSON Lines export (and the first `ECHO` of a RESP one).
+#[derive(Debug, serde::Serialize)]
+pub struct ExportHeader {
+    /// Export format version (1).
+    pub emdb_export: u32,
+    /// Namespaces in the export (`""` is the default namespace).
+    pub namespaces: Vec<String>,
+    /// Whether the source database was encrypted.
+    pub encrypted: bool,
+}
 
 /// The export format version this build writes and reads.
 pub const VERSION: u32 = 1;
@@ -53,6 +74,39 @@ pub enum Item {
     Header(Header),
     /// A record.
     Record(Entry),
+    /// A Redis command other than a plain `SET` (RESP input only), applied
+    /// in order with the records around it.
+    Command(Command),
+}
+
+/// What a RESP input does besides plain `SET`s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `SET key value NX`: write only when the key is absent.
+    SetIfAbsent(Entry),
+    /// `SET key value KEEPTTL`: write and keep the key's current expiry.
+    SetKeepTtl(Entry),
+    /// `DEL key`: remove the key if present.
+    Delete {
+        /// The namespace (`None`: the import's target).
+        ns: Option<String>,
+        /// The key bytes.
+        key: Vec<u8>,
+        /// The 1-based line the command starts on.
+        line: u64,
+    },
+    /// `EXPIRE`/`PEXPIRE`/`EXPIREAT`/`PEXPIREAT`: a new expiry for the key,
+    /// if present.
+    Expire {
+        /// The namespace (`None`: the import's target).
+        ns: Option<String>,
+        /// The key bytes.
+        key: Vec<u8>,
+        /// The new expiry, in ms since the Unix epoch.
+        expires_at_ms: u64,
+        /// The 1-based line the command starts on.
+        line: u64,
+    },
 }
 
 /// What an export is about to write, known before the first record.
@@ -82,9 +136,9 @@ pub trait RecordWriter {
         key: &[u8],
         value: &[u8],
         expires_at_ms: Option<u64>,
-    ) -> CliResult;
+    ) -> ToolResult;
     /// Write whatever ends the file and flush.
-    fn finish(&mut self) -> CliResult;
+    fn finish(&mut self) -> ToolResult;
 }
 
 /// A writer of `format` on `out`; writes the format's header at once.
@@ -93,7 +147,7 @@ pub fn writer<'w>(
     out: &'w mut dyn Write,
     codec: Codec,
     plan: &Plan,
-) -> CliResult<Box<dyn RecordWriter + 'w>> {
+) -> ToolResult<Box<dyn RecordWriter + 'w>> {
     Ok(match format {
         TransferFormat::Jsonl => Box::new(jsonl::Writer::new(out, codec, plan)?),
         TransferFormat::Csv => Box::new(csv::Writer::new(out, codec, plan)?),
@@ -106,7 +160,7 @@ pub fn reader<'r>(
     format: TransferFormat,
     input: Box<dyn BufRead + 'r>,
     codec: Codec,
-) -> Box<dyn Iterator<Item = CliResult<Item>> + 'r> {
+) -> Box<dyn Iterator<Item = ToolResult<Item>> + 'r> {
     match format {
         TransferFormat::Jsonl => Box::new(jsonl::Reader::new(input, codec)),
         TransferFormat::Csv => Box::new(csv::Reader::new(input, codec)),
@@ -116,7 +170,7 @@ pub fn reader<'r>(
 
 /// The format asked for, else the one the file extension names
 /// (`.csv`, `.resp`), else JSON Lines.
-pub(crate) fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> TransferFormat {
+pub fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>) -> TransferFormat {
     if let Some(f) = asked {
         return f;
     }
@@ -133,7 +187,7 @@ pub(crate) fn resolve_format(asked: Option<TransferFormat>, file: Option<&Path>)
 }
 
 /// The format's name, as on the command line.
-pub(crate) fn format_name(format: TransferFormat) -> &'static str {
+pub fn format_name(format: TransferFormat) -> &'static str {
     match format {
         TransferFormat::Jsonl => "jsonl",
         TransferFormat::Csv => "csv",
@@ -143,12 +197,12 @@ pub(crate) fn format_name(format: TransferFormat) -> &'static str {
 
 /// A namespace name read from a file: `""` is the default (`None`); others
 /// must fit the engine's limit.
-fn namespace_field(name: &str) -> CliResult<Option<String>> {
+fn namespace_field(name: &str) -> ToolResult<Option<String>> {
     if name.is_empty() {
         return Ok(None);
     }
     if name.len() > emdb_core::MAX_NAMESPACE_NAME_LEN {
-        return Err(CliError::bad_input(format!(
+        return Err(ToolError::bad_input(format!(
             "namespace name is {} bytes, the limit is {}",
             name.len(),
             emdb_core::MAX_NAMESPACE_NAME_LEN
@@ -158,13 +212,14 @@ fn namespace_field(name: &str) -> CliResult<Option<String>> {
 }
 
 /// The JSON header shared by JSON Lines (first line) and RESP (first ECHO).
-fn header_json(plan: &Plan) -> CliResult<Vec<u8>> {
-    let header = crate::output::ExportHeader {
+fn header_json(plan: &Plan) -> ToolResult<Vec<u8>> {
+    let header = ExportHeader {
         emdb_export: VERSION,
         namespaces: plan.namespaces.clone(),
         encrypted: plan.encrypted,
     };
-    serde_json::to_vec(&header).map_err(|e| CliError::bad_input(format!("cannot encode JSON: {e}")))
+    serde_json::to_vec(&header)
+        .map_err(|e| ToolError::bad_input(format!("cannot encode JSON: {e}")))
 }
 
 /// The header as read.
@@ -204,11 +259,11 @@ fn is_header(json: &[u8]) -> bool {
 }
 
 /// Parse and check an export header.
-fn parse_header(json: &[u8]) -> CliResult<Header> {
+fn parse_header(json: &[u8]) -> ToolResult<Header> {
     let h: InHeader = serde_json::from_slice(json)
-        .map_err(|e| CliError::bad_input(format!("not a valid export header: {e}")))?;
+        .map_err(|e| ToolError::bad_input(format!("not a valid export header: {e}")))?;
     if h.emdb_export != VERSION {
-        return Err(CliError::bad_input(format!(
+        return Err(ToolError::bad_input(format!(
             "export format version {} is not supported (this build reads version {VERSION})",
             h.emdb_export
         ))
@@ -226,7 +281,7 @@ fn parse_header(json: &[u8]) -> CliResult<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Encoding;
+    use crate::encoding::Encoding;
 
     type Rec = (String, Vec<u8>, Vec<u8>, Option<u64>);
 
@@ -289,6 +344,7 @@ mod tests {
                 Item::Record(e) => {
                     read.push((e.ns.unwrap_or_default(), e.key, e.value, e.expires_at_ms))
                 }
+                Item::Command(c) => panic!("an export holds only records: {c:?}"),
             }
         }
         assert_eq!(read, records, "{format:?} {codec:?}");

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{is_header, namespace_field, parse_header, Entry, Item, Plan, RecordWriter};
 use crate::encoding::{decode_json_field, json_field, Codec};
-use crate::error::{CliError, CliResult};
+use crate::error::{ToolError, ToolResult};
 
 /// Writes JSON Lines.
 pub struct Writer<'w> {
@@ -28,19 +28,19 @@ pub struct Writer<'w> {
 
 impl<'w> Writer<'w> {
     /// Write the header line.
-    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> CliResult<Self> {
+    pub fn new(out: &'w mut dyn Write, codec: Codec, plan: &Plan) -> ToolResult<Self> {
         let header = super::header_json(plan)?;
         out.write_all(&header)
             .and_then(|()| out.write_all(b"\n"))
-            .map_err(|e| CliError::io("writing the export", None, e))?;
+            .map_err(|e| ToolError::io("writing the export", None, e))?;
         Ok(Writer { out, codec })
     }
 }
 
-fn json_write_error(e: serde_json::Error) -> CliError {
+fn json_write_error(e: serde_json::Error) -> ToolError {
     match e.io_error_kind() {
-        Some(kind) => CliError::io("writing the export", None, kind.into()),
-        None => CliError::bad_input(format!("cannot encode JSON: {e}")),
+        Some(kind) => ToolError::io("writing the export", None, kind.into()),
+        None => ToolError::bad_input(format!("cannot encode JSON: {e}")),
     }
 }
 
@@ -66,7 +66,7 @@ impl RecordWriter for Writer<'_> {
         key: &[u8],
         value: &[u8],
         expires_at_ms: Option<u64>,
-    ) -> CliResult {
+    ) -> ToolResult {
         let (k, key_encoding) = json_field(self.codec.key, key);
         let (v, value_encoding) = json_field(self.codec.value, value);
         let record = OutRecord {
@@ -80,13 +80,13 @@ impl RecordWriter for Writer<'_> {
         serde_json::to_writer(&mut *self.out, &record).map_err(json_write_error)?;
         self.out
             .write_all(b"\n")
-            .map_err(|e| CliError::io("writing the export", None, e))
+            .map_err(|e| ToolError::io("writing the export", None, e))
     }
 
-    fn finish(&mut self) -> CliResult {
+    fn finish(&mut self) -> ToolResult {
         self.out
             .flush()
-            .map_err(|e| CliError::io("writing the export", None, e))
+            .map_err(|e| ToolError::io("writing the export", None, e))
     }
 }
 
@@ -130,13 +130,13 @@ impl<'r> Reader<'r> {
         }
     }
 
-    fn next_item(&mut self) -> CliResult<Option<Item>> {
+    fn next_item(&mut self) -> ToolResult<Option<Item>> {
         loop {
             self.buf.clear();
             let n = self
                 .input
                 .read_until(b'\n', &mut self.buf)
-                .map_err(|e| CliError::io("reading the import", None, e))?;
+                .map_err(|e| ToolError::io("reading the import", None, e))?;
             if n == 0 {
                 return Ok(None);
             }
@@ -146,14 +146,22 @@ impl<'r> Reader<'r> {
             if text.is_empty() {
                 continue;
             }
-            let at = |e: CliError| e.context(format!("line {line}"));
+            let at = |e: ToolError| e.context(format!("line {line}"));
             if line == 1 && is_header(text) {
                 return parse_header(text)
                     .map(|h| Some(Item::Header(h)))
                     .map_err(at);
             }
             let rec: InRecord<'_> = serde_json::from_slice(text).map_err(|e| {
-                at(CliError::bad_input(format!("not a valid record: {}", json_error(&e))).hint(
+                let what = if e.is_data() {
+                    format!("not a valid record: {}", json_error(&e))
+                } else {
+                    format!(
+                        "not valid JSON: {}; expected one JSON object per line",
+                        json_error(&e)
+                    )
+                };
+                at(ToolError::bad_input(what).hint(
                     r#"each line must be {"key":"..","value":".."}, optionally with ns, expires_at_ms, key_encoding, value_encoding"#,
                 ))
             })?;
@@ -182,11 +190,18 @@ impl<'r> Reader<'r> {
 fn json_error(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let text = text.rfind(" at line ").map_or(&*text, |i| &text[..i]);
-    format!("{text} (column {})", e.column())
+    // serde_json words an unquoted name as "key must be a string", which
+    // reads like emdb's `key` field: say what the parser met instead.
+    let text = if text == "key must be a string" {
+        "an object member name must be a quoted string"
+    } else {
+        text
+    };
+    format!("{text} at column {}", e.column())
 }
 
 impl Iterator for Reader<'_> {
-    type Item = CliResult<Item>;
+    type Item = ToolResult<Item>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
@@ -202,14 +217,14 @@ impl Iterator for Reader<'_> {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> CliResult<Vec<Entry>> {
+    fn read(text: &str) -> ToolResult<Vec<Entry>> {
         let items: Vec<Item> =
-            Reader::new(Box::new(text.as_bytes()), Codec::default()).collect::<CliResult<_>>()?;
+            Reader::new(Box::new(text.as_bytes()), Codec::default()).collect::<ToolResult<_>>()?;
         Ok(items
             .into_iter()
             .filter_map(|i| match i {
                 Item::Record(e) => Some(e),
-                Item::Header(_) => None,
+                Item::Header(_) | Item::Command(_) => None,
             })
             .collect())
     }
@@ -237,6 +252,13 @@ mod tests {
         assert!(e.message.contains("ttl"), "{}", e.message);
         let e = read("{\"key\":\"a\",\"value\":\"1\",\"expires_at_ms\":-1}").unwrap_err();
         assert_eq!(e.kind.exit_code(), 7);
+        // Broken JSON is called broken JSON, not a problem with `key`.
+        let e = read("{bad\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "line 1: not valid JSON: an object member name must be a quoted string at column 2; \
+             expected one JSON object per line"
+        );
     }
 
     #[test]

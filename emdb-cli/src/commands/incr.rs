@@ -1,0 +1,94 @@
+//! `emdb incr KEY` and `emdb decr KEY`: atomic counters.
+//!
+//! The read, the addition and the write are one transaction, and the
+//! process holds the writer lock for all of it, so no other `emdb` (or
+//! application) can write in between: parallel increments never lose one.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use emdb_core::Ttl;
+
+use crate::cli::IncrArgs;
+use crate::database::Session;
+use crate::error::{CliError, CliResult};
+use crate::output::Ui;
+
+/// Add `sign * --by` to the integer at KEY and print the new value.
+pub fn run(args: &IncrArgs, sign: i64, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let what = if sign < 0 { "decr" } else { "incr" };
+    let key = ui.codec.key_arg(&args.key)?;
+    let delta = args
+        .by
+        .checked_mul(sign)
+        .ok_or_else(|| CliError::bad_input(format!("--by {} cannot be negated", args.by)))?;
+    let db = s.small_writer(what)?;
+    let space = s.small_space_writer(what, true)?;
+    // The expiry of the key, read under the same lock, is kept.
+    let expires = space.expires_at_ms(&key)?;
+    let outcome = db.transaction(|tx| {
+        let old = space.tx_get(tx, &key)?;
+        let next = match old.as_deref().map(parse_integer) {
+            None => Ok(delta),
+            Some(Ok(n)) => n.checked_add(delta).ok_or(Refusal::Overflow(n)),
+            Some(Err(())) => Err(Refusal::NotAnInteger),
+        };
+        if let Ok(n) = next {
+            let ttl = match expires {
+                Some(ms) => Ttl::At(UNIX_EPOCH + Duration::from_millis(ms)),
+                None => Ttl::Never,
+            };
+            space.tx_insert(tx, &key, n.to_string().as_bytes(), ttl)?;
+        }
+        Ok(next)
+    })?;
+    let n = match outcome {
+        Ok(n) => n,
+        Err(Refusal::NotAnInteger) => {
+            return Err(CliError::bad_input(
+                "the value is not a decimal integer; nothing was changed",
+            )
+            .hint("incr/decr work on values such as 42 or -7 (a 64-bit signed integer)"));
+        }
+        Err(Refusal::Overflow(n)) => {
+            return Err(CliError::bad_input(format!(
+                "{n} {} {} would leave the 64-bit integer range; nothing was changed",
+                if delta < 0 { "-" } else { "+" },
+                delta.unsigned_abs()
+            )));
+        }
+    };
+    s.wrote()?;
+    ui.line(&n.to_string())
+}
+
+/// Why a counter was left alone.
+enum Refusal {
+    NotAnInteger,
+    Overflow(i64),
+}
+
+/// A decimal i64 as stored by `incr`: an optional sign and digits, nothing
+/// else (no spaces, no `+` prefix surprises beyond what Rust accepts).
+fn parse_integer(bytes: &[u8]) -> Result<i64, ()> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .filter(|t| !t.is_empty() && t.trim() == *t)
+        .and_then(|t| t.parse::<i64>().ok())
+        .ok_or(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_parse_strictly() {
+        assert_eq!(parse_integer(b"42"), Ok(42));
+        assert_eq!(parse_integer(b"-7"), Ok(-7));
+        assert!(parse_integer(b" 1").is_err());
+        assert!(parse_integer(b"1\n").is_err());
+        assert!(parse_integer(b"").is_err());
+        assert!(parse_integer(b"1.5").is_err());
+        assert!(parse_integer(b"99999999999999999999").is_err());
+    }
+}

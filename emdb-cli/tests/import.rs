@@ -1,0 +1,210 @@
+//! Imports you can trust: all-or-nothing, dry runs, byte order marks,
+//! Ctrl-C, and nothing created when nothing was imported.
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{text, TestDb};
+use predicates::prelude::*;
+
+fn jsonl(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("{{\"key\":\"k{i}\",\"value\":\"v{i}\"}}\n"))
+        .collect()
+}
+
+#[test]
+fn atomic_imports_all_or_nothing() {
+    let db = TestDb::new();
+    db.put("old", "1");
+    // 25,000 good records, then a bad one: with --atomic nothing lands.
+    let mut input = jsonl(25_000);
+    input.push_str("{\"key\":1}\n");
+    db.cmd(["import", "--atomic", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("line 25001"))
+        .stderr(predicate::str::contains("nothing was imported"));
+    db.cmd(["count"]).assert().success().stdout("1\n");
+    // Without the bad line: one unit.
+    db.cmd(["import", "--atomic", "-"])
+        .write_stdin(jsonl(25_000))
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "imported 25000 records in 1 atomic batch",
+        ));
+    db.cmd(["count"]).assert().success().stdout("25001\n");
+}
+
+#[test]
+fn dry_run_validates_counts_and_creates_nothing() {
+    let db = TestDb::new();
+    db.cmd(["import", "--dry-run", "-"])
+        .write_stdin(jsonl(3))
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "dry run: 3 records in stdin would be imported",
+        ));
+    assert!(!db.path.exists());
+    let mut bad = jsonl(2);
+    bad.push_str("{bad\n");
+    db.cmd(["import", "--dry-run", "-"])
+        .write_stdin(bad)
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("line 3: not valid JSON"));
+    assert!(!db.path.exists());
+    // Also on an existing database: nothing written.
+    db.put("a", "1");
+    db.cmd(["import", "--dry-run", "-"])
+        .write_stdin(jsonl(3))
+        .assert()
+        .success();
+    db.cmd(["count"]).assert().success().stdout("1\n");
+}
+
+#[test]
+fn a_byte_order_mark_is_not_data() {
+    let db = TestDb::new();
+    db.cmd(["import", "-"])
+        .write_stdin(format!("\u{feff}{}", jsonl(2)))
+        .assert()
+        .success();
+    db.cmd(["get", "k0"]).assert().success().stdout("v0\n");
+    let csv = db.file("bom.csv");
+    std::fs::write(&csv, "\u{feff}key,value\r\nc,3\r\n").unwrap();
+    db.cmd(["import"]).arg(&csv).assert().success();
+    db.cmd(["get", "c"]).assert().success().stdout("3\n");
+    db.cmd(["import", "-", "--format", "resp"])
+        .write_stdin("\u{feff}*3\r\n$3\r\nSET\r\n$1\r\nr\r\n$1\r\n9\r\n")
+        .assert()
+        .success();
+    db.cmd(["get", "r"]).assert().success().stdout("9\n");
+}
+
+#[test]
+fn a_failed_or_empty_import_creates_no_database() {
+    let db = TestDb::new();
+    db.cmd(["import", "-"])
+        .write_stdin("{\"key\":\"broken\"\n")
+        .assert()
+        .code(7);
+    assert!(!db.path.exists(), "a failed import left a database behind");
+    db.cmd(["import", "-"])
+        .write_stdin("")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no database was created"));
+    assert!(!db.path.exists());
+}
+
+#[test]
+fn ctrl_c_keeps_and_syncs_the_committed_batches_and_says_so() {
+    let db = TestDb::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .args(["import", "-"])
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Three full batches, then a partial one, and the input stays open.
+    stdin.write_all(jsonl(35_000).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Wait for the three batches to be written, then interrupt.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        let out = common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&db.path)
+            .arg("count")
+            .output()
+            .unwrap();
+        if out.status.success() && text(&out.stdout) == "30000\n" {
+            break;
+        }
+    }
+    // kill(1) sends SIGINT to that one pid.
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // One more line so the reader wakes up and sees the flag.
+    let _ = stdin.write_all(b"{\"key\":\"late\",\"value\":\"x\"}\n");
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted: imported 30000 records in 3 atomic batches"),
+        "{err}"
+    );
+    db.cmd(["count"]).assert().success().stdout("30000\n");
+    // The committed batches were synced: `check` sees them all as durable.
+    db.cmd(["check"]).assert().success();
+}
+
+#[test]
+fn redis_cli_style_resp_imports_in_order() {
+    let db = TestDb::new();
+    let script = "\
+SET plain 1
+SET counter 10 EX 3600
+SET counter 11 KEEPTTL
+SET once first NX
+SET once second NX
+MSET a 1 b 2 c 3
+DEL b
+PEXPIRE c 3600000
+EXPIRE a 0
+SELECT 2
+SET \"with space\" 'quoted value'
+SELECT 0
+SET tail end
+";
+    db.cmd(["import", "-", "--format", "resp"])
+        .write_stdin(script)
+        .assert()
+        .success();
+    db.cmd(["get", "plain"]).assert().success().stdout("1\n");
+    db.cmd(["get", "counter"]).assert().success().stdout("11\n");
+    // KEEPTTL kept the hour, PEXPIRE set one.
+    for key in ["counter", "c"] {
+        let ttl = text(&db.stdout(["ttl", key]));
+        assert!(
+            ttl.trim().ends_with('s') && ttl.trim() != "-1",
+            "{key}: {ttl}"
+        );
+    }
+    db.cmd(["get", "once"]).assert().success().stdout("first\n");
+    db.cmd(["exists", "b"]).assert().code(1);
+    // EXPIRE with 0 deletes, as in Redis.
+    db.cmd(["exists", "a"]).assert().code(1);
+    db.cmd(["-n", "db2", "get", "with space"])
+        .assert()
+        .success()
+        .stdout("quoted value\n");
+    db.cmd(["get", "tail"]).assert().success().stdout("end\n");
+    // Other commands are refused, naming the line and what can be imported.
+    db.cmd(["import", "-", "--format", "resp"])
+        .write_stdin("SET x 1\nHSET h f v\n")
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains(
+            "line 2: \"HSET\" cannot be imported",
+        ));
+}

@@ -1,0 +1,286 @@
+//! Which database file to open and how: the path (`--db`, `EMDB_PATH`, the
+//! platform default), opening it read-only or for writing with the secret
+//! of an encrypted file, and waiting for the writer lock.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use emdb_core::{Emdb, EncryptionInput};
+
+use crate::error::{Kind, ToolError, ToolResult};
+use crate::secret;
+
+/// The database file: `explicit` (a PATH argument, `--db` or `EMDB_PATH`,
+/// whichever the binary gives first), else the platform default.
+pub fn resolve_path(explicit: Option<&Path>) -> ToolResult<PathBuf> {
+    match explicit {
+        Some(p) => Ok(p.to_path_buf()),
+        None => emdb_core::default_database_path()
+            .map_err(|e| ToolError::from(e).hint("pass --db PATH or set EMDB_PATH")),
+    }
+}
+
+/// How to open a database with [`open`].
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// Take the writer lock (and create the file when missing); else a
+    /// read-only handle that needs no lock and never creates anything.
+    pub write: bool,
+    /// How long to retry while another process holds the writer lock
+    /// (`None` or zero: fail at once).
+    pub lock_timeout: Option<Duration>,
+    /// Write the index checkpoint on close (writable handles only).
+    pub checkpoint_on_close: bool,
+}
+
+/// Open `path` with `secret`. A read-only open of a missing file fails
+/// with [`no_database`]; a writable one waits up to `lock_timeout` for the
+/// writer lock and then says how long it waited.
+pub fn open(
+    path: &Path,
+    options: &OpenOptions,
+    secret: Option<EncryptionInput>,
+) -> emdb_core::Result<Emdb> {
+    let build = || {
+        let mut b = Emdb::builder().path(path).read_only(!options.write);
+        if options.write {
+            b = b.checkpoint_on_close(options.checkpoint_on_close);
+        }
+        if let Some(s) = secret.clone() {
+            b = b.encryption(s);
+        }
+        b.build()
+    };
+    if options.write {
+        retry_locked(options.lock_timeout, build)
+    } else {
+        build()
+    }
+}
+
+/// [`open`], asking for the passphrase on the terminal (when `can_prompt`)
+/// if the file turns out to be encrypted and no secret was given. Returns
+/// the handle and the secret that opened it.
+pub fn open_with_prompt(
+    path: &Path,
+    options: &OpenOptions,
+    secret: Option<EncryptionInput>,
+    can_prompt: bool,
+) -> ToolResult<(Emdb, Option<EncryptionInput>)> {
+    check_file(path, !options.write)?;
+    let given = secret.is_some();
+    let result = match open(path, options, secret.clone()) {
+        Err(emdb_core::Error::EncryptionRequired { .. }) if !given && can_prompt => {
+            let input = secret::prompt_existing(path)?;
+            open(path, options, Some(input.clone())).map(|db| (db, Some(input)))
+        }
+        other => other.map(|db| (db, secret)),
+    };
+    result.map_err(|e| gave_up(ToolError::from(e), options.lock_timeout))
+}
+
+/// Check that a database file is there to be read or written: a missing
+/// file is [`no_database`] (only when `must_exist`), a path that cannot be
+/// looked at says "permission denied", and an empty file is refused by
+/// every command alike (a writer would otherwise turn it into a database).
+pub fn check_file(path: &Path, must_exist: bool) -> ToolResult {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() == 0 => Err(ToolError::new(
+            Kind::Corrupt,
+            format!(
+                "{} is an empty file, not an emdb database",
+                path.display()
+            ),
+        )
+        .hint("check the --db path or EMDB_PATH; delete the empty file to start a new database there")),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if must_exist {
+                Err(no_database(path))
+            } else {
+                Ok(())
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(ToolError::new(
+            Kind::Io,
+            format!(
+                "permission denied: cannot look at {} (a directory on the way is not readable or searchable)",
+                path.display()
+            ),
+        )
+        .hint("check the permissions of the file and its directories, or the user emdb runs as")),
+        Err(e) => Err(ToolError::io("looking at", Some(path), e)),
+    }
+}
+
+/// "no database at PATH" (exit 6): a read of a file that does not exist.
+pub fn no_database(path: &Path) -> ToolError {
+    ToolError::new(
+        Kind::Io,
+        format!(
+            "no database at {} (nothing was written there yet)",
+            path.display()
+        ),
+    )
+    .hint("check --db or EMDB_PATH; writing commands such as `emdb put` create the database")
+}
+
+/// "namespace X does not exist" (exit 1).
+pub fn unknown_namespace(name: &str) -> ToolError {
+    ToolError::not_found(format!("namespace {name:?} does not exist"))
+        .hint("`emdb ns list` shows the namespaces; writing commands such as `put` create one")
+}
+
+/// Run `op` until it stops failing with `LockBusy` or `timeout` (none: no
+/// retry) has passed.
+pub fn retry_locked<T>(
+    timeout: Option<Duration>,
+    mut op: impl FnMut() -> emdb_core::Result<T>,
+) -> emdb_core::Result<T> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(10);
+    loop {
+        match op() {
+            Err(emdb_core::Error::LockBusy { .. })
+                if !timeout
+                    .unwrap_or_default()
+                    .saturating_sub(start.elapsed())
+                    .is_zero() =>
+            {
+                let left = timeout.unwrap_or_default().saturating_sub(start.elapsed());
+                std::thread::sleep(pause.min(left));
+                pause = (pause * 2).min(Duration::from_millis(250));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Say how long was waited when a lock timeout ran out.
+pub fn gave_up(e: ToolError, timeout: Option<Duration>) -> ToolError {
+    match timeout {
+        Some(t) if e.kind == Kind::Locked && !t.is_zero() => e
+            .context(format!("gave up after waiting {}", human_duration(t)))
+            .hint("pass a longer --lock-timeout; `emdb lock status` shows the holder"),
+        _ => e,
+    }
+}
+
+/// Parse `500ms`, `10s`, `1.5s`, `2m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (try 500ms, 10s, 2m)"))?;
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        other => return Err(format!("unknown unit {other:?} (use ms, s, m or h)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
+}
+
+/// A duration the way a person reads it: `1.5s`, `250ms`.
+pub fn human_duration(d: Duration) -> String {
+    if d.as_secs() >= 1 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3 days").is_err());
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(human_duration(Duration::from_millis(20)), "20ms");
+    }
+
+    #[test]
+    fn read_only_opens_never_create_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope.emdb");
+        let options = OpenOptions {
+            write: false,
+            lock_timeout: None,
+            checkpoint_on_close: false,
+        };
+        let e = open_with_prompt(&missing, &options, None, false).unwrap_err();
+        assert_eq!(e.kind.exit_code(), 6);
+        assert!(!missing.exists());
+    }
+
+    #[test]
+    fn encrypted_databases_open_with_the_key_and_say_what_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secret.emdb");
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_key([3u8; 32])
+            .build()
+            .unwrap();
+        db.insert("k", "v").unwrap();
+        drop(db);
+        let options = OpenOptions {
+            write: false,
+            lock_timeout: None,
+            checkpoint_on_close: false,
+        };
+        let (db, _) = open_with_prompt(
+            &path,
+            &options,
+            Some(EncryptionInput::Key([3u8; 32])),
+            false,
+        )
+        .unwrap();
+        assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
+        drop(db);
+        let wrong = open_with_prompt(
+            &path,
+            &options,
+            Some(EncryptionInput::Key([4u8; 32])),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(wrong.kind.exit_code(), 5);
+        let none = open_with_prompt(&path, &options, None, false).unwrap_err();
+        assert_eq!(none.kind.exit_code(), 5);
+        assert!(none.hint.unwrap().contains("--passphrase-file"));
+    }
+
+    #[test]
+    fn a_held_lock_is_waited_for_then_reported_with_the_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("held.emdb");
+        let _holder = Emdb::builder().path(&path).build().unwrap();
+        let options = OpenOptions {
+            write: true,
+            lock_timeout: Some(Duration::from_millis(50)),
+            checkpoint_on_close: false,
+        };
+        let start = Instant::now();
+        let e = open_with_prompt(&path, &options, None, false).unwrap_err();
+        assert!(start.elapsed() >= Duration::from_millis(50));
+        assert_eq!(e.kind.exit_code(), 3);
+        assert!(
+            e.message.contains("gave up after waiting 50ms"),
+            "{}",
+            e.message
+        );
+    }
+}

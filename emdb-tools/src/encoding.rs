@@ -1,0 +1,376 @@
+//! Bytes <-> text: the one encoding option that governs arguments, stdin,
+//! output, import and export alike (the `emdb` options `--key-format`,
+//! `--value-format`, `--hex` and `--base64` choose a [`Codec`]).
+
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::Engine as _;
+
+use crate::error::{ToolError, ToolResult};
+
+/// How bytes are written as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// UTF-8 text, bytes as given; non-printable output is escaped.
+    Text,
+    /// Two hex digits per byte.
+    Hex,
+    /// Standard base64 with padding.
+    Base64,
+}
+
+impl Encoding {
+    /// The encoding's name, as the command lines spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Text => "text",
+            Encoding::Hex => "hex",
+            Encoding::Base64 => "base64",
+        }
+    }
+}
+
+/// Standard alphabet; writes padding, accepts input with or without it.
+const B64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// The encodings in force for keys and values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Codec {
+    /// Encoding of keys.
+    pub key: Encoding,
+    /// Encoding of values.
+    pub value: Encoding,
+}
+
+impl Default for Codec {
+    fn default() -> Self {
+        Codec {
+            key: Encoding::Text,
+            value: Encoding::Text,
+        }
+    }
+}
+
+impl Codec {
+    /// `key` for keys, `value` for values.
+    pub fn new(key: Encoding, value: Encoding) -> Codec {
+        Codec { key, value }
+    }
+
+    /// Decode a key given on the command line.
+    pub fn key_arg(&self, arg: &OsStr) -> ToolResult<Vec<u8>> {
+        decode(self.key, &os_bytes(arg, "KEY")?).map_err(|e| e.context("KEY"))
+    }
+
+    /// Decode a value given on the command line, stdin or a file.
+    pub fn value_bytes(&self, raw: &[u8]) -> ToolResult<Vec<u8>> {
+        decode(self.value, raw).map_err(|e| e.context("VALUE"))
+    }
+}
+
+/// The bytes of a command-line argument (any bytes on Unix).
+pub fn os_bytes(arg: &OsStr, what: &str) -> ToolResult<Vec<u8>> {
+    #[cfg(unix)]
+    {
+        let _ = what;
+        use std::os::unix::ffi::OsStrExt;
+        Ok(arg.as_bytes().to_vec())
+    }
+    #[cfg(not(unix))]
+    {
+        arg.to_str()
+            .map(|s| s.as_bytes().to_vec())
+            .ok_or_else(|| ToolError::bad_input(format!("{what} is not valid Unicode")))
+    }
+}
+
+/// Decode text in `enc` into bytes. Hex and base64 ignore surrounding
+/// whitespace (so a trailing newline from `echo` is fine).
+pub fn decode(enc: Encoding, input: &[u8]) -> ToolResult<Vec<u8>> {
+    match enc {
+        Encoding::Text => Ok(input.to_vec()),
+        Encoding::Hex => decode_hex(input.trim_ascii()),
+        Encoding::Base64 => B64.decode(input.trim_ascii()).map_err(|e| {
+            ToolError::bad_input(format!("not valid base64: {e}"))
+                .hint("pass base64 text, or choose another --key-format/--value-format")
+        }),
+    }
+}
+
+fn decode_hex(s: &[u8]) -> ToolResult<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return Err(ToolError::bad_input(format!(
+            "not valid hex: odd number of digits ({})",
+            s.len()
+        ))
+        .hint("hex needs two digits per byte"));
+    }
+    let digit = |i: usize| -> ToolResult<u8> {
+        let c = s[i];
+        match c {
+            b'0'..=b'9' => Ok(c - b'0'),
+            b'a'..=b'f' => Ok(c - b'a' + 10),
+            b'A'..=b'F' => Ok(c - b'A' + 10),
+            _ => Err(ToolError::bad_input(format!(
+                "not valid hex: {:?} at position {i}",
+                char::from(c)
+            ))
+            .hint("hex uses the digits 0-9 and a-f; choose another --key-format/--value-format for text")),
+        }
+    };
+    (0..s.len() / 2)
+        .map(|i| Ok(digit(2 * i)? << 4 | digit(2 * i + 1)?))
+        .collect()
+}
+
+/// Lowercase hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Padded standard base64 of `bytes`.
+pub fn base64(bytes: &[u8]) -> String {
+    B64.encode(bytes)
+}
+
+/// Where escaped text is going to be shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A whole value on its own (`get`): newlines and tabs print as they are.
+    Block,
+    /// A field in a line-oriented listing: newlines and tabs are escaped too.
+    Field,
+}
+
+/// `bytes` as text that is safe to print on a terminal, in `enc`.
+pub fn display(enc: Encoding, bytes: &[u8], layout: Layout) -> Cow<'_, str> {
+    match enc {
+        Encoding::Hex => Cow::Owned(hex(bytes)),
+        Encoding::Base64 => Cow::Owned(base64(bytes)),
+        Encoding::Text => escape_text(bytes, layout),
+    }
+}
+
+/// Printable UTF-8 without a backslash is returned as is. Anything else
+/// (a backslash, invalid UTF-8, control characters) is escaped: `\\` for
+/// every backslash, `\n`, `\t`, `\r`, `\xNN` for other bytes, `\u{NN}`
+/// for C1 controls. Since every backslash is escaped, the output is
+/// unambiguous: [`unescape_text`] turns it back into the exact bytes.
+pub fn escape_text(bytes: &[u8], layout: Layout) -> Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        if !s.chars().any(|c| needs_escape(c, layout)) {
+            return Cow::Borrowed(s);
+        }
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str(if layout == Layout::Block { "\n" } else { "\\n" }),
+                '\t' => out.push_str(if layout == Layout::Block { "\t" } else { "\\t" }),
+                '\r' => out.push_str("\\r"),
+                c if c.is_ascii_control() => {
+                    let _ = write!(out, "\\x{:02x}", u32::from(c));
+                }
+                c if c.is_control() => {
+                    let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn needs_escape(c: char, layout: Layout) -> bool {
+    match c {
+        '\\' => true,
+        '\n' | '\t' => layout == Layout::Field,
+        c => c.is_control(),
+    }
+}
+
+/// The bytes that [`escape_text`] printed as `text` (either layout).
+/// Fails on a backslash that does not start one of its escapes.
+pub fn unescape_text(text: &str) -> ToolResult<Vec<u8>> {
+    let bad = |at: usize| {
+        ToolError::bad_input(format!(
+            "not valid escaped text: a backslash at byte {at} starts no known escape"
+        ))
+        .hint("escapes are \\\\, \\n, \\t, \\r, \\xNN and \\u{N..}")
+    };
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        match bytes.get(i + 1) {
+            Some(b'\\') => out.push(b'\\'),
+            Some(b'n') => out.push(b'\n'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'r') => out.push(b'\r'),
+            Some(b'x') => {
+                let hex = text.get(i + 2..i + 4).ok_or_else(|| bad(i))?;
+                out.push(u8::from_str_radix(hex, 16).map_err(|_| bad(i))?);
+                i += 4;
+                continue;
+            }
+            Some(b'u') => {
+                let rest = text.get(i + 2..).ok_or_else(|| bad(i))?;
+                let body = rest
+                    .strip_prefix('{')
+                    .and_then(|r| r.split_once('}'))
+                    .ok_or_else(|| bad(i))?
+                    .0;
+                let c = u32::from_str_radix(body, 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| bad(i))?;
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                i += 4 + body.len();
+                continue;
+            }
+            _ => return Err(bad(i)),
+        }
+        i += 2;
+    }
+    Ok(out)
+}
+
+/// A key or value as a JSON string plus its encoding, when not plain text.
+///
+/// Text that is valid UTF-8 stays a plain string; other bytes in text mode
+/// fall back to base64, so JSON output is always binary-safe.
+pub fn json_field(enc: Encoding, bytes: &[u8]) -> (Cow<'_, str>, Option<&'static str>) {
+    match enc {
+        Encoding::Hex => (Cow::Owned(hex(bytes)), Some("hex")),
+        Encoding::Base64 => (Cow::Owned(base64(bytes)), Some("base64")),
+        Encoding::Text => match std::str::from_utf8(bytes) {
+            Ok(s) => (Cow::Borrowed(s), None),
+            Err(_) => (Cow::Owned(base64(bytes)), Some("base64")),
+        },
+    }
+}
+
+/// Decode a JSON field: by its explicit encoding name if it has one, else
+/// by `default`.
+pub fn decode_json_field(
+    text: &str,
+    encoding: Option<&str>,
+    default: Encoding,
+) -> ToolResult<Vec<u8>> {
+    let enc = match encoding {
+        None => default,
+        Some("text") => Encoding::Text,
+        Some("hex") => Encoding::Hex,
+        Some("base64") => Encoding::Base64,
+        Some(other) => {
+            return Err(ToolError::bad_input(format!(
+                "unknown encoding {other:?} (expected text, hex or base64)"
+            )))
+        }
+    };
+    decode(enc, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trip_and_errors() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(decode(Encoding::Hex, hex(&all).as_bytes()).unwrap(), all);
+        assert_eq!(decode(Encoding::Hex, b"00FFaB").unwrap(), vec![0, 255, 171]);
+        assert_eq!(decode(Encoding::Hex, b"0a0b\n").unwrap(), vec![10, 11]);
+        assert_eq!(
+            decode(Encoding::Hex, b"abc").unwrap_err().kind.exit_code(),
+            7
+        );
+        assert_eq!(
+            decode(Encoding::Hex, b"zz").unwrap_err().kind.exit_code(),
+            7
+        );
+    }
+
+    #[test]
+    fn base64_round_trip_and_errors() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(
+            decode(Encoding::Base64, base64(&all).as_bytes()).unwrap(),
+            all
+        );
+        assert_eq!(decode(Encoding::Base64, b"YQ").unwrap(), b"a");
+        assert_eq!(
+            decode(Encoding::Base64, b"!!")
+                .unwrap_err()
+                .kind
+                .exit_code(),
+            7
+        );
+    }
+
+    #[test]
+    fn escaping_never_lets_control_bytes_through() {
+        assert_eq!(escape_text(b"plain", Layout::Field), "plain");
+        assert_eq!(escape_text(b"a\\b", Layout::Field), "a\\\\b");
+        assert_eq!(escape_text(b"a\\nb", Layout::Field), "a\\\\nb");
+        assert_eq!(escape_text(b"a\nb", Layout::Field), "a\\nb");
+        assert_eq!(escape_text(b"two\nlines", Layout::Block), "two\nlines");
+        assert_eq!(escape_text(b"two\nlines", Layout::Field), "two\\nlines");
+        assert_eq!(escape_text(b"\x1b[31m\\", Layout::Block), "\\x1b[31m\\\\");
+        assert_eq!(escape_text(b"\xff\x00", Layout::Block), "\\xff\\x00");
+        assert_eq!(escape_text("\u{85}é".as_bytes(), Layout::Block), "\\u{85}é");
+    }
+
+    #[test]
+    fn escaped_text_round_trips_every_byte() {
+        for layout in [Layout::Field, Layout::Block] {
+            for b in 0..=255u8 {
+                let bytes = [b'a', b, b'\\', b'n', b];
+                let text = escape_text(&bytes, layout);
+                assert_eq!(unescape_text(&text).unwrap(), bytes, "{text:?}");
+            }
+            let all: Vec<u8> = (0..=255).collect();
+            assert_eq!(unescape_text(&escape_text(&all, layout)).unwrap(), all);
+            let c1 = "x\u{85}\u{9f}é".as_bytes();
+            assert_eq!(unescape_text(&escape_text(c1, layout)).unwrap(), c1);
+        }
+        assert!(unescape_text("a\\q").is_err());
+        assert!(unescape_text("a\\x4").is_err());
+        assert!(unescape_text("a\\").is_err());
+    }
+
+    #[test]
+    fn json_fields_are_binary_safe() {
+        assert_eq!(
+            json_field(Encoding::Text, b"hi"),
+            (Cow::Borrowed("hi"), None)
+        );
+        let (s, e) = json_field(Encoding::Text, b"\xff");
+        assert_eq!(e, Some("base64"));
+        assert_eq!(decode_json_field(&s, e, Encoding::Text).unwrap(), b"\xff");
+        let (s, e) = json_field(Encoding::Hex, b"hi");
+        assert_eq!(decode_json_field(&s, e, Encoding::Text).unwrap(), b"hi");
+        assert!(decode_json_field("x", Some("rot13"), Encoding::Text).is_err());
+    }
+}

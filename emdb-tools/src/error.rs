@@ -1,0 +1,222 @@
+//! One error type for both tools, with the stable exit codes docs/CLI.md
+//! lists, and the one mapping from [`emdb_core::Error`] to a code and a hint.
+
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+/// What kind of failure, which decides the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A key that was asked for does not exist (exit 1).
+    NotFound,
+    /// The invocation is wrong or contradictory (exit 2).
+    Usage,
+    /// Another process holds the writer lock (exit 3).
+    Locked,
+    /// The file is damaged, foreign, or of an unsupported version (exit 4).
+    Corrupt,
+    /// The key or passphrase is wrong or missing for an encrypted database,
+    /// or was given for a plain one (exit 5).
+    WrongKey,
+    /// An I/O or storage failure (exit 6).
+    Io,
+    /// Input that does not decode or breaks a limit (exit 7).
+    BadInput,
+    /// A file left by an earlier run blocks the command: a `<db>.encbak`
+    /// backup of an interrupted or kept encryption change (exit 8).
+    Leftover,
+    /// Stopped by Ctrl-C (SIGINT) after saying how far it got (exit 130,
+    /// as shells report a process ended by SIGINT).
+    Interrupted,
+    /// Stdout was closed by the reader (e.g. `| head`): exit quietly.
+    BrokenPipe,
+}
+
+impl Kind {
+    /// The process exit code for this kind.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Kind::NotFound => 1,
+            Kind::Usage => 2,
+            Kind::Locked => 3,
+            Kind::Corrupt => 4,
+            Kind::WrongKey => 5,
+            Kind::Io => 6,
+            Kind::BadInput => 7,
+            Kind::Leftover => 8,
+            Kind::Interrupted => 130,
+            Kind::BrokenPipe => 0,
+        }
+    }
+}
+
+/// A failure with a one-line message and, when useful, what to do about it.
+#[derive(Debug)]
+pub struct ToolError {
+    /// Decides the exit code.
+    pub kind: Kind,
+    /// What went wrong, one line.
+    pub message: String,
+    /// What to do about it, when the message does not already say.
+    pub hint: Option<String>,
+}
+
+/// Result alias for the CLI.
+pub type ToolResult<T = ()> = Result<T, ToolError>;
+
+impl ToolError {
+    /// A failure of `kind` with `message`.
+    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
+        ToolError {
+            kind,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// Attach a hint.
+    #[must_use]
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Exit 1: a missing key.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(Kind::NotFound, message)
+    }
+
+    /// A failure that only sets the exit code; nothing is printed.
+    pub fn silent(kind: Kind) -> Self {
+        Self::new(kind, "")
+    }
+
+    /// Exit 2: a usage error.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(Kind::Usage, message)
+    }
+
+    /// Exit 7: input that does not decode or breaks a limit.
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        Self::new(Kind::BadInput, message)
+    }
+
+    /// Exit 6 (or a quiet exit for a broken pipe): an I/O failure on `path`.
+    pub fn io(op: &str, path: Option<&Path>, e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return Self::new(Kind::BrokenPipe, "broken pipe");
+        }
+        let message = match path {
+            Some(p) => format!("{op} {} failed: {e}", p.display()),
+            None => format!("{op} failed: {e}"),
+        };
+        Self::new(Kind::Io, message)
+    }
+
+    /// A failure writing to stdout.
+    pub fn stdout(e: io::Error) -> Self {
+        Self::io("writing to stdout", None, e)
+    }
+
+    /// Prefix the message with where it happened (e.g. `line 12`).
+    #[must_use]
+    pub fn context(mut self, ctx: impl fmt::Display) -> Self {
+        if self.message.is_empty() {
+            return self;
+        }
+        self.message = format!("{ctx}: {}", self.message);
+        self
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<emdb_core::Error> for ToolError {
+    fn from(e: emdb_core::Error) -> Self {
+        use emdb_core::Error as E;
+        let message = e.to_string();
+        match &e {
+            E::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe => {
+                ToolError::new(Kind::BrokenPipe, message)
+            }
+            E::Io { .. } | E::DatabaseFull { .. } | E::TooManyKeys { .. } | E::Poisoned(_) => {
+                ToolError::new(Kind::Io, message)
+            }
+            // The engine's own advice names a builder option the tools do
+            // not have; say what to run instead.
+            E::Corruption { .. } => ToolError::new(
+                Kind::Corrupt,
+                message.replace(
+                    " (open with salvage to skip the damaged bytes, or restore from a backup)",
+                    "",
+                ),
+            )
+            .hint("`emdb check` shows the damage; `emdb check --repair` salvages the rest (keeping a copy of the damaged file), or restore a backup"),
+            E::NotADatabase { .. } => ToolError::new(Kind::Corrupt, message)
+                .hint("check the --db path or EMDB_PATH; emdb only opens its own files"),
+            E::UnsupportedVersion { .. } => ToolError::new(Kind::Corrupt, message),
+            E::LockBusy { .. } => ToolError::new(Kind::Locked, message).hint(
+                "pass --lock-timeout 10s to wait for it; `emdb lock status` shows the holder",
+            ),
+            E::InvalidConfig(_) => {
+                ToolError::new(Kind::Usage, message).hint("check the --db path or EMDB_PATH")
+            }
+            E::KeyTooLarge { .. } | E::ValueTooLarge { .. } => {
+                ToolError::new(Kind::BadInput, message)
+            }
+            E::ReadOnly => ToolError::new(Kind::Usage, message),
+            E::EncryptionKeyMismatch { .. } => ToolError::new(Kind::WrongKey, message).hint(
+                "check --passphrase-file / --key-file, or EMDB_PASSPHRASE / EMDB_KEY_FILE",
+            ),
+            E::EncryptionRequired { path } => crate::secret::missing(path),
+            E::NotEncrypted { path } => ToolError::new(
+                Kind::WrongKey,
+                format!(
+                    "{} is not encrypted, but a key or passphrase was given",
+                    path.display()
+                ),
+            )
+            .hint("drop --passphrase-file/--key-file (and unset EMDB_PASSPHRASE/EMDB_KEY_FILE), or run `emdb encrypt`"),
+            E::InvalidNamespaceName { .. } => ToolError::new(Kind::Usage, message),
+            E::NamespaceDropped => ToolError::new(
+                Kind::NotFound,
+                "the namespace was dropped by another process meanwhile",
+            ),
+            E::FeatureDisabled(_) => ToolError::new(Kind::Usage, message),
+            _ => ToolError::new(Kind::Io, message),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_errors_map_to_documented_codes() {
+        let locked = emdb_core::Error::LockBusy {
+            path: "/x".into(),
+            holder: None,
+        };
+        assert_eq!(ToolError::from(locked).kind.exit_code(), 3);
+        let corrupt = emdb_core::Error::Corruption {
+            path: None,
+            offset: 9,
+            reason: "crc".into(),
+        };
+        assert_eq!(ToolError::from(corrupt).kind.exit_code(), 4);
+        let big = emdb_core::Error::KeyTooLarge { len: 2, max: 1 };
+        assert_eq!(ToolError::from(big).kind.exit_code(), 7);
+        let wrong = emdb_core::Error::EncryptionKeyMismatch { reason: "x".into() };
+        assert_eq!(ToolError::from(wrong).kind.exit_code(), 5);
+        let missing = emdb_core::Error::EncryptionRequired { path: "/x".into() };
+        assert_eq!(ToolError::from(missing).kind.exit_code(), 5);
+        let pipe = ToolError::stdout(io::Error::from(io::ErrorKind::BrokenPipe));
+        assert_eq!(pipe.kind, Kind::BrokenPipe);
+    }
+}
