@@ -94,6 +94,13 @@ impl Engine {
         Ok(true)
     }
 
+    /// Id of the named namespace `name`, if it exists (never creates it).
+    pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
+        let gen = self.gen.load();
+        let id = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id);
+        id.filter(|&id| id != 0)
+    }
+
     /// Names of the named namespaces, sorted.
     pub(crate) fn list_namespaces(&self) -> Vec<String> {
         let gen = self.gen.load();
@@ -741,6 +748,18 @@ impl Emdb {
             id,
             name.to_string(),
         ))
+    }
+
+    /// The namespace called `name` if it exists, `None` if not. Unlike
+    /// [`Emdb::namespace`] it never creates one: it writes nothing, so it
+    /// works on read-only handles and cannot bring back a namespace another
+    /// process dropped.
+    pub fn namespace_if_exists(&self, name: impl AsRef<str>) -> Result<Option<Namespace>> {
+        let name = name.as_ref();
+        let engine = self.engine_arc();
+        Ok(engine
+            .namespace_id(name)
+            .map(|id| Namespace::new(Arc::clone(engine), id, name.to_string())))
     }
 
     /// Drop namespace `name` with all its keys; false if it did not exist.
