@@ -12,6 +12,18 @@ use crate::action::Action;
 use crate::app::App;
 use crate::update::update;
 
+/// A signal the process received, as the loop acts on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGTERM, SIGHUP, SIGINT or SIGQUIT (the number): restore the
+    /// terminal and end.
+    Terminate(i32),
+    /// SIGTSTP from outside: suspend as Ctrl-Z does.
+    Suspend,
+    /// SIGCONT after a stop the loop did not see coming: redraw everything.
+    Continued,
+}
+
 /// Where input comes from, and who runs `$EDITOR`.
 pub trait Host {
     /// The next terminal event, waiting at most `timeout`.
@@ -19,6 +31,17 @@ pub trait Host {
 
     /// Let the user edit `initial` in an external editor; the edited bytes.
     fn edit(&mut self, initial: &[u8]) -> Result<Vec<u8>, String>;
+
+    /// A signal received since the last call.
+    fn signal(&mut self) -> Option<Signal> {
+        None
+    }
+
+    /// Give the terminal back and stop the process (Ctrl-Z); returns when
+    /// it is continued, with the terminal taken back.
+    fn suspend(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Longest wait for input, so worker results show up promptly.
@@ -56,6 +79,24 @@ pub fn run<B: Backend, H: Host>(
             }
             dirty = true;
         }
+        match host.signal() {
+            Some(Signal::Terminate(sig)) => {
+                app.ended_by = Some(sig);
+                app.quit = true;
+            }
+            Some(Signal::Suspend) => app.suspend = true,
+            Some(Signal::Continued) => {
+                terminal.clear()?;
+                dirty = true;
+            }
+            None => {}
+        }
+        if app.suspend && !app.quit {
+            app.suspend = false;
+            host.suspend()?;
+            terminal.clear()?;
+            dirty = true;
+        }
         if let Some(job) = app.editor.take() {
             let result = host.edit(&job.initial);
             terminal.clear()?;
@@ -83,7 +124,7 @@ pub fn run<B: Backend, H: Host>(
             }
             dirty = true;
             wait = Duration::ZERO;
-            if app.quit || app.editor.is_some() {
+            if app.quit || app.editor.is_some() || app.suspend {
                 break;
             }
         }

@@ -9,9 +9,11 @@ use crate::app::{
     Question, Staged, Tab, DELIMITERS,
 };
 use crate::escape::{escape, unescape};
-use crate::keylist::{KeyList, ListView, Row};
+use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
 use crate::units;
-use crate::worker::{unix_ms, Change, NewTtl, NsName, Request, Response, ValuePurpose};
+use crate::worker::{
+    unix_ms, Change, Job, JobError, NewTtl, NsName, Request, Response, ValuePurpose,
+};
 
 /// Lines the mouse wheel moves per notch.
 const WHEEL_LINES: i32 = 3;
@@ -22,7 +24,14 @@ const MAX_INLINE_EDIT: usize = 16 * 1024;
 /// Apply one action.
 pub fn update(app: &mut App, action: Action) {
     match action {
-        Action::ForceQuit => app.quit = true,
+        Action::Interrupt => {
+            if app.staged.is_empty() || app.mode == Mode::Confirm(Question::Quit) {
+                app.quit = true;
+            } else {
+                app.mode = Mode::Confirm(Question::Quit);
+            }
+        }
+        Action::Suspend => app.suspend = true,
         Action::Tick(now) => tick(app, unix_ms(now)),
         Action::Worker(resp) => on_response(app, *resp),
         Action::Resize => {}
@@ -71,9 +80,10 @@ pub fn update(app: &mut App, action: Action) {
                 Action::Submit => write_staged(app),
                 Action::Cancel => app.mode = Mode::Normal,
                 Action::DiscardStaged => {
-                    let n = app.staged.len();
-                    app.staged.clear();
+                    let dropped = std::mem::take(&mut app.staged);
+                    let n = dropped.len();
                     app.staged_version += 1;
+                    unlist_new_keys(app, &dropped);
                     app.mode = Mode::Normal;
                     app.say(format!(
                         "discarded {} staged",
@@ -171,6 +181,7 @@ fn command(app: &mut App, c: Command) {
         Command::Enter => enter(app),
         Command::Filter => {
             app.focus = Pane::Keys;
+            app.message = None;
             app.mode = Mode::Filter(Input::with_text(app.keys.list.filter()));
         }
         Command::ClearFilter => {
@@ -372,6 +383,7 @@ fn selection_changed(app: &mut App) {
     }
     app.value.target = key.clone();
     app.value.scroll = 0;
+    app.value.deleted_by_writer = false;
     if let Some(key) = key {
         request_value(app, key);
     }
@@ -406,11 +418,27 @@ fn on_response(app: &mut App, resp: Response) {
             stats,
             compact_written,
             writer_alive,
+            live_counts,
         } => {
+            if let Some(live) = live_counts {
+                // What the engine still counts but has expired, per
+                // namespace; subtracted until the next count.
+                app.expired = live
+                    .iter()
+                    .map(|(name, n)| {
+                        let all = stats
+                            .namespaces
+                            .iter()
+                            .find(|(m, _)| m == name)
+                            .map_or(*n, |(_, c)| *c);
+                        (name.clone(), all.saturating_sub(*n))
+                    })
+                    .collect();
+            }
             app.stats_pending = false;
             app.writer_alive = writer_alive;
             app.stats_ms = Some(app.now_ms);
-            app.history.record(&stats, app.now_ms);
+            app.history.record(&stats, app.now_ms, writer_alive);
             if let Some(c) = &mut app.compaction {
                 c.written = compact_written.or(c.written);
             }
@@ -454,7 +482,17 @@ fn on_response(app: &mut App, resp: Response) {
                 // scroll in, like `tail -f`.
                 let rows = app.keys.list.row_count();
                 let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
-                keep_selection(app, |list| list.replace_set(set));
+                let staged = staged_new_keys_for(app, set);
+                let was = app.selected_key().map(<[u8]>::to_vec);
+                if let Some(key) = was.filter(|k| staged.0.find(k).is_none()) {
+                    if !app.config.writable {
+                        app.complain(format!("{} deleted by the writer", escape(&key)));
+                    }
+                }
+                keep_selection(app, |list| {
+                    list.replace_set(staged.0);
+                    list.apply(staged.1);
+                });
                 if at_end {
                     let (len, h) = (app.keys.list.row_count(), key_rows(app));
                     app.keys.nav.select(len.saturating_sub(1), len, h);
@@ -466,6 +504,8 @@ fn on_response(app: &mut App, resp: Response) {
                 list.set_view(view);
                 app.keys.list = list;
                 app.keys.ns = Some(ns);
+                let staged = staged_new_keys(app);
+                app.keys.list.apply(staged);
                 app.keys.nav = Default::default();
                 app.value.target = None;
                 app.value.loaded = None;
@@ -485,6 +525,15 @@ fn on_response(app: &mut App, resp: Response) {
         } => match purpose {
             ValuePurpose::Show => {
                 if app.value.target.as_deref() == Some(&key[..]) && ns == app.shown_ns() {
+                    let was_there = app
+                        .value
+                        .loaded
+                        .as_ref()
+                        .is_some_and(|l| l.key == key && l.ns == ns && l.value.is_some());
+                    if was_there && value.is_none() && !app.config.writable {
+                        app.value.deleted_by_writer = true;
+                        app.complain(format!("{} deleted by the writer", escape(&key)));
+                    }
                     let loaded = Some(LoadedValue {
                         ns,
                         key,
@@ -502,6 +551,7 @@ fn on_response(app: &mut App, resp: Response) {
                 for s in &mut app.staged {
                     if s.change.ns == ns && s.change.key == key && s.old == OldValue::Loading {
                         s.old = OldValue::Known(value.clone());
+                        s.old_expires_ms = expires_ms;
                     }
                 }
                 app.staged_version += 1;
@@ -527,14 +577,26 @@ fn on_response(app: &mut App, resp: Response) {
             app.stats_pending = true;
             app.request(Request::Stats);
         }
-        Response::Failed { what, error } => {
-            match what {
-                "load keys" => app.keys.loading = None,
-                "read stats" => app.stats_pending = false,
-                "compact" => app.compaction = None,
+        Response::Failed { job, error } => {
+            match job {
+                Job::LoadKeys => app.keys.loading = None,
+                Job::Stats => app.stats_pending = false,
+                Job::Compact => app.compaction = None,
                 _ => {}
             }
-            app.complain(format!("{what} failed: {error}"));
+            let gone = match &error {
+                JobError::NamespaceGone(name) => Some(name.clone()),
+                e if e.namespace_gone() => app.shown_ns(),
+                _ => None,
+            };
+            // Only about the namespace on screen; a stale request about
+            // one left behind says nothing new.
+            let shown = app.shown_ns();
+            match gone {
+                Some(name) if Some(&name) == shown.as_ref() => namespace_gone(app, name),
+                Some(_) => {}
+                None => app.complain(format!("{} failed: {error}", job.what())),
+            }
         }
     }
 }
@@ -544,7 +606,7 @@ fn update_namespaces(app: &mut App, counts: &[(String, u64)]) {
         .iter()
         .map(|(name, count)| NsItem {
             name: (!name.is_empty()).then(|| name.clone()),
-            count: *count,
+            count: count.saturating_sub(app.expired_in(name)),
         })
         .collect();
     items.sort_by(|a, b| a.name.cmp(&b.name));
@@ -561,14 +623,31 @@ fn update_namespaces(app: &mut App, counts: &[(String, u64)]) {
     let (len, h) = (items.len(), ns_rows(app));
     let index = items.iter().position(|i| i.name == selected);
     app.namespaces = items;
-    match index {
-        Some(i) => app.ns_nav.select(i, len, h),
-        None => {
-            // The namespace was dropped: back to the default one.
-            app.ns_nav.select(0, len, h);
-            namespace_selected(app);
-        }
+    match (index, selected) {
+        (Some(i), _) => app.ns_nav.select(i, len, h),
+        (None, Some(name)) => namespace_gone(app, name),
+        (None, None) => app.ns_nav.select(0, len, h),
     }
+}
+
+/// Namespace `name` no longer exists: the writer dropped it. Say so and
+/// show the default namespace instead.
+fn namespace_gone(app: &mut App, name: String) {
+    let who = if app.config.writable {
+        "dropped"
+    } else {
+        "dropped by the writer"
+    };
+    app.complain(format!("namespace {name} {who}; showing (default)"));
+    app.namespaces
+        .retain(|i| i.name.as_deref() != Some(name.as_str()));
+    let (len, h) = (app.namespaces.len(), ns_rows(app));
+    let default = app.namespaces.iter().position(|i| i.name.is_none());
+    app.ns_nav.select(default.unwrap_or(0), len, h);
+    app.keys.ns = None;
+    app.value.target = None;
+    app.value.loaded = None;
+    app.load_keys(None);
 }
 
 fn on_scroll(app: &mut App, column: u16, row: u16, lines: i32) {
@@ -639,7 +718,7 @@ fn write_command(app: &mut App, c: Command) {
         return;
     }
     match c {
-        Command::Put => app.mode = Mode::Prompt(PromptKind::NewKey, Input::default()),
+        Command::Put => open_prompt(app, PromptKind::NewKey, Input::default()),
         Command::Edit | Command::EditExternal => {
             let Some((key, current)) = editable_value(app) else {
                 return;
@@ -655,7 +734,8 @@ fn write_command(app: &mut App, c: Command) {
                     units::bytes(current.len() as u64)
                 ));
             } else {
-                app.mode = Mode::Prompt(
+                open_prompt(
+                    app,
                     PromptKind::EditValue { key },
                     Input::with_text(&escape(&current)),
                 );
@@ -672,11 +752,13 @@ fn write_command(app: &mut App, c: Command) {
             let Some(key) = app.selected_key().map(<[u8]>::to_vec) else {
                 return;
             };
-            let before = app.staged.len();
-            app.staged
-                .retain(|s| !(s.change.ns == ns && s.change.key == key));
+            let (dropped, kept): (Vec<Staged>, Vec<Staged>) = std::mem::take(&mut app.staged)
+                .into_iter()
+                .partition(|s| s.change.ns == ns && s.change.key == key);
+            app.staged = kept;
             app.staged_version += 1;
-            if app.staged.len() < before {
+            unlist_new_keys(app, &dropped);
+            if !dropped.is_empty() {
                 app.say(format!("unstaged {}", escape(&key)));
             } else {
                 app.say("nothing staged for this key");
@@ -742,6 +824,14 @@ fn editable_value(app: &mut App) -> Option<(Vec<u8>, Vec<u8>)> {
     }
 }
 
+/// Open a prompt with a clean message bar: an error shown while it is open
+/// is then about what was typed into it (the status bar shows it, since the
+/// prompt takes the message line).
+fn open_prompt(app: &mut App, kind: PromptKind, input: Input) {
+    app.message = None;
+    app.mode = Mode::Prompt(kind, input);
+}
+
 fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
     let bytes = match unescape(text) {
         Ok(b) => b,
@@ -756,10 +846,14 @@ fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 app.complain("the key is empty");
                 return;
             }
-            app.mode = Mode::Prompt(PromptKind::NewValue { key: bytes }, Input::default());
+            open_prompt(app, PromptKind::NewValue { key: bytes }, Input::default());
         }
         PromptKind::NewValue { key } => {
-            app.mode = Mode::Prompt(PromptKind::NewTtl { key, value: bytes }, Input::default());
+            open_prompt(
+                app,
+                PromptKind::NewTtl { key, value: bytes },
+                Input::default(),
+            );
         }
         PromptKind::NewTtl { key, value } => match parse_ttl(text) {
             Ok(ttl) => {
@@ -790,52 +884,150 @@ pub fn parse_ttl(text: &str) -> Result<NewTtl, String> {
     let n: u64 = num
         .parse()
         .map_err(|_| format!("bad time to live {t:?}: use e.g. 90s, 15m, 2h, 7d or never"))?;
-    let secs = match unit.trim() {
-        "" | "s" => n,
-        "ms" => return Ok(NewTtl::After(Duration::from_millis(n))),
-        "m" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
+    // A lifetime of zero would write a key that is already expired: the put
+    // would delete it. The CLI refuses it too; `d` is the way to delete.
+    if n == 0 {
+        return Err(format!(
+            "a time to live of {t} would expire the key at once (deleting it); \
+             give a positive duration, never, or d to delete"
+        ));
+    }
+    let d = match unit.trim() {
+        "" | "s" => Duration::from_secs(n),
+        "ms" => Duration::from_millis(n),
+        "m" => Duration::from_secs(n.saturating_mul(60)),
+        "h" => Duration::from_secs(n.saturating_mul(3600)),
+        "d" => Duration::from_secs(n.saturating_mul(86_400)),
         other => return Err(format!("unknown unit {other:?}: use ms, s, m, h or d")),
     };
-    Ok(NewTtl::After(Duration::from_secs(secs)))
+    Ok(NewTtl::After(d))
 }
 
 fn stage(app: &mut App, key: Vec<u8>, value: Option<Vec<u8>>, ttl: NewTtl) {
     let ns: NsName = app.shown_ns();
     let verb = if value.is_some() { "put" } else { "delete" };
     let shown = escape(&key);
+    let existing = app
+        .staged
+        .iter()
+        .position(|s| s.change.ns == ns && s.change.key == key);
+    let (old, old_expires_ms) = match existing.map(|i| &app.staged[i]) {
+        Some(s) => (s.old.clone(), s.old_expires_ms),
+        None => match &app.value.loaded {
+            Some(l) if l.key == key && l.ns == ns => {
+                (OldValue::Known(l.value.clone()), l.expires_ms)
+            }
+            _ => (OldValue::Loading, None),
+        },
+    };
+    // A put of the stored value with its lifetime kept changes nothing:
+    // nothing to stage (and a staged change of the key goes away).
+    if ttl == NewTtl::Keep && value.is_some() && old == OldValue::Known(value.clone()) {
+        if let Some(i) = existing {
+            app.staged.remove(i);
+            app.staged_version += 1;
+            app.say(format!("{shown} is back to its stored value: unstaged"));
+        } else {
+            app.say(format!("no change to {shown}: nothing staged"));
+        }
+        return;
+    }
     let change = Change {
         ns: ns.clone(),
         key: key.clone(),
-        value,
+        value: value.clone(),
         ttl,
     };
-    if let Some(s) = app
-        .staged
-        .iter_mut()
-        .find(|s| s.change.ns == ns && s.change.key == key)
-    {
-        s.change = change;
-    } else {
-        let old = match &app.value.loaded {
-            Some(l) if l.key == key && l.ns == ns => OldValue::Known(l.value.clone()),
-            _ => OldValue::Loading,
-        };
-        if old == OldValue::Loading {
-            app.request(Request::LoadValue {
-                ns,
-                key,
-                purpose: ValuePurpose::Staging,
+    match existing {
+        Some(i) => app.staged[i].change = change,
+        None => {
+            if old == OldValue::Loading {
+                app.request(Request::LoadValue {
+                    ns,
+                    key: key.clone(),
+                    purpose: ValuePurpose::Staging,
+                });
+            }
+            app.staged.push(Staged {
+                change,
+                old,
+                old_expires_ms,
             });
         }
-        app.staged.push(Staged { change, old });
     }
     app.staged_version += 1;
+    if let Some(v) = &value {
+        // A new key shows in the list (marked +) before it is written.
+        if app.keys.list.set().find(&key).is_none() {
+            let expires_ms = match ttl {
+                NewTtl::After(d) => app
+                    .now_ms
+                    .saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                NewTtl::Keep | NewTtl::Never => 0,
+            };
+            let change = KeyChange::Upsert {
+                key,
+                size: v.len() as u64,
+                expires_ms,
+            };
+            keep_selection(app, |list| list.apply(vec![change]));
+        }
+    }
     app.say(format!(
         "staged {verb} {shown}; {} staged, w to review and write",
         units::plural(app.staged.len() as u64, "change")
     ));
+}
+
+/// Staged puts of keys the shown list lacks, as list changes (new keys
+/// show in the list before they are written).
+fn staged_new_keys(app: &App) -> Vec<KeyChange> {
+    let ns = app.shown_ns();
+    app.staged
+        .iter()
+        .filter(|s| s.change.ns == ns && app.keys.list.set().find(&s.change.key).is_none())
+        .filter_map(|s| {
+            let v = s.change.value.as_ref()?;
+            Some(KeyChange::Upsert {
+                key: s.change.key.clone(),
+                size: v.len() as u64,
+                expires_ms: 0,
+            })
+        })
+        .collect()
+}
+
+/// `set` with the staged new keys that it lacks, as changes to apply after
+/// it replaced the list.
+fn staged_new_keys_for(app: &App, set: KeySet) -> (KeySet, Vec<KeyChange>) {
+    let ns = app.shown_ns();
+    let changes = app
+        .staged
+        .iter()
+        .filter(|s| s.change.ns == ns && set.find(&s.change.key).is_none())
+        .filter_map(|s| {
+            Some(KeyChange::Upsert {
+                key: s.change.key.clone(),
+                size: s.change.value.as_ref()?.len() as u64,
+                expires_ms: 0,
+            })
+        })
+        .collect();
+    (set, changes)
+}
+
+/// Take back from the list the new keys of staged changes being dropped
+/// (they were only there because they were staged).
+fn unlist_new_keys(app: &mut App, dropped: &[Staged]) {
+    let ns = app.shown_ns();
+    let gone: Vec<KeyChange> = dropped
+        .iter()
+        .filter(|s| s.change.ns == ns && s.old == OldValue::Known(None))
+        .map(|s| KeyChange::Remove(s.change.key.clone()))
+        .collect();
+    if !gone.is_empty() {
+        keep_selection(app, |list| list.apply(gone));
+    }
 }
 
 fn confirmed(app: &mut App, q: Question) {
@@ -895,6 +1087,10 @@ mod tests {
             Ok(NewTtl::After(Duration::from_millis(250)))
         );
         assert!(parse_ttl("5 parsecs").is_err());
+        // Zero in any unit would delete the key: refused.
+        for zero in ["0", "0s", "0ms", "00m", "0d"] {
+            assert!(parse_ttl(zero).is_err(), "{zero}");
+        }
         assert!(parse_ttl("x").is_err());
     }
 }

@@ -96,6 +96,10 @@ pub enum Response {
         compact_written: Option<u64>,
         /// Whether the process that published the counters still runs.
         writer_alive: Option<bool>,
+        /// Unexpired keys per namespace (`""` the default one), taken with
+        /// this sample when due (see [`LIVE_COUNT_EVERY`]); `stats` counts
+        /// expired keys not yet swept too.
+        live_counts: Option<Vec<(String, u64)>>,
     },
     /// A refresh applied this many records.
     Refreshed(usize),
@@ -148,11 +152,86 @@ pub enum Response {
     },
     /// Something failed.
     Failed {
-        /// What was being done ("load keys", "write", ...).
-        what: &'static str,
-        /// The error, readable.
-        error: String,
+        /// What was being done.
+        job: Job,
+        /// Why.
+        error: JobError,
     },
+}
+
+/// The kinds of work a failure can come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// Starting the worker's own threads.
+    StartThread,
+    /// Sampling stats.
+    Stats,
+    /// Catching up with the writer.
+    Refresh,
+    /// Loading a namespace's keys.
+    LoadKeys,
+    /// Reading a value.
+    LoadValue(ValuePurpose),
+    /// Writing staged changes.
+    Apply,
+    /// Flushing.
+    Flush,
+    /// Compacting.
+    Compact,
+}
+
+impl Job {
+    /// What was being done, for messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            Job::StartThread => "start a worker thread",
+            Job::Stats => "read stats",
+            Job::Refresh => "refresh",
+            Job::LoadKeys => "load keys",
+            Job::LoadValue(_) => "read value",
+            Job::Apply => "write",
+            Job::Flush => "flush",
+            Job::Compact => "compact",
+        }
+    }
+}
+
+/// Why a job failed.
+#[derive(Debug)]
+pub enum JobError {
+    /// The named namespace does not exist (any more): the writer dropped it.
+    /// Reads never create namespaces.
+    NamespaceGone(String),
+    /// The database said no.
+    Db(emdb_core::Error),
+    /// The operating system said no (a thread could not start).
+    Os(std::io::Error),
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobError::NamespaceGone(name) => write!(f, "namespace {name} does not exist"),
+            JobError::Db(e) => write!(f, "{e}"),
+            JobError::Os(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl JobError {
+    /// True when the failure means the namespace is gone.
+    pub fn namespace_gone(&self) -> bool {
+        matches!(
+            self,
+            JobError::NamespaceGone(_) | JobError::Db(emdb_core::Error::NamespaceDropped)
+        )
+    }
+}
+
+impl From<emdb_core::Error> for JobError {
+    fn from(e: emdb_core::Error) -> JobError {
+        JobError::Db(e)
+    }
 }
 
 /// A value as read: bytes, expiry (ms since the epoch), record offset.
@@ -165,10 +244,23 @@ enum Space {
 }
 
 impl Space {
-    fn open(db: &Emdb, ns: &NsName) -> emdb_core::Result<Space> {
+    /// The space to write `ns` into (a named one is created if needed).
+    fn for_write(db: &Emdb, ns: &NsName) -> emdb_core::Result<Space> {
         match ns {
             None => Ok(Space::Default(db.clone())),
             Some(name) => Ok(Space::Named(db.namespace(name)?)),
+        }
+    }
+
+    /// The space to read `ns` from: never creates it (a read-only handle
+    /// could not, and a namespace the writer dropped must stay dropped).
+    fn for_read(db: &Emdb, ns: &NsName) -> Result<Space, JobError> {
+        match ns {
+            None => Ok(Space::Default(db.clone())),
+            Some(name) => match db.namespace_if_exists(name)? {
+                Some(n) => Ok(Space::Named(n)),
+                None => Err(JobError::NamespaceGone(name.clone())),
+            },
         }
     }
 
@@ -217,6 +309,43 @@ pub fn unix_ms(t: SystemTime) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// How often the threaded worker counts unexpired keys: a namespace holding
+/// keys with a time to live is counted by reading every key's expiry.
+pub const LIVE_COUNT_EVERY: Duration = Duration::from_secs(2);
+
+/// When unexpired keys were last counted.
+struct LiveCounts {
+    every: Duration,
+    last: Option<Instant>,
+}
+
+impl LiveCounts {
+    fn due(&mut self) -> bool {
+        let due = self.last.is_none_or(|t| t.elapsed() >= self.every);
+        if due {
+            self.last = Some(Instant::now());
+        }
+        due
+    }
+}
+
+/// Unexpired keys of every namespace.
+fn count_live(db: &Emdb, stats: &Stats) -> emdb_core::Result<Vec<(String, u64)>> {
+    let mut out = Vec::with_capacity(stats.namespaces.len());
+    for (name, _) in &stats.namespaces {
+        let n = if name.is_empty() {
+            db.len()?
+        } else {
+            match db.namespace_if_exists(name)? {
+                Some(ns) => ns.len()?,
+                None => continue,
+            }
+        };
+        out.push((name.clone(), n as u64));
+    }
+    Ok(out)
+}
+
 /// Send progress every this many keys.
 const PROGRESS_EVERY: usize = 100_000;
 
@@ -228,8 +357,8 @@ fn load_keys(
     generation: u64,
     cancel: &AtomicBool,
     out: &mut dyn FnMut(Response),
-) -> emdb_core::Result<Option<KeySet>> {
-    let space = Space::open(db, ns)?;
+) -> Result<Option<KeySet>, JobError> {
+    let space = Space::for_read(db, ns)?;
     let mut set = KeySet::new();
     for (n, key) in space.keys()?.enumerate() {
         let key = key?;
@@ -255,7 +384,7 @@ fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
     let mut spaces: Vec<(NsName, Space)> = Vec::new();
     for c in changes {
         if !spaces.iter().any(|(n, _)| *n == c.ns) {
-            spaces.push((c.ns.clone(), Space::open(db, &c.ns)?));
+            spaces.push((c.ns.clone(), Space::for_write(db, &c.ns)?));
         }
     }
     let space_of = |ns: &NsName| spaces.iter().find(|(n, _)| n == ns).map(|(_, s)| s);
@@ -307,14 +436,23 @@ fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
 }
 
 /// Serve one request that is not a key load or a compaction.
-fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response)) {
-    let fail = |what: &'static str, e: emdb_core::Error| Response::Failed {
-        what,
-        error: e.to_string(),
-    };
+fn serve(
+    db: &Emdb,
+    req: Request,
+    compacting: bool,
+    live: &mut LiveCounts,
+    out: &mut dyn FnMut(Response),
+) {
+    let fail = |job: Job, e: JobError| Response::Failed { job, error: e };
     match req {
         Request::Stats => match db.stats() {
             Ok(stats) => out(Response::Stats {
+                // A failed count leaves the previous one standing.
+                live_counts: if live.due() {
+                    count_live(db, &stats).ok()
+                } else {
+                    None
+                },
                 writer_alive: stats.writer_pid.map(|pid| emdb_core::pid_alive(pid, None)),
                 stats: Box::new(stats),
                 compact_written: if compacting {
@@ -323,14 +461,15 @@ fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response
                     None
                 },
             }),
-            Err(e) => out(fail("read stats", e)),
+            Err(e) => out(fail(Job::Stats, e.into())),
         },
         Request::Refresh => match db.refresh() {
             Ok(n) => out(Response::Refreshed(n)),
-            Err(e) => out(fail("refresh", e)),
+            Err(e) => out(fail(Job::Refresh, e.into())),
         },
         Request::LoadValue { ns, key, purpose } => {
-            match Space::open(db, &ns).and_then(|s| s.get(&key)) {
+            let read = Space::for_read(db, &ns).and_then(|s| Ok(s.get(&key)?));
+            match read {
                 Ok((value, expires_ms, offset)) => out(Response::Value {
                     ns,
                     key,
@@ -339,18 +478,18 @@ fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response
                     offset,
                     purpose,
                 }),
-                Err(e) => out(fail("read value", e)),
+                Err(e) => out(fail(Job::LoadValue(purpose), e)),
             }
         }
         Request::Apply(changes) => match apply(db, &changes) {
             Ok(n) => out(Response::Applied(n)),
-            Err(e) => out(fail("write", e)),
+            Err(e) => out(fail(Job::Apply, e.into())),
         },
         Request::Flush => {
             let start = Instant::now();
             match db.flush() {
                 Ok(()) => out(Response::Flushed(start.elapsed())),
-                Err(e) => out(fail("flush", e)),
+                Err(e) => out(fail(Job::Flush, e.into())),
             }
         }
         Request::Compact => compact(db, out),
@@ -380,8 +519,8 @@ fn keys_response(
         }),
         Ok(None) => {}
         Err(e) => out(Response::Failed {
-            what: "load keys",
-            error: e.to_string(),
+            job: Job::LoadKeys,
+            error: e,
         }),
     }
 }
@@ -395,8 +534,8 @@ fn compact(db: &Emdb, out: &mut dyn FnMut(Response)) {
             reclaimed: dead,
         }),
         Err(e) => out(Response::Failed {
-            what: "compact",
-            error: e.to_string(),
+            job: Job::Compact,
+            error: e.into(),
         }),
     }
 }
@@ -426,6 +565,7 @@ enum Inner {
     Inline {
         db: Emdb,
         queue: VecDeque<Response>,
+        live: LiveCounts,
     },
 }
 
@@ -449,8 +589,8 @@ impl Worker {
                 // Without the thread every request goes unanswered; say why.
                 let (tx, rx) = mpsc::channel();
                 let _ = tx.send(Response::Failed {
-                    what: "start the I/O thread",
-                    error: e.to_string(),
+                    job: Job::StartThread,
+                    error: JobError::Os(e),
                 });
                 Worker {
                     inner: Inner::Threaded {
@@ -470,6 +610,10 @@ impl Worker {
             inner: Inner::Inline {
                 db,
                 queue: VecDeque::new(),
+                live: LiveCounts {
+                    every: Duration::ZERO,
+                    last: None,
+                },
             },
         }
     }
@@ -482,7 +626,9 @@ impl Worker {
                     let _ = r.send(req);
                 }
             }
-            Inner::Inline { db, queue } => serve(db, req, false, &mut |r| queue.push_back(r)),
+            Inner::Inline { db, queue, live } => {
+                serve(db, req, false, live, &mut |r| queue.push_back(r))
+            }
         }
     }
 
@@ -516,6 +662,10 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
     let mut load_cancel: Option<Arc<AtomicBool>> = None;
     let mut loaders: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let compacting = Arc::new(AtomicBool::new(false));
+    let mut live = LiveCounts {
+        every: LIVE_COUNT_EVERY,
+        last: None,
+    };
     while let Ok(first) = requests.recv() {
         // Take everything queued; only the newest stats and value requests
         // of a burst are worth serving.
@@ -556,8 +706,8 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
                         Ok(handle) => loaders.push(handle),
                         Err(e) => {
                             let _ = out.send(Response::Failed {
-                                what: "load keys",
-                                error: e.to_string(),
+                                job: Job::LoadKeys,
+                                error: JobError::Os(e),
                             });
                         }
                     }
@@ -579,14 +729,20 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
                     if let Err(e) = spawned {
                         compacting.store(false, Ordering::Release);
                         let _ = out.send(Response::Failed {
-                            what: "compact",
-                            error: e.to_string(),
+                            job: Job::Compact,
+                            error: JobError::Os(e),
                         });
                     }
                 }
-                req => serve(&db, req, compacting.load(Ordering::Acquire), &mut |r| {
-                    let _ = out.send(r);
-                }),
+                req => serve(
+                    &db,
+                    req,
+                    compacting.load(Ordering::Acquire),
+                    &mut live,
+                    &mut |r| {
+                        let _ = out.send(r);
+                    },
+                ),
             }
         }
     }

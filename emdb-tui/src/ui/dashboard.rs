@@ -48,8 +48,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
 
     let named = s.namespaces.iter().filter(|(n, _)| !n.is_empty()).count();
     let lines = vec![
-        field("live records", units::count(s.live_records)),
-        field("index entries", units::count(s.index_entries)),
+        field(
+            "live keys",
+            units::count(app.live_keys().unwrap_or(s.live_records)),
+        ),
+        // The index still holds expired keys until they are swept or
+        // compacted away: index entries = live keys + these.
+        field(
+            "expired keys",
+            units::count(s.live_records.saturating_sub(app.live_keys().unwrap_or(0))),
+        ),
         field("index memory", units::bytes(s.index_memory_bytes)),
         field(
             "namespaces",
@@ -115,12 +123,20 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
 
     let [w, f, l] = Layout::vertical([Constraint::Ratio(1, 3); 3]).areas(charts);
     let latest = app.history.latest();
+    // A writer that is gone has no rate: "—", not the last one seen.
+    let rate = |f: fn(&Point) -> f64| {
+        if app.history.writer_gone() {
+            Some("— (the writer is gone)".to_string())
+        } else {
+            latest.map(|p| units::rate(f(p)))
+        }
+    };
     spark(
         frame,
         app,
         w,
         "writes/s",
-        latest.map(|p| units::rate(p.writes_per_s)),
+        rate(|p| p.writes_per_s),
         |p| p.writes_per_s,
         Color::Cyan,
     );
@@ -129,7 +145,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         app,
         f,
         "flushes/s",
-        latest.map(|p| units::rate(p.flushes_per_s)),
+        rate(|p| p.flushes_per_s),
         |p| p.flushes_per_s,
         Color::Blue,
     );

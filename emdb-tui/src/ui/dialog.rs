@@ -66,6 +66,15 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
             (true, NewTtl::Never) => ", no ttl".into(),
             (true, NewTtl::After(d)) => format!(", ttl {}", units::span(d)),
         };
+        // A kept lifetime that already ran out: the engine no longer has the
+        // key's expiry, so the put would bring it back without one.
+        let past = match (c.value.is_some(), c.ttl, s.old_expires_ms) {
+            (true, NewTtl::Keep, Some(at)) if at <= app.now_ms => Some(format!(
+                "  the kept ttl ran out {} ago: written without a ttl",
+                units::span(std::time::Duration::from_millis(app.now_ms - at))
+            )),
+            _ => None,
+        };
         let (verb, color) = match (&c.value, &s.old) {
             (None, _) => ("delete", Color::Red),
             (Some(_), OldValue::Known(None)) => ("new", Color::Green),
@@ -79,6 +88,9 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
                 Style::new().fg(Color::DarkGray),
             ),
         ]));
+        if let Some(p) = past {
+            lines.push(Line::styled(p, Style::new().fg(Color::Red).bold()));
+        }
         let old = match &s.old {
             OldValue::Known(v) => v.as_deref(),
             OldValue::Loading => {

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use crate::app::App;
+use crate::app::{App, OldValue};
 use crate::escape::escape;
 use crate::keylist::{ListView, Row};
 use crate::ui::{pane_block, selected_style};
@@ -107,6 +107,8 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                 } else {
                     format!("{indent}{}", escape(shown))
                 };
+                // Cut long keys visibly; the value pane shows them whole.
+                let text = ellipsize(&text, usize::from(key.width));
                 frame.render_widget(Paragraph::new(text), cell(key));
                 if let Some(e) = set.entry(entry as usize) {
                     frame.render_widget(
@@ -132,9 +134,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                 }
                 if marks {
                     if let Some(s) = app.staged_for(full) {
-                        let (m, c) = match s.change.value {
-                            Some(_) => ("~", Color::Yellow),
-                            None => ("-", Color::Red),
+                        let (m, c) = match (&s.change.value, &s.old) {
+                            (None, _) => ("-", Color::Red),
+                            (Some(_), OldValue::Known(None)) => ("+", Color::Green),
+                            (Some(_), _) => ("~", Color::Yellow),
                         };
                         let r = cell(mark);
                         frame.render_widget(
@@ -188,5 +191,27 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         };
         let r = Rect::new(inner.x, inner.y + 1, inner.width, 1);
         frame.render_widget(Paragraph::new(text).fg(Color::DarkGray), r);
+    }
+}
+
+/// `text` cut to `width` characters, ending in `…` when it was cut.
+pub fn ellipsize(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ellipsize;
+
+    #[test]
+    fn long_text_ends_in_an_ellipsis() {
+        assert_eq!(ellipsize("user:1", 6), "user:1");
+        assert_eq!(ellipsize("user:12", 6), "user:…");
+        assert_eq!(ellipsize("ab", 1), "…");
     }
 }

@@ -232,6 +232,18 @@ fn draw_compaction(frame: &mut Frame, app: &App, c: &crate::app::Compaction, are
 }
 
 fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
+    // While a prompt or the filter takes the message line, an error about
+    // what was typed goes here instead, where it cannot be missed.
+    if matches!(app.mode, Mode::Prompt(..) | Mode::Filter(_)) {
+        if let Some(m) = app.message.as_ref().filter(|m| m.error) {
+            let line = Line::from(vec![
+                Span::styled(" ✗ ", Style::new().fg(Color::White).bg(Color::Red).bold()),
+                Span::styled(format!(" {}", m.text), Style::new().fg(Color::Red).bold()),
+            ]);
+            frame.render_widget(Paragraph::new(line), area);
+            return;
+        }
+    }
     let mode = if app.config.writable {
         Span::styled(
             " read-write ",

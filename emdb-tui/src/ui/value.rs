@@ -16,8 +16,31 @@ use crate::units;
 use crate::value_format::{self, format_lines, hex_bytes_per_line, hex_line, Shown};
 use crate::worker::NewTtl;
 
-/// Lines above the value: the key, then size, TTL and view.
+/// Lines above the value: the key (at least one line), then size, TTL and
+/// view.
 pub const HEADER_LINES: u16 = 2;
+
+/// A long key takes at most this many lines above its value.
+pub const MAX_KEY_LINES: usize = 4;
+
+/// `key` broken into lines of `width` characters, at most `max` of them;
+/// the last ends in `…` when even they cannot hold it.
+pub fn key_lines(key: &str, width: usize, max: usize) -> Vec<String> {
+    let chars: Vec<char> = key.chars().collect();
+    let width = width.max(1);
+    let mut lines: Vec<String> = chars.chunks(width).map(|c| c.iter().collect()).collect();
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    if lines.len() > max {
+        lines.truncate(max.max(1));
+        if let Some(last) = lines.last_mut() {
+            last.pop();
+            last.push('…');
+        }
+    }
+    lines
+}
 
 /// Draw the value pane in `area`.
 pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
@@ -36,12 +59,6 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         return;
     }
     let line_at = |i: u16| Rect::new(inner.x, inner.y + i, inner.width, 1);
-    let body = Rect::new(
-        inner.x,
-        inner.y + HEADER_LINES,
-        inner.width,
-        inner.height - HEADER_LINES,
-    );
     let dim = |t: String| Paragraph::new(t).fg(Color::DarkGray);
 
     let row = app.keys.list.row(app.keys.nav.selected);
@@ -58,9 +75,21 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         frame.render_widget(dim(text), line_at(0));
         return;
     };
-    frame.render_widget(
-        Paragraph::new(escape(target)).style(Style::new().bold()),
-        line_at(0),
+    // The key whole, over a few lines when it is long.
+    let key_lines = key_lines(&escape(target), usize::from(inner.width), MAX_KEY_LINES);
+    let kl = (key_lines.len() as u16).min(inner.height - HEADER_LINES + 1);
+    for (i, l) in key_lines.iter().take(usize::from(kl)).enumerate() {
+        frame.render_widget(
+            Paragraph::new(l.as_str()).style(Style::new().bold()),
+            line_at(i as u16),
+        );
+    }
+    let line_at = |i: u16| line_at(i + kl - 1);
+    let body = Rect::new(
+        inner.x,
+        inner.y + kl + 1,
+        inner.width,
+        inner.height - kl - 1,
     );
     let staged = app.staged_for(target);
     let loaded = app.value.loaded.as_ref().filter(|l| l.key == target);
@@ -71,7 +100,12 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     };
     if loaded.value.is_none() && staged.is_none() {
         app.value.lines.set(0);
-        frame.render_widget(dim("the key no longer exists".into()), line_at(1));
+        let text = if app.value.deleted_by_writer {
+            "deleted by the writer"
+        } else {
+            "the key no longer exists"
+        };
+        frame.render_widget(Paragraph::new(text).fg(Color::Red).bold(), line_at(1));
         return;
     }
 
@@ -254,4 +288,16 @@ pub fn wrap(lines: Vec<String>, width: usize) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_lines;
+
+    #[test]
+    fn long_keys_wrap_then_end_in_an_ellipsis() {
+        assert_eq!(key_lines("abc", 10, 4), ["abc"]);
+        assert_eq!(key_lines("abcdefg", 3, 4), ["abc", "def", "g"]);
+        assert_eq!(key_lines("abcdefghij", 3, 2), ["abc", "de…"]);
+    }
 }
