@@ -464,6 +464,9 @@ pub struct App {
     pub editor: Option<EditorJob>,
     /// Set when the UI should exit.
     pub quit: bool,
+    /// Something on screen changed since the last frame (set by
+    /// [`crate::update::update`], taken by the main loop).
+    pub redraw: bool,
     /// Expired keys the engine still counts, per namespace (`""`: the
     /// default one), as last counted by the worker.
     pub expired: Vec<(String, u64)>,
@@ -513,6 +516,7 @@ impl App {
             areas: Cell::new(Areas::default()),
             editor: None,
             quit: false,
+            redraw: true,
             expired: Vec::new(),
             suspend: false,
             ended_by: None,

@@ -50,8 +50,9 @@ const POLL: Duration = Duration::from_millis(20);
 /// Input events handled between two frames at most.
 const MAX_EVENTS_PER_FRAME: usize = 256;
 
-/// Run until the user quits: draw when something changed, tick the clock,
-/// feed input and worker results to [`update`].
+/// Run until the user quits: tick the clock, feed input and worker results
+/// to [`update`], and draw when it says the screen changed (idle, that is
+/// once a second at most, and only while a countdown or an "ago" shows).
 pub fn run<B: Backend, H: Host>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -68,7 +69,6 @@ pub fn run<B: Backend, H: Host>(
         }
         while let Some(resp) = app.poll_worker() {
             update(app, Action::Worker(Box::new(resp)));
-            dirty = true;
         }
         let now = Instant::now();
         if now >= next_tick {
@@ -77,8 +77,9 @@ pub fn run<B: Backend, H: Host>(
             if next_tick < now {
                 next_tick = now + tick;
             }
-            dirty = true;
         }
+        // Draw only when something on screen changed (update says so).
+        dirty |= std::mem::take(&mut app.redraw);
         match host.signal() {
             Some(Signal::Terminate(sig)) => {
                 app.ended_by = Some(sig);
@@ -122,7 +123,7 @@ pub fn run<B: Backend, H: Host>(
             if let Some(action) = crate::event::to_action(&event, app) {
                 update(app, action);
             }
-            dirty = true;
+            dirty |= std::mem::take(&mut app.redraw);
             wait = Duration::ZERO;
             if app.quit || app.editor.is_some() || app.suspend {
                 break;

@@ -21,8 +21,21 @@ const WHEEL_LINES: i32 = 3;
 /// Values longer than this are edited in `$EDITOR`, not inline.
 const MAX_INLINE_EDIT: usize = 16 * 1024;
 
-/// Apply one action.
+/// Apply one action, and set [`App::redraw`] when the screen may have
+/// changed: always, except for a clock tick (only when a second turned and
+/// something on screen counts time) and a stats sample (only when it
+/// differs from the last one).
 pub fn update(app: &mut App, action: Action) {
+    match &action {
+        Action::Tick(now) => {
+            let second = |ms: u64| ms / 1000;
+            if second(unix_ms(*now)) != second(app.now_ms) && shows_time(app) {
+                app.redraw = true;
+            }
+        }
+        Action::Worker(resp) if matches!(**resp, Response::Stats { .. }) => {}
+        _ => app.redraw = true,
+    }
     match action {
         Action::Interrupt => {
             if app.staged.is_empty() || app.mode == Mode::Confirm(Question::Quit) {
@@ -96,6 +109,31 @@ pub fn update(app: &mut App, action: Action) {
             },
         },
     }
+}
+
+/// True when something on screen changes with the clock alone: a time to
+/// live counting down, an "… ago", a message about to go, a compaction.
+fn shows_time(app: &App) -> bool {
+    if app.message.is_some() || app.compaction.is_some() || app.tab == Tab::Dashboard {
+        return true;
+    }
+    // "refreshed Ns ago" once stats stop coming.
+    if app.stats_ms.is_none_or(|t| app.now_ms >= t + 1000) {
+        return true;
+    }
+    let value_ttl = app
+        .value
+        .loaded
+        .as_ref()
+        .is_some_and(|l| l.expires_ms.is_some());
+    let rows = key_rows(app);
+    let list = &app.keys.list;
+    let nav = app.keys.nav;
+    let key_ttl = (nav.offset..list.row_count()).take(rows).any(|i| {
+        matches!(list.row(i), Some(Row::Key { entry, .. })
+            if list.set().entry(entry as usize).is_some_and(|e| e.expires_ms != 0))
+    });
+    value_ttl || key_ttl
 }
 
 fn scrolled(scroll: usize, c: Command, max: usize) -> usize {
@@ -420,6 +458,11 @@ fn on_response(app: &mut App, resp: Response) {
             writer_alive,
             live_counts,
         } => {
+            let changed = app.stats.as_ref() != Some(&*stats)
+                || app.writer_alive != writer_alive
+                || compact_written.is_some();
+            app.redraw |= changed;
+            let expired_before = app.expired.clone();
             if let Some(live) = live_counts {
                 // What the engine still counts but has expired, per
                 // namespace; subtracted until the next count.
@@ -434,6 +477,7 @@ fn on_response(app: &mut App, resp: Response) {
                         (name.clone(), all.saturating_sub(*n))
                     })
                     .collect();
+                app.redraw |= app.expired != expired_before;
             }
             app.stats_pending = false;
             app.writer_alive = writer_alive;

@@ -601,3 +601,40 @@ fn main_loop_on_a_test_backend() {
     assert!(text.contains("Keys 5 of 40 /ses "), "{text}");
     assert!(text.contains("> session:1"), "{text}");
 }
+
+#[test]
+fn idle_screens_are_not_redrawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = emdb_core::Emdb::builder()
+        .path(dir.path().join("idle.emdb"))
+        .clock(std::sync::Arc::new(emdb_core::ManualClock::new(T0)))
+        .build()
+        .unwrap();
+    db.insert("plain", "v").unwrap();
+    let mut app = app_for(&db, false);
+    shot(&app);
+    let tick = |app: &mut App, ms: u64| {
+        app.redraw = false;
+        act(
+            app,
+            Action::Tick(std::time::UNIX_EPOCH + Duration::from_millis(ms)),
+        );
+        app.redraw
+    };
+    // A tick samples stats; the same stats again change nothing on screen,
+    // nor does the clock while no countdown shows.
+    assert!(!tick(&mut app, T0 + 250));
+    assert!(!tick(&mut app, T0 + 1250), "a new second with no countdown");
+    // A key with a time to live on screen: once a second, not per tick.
+    db.insert_with_ttl("temp", "v", emdb_core::Ttl::After(Duration::from_secs(90)))
+        .unwrap();
+    keys(&mut app, "r");
+    app.now_ms = T0 + 1300;
+    assert!(!tick(&mut app, T0 + 1500));
+    assert!(tick(&mut app, T0 + 2000));
+    assert!(!tick(&mut app, T0 + 2250));
+    // Input always redraws.
+    app.redraw = false;
+    keys(&mut app, "j");
+    assert!(app.redraw);
+}
