@@ -295,8 +295,13 @@ pub struct KeysPane {
     pub took: Duration,
     /// The database changed since the keys were loaded.
     pub stale: bool,
-    /// Log size when the shown keys were read.
+    /// Log size when the shown keys were read (or followed up to).
     pub log_end: u64,
+    /// A follow-up of the records since `log_end` is in flight.
+    pub following: bool,
+    /// Compactions counted when the shown keys were read: after one, log
+    /// offsets mean something else and the keys are read again.
+    pub compactions: u64,
 }
 
 /// A value read from the database.

@@ -160,7 +160,20 @@ fn tick(app: &mut App, now_ms: u64) {
 /// Reload a stale key list, but not more often than every second and not
 /// more than a fifth of the time (big namespaces take a while to read).
 fn maybe_reload_keys(app: &mut App) {
-    if !app.keys.stale || app.keys.loading.is_some() {
+    if !app.keys.stale || app.keys.loading.is_some() || app.keys.following {
+        return;
+    }
+    // Follow the new records when the list knows where it stands; read
+    // every key only when it does not (first load, after a compaction).
+    if app.keys.log_end > 0 && app.keys.ns.is_some() {
+        app.keys.stale = false;
+        app.keys.following = true;
+        let (ns, generation, since) = (app.shown_ns(), app.keys.generation, app.keys.log_end);
+        app.request(Request::FollowKeys {
+            ns,
+            generation,
+            since,
+        });
         return;
     }
     let took = u64::try_from(app.keys.took.as_millis()).unwrap_or(u64::MAX);
@@ -488,8 +501,16 @@ fn on_response(app: &mut App, resp: Response) {
             }
             let log_end = stats.log_logical_bytes;
             update_namespaces(app, &stats.namespaces);
+            let compacted = stats.compactions != app.keys.compactions || log_end < app.keys.log_end;
+            let compactions = stats.compactions;
             app.stats = Some(*stats);
             if app.keys.loading.is_none() && log_end != app.keys.log_end {
+                app.keys.stale = true;
+            }
+            if compacted && app.keys.loading.is_none() && app.keys.ns.is_some() {
+                // Offsets changed meaning: read every key again.
+                app.keys.compactions = compactions;
+                app.keys.log_end = 0;
                 app.keys.stale = true;
             }
             if log_end != app.value_log_end {
@@ -518,7 +539,11 @@ fn on_response(app: &mut App, resp: Response) {
                 return;
             }
             app.keys.loading = None;
+            app.keys.following = false;
             app.keys.log_end = log_end;
+            if let Some(s) = &app.stats {
+                app.keys.compactions = s.compactions;
+            }
             app.keys.loaded_ms = app.now_ms;
             app.keys.took = took;
             if app.keys.ns.as_ref() == Some(&ns) {
@@ -558,6 +583,30 @@ fn on_response(app: &mut App, resp: Response) {
                 }
                 selection_changed(app);
             }
+        }
+        Response::KeysTouched {
+            generation,
+            ns,
+            changes,
+            log_end,
+        } => {
+            app.keys.following = false;
+            if generation != app.keys.generation || app.keys.ns.as_ref() != Some(&ns) {
+                return;
+            }
+            match changes {
+                None => {
+                    app.keys.log_end = 0;
+                    app.keys.stale = true;
+                }
+                Some(changes) => {
+                    app.keys.log_end = log_end;
+                    if !changes.is_empty() {
+                        apply_followed(app, changes);
+                    }
+                }
+            }
+            maybe_reload_keys(app);
         }
         Response::Value {
             ns,
@@ -1039,6 +1088,40 @@ fn staged_new_keys(app: &App) -> Vec<KeyChange> {
             })
         })
         .collect()
+}
+
+/// Apply followed changes to the list: the selection stays on its key (or,
+/// on the last row, follows new keys at the end); a selected key the writer
+/// deleted is said.
+fn apply_followed(app: &mut App, changes: Vec<KeyChange>) {
+    let rows = app.keys.list.row_count();
+    let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
+    // Staged new keys stay listed whatever the writer did to them.
+    let ns = app.shown_ns();
+    let changes: Vec<KeyChange> = changes
+        .into_iter()
+        .filter(|c| match c {
+            KeyChange::Remove(k) => !app
+                .staged
+                .iter()
+                .any(|s| s.change.ns == ns && s.change.key == *k && s.change.value.is_some()),
+            KeyChange::Upsert { .. } => true,
+        })
+        .collect();
+    if let Some(key) = app.selected_key() {
+        let gone = changes
+            .iter()
+            .any(|c| matches!(c, KeyChange::Remove(k) if k.as_slice() == key));
+        if gone && !app.config.writable {
+            app.complain(format!("{} deleted by the writer", escape(key)));
+        }
+    }
+    keep_selection(app, |list| list.apply(changes));
+    if at_end {
+        let (len, h) = (app.keys.list.row_count(), key_rows(app));
+        app.keys.nav.select(len.saturating_sub(1), len, h);
+        selection_changed(app);
+    }
 }
 
 /// `set` with the staged new keys that it lacks, as changes to apply after

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use emdb_core::{Emdb, Namespace, Stats};
 
-use crate::keylist::KeySet;
+use crate::keylist::{KeyChange, KeySet};
 
 /// A namespace: `None` is the default (unnamed) one.
 pub type NsName = Option<String>;
@@ -67,6 +67,17 @@ pub enum Request {
         ns: NsName,
         /// Echoed in the response so stale loads can be ignored.
         generation: u64,
+    },
+    /// The keys of `ns` that records since log offset `since` touched,
+    /// with their current size and expiry (or gone): the key list follows
+    /// the writer with these instead of reading every key again.
+    FollowKeys {
+        /// The namespace.
+        ns: NsName,
+        /// Echoed in the response so answers for an older list are ignored.
+        generation: u64,
+        /// Log offset the list is current up to.
+        since: u64,
     },
     /// One value.
     LoadValue {
@@ -123,6 +134,18 @@ pub enum Response {
         log_end: u64,
         /// How long it took.
         took: Duration,
+    },
+    /// The answer to [`Request::FollowKeys`].
+    KeysTouched {
+        /// The list's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// Changes to apply, or `None` when the log cannot tell (it was
+        /// compacted since): read every key again.
+        changes: Option<Vec<KeyChange>>,
+        /// Log offset the changes are current up to.
+        log_end: u64,
     },
     /// A value was read.
     Value {
@@ -380,6 +403,32 @@ fn load_keys(
     Ok(Some(set))
 }
 
+/// The keys of `ns` touched since `since`, each with its state now.
+fn follow_keys(
+    db: &Emdb,
+    ns: &NsName,
+    since: u64,
+) -> Result<(Option<Vec<KeyChange>>, u64), JobError> {
+    let space = Space::for_read(db, ns)?;
+    let Some((mut keys, end)) = db.keys_touched_since(ns.as_deref(), since)? else {
+        return Ok((None, since));
+    };
+    keys.sort_unstable();
+    keys.dedup();
+    let mut changes = Vec::with_capacity(keys.len());
+    for key in keys {
+        changes.push(match space.len_and_expiry(&key)? {
+            Some((size, expires_ms)) => KeyChange::Upsert {
+                key,
+                size,
+                expires_ms,
+            },
+            None => KeyChange::Remove(key),
+        });
+    }
+    Ok((Some(changes), end))
+}
+
 fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
     let mut spaces: Vec<(NsName, Space)> = Vec::new();
     for c in changes {
@@ -466,6 +515,19 @@ fn serve(
         Request::Refresh => match db.refresh() {
             Ok(n) => out(Response::Refreshed(n)),
             Err(e) => out(fail(Job::Refresh, e.into())),
+        },
+        Request::FollowKeys {
+            ns,
+            generation,
+            since,
+        } => match follow_keys(db, &ns, since) {
+            Ok((changes, log_end)) => out(Response::KeysTouched {
+                generation,
+                ns,
+                changes,
+                log_end,
+            }),
+            Err(e) => out(fail(Job::LoadKeys, e)),
         },
         Request::LoadValue { ns, key, purpose } => {
             let read = Space::for_read(db, &ns).and_then(|s| Ok(s.get(&key)?));

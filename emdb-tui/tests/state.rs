@@ -638,3 +638,48 @@ fn idle_screens_are_not_redrawn() {
     keys(&mut app, "j");
     assert!(app.redraw);
 }
+
+#[test]
+fn a_followed_writer_updates_the_list_without_reloading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.emdb");
+    let writer = emdb_core::Emdb::open(&path).unwrap();
+    for i in 0..100 {
+        writer.insert(format!("k{i:03}"), "x").unwrap();
+    }
+    writer.flush().unwrap();
+    let reader = emdb_core::Emdb::builder()
+        .path(&path)
+        .read_only(true)
+        .build()
+        .unwrap();
+    let mut app = App::new(Config::new(SHOWN_PATH), Worker::inline(reader), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    shot(&app);
+    keys(&mut app, "G");
+    assert_eq!(selected(&app), "k099");
+    let generation = app.keys.generation;
+    writer.insert("k100", "new").unwrap();
+    writer.insert("k050", "longer value").unwrap();
+    writer.remove("k010").unwrap();
+    writer.flush().unwrap();
+    // The read-only handle catches up by itself about every 50 ms.
+    std::thread::sleep(Duration::from_millis(400));
+    let mut now = T0;
+    for _ in 0..4 {
+        now += 300;
+        act(
+            &mut app,
+            Action::Tick(std::time::UNIX_EPOCH + Duration::from_millis(now)),
+        );
+    }
+    let set = app.keys.list.set();
+    assert_eq!(set.len(), 100);
+    assert!(set.find(b"k100").is_some());
+    assert!(set.find(b"k010").is_none());
+    assert_eq!(set.entry(set.find(b"k050").unwrap()).unwrap().size, 12);
+    assert_eq!(app.keys.generation, generation, "the list was read again");
+    // On the last row, the selection follows the new key.
+    assert_eq!(selected(&app), "k100");
+}
