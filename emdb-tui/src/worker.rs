@@ -338,17 +338,31 @@ pub const LIVE_COUNT_EVERY: Duration = Duration::from_secs(2);
 
 /// When unexpired keys were last counted.
 struct LiveCounts {
+    min_every: Duration,
     every: Duration,
     last: Option<Instant>,
 }
 
+/// A count takes at most this share of the worker's time: the next one
+/// waits this many times as long as the last one took.
+const LIVE_COUNT_SPACING: u32 = 100;
+
 impl LiveCounts {
-    fn due(&mut self) -> bool {
-        let due = self.last.is_none_or(|t| t.elapsed() >= self.every);
-        if due {
-            self.last = Some(Instant::now());
+    fn due(&self) -> bool {
+        self.last.is_none_or(|t| t.elapsed() >= self.every)
+    }
+
+    /// Count now: the next count waits [`LIVE_COUNT_EVERY`], or longer when
+    /// counting is slow (a million keys with expiries to read).
+    fn count(&mut self, db: &Emdb, stats: &Stats) -> Option<Vec<(String, u64)>> {
+        let start = Instant::now();
+        let counts = count_live(db, stats).ok();
+        // (The inline worker of tests counts every time: min_every zero.)
+        if !self.min_every.is_zero() {
+            self.every = (start.elapsed() * LIVE_COUNT_SPACING).max(self.min_every);
         }
-        due
+        self.last = Some(Instant::now());
+        counts
     }
 }
 
@@ -498,7 +512,7 @@ fn serve(
             Ok(stats) => out(Response::Stats {
                 // A failed count leaves the previous one standing.
                 live_counts: if live.due() {
-                    count_live(db, &stats).ok()
+                    live.count(db, &stats)
                 } else {
                     None
                 },
@@ -673,6 +687,7 @@ impl Worker {
                 db,
                 queue: VecDeque::new(),
                 live: LiveCounts {
+                    min_every: Duration::ZERO,
                     every: Duration::ZERO,
                     last: None,
                 },
@@ -725,6 +740,7 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
     let mut loaders: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let compacting = Arc::new(AtomicBool::new(false));
     let mut live = LiveCounts {
+        min_every: LIVE_COUNT_EVERY,
         every: LIVE_COUNT_EVERY,
         last: None,
     };

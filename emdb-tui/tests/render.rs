@@ -321,3 +321,18 @@ fn every_size_draws() {
     keys(&mut app, "1");
     assert_snapshot!(screen(&app, 60, 20));
 }
+
+#[test]
+fn help_says_when_there_is_more() {
+    let (_dir, _db, mut app) = setup(false);
+    keys(&mut app, "?");
+    assert!(!shot(&app).contains("more:"), "it fits at 120x32");
+    let s = screen(&app, 120, 20);
+    assert!(s.contains("↓ more: j, PgDn"), "{s}");
+    keys(&mut app, "j");
+    assert!(screen(&app, 120, 20).contains("↑↓ more: k/j"));
+    for _ in 0..30 {
+        keys(&mut app, "j");
+    }
+    assert!(screen(&app, 120, 20).contains("↑ more: k, g"));
+}

@@ -2,7 +2,7 @@
 //! dump, with its size and time to live; a staged change shows as a diff.
 
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style, Stylize};
+use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -12,6 +12,7 @@ use crate::diff::{value_diff, DiffLine};
 use crate::escape::escape;
 use crate::keylist::Row;
 use crate::ui::pane_block;
+use crate::ui::theme;
 use crate::units;
 use crate::value_format::{self, format_lines, hex_bytes_per_line, hex_line, Shown};
 use crate::worker::NewTtl;
@@ -47,10 +48,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let mode = app.value.mode;
     let title = Line::from(vec![
         Span::raw(" Value "),
-        Span::styled(
-            format!("[{}] ", mode.name()),
-            Style::new().fg(Color::Magenta),
-        ),
+        Span::styled(format!("[{}] ", mode.name()), Style::new().fg(theme::MODE)),
     ]);
     let block = pane_block(title, focused);
     let inner = block.inner(area);
@@ -59,7 +57,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         return;
     }
     let line_at = |i: u16| Rect::new(inner.x, inner.y + i, inner.width, 1);
-    let dim = |t: String| Paragraph::new(t).fg(Color::DarkGray);
+    let dim = |t: String| Paragraph::new(t).fg(theme::MUTED);
 
     let row = app.keys.list.row(app.keys.nav.selected);
     let Some(target) = app.value.target.as_deref() else {
@@ -105,7 +103,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         } else {
             "the key no longer exists"
         };
-        frame.render_widget(Paragraph::new(text).fg(Color::Red).bold(), line_at(1));
+        frame.render_widget(Paragraph::new(text).fg(theme::ERROR).bold(), line_at(1));
         return;
     }
 
@@ -121,7 +119,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             Some(ms) => format!("· ttl {} ", units::ttl_left(ms, app.now_ms)),
             None => "· no ttl ".into(),
         };
-        meta.push(Span::styled(ttl, Style::new().fg(Color::Yellow)));
+        meta.push(Span::styled(ttl, Style::new().fg(theme::WARN)));
         if let Some(off) = loaded.offset {
             meta.push(Span::raw(format!("· offset {off} ")));
         }
@@ -142,21 +140,21 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             };
             meta.push(Span::styled(
                 format!("· {what} (w writes) "),
-                Style::new().fg(Color::Yellow).bold(),
+                Style::new().fg(theme::WARN).bold(),
             ));
         }
         None => {
             meta.push(Span::styled(
                 format!("· {}", formatted.shown.name()),
-                Style::new().fg(Color::Cyan),
+                Style::new().fg(theme::ACCENT),
             ));
             if mode == value_format::ViewMode::Auto {
-                meta.push(Span::styled(" (auto)", Style::new().fg(Color::DarkGray)));
+                meta.push(Span::styled(" (auto)", Style::new().fg(theme::MUTED)));
             }
             if let Some(note) = formatted.note {
                 meta.push(Span::styled(
                     format!(" · {note}"),
-                    Style::new().fg(Color::Red),
+                    Style::new().fg(theme::ERROR),
                 ));
             }
             if let Some(v) = &loaded.value {
@@ -166,7 +164,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                             " · first {} shown",
                             units::bytes(value_format::MAX_FORMATTED as u64)
                         ),
-                        Style::new().fg(Color::Red),
+                        Style::new().fg(theme::ERROR),
                     ));
                 }
             }
@@ -203,9 +201,9 @@ fn styled_line(text: &str, diff: bool) -> Line<'static> {
         return Line::raw(text.to_string());
     }
     let style = match text.chars().next() {
-        Some('+') => Style::new().fg(Color::Green),
-        Some('-') => Style::new().fg(Color::Red),
-        Some('…') => Style::new().fg(Color::DarkGray),
+        Some('+') => Style::new().fg(theme::GOOD),
+        Some('-') => Style::new().fg(theme::ERROR),
+        Some('…') => Style::new().fg(theme::MUTED),
         _ => Style::new(),
     };
     Line::styled(text.to_string(), style)
