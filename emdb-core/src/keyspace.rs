@@ -94,6 +94,39 @@ impl Engine {
         Ok(true)
     }
 
+    /// Id of the named namespace `name`, if it exists (never creates it).
+    pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
+        let gen = self.gen.load();
+        let id = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id);
+        id.filter(|&id| id != 0)
+    }
+
+    /// Keys of namespace `ns` that the records published in `[since, end)`
+    /// put or delete, and `end`; `None` when `since` is past the end or not
+    /// where a record starts (the log was compacted since, for one).
+    pub(crate) fn keys_touched_since(&self, ns: u32, since: u64) -> Option<(Vec<Vec<u8>>, u64)> {
+        let gen = self.gen.load();
+        let region = gen.log.region();
+        let bytes = gen.bytes(&region);
+        let end = bytes.len() as u64;
+        if since > end {
+            return None;
+        }
+        let mut keys = Vec::new();
+        // Records start after the file header.
+        let mut at = since.max(crate::format::header::HEADER_SIZE as u64);
+        while at < end {
+            let unit = crate::recovery::decode_unit(bytes, at).ok()?;
+            for (_, f) in &unit.frames {
+                if f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete) {
+                    keys.push(f.key.to_vec());
+                }
+            }
+            at += unit.len.max(1);
+        }
+        Some((keys, end))
+    }
+
     /// Names of the named namespaces, sorted.
     pub(crate) fn list_namespaces(&self) -> Vec<String> {
         let gen = self.gen.load();
@@ -745,6 +778,42 @@ impl Emdb {
             id,
             name.to_string(),
         ))
+    }
+
+    /// The namespace called `name` if it exists, `None` if not. Unlike
+    /// [`Emdb::namespace`] it never creates one: it writes nothing, so it
+    /// works on read-only handles and cannot bring back a namespace another
+    /// process dropped.
+    pub fn namespace_if_exists(&self, name: impl AsRef<str>) -> Result<Option<Namespace>> {
+        let name = name.as_ref();
+        let engine = self.engine_arc();
+        Ok(engine
+            .namespace_id(name)
+            .map(|id| Namespace::new(Arc::clone(engine), id, name.to_string())))
+    }
+
+    /// Keys of namespace `namespace` (`None`: the default one) that records
+    /// written at or after log offset `since` put or delete, and the log end
+    /// they were read up to (the `since` of the next call). For viewers that
+    /// follow a writer and keep their own copy of the keys: they look up
+    /// each key's current state instead of rereading every key. `None` when
+    /// `since` is past the end or not where a record starts (the log was
+    /// compacted since, or the namespace does not exist): read every key
+    /// again then.
+    pub fn keys_touched_since(
+        &self,
+        namespace: Option<&str>,
+        since: u64,
+    ) -> Result<Option<(Vec<Vec<u8>>, u64)>> {
+        let engine = self.engine_arc();
+        let id = match namespace {
+            None => 0,
+            Some(name) => match engine.namespace_id(name) {
+                Some(id) => id,
+                None => return Ok(None),
+            },
+        };
+        Ok(engine.keys_touched_since(id, since))
     }
 
     /// Drop namespace `name` with all its keys; false if it did not exist.

@@ -58,6 +58,59 @@ fn namespaces_are_separate_and_persist_across_reopen_and_compaction() {
 }
 
 #[test]
+fn namespace_if_exists_never_creates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lookup.emdb");
+    let db = Emdb::open(&path).unwrap();
+    assert!(db.namespace_if_exists("users").unwrap().is_none());
+    assert!(
+        db.list_namespaces().unwrap().is_empty(),
+        "looking created it"
+    );
+    db.namespace("users").unwrap().insert("k", "v").unwrap();
+    let users = db.namespace_if_exists("users").unwrap().unwrap();
+    assert_eq!(users.get("k").unwrap(), Some(b"v".to_vec()));
+    assert!(db.namespace_if_exists("").unwrap().is_none());
+    db.flush().unwrap();
+    // On a read-only handle, where `namespace` would have to write.
+    let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    assert!(ro.namespace_if_exists("users").unwrap().is_some());
+    assert!(ro.namespace_if_exists("other").unwrap().is_none());
+    db.drop_namespace("users").unwrap();
+    assert!(db.namespace_if_exists("users").unwrap().is_none());
+}
+
+#[test]
+fn keys_touched_since_an_offset() {
+    let db = Emdb::open_in_memory();
+    db.insert("a", "1").unwrap();
+    let ns = db.namespace("users").unwrap();
+    let (keys, start) = db.keys_touched_since(None, 0).unwrap().unwrap();
+    assert_eq!(keys, [b"a".to_vec()]);
+    db.insert("b", "2").unwrap();
+    ns.insert("u", "x").unwrap();
+    db.transaction(|tx| {
+        tx.insert("c", "3")?;
+        tx.remove("a")?;
+        Ok(())
+    })
+    .unwrap();
+    let (keys, end) = db.keys_touched_since(None, start).unwrap().unwrap();
+    assert_eq!(keys, [b"b".to_vec(), b"c".to_vec(), b"a".to_vec()]);
+    let (users, _) = db
+        .keys_touched_since(Some("users"), start)
+        .unwrap()
+        .unwrap();
+    assert_eq!(users, [b"u".to_vec()]);
+    let (none, same) = db.keys_touched_since(None, end).unwrap().unwrap();
+    assert!(none.is_empty());
+    assert_eq!(same, end);
+    assert!(db.keys_touched_since(None, end + 1).unwrap().is_none());
+    assert!(db.keys_touched_since(None, start + 1).unwrap().is_none());
+    assert!(db.keys_touched_since(Some("nope"), 0).unwrap().is_none());
+}
+
+#[test]
 fn dropped_namespace_handles_fail_clearly() {
     let db = Emdb::open_in_memory();
     let ns = db.namespace("tmp").unwrap();

@@ -34,6 +34,10 @@ struct Args {
     /// Only fill, then exit.
     #[arg(long)]
     fill_only: bool,
+    /// Drop the `metrics` namespace once this file exists (the end-to-end
+    /// test uses it to drop a namespace a viewer is showing).
+    #[arg(long, value_name = "FILE")]
+    drop_metrics_on: Option<PathBuf>,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -69,6 +73,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if seq > 2000 && seq.is_multiple_of(3) {
                 db.remove(format!("event:{:08}", seq - 2000))?;
+            }
+        }
+        if let Some(trigger) = &args.drop_metrics_on {
+            if trigger.exists() && db.drop_namespace("metrics")? {
+                println!("dropped metrics");
             }
         }
         db.flush()?;

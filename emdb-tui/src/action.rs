@@ -135,6 +135,9 @@ pub enum Action {
         /// The edited bytes, or why the editor failed.
         result: Result<Vec<u8>, String>,
     },
-    /// Quit now, whatever is staged (Ctrl-C).
-    ForceQuit,
+    /// Ctrl-C: quit at once when nothing is staged; with staged edits ask
+    /// first, and quit when it is pressed again while asking.
+    Interrupt,
+    /// Ctrl-Z: give the terminal back and stop until `fg`.
+    Suspend,
 }

@@ -260,7 +260,8 @@ impl ListNav {
 pub struct NsItem {
     /// Its name (`None`: the default namespace).
     pub name: NsName,
-    /// Live keys (expired ones not yet swept included).
+    /// Unexpired keys (the engine's count less the expired keys it has not
+    /// swept yet, as last counted).
     pub count: u64,
 }
 
@@ -294,8 +295,13 @@ pub struct KeysPane {
     pub took: Duration,
     /// The database changed since the keys were loaded.
     pub stale: bool,
-    /// Log size when the shown keys were read.
+    /// Log size when the shown keys were read (or followed up to).
     pub log_end: u64,
+    /// A follow-up of the records since `log_end` is in flight.
+    pub following: bool,
+    /// Compactions counted when the shown keys were read: after one, log
+    /// offsets mean something else and the keys are read again.
+    pub compactions: u64,
 }
 
 /// A value read from the database.
@@ -349,6 +355,8 @@ pub struct ValuePane {
     pub formatted: RefCell<Option<Formatted>>,
     /// Display lines of the value as last drawn, for scrolling limits.
     pub lines: Cell<usize>,
+    /// The shown key was there and another process deleted it.
+    pub deleted_by_writer: bool,
 }
 
 /// The old value of a staged change.
@@ -367,6 +375,8 @@ pub struct Staged {
     pub change: Change,
     /// What it replaces.
     pub old: OldValue,
+    /// Expiry of the value it replaces (ms since the epoch), when known.
+    pub old_expires_ms: Option<u64>,
 }
 
 /// A compaction in progress.
@@ -459,6 +469,16 @@ pub struct App {
     pub editor: Option<EditorJob>,
     /// Set when the UI should exit.
     pub quit: bool,
+    /// Something on screen changed since the last frame (set by
+    /// [`crate::update::update`], taken by the main loop).
+    pub redraw: bool,
+    /// Expired keys the engine still counts, per namespace (`""`: the
+    /// default one), as last counted by the worker.
+    pub expired: Vec<(String, u64)>,
+    /// Suspend (Ctrl-Z): the loop gives the terminal back and stops.
+    pub suspend: bool,
+    /// The signal that ended the UI (SIGTERM, SIGHUP, ...), if one did.
+    pub ended_by: Option<i32>,
     /// Log size when the shown value was read, to notice changes.
     pub(crate) value_log_end: u64,
     /// Stats requests sent and not answered yet.
@@ -501,6 +521,10 @@ impl App {
             areas: Cell::new(Areas::default()),
             editor: None,
             quit: false,
+            redraw: true,
+            expired: Vec::new(),
+            suspend: false,
+            ended_by: None,
             value_log_end: 0,
             stats_pending: false,
             worker,
@@ -565,6 +589,21 @@ impl App {
         self.staged
             .iter()
             .find(|s| s.change.key == key && s.change.ns == ns)
+    }
+
+    /// Expired keys namespace `name` (`""`: the default one) still counts.
+    pub fn expired_in(&self, name: &str) -> u64 {
+        self.expired
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, e)| *e)
+    }
+
+    /// Unexpired keys in the database.
+    pub fn live_keys(&self) -> Option<u64> {
+        let s = self.stats.as_ref()?;
+        let expired: u64 = self.expired.iter().map(|(_, e)| e).sum();
+        Some(s.live_records.saturating_sub(expired))
     }
 
     /// Set the message bar.

@@ -39,6 +39,11 @@ pub struct Cli {
     #[arg(long)]
     pub write: bool,
 
+    /// With --write: create the database when there is none at the path
+    /// (without it a mistyped path is an error, not a new empty database).
+    #[arg(long, requires = "write")]
+    pub create: bool,
+
     /// With --write: how long to keep retrying while another process holds
     /// the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds).
     /// Default: fail at once.

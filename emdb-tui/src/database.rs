@@ -203,15 +203,23 @@ pub fn read_passphrase_file(path: &Path) -> Result<EncryptionInput, Failure> {
 
 /// Open `path`: read-only (never locks, never writes, follows a live
 /// writer), or writable, retrying for `lock_timeout` while another process
-/// holds the writer lock. An encrypted database without a key given asks
-/// for its passphrase when `keys.prompt` allows it.
+/// holds the writer lock. A missing file is created only when `create` is
+/// set (with `write`). An encrypted database without a key given asks for
+/// its passphrase when `keys.prompt` allows it.
 pub fn open(
     path: &Path,
     write: bool,
+    create: bool,
     lock_timeout: Option<Duration>,
     keys: &KeySource,
 ) -> Result<Emdb, Failure> {
-    if !write && !path.exists() {
+    let may_create = write && create;
+    if !may_create && !path.exists() {
+        let hint = if write {
+            "check the path, --db or EMDB_PATH; add --create to make a new database there"
+        } else {
+            "check the path, --db or EMDB_PATH; --write --create makes a new database"
+        };
         return Err(Failure::new(
             6,
             format!(
@@ -219,7 +227,7 @@ pub fn open(
                 path.display()
             ),
         )
-        .hint("check the path, --db or EMDB_PATH; --write creates a new database"));
+        .hint(hint));
     }
     let key = keys.given()?;
     match open_with(path, write, lock_timeout, key.clone()) {
@@ -329,7 +337,7 @@ mod tests {
             key_file: Some(key),
             ..KeySource::default()
         };
-        let db = open(&db_path, false, None, &keys).unwrap();
+        let db = open(&db_path, false, false, None, &keys).unwrap();
         assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
         assert!(db.stats().unwrap().encrypted);
         drop(db);
@@ -340,10 +348,13 @@ mod tests {
             key_file: Some(wrong),
             ..KeySource::default()
         };
-        assert_eq!(open(&db_path, false, None, &keys).unwrap_err().code, 5);
+        assert_eq!(
+            open(&db_path, false, false, None, &keys).unwrap_err().code,
+            5
+        );
 
         // No key and no terminal to ask on: exit 5 with a hint.
-        let none = open(&db_path, true, None, &KeySource::default()).unwrap_err();
+        let none = open(&db_path, true, false, None, &KeySource::default()).unwrap_err();
         assert_eq!(none.code, 5);
         assert!(none.hint.unwrap().contains("--passphrase-file"));
     }
@@ -352,9 +363,18 @@ mod tests {
     fn read_only_needs_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("nope.emdb");
-        let f = open(&missing, false, None, &KeySource::default()).unwrap_err();
+        let f = open(&missing, false, false, None, &KeySource::default()).unwrap_err();
         assert_eq!(f.code, 6);
         assert!(!missing.exists(), "read-only must not create the file");
+        // --write on a mistyped path: an error naming --create, no file.
+        let f = open(&missing, true, false, None, &KeySource::default()).unwrap_err();
+        assert_eq!(f.code, 6);
+        assert!(f.hint.unwrap().contains("--create"));
+        assert!(!missing.exists(), "--write alone must not create the file");
+        let db = open(&missing, true, true, None, &KeySource::default()).unwrap();
+        db.insert("k", "v").unwrap();
+        drop(db);
+        assert!(missing.exists());
     }
 
     #[test]

@@ -37,7 +37,10 @@ pub fn to_action(event: &Event, app: &App) -> Option<Action> {
 fn key_action(key: &KeyEvent, app: &App) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if ctrl && key.code == KeyCode::Char('c') {
-        return Some(Action::ForceQuit);
+        return Some(Action::Interrupt);
+    }
+    if ctrl && key.code == KeyCode::Char('z') {
+        return Some(Action::Suspend);
     }
     let browse = app.tab == Tab::Browse;
     match &app.mode {

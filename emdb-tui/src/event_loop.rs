@@ -12,6 +12,18 @@ use crate::action::Action;
 use crate::app::App;
 use crate::update::update;
 
+/// A signal the process received, as the loop acts on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGTERM, SIGHUP, SIGINT or SIGQUIT (the number): restore the
+    /// terminal and end.
+    Terminate(i32),
+    /// SIGTSTP from outside: suspend as Ctrl-Z does.
+    Suspend,
+    /// SIGCONT after a stop the loop did not see coming: redraw everything.
+    Continued,
+}
+
 /// Where input comes from, and who runs `$EDITOR`.
 pub trait Host {
     /// The next terminal event, waiting at most `timeout`.
@@ -19,6 +31,17 @@ pub trait Host {
 
     /// Let the user edit `initial` in an external editor; the edited bytes.
     fn edit(&mut self, initial: &[u8]) -> Result<Vec<u8>, String>;
+
+    /// A signal received since the last call.
+    fn signal(&mut self) -> Option<Signal> {
+        None
+    }
+
+    /// Give the terminal back and stop the process (Ctrl-Z); returns when
+    /// it is continued, with the terminal taken back.
+    fn suspend(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Longest wait for input, so worker results show up promptly.
@@ -27,8 +50,9 @@ const POLL: Duration = Duration::from_millis(20);
 /// Input events handled between two frames at most.
 const MAX_EVENTS_PER_FRAME: usize = 256;
 
-/// Run until the user quits: draw when something changed, tick the clock,
-/// feed input and worker results to [`update`].
+/// Run until the user quits: tick the clock, feed input and worker results
+/// to [`update`], and draw when it says the screen changed (idle, that is
+/// once a second at most, and only while a countdown or an "ago" shows).
 pub fn run<B: Backend, H: Host>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -45,7 +69,6 @@ pub fn run<B: Backend, H: Host>(
         }
         while let Some(resp) = app.poll_worker() {
             update(app, Action::Worker(Box::new(resp)));
-            dirty = true;
         }
         let now = Instant::now();
         if now >= next_tick {
@@ -54,6 +77,25 @@ pub fn run<B: Backend, H: Host>(
             if next_tick < now {
                 next_tick = now + tick;
             }
+        }
+        // Draw only when something on screen changed (update says so).
+        dirty |= std::mem::take(&mut app.redraw);
+        match host.signal() {
+            Some(Signal::Terminate(sig)) => {
+                app.ended_by = Some(sig);
+                app.quit = true;
+            }
+            Some(Signal::Suspend) => app.suspend = true,
+            Some(Signal::Continued) => {
+                terminal.clear()?;
+                dirty = true;
+            }
+            None => {}
+        }
+        if app.suspend && !app.quit {
+            app.suspend = false;
+            host.suspend()?;
+            terminal.clear()?;
             dirty = true;
         }
         if let Some(job) = app.editor.take() {
@@ -81,9 +123,9 @@ pub fn run<B: Backend, H: Host>(
             if let Some(action) = crate::event::to_action(&event, app) {
                 update(app, action);
             }
-            dirty = true;
+            dirty |= std::mem::take(&mut app.redraw);
             wait = Duration::ZERO;
-            if app.quit || app.editor.is_some() {
+            if app.quit || app.editor.is_some() || app.suspend {
                 break;
             }
         }

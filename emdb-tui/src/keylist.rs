@@ -27,6 +27,32 @@ pub struct KeyEntry {
 pub struct KeySet {
     bytes: Vec<u8>,
     entries: Vec<KeyEntry>,
+    /// Arena bytes of removed keys, reclaimed when they reach half of it.
+    garbage: usize,
+}
+
+/// A change to one key of a [`KeySet`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyChange {
+    /// The key exists with this value size and expiry (0: none).
+    Upsert {
+        /// The key.
+        key: Vec<u8>,
+        /// Value size in bytes.
+        size: u64,
+        /// Expiry in ms since the Unix epoch, 0 for none.
+        expires_ms: u64,
+    },
+    /// The key is gone.
+    Remove(Vec<u8>),
+}
+
+impl KeyChange {
+    fn key(&self) -> &[u8] {
+        match self {
+            KeyChange::Upsert { key, .. } | KeyChange::Remove(key) => key,
+        }
+    }
 }
 
 impl KeySet {
@@ -53,13 +79,7 @@ impl KeySet {
             .sort_unstable_by(|a, b| slice(bytes, a).cmp(slice(bytes, b)));
         // Lay the arena out in sorted order too: a filter then reads it
         // front to back instead of jumping around it (a cache miss per key).
-        let mut sorted = Vec::with_capacity(self.bytes.len());
-        for e in &mut self.entries {
-            let start = sorted.len() as u64;
-            sorted.extend_from_slice(slice(&self.bytes, e));
-            e.off = start;
-        }
-        self.bytes = sorted;
+        self.relayout();
     }
 
     /// A sorted set of `keys` (size 0, no expiry), for tests and examples.
@@ -109,6 +129,96 @@ impl KeySet {
         let hi =
             lo + self.entries[lo..].partition_point(|e| slice(&self.bytes, e).starts_with(prefix));
         lo..hi
+    }
+
+    /// Apply `changes` in order (a later change to a key wins), keeping the
+    /// sorted order: sizes and expiries are updated in place, added and
+    /// removed keys are merged in one pass over the entries. Returns true
+    /// when keys were added or removed (positions moved).
+    pub fn apply(&mut self, changes: Vec<KeyChange>) -> bool {
+        let mut last: std::collections::BTreeMap<Vec<u8>, KeyChange> = Default::default();
+        for c in changes {
+            last.insert(c.key().to_vec(), c);
+        }
+        let mut added: Vec<KeyChange> = Vec::new();
+        let mut removed: Vec<usize> = Vec::new();
+        for (_, c) in last {
+            let at = self.find(c.key());
+            match (c, at) {
+                (
+                    KeyChange::Upsert {
+                        size, expires_ms, ..
+                    },
+                    Some(i),
+                ) => {
+                    let e = &mut self.entries[i];
+                    e.size = u32::try_from(size).unwrap_or(u32::MAX);
+                    e.expires_ms = expires_ms;
+                }
+                (c @ KeyChange::Upsert { .. }, None) => added.push(c),
+                (KeyChange::Remove(_), Some(i)) => removed.push(i),
+                (KeyChange::Remove(_), None) => {}
+            }
+        }
+        if added.is_empty() && removed.is_empty() {
+            return false;
+        }
+        // `added` is sorted (it came out of the map) and so is `removed`.
+        let fresh: Vec<KeyEntry> = added
+            .into_iter()
+            .filter_map(|c| match c {
+                KeyChange::Upsert {
+                    key,
+                    size,
+                    expires_ms,
+                } => Some(self.append(&key, size, expires_ms)),
+                KeyChange::Remove(_) => None,
+            })
+            .collect();
+        let old = std::mem::take(&mut self.entries);
+        let mut entries = Vec::with_capacity(old.len() + fresh.len() - removed.len());
+        let bytes = &self.bytes;
+        let mut adds = fresh.into_iter().peekable();
+        let mut gone = removed.into_iter().peekable();
+        for (i, e) in old.into_iter().enumerate() {
+            while let Some(a) = adds.next_if(|a| slice(bytes, a) < slice(bytes, &e)) {
+                entries.push(a);
+            }
+            if gone.next_if_eq(&i).is_some() {
+                self.garbage += e.len as usize;
+            } else {
+                entries.push(e);
+            }
+        }
+        entries.extend(adds);
+        self.entries = entries;
+        if self.garbage > self.bytes.len() / 2 {
+            self.relayout();
+        }
+        true
+    }
+
+    fn append(&mut self, key: &[u8], size: u64, expires_ms: u64) -> KeyEntry {
+        let e = KeyEntry {
+            off: self.bytes.len() as u64,
+            len: u32::try_from(key.len()).unwrap_or(u32::MAX),
+            size: u32::try_from(size).unwrap_or(u32::MAX),
+            expires_ms,
+        };
+        self.bytes.extend_from_slice(key);
+        e
+    }
+
+    /// Lay the arena out in the entries' (sorted) order, without garbage.
+    fn relayout(&mut self) {
+        let mut sorted = Vec::with_capacity(self.bytes.len() - self.garbage);
+        for e in &mut self.entries {
+            let start = sorted.len() as u64;
+            sorted.extend_from_slice(slice(&self.bytes, e));
+            e.off = start;
+        }
+        self.bytes = sorted;
+        self.garbage = 0;
     }
 
     /// Bytes used by the arena and the entries.
@@ -279,6 +389,18 @@ impl KeyList {
         };
         list.refilter();
         list
+    }
+
+    /// Apply changes to the keys (see [`KeySet::apply`]), keeping filter,
+    /// view and open groups.
+    pub fn apply(&mut self, changes: Vec<KeyChange>) {
+        if self.set.apply(changes) {
+            self.cache.clear();
+            self.refilter();
+        } else if self.view == ListView::Expiring {
+            // Only expiries and sizes changed: the order by expiry may have.
+            self.rebuild_rows();
+        }
     }
 
     /// Swap in a freshly loaded set, keeping filter, view and open groups.
@@ -715,6 +837,44 @@ mod tests {
         assert_eq!(shown(&l), ["c", "b"]);
         assert_eq!(l.match_count(), 2);
         assert_eq!(l.row_of(b"b"), Some(1));
+    }
+
+    #[test]
+    fn changes_keep_the_order() {
+        let mut s = KeySet::from_keys(["b", "d", "f"]);
+        let up = |k: &str, size| KeyChange::Upsert {
+            key: k.into(),
+            size,
+            expires_ms: 0,
+        };
+        assert!(!s.apply(vec![up("d", 7)]), "an update moves nothing");
+        assert_eq!(s.entry(1).unwrap().size, 7);
+        assert!(s.apply(vec![
+            up("a", 1),
+            up("e", 1),
+            KeyChange::Remove(b"b".to_vec()),
+            up("g", 1),
+            KeyChange::Remove(b"x".to_vec()),
+            up("c", 1),
+            KeyChange::Remove(b"c".to_vec()),
+        ]));
+        let keys: Vec<_> = (0..s.len()).map(|i| s.key(i).to_vec()).collect();
+        assert_eq!(keys, [&b"a"[..], b"d", b"e", b"f", b"g"]);
+        assert_eq!(s.find(b"e"), Some(2));
+        // Removing most keys reclaims the arena.
+        let before = s.bytes.len();
+        s.apply(
+            ["a", "d", "e", "f"]
+                .map(|k| KeyChange::Remove(k.into()))
+                .into(),
+        );
+        assert_eq!(s.len(), 1);
+        assert_eq!(s.key(0), b"g");
+        assert!(s.bytes.len() < before);
+        let mut l = KeyList::new(KeySet::from_keys(["x1", "y"]), b':');
+        l.set_filter("1");
+        l.apply(vec![up("a1", 0), up("b", 0)]);
+        assert_eq!(shown(&l), ["a1", "x1"]);
     }
 
     #[test]

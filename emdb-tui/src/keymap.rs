@@ -286,7 +286,8 @@ pub const INPUT_KEYS: &[(&str, &str)] = &[
 
 /// Other keys, for the help.
 pub const OTHER_KEYS: &[(&str, &str)] = &[
-    ("C-c", "quit at once"),
+    ("C-c", "quit (asks if staged; twice quits)"),
+    ("C-z", "suspend (fg resumes)"),
     ("y n", "answer (Enter yes, Esc no)"),
     ("X", "review: discard all staged"),
     ("wheel", "scroll the pane under it"),

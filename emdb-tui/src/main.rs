@@ -36,7 +36,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         );
     }
     let keys = database::KeySource::from_env(cli.passphrase_file, cli.key_file);
-    let db = database::open(&path, cli.write, cli.lock_timeout, &keys)?;
+    let db = database::open(&path, cli.write, cli.create, cli.lock_timeout, &keys)?;
     if let Some(name) = &cli.namespace {
         let names = db.list_namespaces()?;
         if !names.contains(name) {
@@ -67,8 +67,17 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
     let result = event_loop::run(&mut tui, &mut app, &mut CrosstermHost);
     drop(guard);
+    let (ended_by, unwritten) = (app.ended_by, app.staged.len());
     // Closing the worker drops the last database handle (a writable one
     // syncs and checkpoints then).
     drop(app);
+    if let Some(sig) = ended_by {
+        // Staged edits were never written; say so, then end as the signal
+        // would have ended us (the shell reports it as usual).
+        if unwritten > 0 {
+            eprintln!("emdb-tui: ended by signal {sig}; {unwritten} staged change(s) not written");
+        }
+        terminal::die_by_signal(sig);
+    }
     Ok(result?)
 }

@@ -1,6 +1,7 @@
 //! The real terminal: raw mode and the alternate screen on the way in,
-//! everything undone on the way out (on a panic too), input from crossterm
-//! and editing in `$EDITOR`.
+//! everything undone on the way out (on a panic and on SIGTERM, SIGHUP,
+//! SIGINT and SIGQUIT too), Ctrl-Z / SIGTSTP suspending with the terminal
+//! given back, input from crossterm and editing in `$EDITOR`.
 
 use std::io::{self, Stdout, Write};
 use std::path::PathBuf;
@@ -16,15 +17,16 @@ use crossterm::{cursor, execute};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
-use crate::event_loop::Host;
+use crate::event_loop::{Host, Signal};
 
 /// The terminal type of a real session.
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
 /// Put the terminal in raw mode on the alternate screen with mouse capture,
-/// after installing the panic hook that undoes it.
+/// after installing the panic hook and the signal handlers that undo it.
 pub fn setup() -> io::Result<Tui> {
     install_panic_hook();
+    signals::install()?;
     enter()?;
     Terminal::new(CrosstermBackend::new(io::stdout()))
 }
@@ -93,6 +95,17 @@ impl Drop for RestoreGuard {
 pub struct CrosstermHost;
 
 impl Host for CrosstermHost {
+    fn signal(&mut self) -> Option<Signal> {
+        signals::take()
+    }
+
+    fn suspend(&mut self) -> io::Result<()> {
+        restore()?;
+        signals::stop_self()?;
+        // Continued (fg): take the screen back; the loop redraws it whole.
+        enter()
+    }
+
     fn next_event(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
         if event::poll(timeout)? {
             event::read().map(Some)
@@ -144,4 +157,107 @@ fn edit_file(path: &PathBuf, initial: &[u8]) -> Result<Vec<u8>, String> {
         return Err(format!("{editor} exited with {status}; nothing staged"));
     }
     std::fs::read(path).map_err(|e| format!("read {}: {e}", path.display()))
+}
+
+/// Signals, caught by a handler that only records them (the one thing a
+/// handler may safely do); the main loop acts on them between frames.
+mod signals {
+    #![allow(unsafe_code)]
+
+    use std::io;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use crate::event_loop::Signal;
+
+    /// Pending signals, one bit per signal number.
+    static PENDING: AtomicU32 = AtomicU32::new(0);
+
+    const ENDING: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGQUIT];
+
+    extern "C" fn record(sig: libc::c_int) {
+        if (0..32).contains(&sig) {
+            PENDING.fetch_or(1 << sig, Ordering::SeqCst);
+        }
+    }
+
+    fn set_handler(sig: libc::c_int, handler: libc::sighandler_t) -> io::Result<()> {
+        // SAFETY: `sigaction` is given a zeroed (valid: no flags, empty mask)
+        // struct whose handler is either SIG_DFL or `record`, an `extern "C"`
+        // function that only does an atomic fetch_or, which is
+        // async-signal-safe; the old action is not asked for (null).
+        let rc = unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut())
+        };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    /// Catch the signals that end or stop the process.
+    pub fn install() -> io::Result<()> {
+        let handler = record as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        for sig in ENDING.into_iter().chain([libc::SIGTSTP, libc::SIGCONT]) {
+            set_handler(sig, handler)?;
+        }
+        Ok(())
+    }
+
+    /// The most pressing signal received since the last call: an ending
+    /// one first, then a stop, then a continue.
+    pub fn take() -> Option<Signal> {
+        let bits = PENDING.swap(0, Ordering::SeqCst);
+        if bits == 0 {
+            return None;
+        }
+        if let Some(&sig) = ENDING.iter().find(|&&s| bits & (1 << s) != 0) {
+            return Some(Signal::Terminate(sig));
+        }
+        if bits & (1 << libc::SIGTSTP) != 0 {
+            return Some(Signal::Suspend);
+        }
+        Some(Signal::Continued)
+    }
+
+    /// Stop the process as the shell's job control expects (SIGTSTP with
+    /// its default action), and return once it is continued.
+    pub fn stop_self() -> io::Result<()> {
+        set_handler(libc::SIGTSTP, libc::SIG_DFL)?;
+        // SAFETY: raise only sends a signal to this thread; its default
+        // action stops the process until SIGCONT.
+        let rc = unsafe { libc::raise(libc::SIGTSTP) };
+        let raised = if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        };
+        let handler = record as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        set_handler(libc::SIGTSTP, handler)?;
+        // The SIGCONT that woke us is handled here; drop its bit.
+        PENDING.fetch_and(!(1 << libc::SIGCONT), Ordering::SeqCst);
+        raised
+    }
+
+    /// End the process by `sig` with its default action, so the shell sees
+    /// how it ended (call after the terminal was restored).
+    pub fn die_by(sig: libc::c_int) {
+        if set_handler(sig, libc::SIG_DFL).is_ok() {
+            // SAFETY: raise only sends a signal to this thread; with the
+            // default action restored it ends the process.
+            unsafe {
+                libc::raise(sig);
+            }
+        }
+    }
+}
+
+/// After the terminal was restored for an ending signal: end the process
+/// by that signal, as if it had not been caught.
+pub fn die_by_signal(sig: i32) {
+    signals::die_by(sig);
 }

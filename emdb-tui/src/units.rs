@@ -80,9 +80,13 @@ pub fn ttl_left(expires_ms: u64, now_ms: u64) -> String {
 
 /// How long ago `then_ms` was at `now_ms`, with one decimal under a minute.
 pub fn ago(then_ms: u64, now_ms: u64) -> String {
+    // Whole seconds: the screen is redrawn once a second while nothing
+    // else changes, so finer figures would stand still between redraws.
     let d = now_ms.saturating_sub(then_ms);
-    if d < 60_000 {
-        format!("{:.1}s ago", d as f64 / 1000.0)
+    if d < 1000 {
+        "just now".into()
+    } else if d < 60_000 {
+        format!("{}s ago", d / 1000)
     } else {
         format!("{} ago", span(Duration::from_millis(d)))
     }
@@ -153,7 +157,8 @@ mod tests {
         assert_eq!(plural(1, "line"), "1 line");
         assert_eq!(plural(1200, "key"), "1,200 keys");
         assert_eq!(ttl_left(1000, 2000), "expired");
-        assert_eq!(ago(1000, 3500), "2.5s ago");
+        assert_eq!(ago(1000, 3500), "2s ago");
+        assert_eq!(ago(1000, 1999), "just now");
     }
 
     #[test]

@@ -9,6 +9,10 @@ use crate::escape::escape;
 /// view shows every byte (it is computed line by line, for visible lines only).
 pub const MAX_FORMATTED: usize = 1 << 20;
 
+/// Values up to this size are checked for being JSON as a whole (the check
+/// reads every byte but builds nothing); larger ones are shown as text.
+pub const MAX_JSON_CHECK: usize = 64 << 20;
+
 /// The view the user asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ViewMode {
@@ -75,7 +79,12 @@ pub fn resolve(bytes: &[u8], mode: ViewMode) -> (Shown, Option<&'static str>) {
         ViewMode::Hex => (Shown::Hex, None),
         ViewMode::Text => (Shown::Text, None),
         ViewMode::Json => {
-            if is_json(bytes) {
+            if bytes.len() > MAX_JSON_CHECK {
+                (
+                    Shown::Text,
+                    Some("too large to check as JSON, shown as text"),
+                )
+            } else if is_json(bytes) {
                 (Shown::Json, None)
             } else {
                 (Shown::Text, Some("not valid JSON, shown as text"))
@@ -98,8 +107,9 @@ fn first_non_space(bytes: &[u8]) -> Option<u8> {
     bytes.iter().copied().find(|b| !b.is_ascii_whitespace())
 }
 
+/// The whole value is one JSON document (checked without building it).
 fn is_json(bytes: &[u8]) -> bool {
-    bytes.len() <= MAX_FORMATTED && serde_json::from_slice::<serde_json::Value>(bytes).is_ok()
+    bytes.len() <= MAX_JSON_CHECK && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
 }
 
 /// Mostly printable UTF-8 (a cut multi-byte character at the end is fine).
@@ -265,6 +275,25 @@ mod tests {
             resolve(b"{oops", ViewMode::Json),
             (Shown::Text, Some("not valid JSON, shown as text"))
         );
+    }
+
+    #[test]
+    fn json_over_a_mebibyte_is_still_json() {
+        // A valid document larger than the formatted head: the check reads
+        // all of it; only the first MAX_FORMATTED bytes are laid out.
+        let mut v = b"[".to_vec();
+        while v.len() <= MAX_FORMATTED + 1000 {
+            v.extend_from_slice(br#"{"k":"0123456789abcdef"},"#);
+        }
+        v.extend_from_slice(b"1]");
+        assert!(v.len() > MAX_FORMATTED);
+        assert_eq!(resolve(&v, ViewMode::Json), (Shown::Json, None));
+        assert_eq!(resolve(&v, ViewMode::Auto).0, Shown::Json);
+        let lines = format_lines(&v, Shown::Json);
+        assert_eq!(lines[0], "[");
+        assert_eq!(lines[1], "  {");
+        // Cut in the middle: still invalid when the end is missing.
+        assert_eq!(resolve(&v[..v.len() - 1], ViewMode::Json).0, Shown::Text);
     }
 
     #[test]

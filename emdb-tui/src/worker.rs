@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use emdb_core::{Emdb, Namespace, Stats};
 
-use crate::keylist::KeySet;
+use crate::keylist::{KeyChange, KeySet};
 
 /// A namespace: `None` is the default (unnamed) one.
 pub type NsName = Option<String>;
@@ -68,6 +68,17 @@ pub enum Request {
         /// Echoed in the response so stale loads can be ignored.
         generation: u64,
     },
+    /// The keys of `ns` that records since log offset `since` touched,
+    /// with their current size and expiry (or gone): the key list follows
+    /// the writer with these instead of reading every key again.
+    FollowKeys {
+        /// The namespace.
+        ns: NsName,
+        /// Echoed in the response so answers for an older list are ignored.
+        generation: u64,
+        /// Log offset the list is current up to.
+        since: u64,
+    },
     /// One value.
     LoadValue {
         /// The namespace.
@@ -96,6 +107,10 @@ pub enum Response {
         compact_written: Option<u64>,
         /// Whether the process that published the counters still runs.
         writer_alive: Option<bool>,
+        /// Unexpired keys per namespace (`""` the default one), taken with
+        /// this sample when due (see [`LIVE_COUNT_EVERY`]); `stats` counts
+        /// expired keys not yet swept too.
+        live_counts: Option<Vec<(String, u64)>>,
     },
     /// A refresh applied this many records.
     Refreshed(usize),
@@ -119,6 +134,18 @@ pub enum Response {
         log_end: u64,
         /// How long it took.
         took: Duration,
+    },
+    /// The answer to [`Request::FollowKeys`].
+    KeysTouched {
+        /// The list's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// Changes to apply, or `None` when the log cannot tell (it was
+        /// compacted since): read every key again.
+        changes: Option<Vec<KeyChange>>,
+        /// Log offset the changes are current up to.
+        log_end: u64,
     },
     /// A value was read.
     Value {
@@ -148,11 +175,86 @@ pub enum Response {
     },
     /// Something failed.
     Failed {
-        /// What was being done ("load keys", "write", ...).
-        what: &'static str,
-        /// The error, readable.
-        error: String,
+        /// What was being done.
+        job: Job,
+        /// Why.
+        error: JobError,
     },
+}
+
+/// The kinds of work a failure can come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// Starting the worker's own threads.
+    StartThread,
+    /// Sampling stats.
+    Stats,
+    /// Catching up with the writer.
+    Refresh,
+    /// Loading a namespace's keys.
+    LoadKeys,
+    /// Reading a value.
+    LoadValue(ValuePurpose),
+    /// Writing staged changes.
+    Apply,
+    /// Flushing.
+    Flush,
+    /// Compacting.
+    Compact,
+}
+
+impl Job {
+    /// What was being done, for messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            Job::StartThread => "start a worker thread",
+            Job::Stats => "read stats",
+            Job::Refresh => "refresh",
+            Job::LoadKeys => "load keys",
+            Job::LoadValue(_) => "read value",
+            Job::Apply => "write",
+            Job::Flush => "flush",
+            Job::Compact => "compact",
+        }
+    }
+}
+
+/// Why a job failed.
+#[derive(Debug)]
+pub enum JobError {
+    /// The named namespace does not exist (any more): the writer dropped it.
+    /// Reads never create namespaces.
+    NamespaceGone(String),
+    /// The database said no.
+    Db(emdb_core::Error),
+    /// The operating system said no (a thread could not start).
+    Os(std::io::Error),
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobError::NamespaceGone(name) => write!(f, "namespace {name} does not exist"),
+            JobError::Db(e) => write!(f, "{e}"),
+            JobError::Os(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl JobError {
+    /// True when the failure means the namespace is gone.
+    pub fn namespace_gone(&self) -> bool {
+        matches!(
+            self,
+            JobError::NamespaceGone(_) | JobError::Db(emdb_core::Error::NamespaceDropped)
+        )
+    }
+}
+
+impl From<emdb_core::Error> for JobError {
+    fn from(e: emdb_core::Error) -> JobError {
+        JobError::Db(e)
+    }
 }
 
 /// A value as read: bytes, expiry (ms since the epoch), record offset.
@@ -165,10 +267,23 @@ enum Space {
 }
 
 impl Space {
-    fn open(db: &Emdb, ns: &NsName) -> emdb_core::Result<Space> {
+    /// The space to write `ns` into (a named one is created if needed).
+    fn for_write(db: &Emdb, ns: &NsName) -> emdb_core::Result<Space> {
         match ns {
             None => Ok(Space::Default(db.clone())),
             Some(name) => Ok(Space::Named(db.namespace(name)?)),
+        }
+    }
+
+    /// The space to read `ns` from: never creates it (a read-only handle
+    /// could not, and a namespace the writer dropped must stay dropped).
+    fn for_read(db: &Emdb, ns: &NsName) -> Result<Space, JobError> {
+        match ns {
+            None => Ok(Space::Default(db.clone())),
+            Some(name) => match db.namespace_if_exists(name)? {
+                Some(n) => Ok(Space::Named(n)),
+                None => Err(JobError::NamespaceGone(name.clone())),
+            },
         }
     }
 
@@ -217,6 +332,57 @@ pub fn unix_ms(t: SystemTime) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// How often the threaded worker counts unexpired keys: a namespace holding
+/// keys with a time to live is counted by reading every key's expiry.
+pub const LIVE_COUNT_EVERY: Duration = Duration::from_secs(2);
+
+/// When unexpired keys were last counted.
+struct LiveCounts {
+    min_every: Duration,
+    every: Duration,
+    last: Option<Instant>,
+}
+
+/// A count takes at most this share of the worker's time: the next one
+/// waits this many times as long as the last one took.
+const LIVE_COUNT_SPACING: u32 = 100;
+
+impl LiveCounts {
+    fn due(&self) -> bool {
+        self.last.is_none_or(|t| t.elapsed() >= self.every)
+    }
+
+    /// Count now: the next count waits [`LIVE_COUNT_EVERY`], or longer when
+    /// counting is slow (a million keys with expiries to read).
+    fn count(&mut self, db: &Emdb, stats: &Stats) -> Option<Vec<(String, u64)>> {
+        let start = Instant::now();
+        let counts = count_live(db, stats).ok();
+        // (The inline worker of tests counts every time: min_every zero.)
+        if !self.min_every.is_zero() {
+            self.every = (start.elapsed() * LIVE_COUNT_SPACING).max(self.min_every);
+        }
+        self.last = Some(Instant::now());
+        counts
+    }
+}
+
+/// Unexpired keys of every namespace.
+fn count_live(db: &Emdb, stats: &Stats) -> emdb_core::Result<Vec<(String, u64)>> {
+    let mut out = Vec::with_capacity(stats.namespaces.len());
+    for (name, _) in &stats.namespaces {
+        let n = if name.is_empty() {
+            db.len()?
+        } else {
+            match db.namespace_if_exists(name)? {
+                Some(ns) => ns.len()?,
+                None => continue,
+            }
+        };
+        out.push((name.clone(), n as u64));
+    }
+    Ok(out)
+}
+
 /// Send progress every this many keys.
 const PROGRESS_EVERY: usize = 100_000;
 
@@ -228,8 +394,8 @@ fn load_keys(
     generation: u64,
     cancel: &AtomicBool,
     out: &mut dyn FnMut(Response),
-) -> emdb_core::Result<Option<KeySet>> {
-    let space = Space::open(db, ns)?;
+) -> Result<Option<KeySet>, JobError> {
+    let space = Space::for_read(db, ns)?;
     let mut set = KeySet::new();
     for (n, key) in space.keys()?.enumerate() {
         let key = key?;
@@ -251,11 +417,37 @@ fn load_keys(
     Ok(Some(set))
 }
 
+/// The keys of `ns` touched since `since`, each with its state now.
+fn follow_keys(
+    db: &Emdb,
+    ns: &NsName,
+    since: u64,
+) -> Result<(Option<Vec<KeyChange>>, u64), JobError> {
+    let space = Space::for_read(db, ns)?;
+    let Some((mut keys, end)) = db.keys_touched_since(ns.as_deref(), since)? else {
+        return Ok((None, since));
+    };
+    keys.sort_unstable();
+    keys.dedup();
+    let mut changes = Vec::with_capacity(keys.len());
+    for key in keys {
+        changes.push(match space.len_and_expiry(&key)? {
+            Some((size, expires_ms)) => KeyChange::Upsert {
+                key,
+                size,
+                expires_ms,
+            },
+            None => KeyChange::Remove(key),
+        });
+    }
+    Ok((Some(changes), end))
+}
+
 fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
     let mut spaces: Vec<(NsName, Space)> = Vec::new();
     for c in changes {
         if !spaces.iter().any(|(n, _)| *n == c.ns) {
-            spaces.push((c.ns.clone(), Space::open(db, &c.ns)?));
+            spaces.push((c.ns.clone(), Space::for_write(db, &c.ns)?));
         }
     }
     let space_of = |ns: &NsName| spaces.iter().find(|(n, _)| n == ns).map(|(_, s)| s);
@@ -307,14 +499,23 @@ fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
 }
 
 /// Serve one request that is not a key load or a compaction.
-fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response)) {
-    let fail = |what: &'static str, e: emdb_core::Error| Response::Failed {
-        what,
-        error: e.to_string(),
-    };
+fn serve(
+    db: &Emdb,
+    req: Request,
+    compacting: bool,
+    live: &mut LiveCounts,
+    out: &mut dyn FnMut(Response),
+) {
+    let fail = |job: Job, e: JobError| Response::Failed { job, error: e };
     match req {
         Request::Stats => match db.stats() {
             Ok(stats) => out(Response::Stats {
+                // A failed count leaves the previous one standing.
+                live_counts: if live.due() {
+                    live.count(db, &stats)
+                } else {
+                    None
+                },
                 writer_alive: stats.writer_pid.map(|pid| emdb_core::pid_alive(pid, None)),
                 stats: Box::new(stats),
                 compact_written: if compacting {
@@ -323,14 +524,28 @@ fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response
                     None
                 },
             }),
-            Err(e) => out(fail("read stats", e)),
+            Err(e) => out(fail(Job::Stats, e.into())),
         },
         Request::Refresh => match db.refresh() {
             Ok(n) => out(Response::Refreshed(n)),
-            Err(e) => out(fail("refresh", e)),
+            Err(e) => out(fail(Job::Refresh, e.into())),
+        },
+        Request::FollowKeys {
+            ns,
+            generation,
+            since,
+        } => match follow_keys(db, &ns, since) {
+            Ok((changes, log_end)) => out(Response::KeysTouched {
+                generation,
+                ns,
+                changes,
+                log_end,
+            }),
+            Err(e) => out(fail(Job::LoadKeys, e)),
         },
         Request::LoadValue { ns, key, purpose } => {
-            match Space::open(db, &ns).and_then(|s| s.get(&key)) {
+            let read = Space::for_read(db, &ns).and_then(|s| Ok(s.get(&key)?));
+            match read {
                 Ok((value, expires_ms, offset)) => out(Response::Value {
                     ns,
                     key,
@@ -339,18 +554,18 @@ fn serve(db: &Emdb, req: Request, compacting: bool, out: &mut dyn FnMut(Response
                     offset,
                     purpose,
                 }),
-                Err(e) => out(fail("read value", e)),
+                Err(e) => out(fail(Job::LoadValue(purpose), e)),
             }
         }
         Request::Apply(changes) => match apply(db, &changes) {
             Ok(n) => out(Response::Applied(n)),
-            Err(e) => out(fail("write", e)),
+            Err(e) => out(fail(Job::Apply, e.into())),
         },
         Request::Flush => {
             let start = Instant::now();
             match db.flush() {
                 Ok(()) => out(Response::Flushed(start.elapsed())),
-                Err(e) => out(fail("flush", e)),
+                Err(e) => out(fail(Job::Flush, e.into())),
             }
         }
         Request::Compact => compact(db, out),
@@ -380,8 +595,8 @@ fn keys_response(
         }),
         Ok(None) => {}
         Err(e) => out(Response::Failed {
-            what: "load keys",
-            error: e.to_string(),
+            job: Job::LoadKeys,
+            error: e,
         }),
     }
 }
@@ -395,8 +610,8 @@ fn compact(db: &Emdb, out: &mut dyn FnMut(Response)) {
             reclaimed: dead,
         }),
         Err(e) => out(Response::Failed {
-            what: "compact",
-            error: e.to_string(),
+            job: Job::Compact,
+            error: e.into(),
         }),
     }
 }
@@ -426,6 +641,7 @@ enum Inner {
     Inline {
         db: Emdb,
         queue: VecDeque<Response>,
+        live: LiveCounts,
     },
 }
 
@@ -449,8 +665,8 @@ impl Worker {
                 // Without the thread every request goes unanswered; say why.
                 let (tx, rx) = mpsc::channel();
                 let _ = tx.send(Response::Failed {
-                    what: "start the I/O thread",
-                    error: e.to_string(),
+                    job: Job::StartThread,
+                    error: JobError::Os(e),
                 });
                 Worker {
                     inner: Inner::Threaded {
@@ -470,6 +686,11 @@ impl Worker {
             inner: Inner::Inline {
                 db,
                 queue: VecDeque::new(),
+                live: LiveCounts {
+                    min_every: Duration::ZERO,
+                    every: Duration::ZERO,
+                    last: None,
+                },
             },
         }
     }
@@ -482,7 +703,9 @@ impl Worker {
                     let _ = r.send(req);
                 }
             }
-            Inner::Inline { db, queue } => serve(db, req, false, &mut |r| queue.push_back(r)),
+            Inner::Inline { db, queue, live } => {
+                serve(db, req, false, live, &mut |r| queue.push_back(r))
+            }
         }
     }
 
@@ -516,6 +739,11 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
     let mut load_cancel: Option<Arc<AtomicBool>> = None;
     let mut loaders: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let compacting = Arc::new(AtomicBool::new(false));
+    let mut live = LiveCounts {
+        min_every: LIVE_COUNT_EVERY,
+        every: LIVE_COUNT_EVERY,
+        last: None,
+    };
     while let Ok(first) = requests.recv() {
         // Take everything queued; only the newest stats and value requests
         // of a burst are worth serving.
@@ -556,8 +784,8 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
                         Ok(handle) => loaders.push(handle),
                         Err(e) => {
                             let _ = out.send(Response::Failed {
-                                what: "load keys",
-                                error: e.to_string(),
+                                job: Job::LoadKeys,
+                                error: JobError::Os(e),
                             });
                         }
                     }
@@ -579,14 +807,20 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
                     if let Err(e) = spawned {
                         compacting.store(false, Ordering::Release);
                         let _ = out.send(Response::Failed {
-                            what: "compact",
-                            error: e.to_string(),
+                            job: Job::Compact,
+                            error: JobError::Os(e),
                         });
                     }
                 }
-                req => serve(&db, req, compacting.load(Ordering::Acquire), &mut |r| {
-                    let _ = out.send(r);
-                }),
+                req => serve(
+                    &db,
+                    req,
+                    compacting.load(Ordering::Acquire),
+                    &mut live,
+                    &mut |r| {
+                        let _ = out.send(r);
+                    },
+                ),
             }
         }
     }

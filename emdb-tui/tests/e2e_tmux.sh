@@ -4,8 +4,11 @@
 # writing, and the screen is read back with capture-pane.
 #
 # Checks: the key count and the dashboard stats on screen change while the
-# writer writes; filter, tabs and help work; --write names the lock holder
-# and exits 3; quitting and a panic both leave the terminal usable.
+# writer writes; filter, tabs and help work; a namespace the writer drops is
+# reported as such; --write names the lock holder and exits 3; quitting, a
+# panic, SIGTERM and SIGHUP all leave the terminal usable (cooked mode, main
+# screen, no mouse reporting, cursor shown); Ctrl-Z suspends and fg resumes;
+# a time to live of 0 is refused.
 #
 # Usage: emdb-tui/tests/e2e_tmux.sh            (from anywhere in the repo)
 #        E2E_CAPTURE_DIR=dir emdb-tui/tests/e2e_tmux.sh   also saves screens
@@ -64,7 +67,7 @@ number() { tr -dc '0-9'; }
 default_count() { screen | grep -o '(default) *[0-9,]*' | head -1 | number; }
 
 DB="$WORK/live.emdb"
-"$WRITER" "$DB" --rate 200 >"$WORK/writer.log" 2>&1 &
+"$WRITER" "$DB" --rate 200 --drop-metrics-on "$WORK/drop" >"$WORK/writer.log" 2>&1 &
 WRITER_PID=$!
 for _ in $(seq 100); do
     grep -q filled "$WORK/writer.log" 2>/dev/null && break
@@ -74,6 +77,20 @@ grep -q filled "$WORK/writer.log" || fail "the writer did not start"
 
 # A plain shell in a 120x40 terminal; emdb-tui is started from it so the
 # shell's state after exit can be inspected.
+# The pane's terminal modes: alternate screen, mouse reporting, cursor
+# shown; "0 0 1" is a terminal given back.
+modes() { tmx display -p -t e2e '#{alternate_on} #{mouse_any_flag} #{cursor_flag}'; }
+restored() {
+    [ "$(modes)" = "0 0 1" ] || fail "$1: terminal modes are '$(modes)', not '0 0 1'"
+    send clear Enter
+    send "stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | sort | tr '\n' ' '; echo" Enter
+    wait_for '^echo icanon' 5
+}
+# start_tui ARGS: run emdb-tui from the shell, its pid in $WORK/tui.pid.
+start_tui() {
+    send clear Enter
+    send "sh -c 'echo \$\$ > $WORK/tui.pid; exec $BIN $*'; echo EXIT=\$?" Enter
+}
 tmx new-session -d -s e2e -x 120 -y 40 "env -i PATH=$PATH HOME=$HOME TERM=xterm-256color PS1='$ ' bash --norc --noprofile"
 wait_for '^\$'
 
@@ -112,17 +129,17 @@ save tree
 send t
 
 send '2'
-wait_for 'live records'
+wait_for 'live keys'
 wait_for 'writes/s [0-9]' 10
-r1=$(screen | grep -o 'live records *[0-9,]*' | number)
+r1=$(screen | grep -o 'live keys *[0-9,]*' | number)
 w1=$(screen | grep -o 'writes [0-9,]*   flushes' | number)
 sleep 3
-r2=$(screen | grep -o 'live records *[0-9,]*' | number)
+r2=$(screen | grep -o 'live keys *[0-9,]*' | number)
 w2=$(screen | grep -o 'writes [0-9,]*   flushes' | number)
-[ "$r2" -gt "$r1" ] || fail "live records did not change on the dashboard ($r1 -> $r2)"
+[ "$r2" -gt "$r1" ] || fail "live keys did not change on the dashboard ($r1 -> $r2)"
 [ "$w2" -gt "$w1" ] || fail "the writer's write counter did not change ($w1 -> $w2)"
 screen | grep -q 'writer pid '"$WRITER_PID" || fail "the dashboard does not name the writer pid"
-echo "e2e_tmux: dashboard live records $r1 -> $r2, writes $w1 -> $w2"
+echo "e2e_tmux: dashboard live keys $r1 -> $r2, writes $w1 -> $w2"
 save dashboard
 
 send '1' '?'
@@ -135,8 +152,47 @@ send 'x'
 wait_for 'expiring soon'
 save expiring
 send 'x' 'v'
+
+echo "e2e_tmux: the writer drops the namespace on screen"
+send h j j
+wait_for '>metrics'
+wait_for 'cpu\.00'
+touch "$WORK/drop"
+wait_for 'namespace metrics dropped by the writer' 10
+screen | grep -q 'reopen it without read_only' && fail "the viewer tried to write"
+save dropped
 send q
 wait_for '^EXIT=0'
+restored "after q"
+
+echo "e2e_tmux: SIGTERM and SIGHUP give the terminal back"
+for sig in TERM HUP; do
+    start_tui "$DB"
+    wait_for 'Keys [0-9]'
+    [ "$(modes | cut -d' ' -f1,2)" = "1 1" ] || fail "the TUI is not on the alternate screen with the mouse"
+    kill -"$sig" "$(cat "$WORK/tui.pid")"
+    wait_for '^EXIT=' 10
+    code=$(screen | grep -o '^EXIT=[0-9]*' | number)
+    [ "$code" -eq $((128 + $(kill -l "$sig"))) ] || fail "SIG$sig: exit code $code"
+    restored "after SIG$sig"
+done
+
+echo "e2e_tmux: Ctrl-Z suspends, fg resumes"
+send clear Enter
+# Alone on its line: a stopped job would let "; echo" run at once.
+send "$BIN $DB" Enter
+wait_for 'Keys [0-9]'
+send C-z
+wait_for 'Stopped' 10
+[ "$(modes)" = "0 0 1" ] || fail "suspended, the terminal modes are '$(modes)'"
+send fg Enter
+wait_for 'Keys [0-9]' 10
+[ "$(modes | cut -d' ' -f1,2)" = "1 1" ] || fail "after fg the TUI did not take the screen back"
+send q
+sleep 0.5
+send 'echo EXIT=$?' Enter
+wait_for '^EXIT=0'
+restored "after Ctrl-Z, fg and q"
 
 echo "e2e_tmux: --write while another process holds the lock"
 send clear Enter
@@ -163,7 +219,10 @@ WRITER_PID=""
 send clear Enter
 send "$BIN --write $DB; echo EXIT=\$?" Enter
 wait_for 'read-write'
-send a 'e2e:key' Enter 'hello from tmux' Enter Enter
+send a 'e2e:key' Enter 'hello from tmux' Enter 0 Enter
+wait_for 'would expire the key at once'
+save ttl0
+send C-u Enter
 wait_for 'staged put e2e:key'
 send w
 wait_for 'staged — y/Enter write'

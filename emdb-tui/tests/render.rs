@@ -179,6 +179,7 @@ fn dashboard() {
                 stats: Box::new(stats_at(start + sec * 1000, writes, flushes)),
                 compact_written: None,
                 writer_alive: Some(true),
+                live_counts: None,
             })),
         );
     }
@@ -204,7 +205,7 @@ fn dashboard_before_any_writer() {
     // The real sample of the test database: only what the engine cannot
     // vary (counts) is compared; sizes and latencies are its business.
     let live = screen(&app, 100, 30);
-    assert!(live.contains("live records   52"), "{live}");
+    assert!(live.contains("live keys      52"), "{live}");
     assert!(live.contains("no writer has published stats"), "{live}");
     // A read-only view of a database whose writer never published.
     let mut s = stats_at(0, 0, 0);
@@ -221,6 +222,7 @@ fn dashboard_before_any_writer() {
             stats: Box::new(s),
             compact_written: None,
             writer_alive: None,
+            live_counts: None,
         })),
     );
     assert_snapshot!(without_latencies(&screen(&app, 100, 30)));
@@ -318,4 +320,19 @@ fn every_size_draws() {
     }
     keys(&mut app, "1");
     assert_snapshot!(screen(&app, 60, 20));
+}
+
+#[test]
+fn help_says_when_there_is_more() {
+    let (_dir, _db, mut app) = setup(false);
+    keys(&mut app, "?");
+    assert!(!shot(&app).contains("more:"), "it fits at 120x32");
+    let s = screen(&app, 120, 20);
+    assert!(s.contains("↓ more: j, PgDn"), "{s}");
+    keys(&mut app, "j");
+    assert!(screen(&app, 120, 20).contains("↑↓ more: k/j"));
+    for _ in 0..30 {
+        keys(&mut app, "j");
+    }
+    assert!(screen(&app, 120, 20).contains("↑ more: k, g"));
 }

@@ -601,3 +601,85 @@ fn main_loop_on_a_test_backend() {
     assert!(text.contains("Keys 5 of 40 /ses "), "{text}");
     assert!(text.contains("> session:1"), "{text}");
 }
+
+#[test]
+fn idle_screens_are_not_redrawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = emdb_core::Emdb::builder()
+        .path(dir.path().join("idle.emdb"))
+        .clock(std::sync::Arc::new(emdb_core::ManualClock::new(T0)))
+        .build()
+        .unwrap();
+    db.insert("plain", "v").unwrap();
+    let mut app = app_for(&db, false);
+    shot(&app);
+    let tick = |app: &mut App, ms: u64| {
+        app.redraw = false;
+        act(
+            app,
+            Action::Tick(std::time::UNIX_EPOCH + Duration::from_millis(ms)),
+        );
+        app.redraw
+    };
+    // A tick samples stats; the same stats again change nothing on screen,
+    // nor does the clock while no countdown shows.
+    assert!(!tick(&mut app, T0 + 250));
+    assert!(!tick(&mut app, T0 + 1250), "a new second with no countdown");
+    // A key with a time to live on screen: once a second, not per tick.
+    db.insert_with_ttl("temp", "v", emdb_core::Ttl::After(Duration::from_secs(90)))
+        .unwrap();
+    keys(&mut app, "r");
+    app.now_ms = T0 + 1300;
+    assert!(!tick(&mut app, T0 + 1500));
+    assert!(tick(&mut app, T0 + 2000));
+    assert!(!tick(&mut app, T0 + 2250));
+    // Input always redraws.
+    app.redraw = false;
+    keys(&mut app, "j");
+    assert!(app.redraw);
+}
+
+#[test]
+fn a_followed_writer_updates_the_list_without_reloading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.emdb");
+    let writer = emdb_core::Emdb::open(&path).unwrap();
+    for i in 0..100 {
+        writer.insert(format!("k{i:03}"), "x").unwrap();
+    }
+    writer.flush().unwrap();
+    let reader = emdb_core::Emdb::builder()
+        .path(&path)
+        .read_only(true)
+        .build()
+        .unwrap();
+    let mut app = App::new(Config::new(SHOWN_PATH), Worker::inline(reader), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    shot(&app);
+    keys(&mut app, "G");
+    assert_eq!(selected(&app), "k099");
+    let generation = app.keys.generation;
+    writer.insert("k100", "new").unwrap();
+    writer.insert("k050", "longer value").unwrap();
+    writer.remove("k010").unwrap();
+    writer.flush().unwrap();
+    // The read-only handle catches up by itself about every 50 ms.
+    std::thread::sleep(Duration::from_millis(400));
+    let mut now = T0;
+    for _ in 0..4 {
+        now += 300;
+        act(
+            &mut app,
+            Action::Tick(std::time::UNIX_EPOCH + Duration::from_millis(now)),
+        );
+    }
+    let set = app.keys.list.set();
+    assert_eq!(set.len(), 100);
+    assert!(set.find(b"k100").is_some());
+    assert!(set.find(b"k010").is_none());
+    assert_eq!(set.entry(set.find(b"k050").unwrap()).unwrap().size, 12);
+    assert_eq!(app.keys.generation, generation, "the list was read again");
+    // On the last row, the selection follows the new key.
+    assert_eq!(selected(&app), "k100");
+}

@@ -9,6 +9,7 @@ use ratatui::Frame;
 
 use crate::app::App;
 use crate::history::{Point, WINDOW_MS};
+use crate::ui::theme;
 use crate::units;
 
 /// Bytes of the file header (counted in the log size, never dead).
@@ -17,13 +18,13 @@ pub const HEADER_BYTES: u64 = 4096;
 fn boxed(title: Line<'_>) -> Block<'_> {
     Block::default()
         .borders(Borders::ALL)
-        .border_style(Style::new().fg(Color::DarkGray))
+        .border_style(Style::new().fg(theme::MUTED))
         .title(title)
 }
 
 fn field(name: &str, value: String) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{name:<15}"), Style::new().fg(Color::Gray)),
+        Span::styled(format!("{name:<15}"), Style::new().fg(theme::LABEL)),
         Span::styled(value, Style::new().bold()),
     ])
 }
@@ -32,7 +33,7 @@ fn field(name: &str, value: String) -> Line<'static> {
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let Some(s) = &app.stats else {
         frame.render_widget(
-            Paragraph::new("waiting for the first stats sample…").fg(Color::DarkGray),
+            Paragraph::new("waiting for the first stats sample…").fg(theme::MUTED),
             area,
         );
         return;
@@ -48,8 +49,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
 
     let named = s.namespaces.iter().filter(|(n, _)| !n.is_empty()).count();
     let lines = vec![
-        field("live records", units::count(s.live_records)),
-        field("index entries", units::count(s.index_entries)),
+        field(
+            "live keys",
+            units::count(app.live_keys().unwrap_or(s.live_records)),
+        ),
+        // The index still holds expired keys until they are swept or
+        // compacted away: index entries = live keys + these.
+        field(
+            "expired keys",
+            units::count(s.live_records.saturating_sub(app.live_keys().unwrap_or(0))),
+        ),
         field("index memory", units::bytes(s.index_memory_bytes)),
         field(
             "namespaces",
@@ -67,24 +76,24 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let [l1, l2, gauge, hint] = Layout::vertical([Constraint::Length(1); 4]).areas(inner);
     frame.render_widget(
         Line::from(vec![
-            Span::styled("logical size   ", Style::new().fg(Color::Gray)),
+            Span::styled("logical size   ", Style::new().fg(theme::LABEL)),
             Span::styled(units::bytes(s.log_logical_bytes), Style::new().bold()),
-            Span::styled("   file size ", Style::new().fg(Color::Gray)),
+            Span::styled("   file size ", Style::new().fg(theme::LABEL)),
             Span::styled(units::bytes(s.file_bytes), Style::new().bold()),
         ]),
         l1,
     );
     frame.render_widget(
         Line::from(vec![
-            Span::styled("live bytes     ", Style::new().fg(Color::Gray)),
+            Span::styled("live bytes     ", Style::new().fg(theme::LABEL)),
             Span::styled(
                 units::bytes(s.live_bytes),
-                Style::new().fg(Color::Green).bold(),
+                Style::new().fg(theme::GOOD).bold(),
             ),
-            Span::styled("   dead bytes ", Style::new().fg(Color::Gray)),
+            Span::styled("   dead bytes ", Style::new().fg(theme::LABEL)),
             Span::styled(
                 units::bytes(s.dead_bytes),
-                Style::new().fg(Color::Red).bold(),
+                Style::new().fg(theme::ERROR).bold(),
             ),
         ]),
         l2,
@@ -97,41 +106,49 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     };
     frame.render_widget(
         Gauge::default()
-            .gauge_style(Style::new().fg(Color::Green).bg(Color::Red))
+            .gauge_style(Style::new().fg(theme::GOOD).bg(theme::ERROR))
             .ratio(ratio)
             .label(format!("{:.0}% live", ratio * 100.0)),
         gauge,
     );
     let hint_text = if s.dead_bytes == 0 {
-        Line::from("nothing to reclaim").fg(Color::DarkGray)
+        Line::from("nothing to reclaim").fg(theme::MUTED)
     } else {
         Line::from(format!(
             "compaction would reclaim {}",
             units::bytes(s.dead_bytes)
         ))
-        .fg(Color::Yellow)
+        .fg(theme::WARN)
     };
     frame.render_widget(hint_text, hint);
 
     let [w, f, l] = Layout::vertical([Constraint::Ratio(1, 3); 3]).areas(charts);
     let latest = app.history.latest();
+    // A writer that is gone has no rate: "—", not the last one seen.
+    let rate = |f: fn(&Point) -> f64| {
+        if app.history.writer_gone() {
+            Some("— (the writer is gone)".to_string())
+        } else {
+            latest.map(|p| units::rate(f(p)))
+        }
+    };
     spark(
         frame,
         app,
         w,
         "writes/s",
-        latest.map(|p| units::rate(p.writes_per_s)),
+        rate(|p| p.writes_per_s),
         |p| p.writes_per_s,
-        Color::Cyan,
+        theme::ACCENT,
     );
     spark(
         frame,
         app,
         f,
         "flushes/s",
-        latest.map(|p| units::rate(p.flushes_per_s)),
+        rate(|p| p.flushes_per_s),
         |p| p.flushes_per_s,
-        Color::Blue,
+        theme::GROUP,
     );
     spark(
         frame,
@@ -144,7 +161,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             units::latency(s.fsync_p50)
         )),
         |p| p.fsync_p99_us as f64,
-        Color::Magenta,
+        theme::MODE,
     );
 
     let last = match s.last_compaction_unix_ms {
@@ -166,35 +183,35 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     };
     let lines = vec![
         Line::from(vec![
-            Span::styled("compactions ", Style::new().fg(Color::Gray)),
+            Span::styled("compactions ", Style::new().fg(theme::LABEL)),
             Span::styled(units::count(s.compactions), Style::new().bold()),
-            Span::styled("   last ", Style::new().fg(Color::Gray)),
+            Span::styled("   last ", Style::new().fg(theme::LABEL)),
             Span::raw(last),
-            Span::styled("   writes ", Style::new().fg(Color::Gray)),
+            Span::styled("   writes ", Style::new().fg(theme::LABEL)),
             Span::raw(units::count(s.writes)),
-            Span::styled("   flushes ", Style::new().fg(Color::Gray)),
+            Span::styled("   flushes ", Style::new().fg(theme::LABEL)),
             Span::raw(units::count(s.flushes)),
-            Span::styled("   fsyncs ", Style::new().fg(Color::Gray)),
+            Span::styled("   fsyncs ", Style::new().fg(theme::LABEL)),
             Span::raw(units::count(s.fsyncs)),
         ]),
-        Line::from(writer).fg(Color::DarkGray),
+        Line::from(writer).fg(theme::MUTED),
     ];
     let mut lines = lines;
     if s.encrypted {
         let mut spans = vec![
-            Span::styled("encrypted", Style::new().fg(Color::Green)),
+            Span::styled("encrypted", Style::new().fg(theme::GOOD)),
             Span::styled(
                 format!(
                     ", {} sealed under the current key",
                     units::plural(s.encryptions, "record")
                 ),
-                Style::new().fg(Color::Gray),
+                Style::new().fg(theme::LABEL),
             ),
         ];
         if s.nonce_budget_warning {
             spans.push(Span::styled(
                 "  rotate the key soon (nonce budget)",
-                Style::new().fg(Color::Red).bold(),
+                Style::new().fg(theme::ERROR).bold(),
             ));
         }
         lines.insert(1, Line::from(spans));
@@ -238,7 +255,7 @@ fn spark(
                 },
                 units::span(std::time::Duration::from_millis(WINDOW_MS))
             ),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme::MUTED),
         ),
     ]);
     let data: Vec<Option<u64>> = cols
@@ -252,6 +269,6 @@ fn spark(
         .max(peak.ceil().max(1.0) as u64)
         .style(Style::new().fg(color))
         .absent_value_symbol(" ")
-        .absent_value_style(Style::new().fg(Color::DarkGray));
+        .absent_value_style(Style::new().fg(theme::MUTED));
     frame.render_widget(sparkline, area);
 }

@@ -9,6 +9,7 @@ use ratatui::Frame;
 use crate::app::{App, OldValue, Question};
 use crate::diff::{value_diff, DiffLine};
 use crate::escape::escape;
+use crate::ui::theme;
 use crate::ui::{centered, ns_label};
 use crate::units;
 use crate::worker::NewTtl;
@@ -38,13 +39,13 @@ pub fn confirm(frame: &mut Frame, area: Rect, q: &Question) {
     };
     let popup = centered(area, 60, 6);
     frame.render_widget(Clear, popup);
-    let block = popup_block(title, Color::Yellow);
+    let block = popup_block(title, theme::WARN);
     let mut lines: Vec<Line> = text.lines().map(|l| Line::raw(l.to_string())).collect();
     lines.push(Line::default());
     lines.push(Line::from(vec![
-        Span::styled("y", Style::new().fg(Color::Green).bold()),
+        Span::styled("y", Style::new().fg(theme::GOOD).bold()),
         Span::raw(" yes   "),
-        Span::styled("n", Style::new().fg(Color::Red).bold()),
+        Span::styled("n", Style::new().fg(theme::ERROR).bold()),
         Span::raw(" no"),
     ]));
     frame.render_widget(
@@ -66,25 +67,37 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
             (true, NewTtl::Never) => ", no ttl".into(),
             (true, NewTtl::After(d)) => format!(", ttl {}", units::span(d)),
         };
+        // A kept lifetime that already ran out: the engine no longer has the
+        // key's expiry, so the put would bring it back without one.
+        let past = match (c.value.is_some(), c.ttl, s.old_expires_ms) {
+            (true, NewTtl::Keep, Some(at)) if at <= app.now_ms => Some(format!(
+                "  the kept ttl ran out {} ago: written without a ttl",
+                units::span(std::time::Duration::from_millis(app.now_ms - at))
+            )),
+            _ => None,
+        };
         let (verb, color) = match (&c.value, &s.old) {
-            (None, _) => ("delete", Color::Red),
-            (Some(_), OldValue::Known(None)) => ("new", Color::Green),
-            (Some(_), _) => ("put", Color::Yellow),
+            (None, _) => ("delete", theme::ERROR),
+            (Some(_), OldValue::Known(None)) => ("new", theme::GOOD),
+            (Some(_), _) => ("put", theme::WARN),
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{verb} "), Style::new().fg(color).bold()),
             Span::styled(escape(&c.key), Style::new().bold()),
             Span::styled(
                 format!("  in {}{ttl}", ns_label(&c.ns)),
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme::MUTED),
             ),
         ]));
+        if let Some(p) = past {
+            lines.push(Line::styled(p, Style::new().fg(theme::ERROR).bold()));
+        }
         let old = match &s.old {
             OldValue::Known(v) => v.as_deref(),
             OldValue::Loading => {
                 lines.push(Line::styled(
                     "  (reading the old value…)",
-                    Style::new().fg(Color::DarkGray),
+                    Style::new().fg(theme::MUTED),
                 ));
                 None
             }
@@ -94,14 +107,14 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
             lines.push(match d {
                 DiffLine::Same(t) => Line::raw(format!("    {t}")),
                 DiffLine::Removed(t) => {
-                    Line::styled(format!("  - {t}"), Style::new().fg(Color::Red))
+                    Line::styled(format!("  - {t}"), Style::new().fg(theme::ERROR))
                 }
                 DiffLine::Added(t) => {
-                    Line::styled(format!("  + {t}"), Style::new().fg(Color::Green))
+                    Line::styled(format!("  + {t}"), Style::new().fg(theme::GOOD))
                 }
                 DiffLine::Skipped(n) => Line::styled(
                     format!("    … {} unchanged", units::plural(n as u64, "line")),
-                    Style::new().fg(Color::DarkGray),
+                    Style::new().fg(theme::MUTED),
                 ),
             });
         }
@@ -115,7 +128,7 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
         "{} staged — y/Enter write and flush · Esc back · X discard all",
         units::plural(app.staged.len() as u64, "change")
     );
-    let block = popup_block(&title, Color::Yellow);
+    let block = popup_block(&title, theme::WARN);
     let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
     frame.render_widget(
         Paragraph::new(lines).block(block).scroll((scroll, 0)),

@@ -1,22 +1,23 @@
 //! The help overlay: the key map, from [`crate::keymap`].
 
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style, Stylize};
+use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 use crate::app::App;
 use crate::keymap::{Context, BINDINGS, INPUT_KEYS, OTHER_KEYS};
+use crate::ui::theme;
 
 fn section(title: &str, rows: impl IntoIterator<Item = (String, String)>) -> Vec<Line<'static>> {
     let mut lines = vec![Line::styled(
         title.to_string(),
-        Style::new().fg(Color::Cyan).bold(),
+        Style::new().fg(theme::ACCENT).bold(),
     )];
     for (keys, help) in rows {
         lines.push(Line::from(vec![
-            Span::styled(format!("  {keys:<14}"), Style::new().fg(Color::Yellow)),
+            Span::styled(format!("  {keys:<14}"), Style::new().fg(theme::WARN)),
             Span::raw(help),
         ]));
     }
@@ -51,7 +52,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
             1,
             Line::styled(
                 "  (start with --write to use these)",
-                Style::new().fg(Color::DarkGray),
+                Style::new().fg(theme::MUTED),
             ),
         );
     }
@@ -66,11 +67,24 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
     };
     let popup = crate::ui::centered(area, width, height);
     frame.render_widget(Clear, popup);
-    let block = Block::default()
+    // Say when lines are hidden above or below, and how to reach them.
+    let total = usize::from(height.saturating_sub(2));
+    let shown = usize::from(popup.height.saturating_sub(2));
+    let more = match (scroll > 0, scroll + shown < total) {
+        (true, true) => Some(" ↑↓ more: k/j "),
+        (false, true) => Some(" ↓ more: j, PgDn "),
+        (true, false) => Some(" ↑ more: k, g "),
+        (false, false) => None,
+    };
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(Color::Cyan))
+        .border_style(Style::new().fg(theme::ACCENT))
         .title(Line::from(" Keys — Esc or ? closes ").bold());
+    if let Some(more) = more {
+        block = block
+            .title_bottom(Line::styled(more, Style::new().fg(theme::WARN).bold()).right_aligned());
+    }
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
     let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);

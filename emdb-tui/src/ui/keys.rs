@@ -2,14 +2,15 @@
 //! size and time-to-live columns.
 
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::style::{Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use crate::app::App;
+use crate::app::{App, OldValue};
 use crate::escape::escape;
 use crate::keylist::{ListView, Row};
+use crate::ui::theme;
 use crate::ui::{pane_block, selected_style};
 use crate::units;
 
@@ -33,24 +34,24 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     if !list.filter().is_empty() {
         title.push(Span::styled(
             format!("/{} ", list.filter()),
-            Style::new().fg(Color::Yellow),
+            Style::new().fg(theme::WARN),
         ));
     }
     match list.view() {
         ListView::Flat => {}
         ListView::Tree => title.push(Span::styled(
             format!("[tree '{}'] ", char::from(list.delimiter())),
-            Style::new().fg(Color::Magenta),
+            Style::new().fg(theme::MODE),
         )),
         ListView::Expiring => title.push(Span::styled(
             "[expiring soon] ",
-            Style::new().fg(Color::Magenta),
+            Style::new().fg(theme::MODE),
         )),
     }
     if let Some(l) = &app.keys.loading {
         title.push(Span::styled(
             format!("loading… {} ", units::count(l.loaded as u64)),
-            Style::new().fg(Color::DarkGray),
+            Style::new().fg(theme::MUTED),
         ));
     }
     let block = pane_block(Line::from(title), focused);
@@ -70,7 +71,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     ])
     .areas(inner);
     let header_style = Style::new()
-        .fg(Color::DarkGray)
+        .fg(theme::MUTED)
         .add_modifier(Modifier::UNDERLINED);
     let header = |r: Rect, text: &'static str, align: Alignment| {
         let r = Rect::new(r.x, r.y, r.width, 1);
@@ -107,20 +108,22 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                 } else {
                     format!("{indent}{}", escape(shown))
                 };
+                // Cut long keys visibly; the value pane shows them whole.
+                let text = ellipsize(&text, usize::from(key.width));
                 frame.render_widget(Paragraph::new(text), cell(key));
                 if let Some(e) = set.entry(entry as usize) {
                     frame.render_widget(
                         Paragraph::new(units::bytes(u64::from(e.size)))
                             .alignment(Alignment::Right)
-                            .fg(Color::DarkGray),
+                            .fg(theme::MUTED),
                         cell(size),
                     );
                     if e.expires_ms != 0 {
                         let left = e.expires_ms.saturating_sub(app.now_ms);
                         let color = if left < 60_000 {
-                            Color::Red
+                            theme::ERROR
                         } else {
-                            Color::Yellow
+                            theme::WARN
                         };
                         frame.render_widget(
                             Paragraph::new(units::ttl_left(e.expires_ms, app.now_ms))
@@ -132,9 +135,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                 }
                 if marks {
                     if let Some(s) = app.staged_for(full) {
-                        let (m, c) = match s.change.value {
-                            Some(_) => ("~", Color::Yellow),
-                            None => ("-", Color::Red),
+                        let (m, c) = match (&s.change.value, &s.old) {
+                            (None, _) => ("-", theme::ERROR),
+                            (Some(_), OldValue::Known(None)) => ("+", theme::GOOD),
+                            (Some(_), _) => ("~", theme::WARN),
                         };
                         let r = cell(mark);
                         frame.render_widget(
@@ -161,11 +165,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                     Span::raw("  ".repeat(usize::from(depth))),
                     Span::styled(
                         format!("{arrow} {}", escape(label)),
-                        Style::new().fg(Color::Blue).bold(),
+                        Style::new().fg(theme::GROUP).bold(),
                     ),
                     Span::styled(
                         format!(" ({})", units::count(u64::from(count))),
-                        Style::new().fg(Color::DarkGray),
+                        Style::new().fg(theme::MUTED),
                     ),
                 ]);
                 frame.render_widget(Paragraph::new(line), cell(key));
@@ -187,6 +191,28 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             "no keys"
         };
         let r = Rect::new(inner.x, inner.y + 1, inner.width, 1);
-        frame.render_widget(Paragraph::new(text).fg(Color::DarkGray), r);
+        frame.render_widget(Paragraph::new(text).fg(theme::MUTED), r);
+    }
+}
+
+/// `text` cut to `width` characters, ending in `…` when it was cut.
+pub fn ellipsize(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ellipsize;
+
+    #[test]
+    fn long_text_ends_in_an_ellipsis() {
+        assert_eq!(ellipsize("user:1", 6), "user:1");
+        assert_eq!(ellipsize("user:12", 6), "user:…");
+        assert_eq!(ellipsize("ab", 1), "…");
     }
 }

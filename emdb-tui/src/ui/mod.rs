@@ -5,10 +5,11 @@ pub mod dialog;
 pub mod help;
 pub mod keys;
 pub mod namespaces;
+pub mod theme;
 pub mod value;
 
 use ratatui::layout::{Constraint, Layout, Position, Rect};
-use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::style::{Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Gauge, Paragraph};
 use ratatui::Frame;
@@ -32,8 +33,8 @@ pub fn ns_label(name: &Option<String>) -> String {
 pub fn selected_style(focused: bool) -> Style {
     if focused {
         Style::new()
-            .bg(Color::Cyan)
-            .fg(Color::Black)
+            .bg(theme::ACCENT)
+            .fg(theme::ON_ACCENT)
             .add_modifier(Modifier::BOLD)
     } else {
         Style::new().add_modifier(Modifier::REVERSED)
@@ -46,9 +47,9 @@ pub fn pane_block<'a>(title: Line<'a>, focused: bool) -> Block<'a> {
     if focused {
         block
             .border_type(BorderType::Thick)
-            .border_style(Style::new().fg(Color::Cyan))
+            .border_style(Style::new().fg(theme::ACCENT))
     } else {
-        block.border_style(Style::new().fg(Color::DarkGray))
+        block.border_style(Style::new().fg(theme::MUTED))
     }
 }
 
@@ -94,9 +95,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
 fn draw_tabs(frame: &mut Frame, app: &App, area: Rect) {
     let tab = |n: &'static str, name: &'static str, on: bool| {
         let style = if on {
-            Style::new().fg(Color::Black).bg(Color::Cyan).bold()
+            Style::new().fg(theme::ON_ACCENT).bg(theme::ACCENT).bold()
         } else {
-            Style::new().fg(Color::Gray)
+            Style::new().fg(theme::LABEL)
         };
         Span::styled(format!(" {n} {name} "), style)
     };
@@ -109,13 +110,13 @@ fn draw_tabs(frame: &mut Frame, app: &App, area: Rect) {
     if !app.staged.is_empty() {
         spans.push(Span::styled(
             format!("  {} staged (w: review)", app.staged.len()),
-            Style::new().fg(Color::Yellow).bold(),
+            Style::new().fg(theme::WARN).bold(),
         ));
     }
     frame.render_widget(Line::from(spans), area);
     let help = Line::from(" ? help  q quit ")
         .right_aligned()
-        .fg(Color::DarkGray);
+        .fg(theme::MUTED);
     frame.render_widget(help, area);
 }
 
@@ -148,7 +149,7 @@ fn draw_browse(frame: &mut Frame, app: &App, area: Rect) {
 fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
     let prompt = |label: String, text: &str, cursor: usize| {
         let line = Line::from(vec![
-            Span::styled(label.clone(), Style::new().fg(Color::Yellow).bold()),
+            Span::styled(label.clone(), Style::new().fg(theme::WARN).bold()),
             Span::raw(text.to_string()),
         ]);
         let x = area.x + (label.chars().count() + cursor) as u16;
@@ -175,11 +176,11 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
             prompt(label, input.text(), input.cursor())
         }
         Mode::Confirm(Question::Delete { key }) => (
-            Line::from(format!("Delete {}? y/n", escape(key))).fg(Color::Yellow),
+            Line::from(format!("Delete {}? y/n", escape(key))).fg(theme::WARN),
             None,
         ),
         Mode::Confirm(Question::Quit) => (
-            Line::from("Quit and discard the staged changes? y/n").fg(Color::Yellow),
+            Line::from("Quit and discard the staged changes? y/n").fg(theme::WARN),
             None,
         ),
         _ => {
@@ -190,9 +191,9 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
             match &app.message {
                 Some(m) if app.now_ms < m.at_ms + MESSAGE_MS => {
                     let style = if m.error {
-                        Style::new().fg(Color::Red).bold()
+                        Style::new().fg(theme::ERROR).bold()
                     } else {
-                        Style::new().fg(Color::Green)
+                        Style::new().fg(theme::GOOD)
                     };
                     (Line::styled(m.text.clone(), style), None)
                 }
@@ -225,29 +226,44 @@ fn draw_compaction(frame: &mut Frame, app: &App, c: &crate::app::Compaction, are
         _ => (0.0, format!("compacting… {elapsed}")),
     };
     let gauge = Gauge::default()
-        .gauge_style(Style::new().fg(Color::Magenta).bg(Color::Black))
+        .gauge_style(Style::new().fg(theme::MODE).bg(theme::ON_ACCENT))
         .ratio(ratio)
         .label(label);
     frame.render_widget(gauge, area);
 }
 
 fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
+    // While a prompt or the filter takes the message line, an error about
+    // what was typed goes here instead, where it cannot be missed.
+    if matches!(app.mode, Mode::Prompt(..) | Mode::Filter(_)) {
+        if let Some(m) = app.message.as_ref().filter(|m| m.error) {
+            let line = Line::from(vec![
+                Span::styled(
+                    " ✗ ",
+                    Style::new().fg(theme::ON_ERROR).bg(theme::ERROR).bold(),
+                ),
+                Span::styled(format!(" {}", m.text), Style::new().fg(theme::ERROR).bold()),
+            ]);
+            frame.render_widget(Paragraph::new(line), area);
+            return;
+        }
+    }
     let mode = if app.config.writable {
         Span::styled(
             " read-write ",
-            Style::new().fg(Color::Black).bg(Color::Red).bold(),
+            Style::new().fg(theme::ON_ACCENT).bg(theme::ERROR).bold(),
         )
     } else {
         Span::styled(
             " read-only ",
-            Style::new().fg(Color::Black).bg(Color::Green).bold(),
+            Style::new().fg(theme::ON_ACCENT).bg(theme::GOOD).bold(),
         )
     };
     let refreshed = match app.stats_ms {
         Some(t) => format!("refreshed {}", units::ago(t, app.now_ms)),
         None => "connecting…".into(),
     };
-    let sep = || Span::styled(" │ ", Style::new().fg(Color::DarkGray));
+    let sep = || Span::styled(" │ ", Style::new().fg(theme::MUTED));
     let line = Line::from(vec![
         Span::raw(" "),
         Span::styled(app.config.path.display().to_string(), Style::new().bold()),
@@ -255,7 +271,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         mode,
         sep(),
         match &app.stats {
-            Some(s) if s.encrypted => Span::styled("encrypted", Style::new().fg(Color::Green)),
+            Some(s) if s.encrypted => Span::styled("encrypted", Style::new().fg(theme::GOOD)),
             Some(_) => Span::raw("not encrypted"),
             None => Span::raw("encryption ?"),
         },
@@ -265,7 +281,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         Span::raw(refreshed),
     ]);
     frame.render_widget(
-        Paragraph::new(line).style(Style::new().bg(Color::Rgb(30, 30, 40))),
+        Paragraph::new(line).style(Style::new().bg(theme::STATUS_BG)),
         area,
     );
 }

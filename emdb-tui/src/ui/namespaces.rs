@@ -1,12 +1,13 @@
 //! The namespace pane: names and live key counts.
 
 use ratatui::layout::{Alignment, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::app::App;
+use crate::ui::theme;
 use crate::ui::{ns_label, pane_block, selected_style};
 use crate::units;
 
@@ -29,7 +30,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         let count_w = (count.len() as u16 + 1).min(r.width);
         let name_r = Rect::new(r.x, r.y, r.width - count_w, 1);
         let name_style = if item.name.is_none() {
-            Style::new().fg(Color::Gray)
+            Style::new().fg(theme::LABEL)
         } else {
             Style::new()
         };
@@ -40,7 +41,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         frame.render_widget(
             Paragraph::new(count)
                 .alignment(Alignment::Right)
-                .style(Style::new().fg(Color::DarkGray)),
+                .style(Style::new().fg(theme::MUTED)),
             r,
         );
         if i == nav.selected {

@@ -2,7 +2,7 @@
 //! dump, with its size and time to live; a staged change shows as a diff.
 
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style, Stylize};
+use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
@@ -12,22 +12,43 @@ use crate::diff::{value_diff, DiffLine};
 use crate::escape::escape;
 use crate::keylist::Row;
 use crate::ui::pane_block;
+use crate::ui::theme;
 use crate::units;
 use crate::value_format::{self, format_lines, hex_bytes_per_line, hex_line, Shown};
 use crate::worker::NewTtl;
 
-/// Lines above the value: the key, then size, TTL and view.
+/// Lines above the value: the key (at least one line), then size, TTL and
+/// view.
 pub const HEADER_LINES: u16 = 2;
+
+/// A long key takes at most this many lines above its value.
+pub const MAX_KEY_LINES: usize = 4;
+
+/// `key` broken into lines of `width` characters, at most `max` of them;
+/// the last ends in `…` when even they cannot hold it.
+pub fn key_lines(key: &str, width: usize, max: usize) -> Vec<String> {
+    let chars: Vec<char> = key.chars().collect();
+    let width = width.max(1);
+    let mut lines: Vec<String> = chars.chunks(width).map(|c| c.iter().collect()).collect();
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    if lines.len() > max {
+        lines.truncate(max.max(1));
+        if let Some(last) = lines.last_mut() {
+            last.pop();
+            last.push('…');
+        }
+    }
+    lines
+}
 
 /// Draw the value pane in `area`.
 pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let mode = app.value.mode;
     let title = Line::from(vec![
         Span::raw(" Value "),
-        Span::styled(
-            format!("[{}] ", mode.name()),
-            Style::new().fg(Color::Magenta),
-        ),
+        Span::styled(format!("[{}] ", mode.name()), Style::new().fg(theme::MODE)),
     ]);
     let block = pane_block(title, focused);
     let inner = block.inner(area);
@@ -36,13 +57,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         return;
     }
     let line_at = |i: u16| Rect::new(inner.x, inner.y + i, inner.width, 1);
-    let body = Rect::new(
-        inner.x,
-        inner.y + HEADER_LINES,
-        inner.width,
-        inner.height - HEADER_LINES,
-    );
-    let dim = |t: String| Paragraph::new(t).fg(Color::DarkGray);
+    let dim = |t: String| Paragraph::new(t).fg(theme::MUTED);
 
     let row = app.keys.list.row(app.keys.nav.selected);
     let Some(target) = app.value.target.as_deref() else {
@@ -58,9 +73,21 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         frame.render_widget(dim(text), line_at(0));
         return;
     };
-    frame.render_widget(
-        Paragraph::new(escape(target)).style(Style::new().bold()),
-        line_at(0),
+    // The key whole, over a few lines when it is long.
+    let key_lines = key_lines(&escape(target), usize::from(inner.width), MAX_KEY_LINES);
+    let kl = (key_lines.len() as u16).min(inner.height - HEADER_LINES + 1);
+    for (i, l) in key_lines.iter().take(usize::from(kl)).enumerate() {
+        frame.render_widget(
+            Paragraph::new(l.as_str()).style(Style::new().bold()),
+            line_at(i as u16),
+        );
+    }
+    let line_at = |i: u16| line_at(i + kl - 1);
+    let body = Rect::new(
+        inner.x,
+        inner.y + kl + 1,
+        inner.width,
+        inner.height - kl - 1,
     );
     let staged = app.staged_for(target);
     let loaded = app.value.loaded.as_ref().filter(|l| l.key == target);
@@ -71,7 +98,12 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     };
     if loaded.value.is_none() && staged.is_none() {
         app.value.lines.set(0);
-        frame.render_widget(dim("the key no longer exists".into()), line_at(1));
+        let text = if app.value.deleted_by_writer {
+            "deleted by the writer"
+        } else {
+            "the key no longer exists"
+        };
+        frame.render_widget(Paragraph::new(text).fg(theme::ERROR).bold(), line_at(1));
         return;
     }
 
@@ -87,7 +119,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             Some(ms) => format!("· ttl {} ", units::ttl_left(ms, app.now_ms)),
             None => "· no ttl ".into(),
         };
-        meta.push(Span::styled(ttl, Style::new().fg(Color::Yellow)));
+        meta.push(Span::styled(ttl, Style::new().fg(theme::WARN)));
         if let Some(off) = loaded.offset {
             meta.push(Span::raw(format!("· offset {off} ")));
         }
@@ -108,21 +140,21 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             };
             meta.push(Span::styled(
                 format!("· {what} (w writes) "),
-                Style::new().fg(Color::Yellow).bold(),
+                Style::new().fg(theme::WARN).bold(),
             ));
         }
         None => {
             meta.push(Span::styled(
                 format!("· {}", formatted.shown.name()),
-                Style::new().fg(Color::Cyan),
+                Style::new().fg(theme::ACCENT),
             ));
             if mode == value_format::ViewMode::Auto {
-                meta.push(Span::styled(" (auto)", Style::new().fg(Color::DarkGray)));
+                meta.push(Span::styled(" (auto)", Style::new().fg(theme::MUTED)));
             }
             if let Some(note) = formatted.note {
                 meta.push(Span::styled(
                     format!(" · {note}"),
-                    Style::new().fg(Color::Red),
+                    Style::new().fg(theme::ERROR),
                 ));
             }
             if let Some(v) = &loaded.value {
@@ -132,7 +164,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                             " · first {} shown",
                             units::bytes(value_format::MAX_FORMATTED as u64)
                         ),
-                        Style::new().fg(Color::Red),
+                        Style::new().fg(theme::ERROR),
                     ));
                 }
             }
@@ -169,9 +201,9 @@ fn styled_line(text: &str, diff: bool) -> Line<'static> {
         return Line::raw(text.to_string());
     }
     let style = match text.chars().next() {
-        Some('+') => Style::new().fg(Color::Green),
-        Some('-') => Style::new().fg(Color::Red),
-        Some('…') => Style::new().fg(Color::DarkGray),
+        Some('+') => Style::new().fg(theme::GOOD),
+        Some('-') => Style::new().fg(theme::ERROR),
+        Some('…') => Style::new().fg(theme::MUTED),
         _ => Style::new(),
     };
     Line::styled(text.to_string(), style)
@@ -254,4 +286,16 @@ pub fn wrap(lines: Vec<String>, width: usize) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key_lines;
+
+    #[test]
+    fn long_keys_wrap_then_end_in_an_ellipsis() {
+        assert_eq!(key_lines("abc", 10, 4), ["abc"]);
+        assert_eq!(key_lines("abcdefg", 3, 4), ["abc", "def", "g"]);
+        assert_eq!(key_lines("abcdefghij", 3, 2), ["abc", "de…"]);
+    }
 }

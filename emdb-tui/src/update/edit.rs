@@ -1,0 +1,303 @@
+//! Editing (`--write`): prompts, staging, the review and writing.
+
+#[allow(unused_imports)]
+use super::*;
+
+// ---- editing ----
+
+pub(super) fn write_command(app: &mut App, c: Command) {
+    if !app.config.writable {
+        app.complain("read-only: start emdb-tui with --write to edit");
+        return;
+    }
+    match c {
+        Command::Put => open_prompt(app, PromptKind::NewKey, Input::default()),
+        Command::Edit | Command::EditExternal => {
+            let Some((key, current)) = editable_value(app) else {
+                return;
+            };
+            if c == Command::EditExternal {
+                app.editor = Some(EditorJob {
+                    key,
+                    initial: current,
+                });
+            } else if current.len() > MAX_INLINE_EDIT {
+                app.complain(format!(
+                    "the value is {}; edit it in $EDITOR with E",
+                    units::bytes(current.len() as u64)
+                ));
+            } else {
+                open_prompt(
+                    app,
+                    PromptKind::EditValue { key },
+                    Input::with_text(&escape(&current)),
+                );
+            }
+        }
+        Command::Delete => match app.selected_key() {
+            Some(key) => {
+                app.mode = Mode::Confirm(Question::Delete { key: key.to_vec() });
+            }
+            None => app.complain("select a key to delete"),
+        },
+        Command::Unstage => {
+            let ns = app.shown_ns();
+            let Some(key) = app.selected_key().map(<[u8]>::to_vec) else {
+                return;
+            };
+            let (dropped, kept): (Vec<Staged>, Vec<Staged>) = std::mem::take(&mut app.staged)
+                .into_iter()
+                .partition(|s| s.change.ns == ns && s.change.key == key);
+            app.staged = kept;
+            app.staged_version += 1;
+            unlist_new_keys(app, &dropped);
+            if !dropped.is_empty() {
+                app.say(format!("unstaged {}", escape(&key)));
+            } else {
+                app.say("nothing staged for this key");
+            }
+        }
+        Command::Review => {
+            if app.staged.is_empty() {
+                app.say("nothing staged (a put, e edit, d delete)");
+            } else {
+                app.mode = Mode::Review(0);
+            }
+        }
+        Command::Flush => {
+            app.request(Request::Flush);
+            app.say("flushing…");
+        }
+        Command::Compact => {
+            if app.compaction.is_some() {
+                app.say("a compaction is already running");
+                return;
+            }
+            let expected = app
+                .stats
+                .as_ref()
+                .map_or(0, |s| s.live_bytes + crate::ui::dashboard::HEADER_BYTES);
+            app.compaction = Some(Compaction {
+                started_ms: app.now_ms,
+                expected,
+                written: None,
+            });
+            app.request(Request::Compact);
+        }
+        _ => {}
+    }
+}
+
+/// The selected key and the value an edit starts from (the staged one if
+/// there is one).
+pub(super) fn editable_value(app: &mut App) -> Option<(Vec<u8>, Vec<u8>)> {
+    let Some(key) = app.selected_key().map(<[u8]>::to_vec) else {
+        app.complain("select a key to edit");
+        return None;
+    };
+    if let Some(s) = app.staged_for(&key) {
+        return match &s.change.value {
+            Some(v) => Some((key, v.clone())),
+            None => {
+                app.complain("the key is staged for deletion; u unstages it");
+                None
+            }
+        };
+    }
+    match &app.value.loaded {
+        Some(LoadedValue {
+            key: k,
+            value: Some(v),
+            ..
+        }) if *k == key => Some((key, v.clone())),
+        _ => {
+            app.complain("the value is not loaded yet");
+            None
+        }
+    }
+}
+
+/// Open a prompt with a clean message bar: an error shown while it is open
+/// is then about what was typed into it (the status bar shows it, since the
+/// prompt takes the message line).
+pub(super) fn open_prompt(app: &mut App, kind: PromptKind, input: Input) {
+    app.message = None;
+    app.mode = Mode::Prompt(kind, input);
+}
+
+pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
+    let bytes = match unescape(text) {
+        Ok(b) => b,
+        Err(e) => {
+            app.complain(e);
+            return;
+        }
+    };
+    match kind {
+        PromptKind::NewKey => {
+            if bytes.is_empty() {
+                app.complain("the key is empty");
+                return;
+            }
+            open_prompt(app, PromptKind::NewValue { key: bytes }, Input::default());
+        }
+        PromptKind::NewValue { key } => {
+            open_prompt(
+                app,
+                PromptKind::NewTtl { key, value: bytes },
+                Input::default(),
+            );
+        }
+        PromptKind::NewTtl { key, value } => match parse_ttl(text) {
+            Ok(ttl) => {
+                app.mode = Mode::Normal;
+                stage(app, key, Some(value), ttl);
+            }
+            Err(e) => app.complain(e),
+        },
+        PromptKind::EditValue { key } => {
+            app.mode = Mode::Normal;
+            stage(app, key, Some(bytes), NewTtl::Keep);
+        }
+    }
+}
+
+/// `""` keeps the current lifetime, `never` removes it, else a duration
+/// such as `90s`, `15m`, `2h`, `7d` (a bare number is seconds).
+pub fn parse_ttl(text: &str) -> Result<NewTtl, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(NewTtl::Keep);
+    }
+    if t == "never" || t == "none" {
+        return Ok(NewTtl::Never);
+    }
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("bad time to live {t:?}: use e.g. 90s, 15m, 2h, 7d or never"))?;
+    // A lifetime of zero would write a key that is already expired: the put
+    // would delete it. The CLI refuses it too; `d` is the way to delete.
+    if n == 0 {
+        return Err(format!(
+            "a time to live of {t} would expire the key at once (deleting it); \
+             give a positive duration, never, or d to delete"
+        ));
+    }
+    let d = match unit.trim() {
+        "" | "s" => Duration::from_secs(n),
+        "ms" => Duration::from_millis(n),
+        "m" => Duration::from_secs(n.saturating_mul(60)),
+        "h" => Duration::from_secs(n.saturating_mul(3600)),
+        "d" => Duration::from_secs(n.saturating_mul(86_400)),
+        other => return Err(format!("unknown unit {other:?}: use ms, s, m, h or d")),
+    };
+    Ok(NewTtl::After(d))
+}
+
+pub(super) fn stage(app: &mut App, key: Vec<u8>, value: Option<Vec<u8>>, ttl: NewTtl) {
+    let ns: NsName = app.shown_ns();
+    let verb = if value.is_some() { "put" } else { "delete" };
+    let shown = escape(&key);
+    let existing = app
+        .staged
+        .iter()
+        .position(|s| s.change.ns == ns && s.change.key == key);
+    let (old, old_expires_ms) = match existing.map(|i| &app.staged[i]) {
+        Some(s) => (s.old.clone(), s.old_expires_ms),
+        None => match &app.value.loaded {
+            Some(l) if l.key == key && l.ns == ns => {
+                (OldValue::Known(l.value.clone()), l.expires_ms)
+            }
+            _ => (OldValue::Loading, None),
+        },
+    };
+    // A put of the stored value with its lifetime kept changes nothing:
+    // nothing to stage (and a staged change of the key goes away).
+    if ttl == NewTtl::Keep && value.is_some() && old == OldValue::Known(value.clone()) {
+        if let Some(i) = existing {
+            app.staged.remove(i);
+            app.staged_version += 1;
+            app.say(format!("{shown} is back to its stored value: unstaged"));
+        } else {
+            app.say(format!("no change to {shown}: nothing staged"));
+        }
+        return;
+    }
+    let change = Change {
+        ns: ns.clone(),
+        key: key.clone(),
+        value: value.clone(),
+        ttl,
+    };
+    match existing {
+        Some(i) => app.staged[i].change = change,
+        None => {
+            if old == OldValue::Loading {
+                app.request(Request::LoadValue {
+                    ns,
+                    key: key.clone(),
+                    purpose: ValuePurpose::Staging,
+                });
+            }
+            app.staged.push(Staged {
+                change,
+                old,
+                old_expires_ms,
+            });
+        }
+    }
+    app.staged_version += 1;
+    if let Some(v) = &value {
+        // A new key shows in the list (marked +) before it is written.
+        if app.keys.list.set().find(&key).is_none() {
+            let expires_ms = match ttl {
+                NewTtl::After(d) => app
+                    .now_ms
+                    .saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                NewTtl::Keep | NewTtl::Never => 0,
+            };
+            let change = KeyChange::Upsert {
+                key,
+                size: v.len() as u64,
+                expires_ms,
+            };
+            keep_selection(app, |list| list.apply(vec![change]));
+        }
+    }
+    app.say(format!(
+        "staged {verb} {shown}; {} staged, w to review and write",
+        units::plural(app.staged.len() as u64, "change")
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ttl_syntax() {
+        assert_eq!(parse_ttl(""), Ok(NewTtl::Keep));
+        assert_eq!(parse_ttl("never"), Ok(NewTtl::Never));
+        assert_eq!(parse_ttl("90"), Ok(NewTtl::After(Duration::from_secs(90))));
+        assert_eq!(
+            parse_ttl("15m"),
+            Ok(NewTtl::After(Duration::from_secs(900)))
+        );
+        assert_eq!(
+            parse_ttl("2h"),
+            Ok(NewTtl::After(Duration::from_secs(7200)))
+        );
+        assert_eq!(
+            parse_ttl("250ms"),
+            Ok(NewTtl::After(Duration::from_millis(250)))
+        );
+        assert!(parse_ttl("5 parsecs").is_err());
+        // Zero in any unit would delete the key: refused.
+        for zero in ["0", "0s", "0ms", "00m", "0d"] {
+            assert!(parse_ttl(zero).is_err(), "{zero}");
+        }
+        assert!(parse_ttl("x").is_err());
+    }
+}

@@ -1,0 +1,255 @@
+//! The keys pane: moving, opening groups, the filter, the selection and
+//! the value it asks for, and changes to the list (followed records, staged
+//! new keys).
+
+#[allow(unused_imports)]
+use super::*;
+
+pub(super) fn left(app: &mut App) {
+    match app.focus {
+        Pane::Namespaces => {}
+        Pane::Value => app.focus = Pane::Keys,
+        Pane::Keys => {
+            let i = app.keys.nav.selected;
+            if let Some(Row::Group { expanded: true, .. }) = app.keys.list.row(i) {
+                app.keys.list.toggle_group(i);
+                follow_keys(app);
+            } else if let Some(parent) = app.keys.list.parent_of(i) {
+                let (len, h) = (app.keys.list.row_count(), key_rows(app));
+                app.keys.nav.select(parent, len, h);
+                selection_changed(app);
+            } else {
+                app.focus = Pane::Namespaces;
+            }
+        }
+    }
+}
+
+pub(super) fn right(app: &mut App) {
+    match app.focus {
+        Pane::Namespaces => app.focus = Pane::Keys,
+        Pane::Value => {}
+        Pane::Keys => match app.keys.list.row(app.keys.nav.selected) {
+            Some(Row::Group {
+                expanded: false, ..
+            }) => {
+                app.keys.list.toggle_group(app.keys.nav.selected);
+                follow_keys(app);
+            }
+            Some(Row::Group { expanded: true, .. }) => step(app, 1),
+            Some(Row::Key { .. }) => app.focus = Pane::Value,
+            None => {}
+        },
+    }
+}
+
+pub(super) fn enter(app: &mut App) {
+    match app.focus {
+        Pane::Namespaces => app.focus = Pane::Keys,
+        Pane::Value => {}
+        Pane::Keys => match app.keys.list.row(app.keys.nav.selected) {
+            Some(Row::Group { .. }) => {
+                app.keys.list.toggle_group(app.keys.nav.selected);
+                follow_keys(app);
+            }
+            Some(Row::Key { .. }) => app.focus = Pane::Value,
+            None => {}
+        },
+    }
+}
+
+pub(super) fn follow_keys(app: &mut App) {
+    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+    app.keys.nav.follow(len, h);
+    let sel = app.keys.nav.selected;
+    app.keys.nav.select(sel, len, h);
+}
+
+/// Change the list with `f`, keeping the selected key (or the group that
+/// now holds it) selected.
+pub(super) fn keep_selection(app: &mut App, f: impl FnOnce(&mut KeyList)) {
+    let before = app
+        .keys
+        .list
+        .row(app.keys.nav.selected)
+        .map(|r| app.keys.list.row_bytes(r).to_vec());
+    f(&mut app.keys.list);
+    let row = before.and_then(|k| app.keys.list.row_of(&k)).unwrap_or(0);
+    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+    app.keys.nav.select(row, len, h);
+    selection_changed(app);
+}
+
+pub(super) fn set_view(app: &mut App, view: ListView) {
+    keep_selection(app, |list| list.set_view(view));
+}
+
+pub(super) fn set_filter(app: &mut App, text: &str) {
+    keep_selection(app, |list| list.set_filter(text));
+}
+
+pub(super) fn filter_mode(app: &mut App, mut input: Input, action: Action) {
+    match action {
+        Action::Input(edit) => {
+            input.edit(edit);
+            let text = input.text().to_string();
+            app.mode = Mode::Filter(input);
+            set_filter(app, &text);
+        }
+        Action::Submit => app.mode = Mode::Normal,
+        Action::Cancel => {
+            app.mode = Mode::Normal;
+            set_filter(app, "");
+        }
+        Action::Command(
+            c @ (Command::Up | Command::Down | Command::PageUp | Command::PageDown),
+        ) => {
+            command(app, c);
+        }
+        _ => {}
+    }
+}
+
+/// After the key selection moved: ask for the newly selected value.
+pub(super) fn selection_changed(app: &mut App) {
+    let key = app.selected_key().map(<[u8]>::to_vec);
+    if key == app.value.target {
+        return;
+    }
+    app.value.target = key.clone();
+    app.value.scroll = 0;
+    app.value.deleted_by_writer = false;
+    if let Some(key) = key {
+        request_value(app, key);
+    }
+}
+
+pub(super) fn request_value(app: &mut App, key: Vec<u8>) {
+    app.value_log_end = app.stats.as_ref().map_or(0, |s| s.log_logical_bytes);
+    let ns = app.shown_ns();
+    app.request(Request::LoadValue {
+        ns,
+        key,
+        purpose: ValuePurpose::Show,
+    });
+}
+
+/// Staged puts of keys the shown list lacks, as list changes (new keys
+/// show in the list before they are written).
+pub(super) fn staged_new_keys(app: &App) -> Vec<KeyChange> {
+    let ns = app.shown_ns();
+    app.staged
+        .iter()
+        .filter(|s| s.change.ns == ns && app.keys.list.set().find(&s.change.key).is_none())
+        .filter_map(|s| {
+            let v = s.change.value.as_ref()?;
+            Some(KeyChange::Upsert {
+                key: s.change.key.clone(),
+                size: v.len() as u64,
+                expires_ms: 0,
+            })
+        })
+        .collect()
+}
+
+/// Apply followed changes to the list: the selection stays on its key (or,
+/// on the last row, follows new keys at the end); a selected key the writer
+/// deleted is said.
+pub(super) fn apply_followed(app: &mut App, changes: Vec<KeyChange>) {
+    let rows = app.keys.list.row_count();
+    let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
+    // Staged new keys stay listed whatever the writer did to them.
+    let ns = app.shown_ns();
+    let changes: Vec<KeyChange> = changes
+        .into_iter()
+        .filter(|c| match c {
+            KeyChange::Remove(k) => !app
+                .staged
+                .iter()
+                .any(|s| s.change.ns == ns && s.change.key == *k && s.change.value.is_some()),
+            KeyChange::Upsert { .. } => true,
+        })
+        .collect();
+    if let Some(key) = app.selected_key() {
+        let gone = changes
+            .iter()
+            .any(|c| matches!(c, KeyChange::Remove(k) if k.as_slice() == key));
+        if gone && !app.config.writable {
+            app.complain(format!("{} deleted by the writer", escape(key)));
+        }
+    }
+    keep_selection(app, |list| list.apply(changes));
+    if at_end {
+        let (len, h) = (app.keys.list.row_count(), key_rows(app));
+        app.keys.nav.select(len.saturating_sub(1), len, h);
+        selection_changed(app);
+    }
+}
+
+/// `set` with the staged new keys that it lacks, as changes to apply after
+/// it replaced the list.
+pub(super) fn staged_new_keys_for(app: &App, set: KeySet) -> (KeySet, Vec<KeyChange>) {
+    let ns = app.shown_ns();
+    let changes = app
+        .staged
+        .iter()
+        .filter(|s| s.change.ns == ns && set.find(&s.change.key).is_none())
+        .filter_map(|s| {
+            Some(KeyChange::Upsert {
+                key: s.change.key.clone(),
+                size: s.change.value.as_ref()?.len() as u64,
+                expires_ms: 0,
+            })
+        })
+        .collect();
+    (set, changes)
+}
+
+/// Take back from the list the new keys of staged changes being dropped
+/// (they were only there because they were staged).
+pub(super) fn unlist_new_keys(app: &mut App, dropped: &[Staged]) {
+    let ns = app.shown_ns();
+    let gone: Vec<KeyChange> = dropped
+        .iter()
+        .filter(|s| s.change.ns == ns && s.old == OldValue::Known(None))
+        .map(|s| KeyChange::Remove(s.change.key.clone()))
+        .collect();
+    if !gone.is_empty() {
+        keep_selection(app, |list| list.apply(gone));
+    }
+}
+
+pub(super) fn confirmed(app: &mut App, q: Question) {
+    match q {
+        Question::Delete { key } => stage(app, key, None, NewTtl::Keep),
+        Question::Quit => app.quit = true,
+    }
+}
+
+pub(super) fn write_staged(app: &mut App) {
+    let changes: Vec<Change> = app.staged.iter().map(|s| s.change.clone()).collect();
+    app.mode = Mode::Normal;
+    app.say(format!(
+        "writing {}…",
+        units::plural(changes.len() as u64, "change")
+    ));
+    app.request(Request::Apply(changes));
+}
+
+pub(super) fn on_edited(app: &mut App, job: EditorJob, result: Result<Vec<u8>, String>) {
+    // Editors end the file with a newline; a value that had none keeps none.
+    let result = result.map(|mut bytes| {
+        if !job.initial.ends_with(b"\n") && bytes.ends_with(b"\n") {
+            bytes.pop();
+            if bytes.ends_with(b"\r") {
+                bytes.pop();
+            }
+        }
+        bytes
+    });
+    match result {
+        Ok(bytes) if bytes == job.initial => app.say("no change"),
+        Ok(bytes) => stage(app, job.key, Some(bytes), NewTtl::Keep),
+        Err(e) => app.complain(format!("editor failed: {e}")),
+    }
+}

@@ -1,0 +1,392 @@
+//! Applying an [`Action`] to the [`App`]: the only place state changes.
+//! No I/O happens here; reads and writes go to the worker as requests.
+//!
+//! One file per concern: [`keys`] (the key pane), [`namespaces`],
+//! [`response`] (worker answers) and [`edit`] (staging and writing); this
+//! file dispatches and holds what every pane shares (ticks, commands,
+//! paging, the mouse).
+
+mod edit;
+mod keys;
+mod namespaces;
+mod response;
+
+use std::time::Duration;
+
+use crate::action::{Action, Command};
+use crate::app::{
+    App, Compaction, EditorJob, Input, LoadedValue, Mode, NsItem, OldValue, Pane, PromptKind,
+    Question, Staged, Tab, DELIMITERS,
+};
+use crate::escape::{escape, unescape};
+use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
+use crate::units;
+use crate::worker::{
+    unix_ms, Change, Job, JobError, NewTtl, NsName, Request, Response, ValuePurpose,
+};
+
+use edit::*;
+use keys::*;
+use namespaces::*;
+use response::*;
+
+pub use edit::parse_ttl;
+
+/// Lines the mouse wheel moves per notch.
+const WHEEL_LINES: i32 = 3;
+
+/// Values longer than this are edited in `$EDITOR`, not inline.
+const MAX_INLINE_EDIT: usize = 16 * 1024;
+
+/// Apply one action, and set [`App::redraw`] when the screen may have
+/// changed: always, except for a clock tick (only when a second turned and
+/// something on screen counts time) and a stats sample (only when it
+/// differs from the last one).
+pub fn update(app: &mut App, action: Action) {
+    match &action {
+        Action::Tick(now) => {
+            let second = |ms: u64| ms / 1000;
+            if second(unix_ms(*now)) != second(app.now_ms) && shows_time(app) {
+                app.redraw = true;
+            }
+        }
+        Action::Worker(resp) if matches!(**resp, Response::Stats { .. }) => {}
+        _ => app.redraw = true,
+    }
+    match action {
+        Action::Interrupt => {
+            if app.staged.is_empty() || app.mode == Mode::Confirm(Question::Quit) {
+                app.quit = true;
+            } else {
+                app.mode = Mode::Confirm(Question::Quit);
+            }
+        }
+        Action::Suspend => app.suspend = true,
+        Action::Tick(now) => tick(app, unix_ms(now)),
+        Action::Worker(resp) => on_response(app, *resp),
+        Action::Resize => {}
+        Action::Edited { job, result } => on_edited(app, job, result),
+        Action::Scroll { column, row, lines } => on_scroll(app, column, row, lines),
+        Action::Click { column, row } => on_click(app, column, row),
+        other => match app.mode.clone() {
+            Mode::Normal => {
+                if let Action::Command(c) = other {
+                    command(app, c);
+                }
+            }
+            Mode::Filter(input) => filter_mode(app, input, other),
+            Mode::Help(scroll) => match other {
+                Action::Cancel | Action::Submit | Action::Command(Command::Help) => {
+                    app.mode = Mode::Normal;
+                }
+                Action::Command(Command::Quit) => command(app, Command::Quit),
+                Action::Command(c) => app.mode = Mode::Help(scrolled(scroll, c, usize::MAX)),
+                _ => {}
+            },
+            Mode::Prompt(kind, mut input) => match other {
+                Action::Input(edit) => {
+                    input.edit(edit);
+                    app.mode = Mode::Prompt(kind, input);
+                }
+                Action::Submit => prompt_submit(app, kind, input.text()),
+                Action::Cancel => {
+                    app.mode = Mode::Normal;
+                    app.say("cancelled");
+                }
+                _ => {}
+            },
+            Mode::Confirm(q) => match other {
+                Action::Submit => {
+                    app.mode = Mode::Normal;
+                    confirmed(app, q);
+                }
+                Action::Cancel => {
+                    app.mode = Mode::Normal;
+                    app.say("cancelled");
+                }
+                _ => {}
+            },
+            Mode::Review(scroll) => match other {
+                Action::Submit => write_staged(app),
+                Action::Cancel => app.mode = Mode::Normal,
+                Action::DiscardStaged => {
+                    let dropped = std::mem::take(&mut app.staged);
+                    let n = dropped.len();
+                    app.staged_version += 1;
+                    unlist_new_keys(app, &dropped);
+                    app.mode = Mode::Normal;
+                    app.say(format!(
+                        "discarded {} staged",
+                        units::plural(n as u64, "change")
+                    ));
+                }
+                Action::Command(Command::Quit) => command(app, Command::Quit),
+                Action::Command(c) => app.mode = Mode::Review(scrolled(scroll, c, usize::MAX)),
+                _ => {}
+            },
+        },
+    }
+}
+
+/// True when something on screen changes with the clock alone: a time to
+/// live counting down, an "… ago", a message about to go, a compaction.
+pub(super) fn shows_time(app: &App) -> bool {
+    if app.message.is_some() || app.compaction.is_some() || app.tab == Tab::Dashboard {
+        return true;
+    }
+    // "refreshed Ns ago" once stats stop coming.
+    if app.stats_ms.is_none_or(|t| app.now_ms >= t + 1000) {
+        return true;
+    }
+    let value_ttl = app
+        .value
+        .loaded
+        .as_ref()
+        .is_some_and(|l| l.expires_ms.is_some());
+    let rows = key_rows(app);
+    let list = &app.keys.list;
+    let nav = app.keys.nav;
+    let key_ttl = (nav.offset..list.row_count()).take(rows).any(|i| {
+        matches!(list.row(i), Some(Row::Key { entry, .. })
+            if list.set().entry(entry as usize).is_some_and(|e| e.expires_ms != 0))
+    });
+    value_ttl || key_ttl
+}
+
+pub(super) fn scrolled(scroll: usize, c: Command, max: usize) -> usize {
+    let s = match c {
+        Command::Down => scroll.saturating_add(1),
+        Command::Up => scroll.saturating_sub(1),
+        Command::PageDown => scroll.saturating_add(10),
+        Command::PageUp => scroll.saturating_sub(10),
+        Command::Top => 0,
+        _ => scroll,
+    };
+    s.min(max)
+}
+
+pub(super) fn tick(app: &mut App, now_ms: u64) {
+    app.now_ms = now_ms;
+    if !app.stats_pending {
+        app.stats_pending = true;
+        app.request(Request::Stats);
+    }
+    maybe_reload_keys(app);
+}
+
+/// Reload a stale key list, but not more often than every second and not
+/// more than a fifth of the time (big namespaces take a while to read).
+pub(super) fn maybe_reload_keys(app: &mut App) {
+    if !app.keys.stale || app.keys.loading.is_some() || app.keys.following {
+        return;
+    }
+    // Follow the new records when the list knows where it stands; read
+    // every key only when it does not (first load, after a compaction).
+    if app.keys.log_end > 0 && app.keys.ns.is_some() {
+        app.keys.stale = false;
+        app.keys.following = true;
+        let (ns, generation, since) = (app.shown_ns(), app.keys.generation, app.keys.log_end);
+        app.request(Request::FollowKeys {
+            ns,
+            generation,
+            since,
+        });
+        return;
+    }
+    let took = u64::try_from(app.keys.took.as_millis()).unwrap_or(u64::MAX);
+    let wait = took.saturating_mul(4).max(1000);
+    if app.now_ms >= app.keys.loaded_ms.saturating_add(wait) {
+        let ns = app.shown_ns();
+        app.load_keys(ns);
+    }
+}
+
+pub(super) fn key_rows(app: &App) -> usize {
+    match app.areas.get().key_rows {
+        0 => 20,
+        n => usize::from(n),
+    }
+}
+
+pub(super) fn ns_rows(app: &App) -> usize {
+    match app.areas.get().ns_rows {
+        0 => 10,
+        n => usize::from(n),
+    }
+}
+
+pub(super) fn value_rows(app: &App) -> usize {
+    match app.areas.get().value_rows {
+        0 => 20,
+        n => usize::from(n),
+    }
+}
+
+pub(super) fn command(app: &mut App, c: Command) {
+    match c {
+        Command::Quit => {
+            if app.staged.is_empty() {
+                app.quit = true;
+            } else {
+                app.mode = Mode::Confirm(Question::Quit);
+            }
+        }
+        Command::Help => app.mode = Mode::Help(0),
+        Command::BrowseTab => app.tab = Tab::Browse,
+        Command::DashboardTab => app.tab = Tab::Dashboard,
+        Command::Refresh => refresh(app),
+        _ if app.tab != Tab::Browse => {}
+        Command::FocusNext => app.focus = app.focus.next(),
+        Command::FocusPrev => app.focus = app.focus.prev(),
+        Command::Up => step(app, -1),
+        Command::Down => step(app, 1),
+        Command::PageUp => step(app, -(page(app) as isize)),
+        Command::PageDown => step(app, page(app) as isize),
+        Command::Top => step(app, isize::MIN / 2),
+        Command::Bottom => step(app, isize::MAX / 2),
+        Command::Left => left(app),
+        Command::Right => right(app),
+        Command::Enter => enter(app),
+        Command::Filter => {
+            app.focus = Pane::Keys;
+            app.message = None;
+            app.mode = Mode::Filter(Input::with_text(app.keys.list.filter()));
+        }
+        Command::ClearFilter => {
+            if !app.keys.list.filter().is_empty() {
+                set_filter(app, "");
+            }
+        }
+        Command::ToggleTree => {
+            let view = match app.keys.list.view() {
+                ListView::Tree => ListView::Flat,
+                _ => ListView::Tree,
+            };
+            set_view(app, view);
+        }
+        Command::NextDelimiter => {
+            let cur = app.keys.list.delimiter();
+            let i = DELIMITERS
+                .iter()
+                .position(|&d| d == cur)
+                .map_or(0, |i| i + 1);
+            let d = DELIMITERS[i % DELIMITERS.len()];
+            keep_selection(app, |list| list.set_delimiter(d));
+            if app.keys.list.view() != ListView::Tree {
+                set_view(app, ListView::Tree);
+            }
+            app.say(format!("tree groups on '{}'", char::from(d)));
+        }
+        Command::ToggleExpiring => {
+            let view = match app.keys.list.view() {
+                ListView::Expiring => ListView::Flat,
+                _ => ListView::Expiring,
+            };
+            set_view(app, view);
+        }
+        Command::NextView => {
+            app.value.mode = app.value.mode.next();
+            app.value.scroll = 0;
+        }
+        Command::Put
+        | Command::Edit
+        | Command::EditExternal
+        | Command::Delete
+        | Command::Unstage
+        | Command::Review
+        | Command::Flush
+        | Command::Compact => write_command(app, c),
+    }
+}
+
+pub(super) fn page(app: &App) -> usize {
+    match app.focus {
+        Pane::Namespaces => ns_rows(app),
+        Pane::Keys => key_rows(app),
+        Pane::Value => value_rows(app),
+    }
+    .saturating_sub(1)
+    .max(1)
+}
+
+pub(super) fn step(app: &mut App, delta: isize) {
+    match app.focus {
+        Pane::Namespaces => {
+            let (len, h) = (app.namespaces.len(), ns_rows(app));
+            let before = app.ns_nav.selected;
+            app.ns_nav.step(delta, len, h);
+            if app.ns_nav.selected != before {
+                namespace_selected(app);
+            }
+        }
+        Pane::Keys => {
+            let (len, h) = (app.keys.list.row_count(), key_rows(app));
+            app.keys.nav.step(delta, len, h);
+            selection_changed(app);
+        }
+        Pane::Value => {
+            let max = app.value.lines.get().saturating_sub(value_rows(app));
+            app.value.scroll = app.value.scroll.saturating_add_signed(delta).min(max);
+        }
+    }
+}
+
+pub(super) fn on_scroll(app: &mut App, column: u16, row: u16, lines: i32) {
+    if app.tab != Tab::Browse || app.mode != Mode::Normal {
+        return;
+    }
+    let Some(pane) = pane_at(app, column, row) else {
+        return;
+    };
+    let focus = app.focus;
+    app.focus = pane;
+    step(app, (lines * WHEEL_LINES) as isize);
+    app.focus = focus;
+}
+
+pub(super) fn on_click(app: &mut App, column: u16, row: u16) {
+    if app.tab != Tab::Browse || app.mode != Mode::Normal {
+        return;
+    }
+    let Some(pane) = pane_at(app, column, row) else {
+        return;
+    };
+    app.focus = pane;
+    let areas = app.areas.get();
+    match pane {
+        Pane::Namespaces => {
+            // One border row above the first item.
+            if let Some(i) = row.checked_sub(areas.namespaces.y + 1) {
+                let target = app.ns_nav.offset + usize::from(i);
+                if target < app.namespaces.len() {
+                    let delta = target as isize - app.ns_nav.selected as isize;
+                    step(app, delta);
+                }
+            }
+        }
+        Pane::Keys => {
+            // A border row and a header row above the first key.
+            if let Some(i) = row.checked_sub(areas.keys.y + 2) {
+                let target = app.keys.nav.offset + usize::from(i);
+                if target < app.keys.list.row_count() {
+                    let delta = target as isize - app.keys.nav.selected as isize;
+                    step(app, delta);
+                }
+            }
+        }
+        Pane::Value => {}
+    }
+}
+
+pub(super) fn pane_at(app: &App, column: u16, row: u16) -> Option<Pane> {
+    let a = app.areas.get();
+    let pos = ratatui::layout::Position::new(column, row);
+    [
+        (a.namespaces, Pane::Namespaces),
+        (a.keys, Pane::Keys),
+        (a.value, Pane::Value),
+    ]
+    .into_iter()
+    .find(|(r, _)| r.contains(pos))
+    .map(|(_, p)| p)
+}

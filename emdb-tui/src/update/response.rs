@@ -1,0 +1,248 @@
+//! Worker answers: stats, keys, values, writes, failures.
+
+#[allow(unused_imports)]
+use super::*;
+
+pub(super) fn refresh(app: &mut App) {
+    if !app.config.writable {
+        app.request(Request::Refresh);
+    }
+    app.stats_pending = true;
+    app.request(Request::Stats);
+    let ns = app.shown_ns();
+    app.load_keys(ns);
+    if let Some(key) = app.value.target.clone() {
+        request_value(app, key);
+    }
+}
+
+pub(super) fn on_response(app: &mut App, resp: Response) {
+    match resp {
+        Response::Stats {
+            stats,
+            compact_written,
+            writer_alive,
+            live_counts,
+        } => {
+            let changed = app.stats.as_ref() != Some(&*stats)
+                || app.writer_alive != writer_alive
+                || compact_written.is_some();
+            app.redraw |= changed;
+            let expired_before = app.expired.clone();
+            if let Some(live) = live_counts {
+                // What the engine still counts but has expired, per
+                // namespace; subtracted until the next count.
+                app.expired = live
+                    .iter()
+                    .map(|(name, n)| {
+                        let all = stats
+                            .namespaces
+                            .iter()
+                            .find(|(m, _)| m == name)
+                            .map_or(*n, |(_, c)| *c);
+                        (name.clone(), all.saturating_sub(*n))
+                    })
+                    .collect();
+                app.redraw |= app.expired != expired_before;
+            }
+            app.stats_pending = false;
+            app.writer_alive = writer_alive;
+            app.stats_ms = Some(app.now_ms);
+            app.history.record(&stats, app.now_ms, writer_alive);
+            if let Some(c) = &mut app.compaction {
+                c.written = compact_written.or(c.written);
+            }
+            let log_end = stats.log_logical_bytes;
+            update_namespaces(app, &stats.namespaces);
+            let compacted = stats.compactions != app.keys.compactions || log_end < app.keys.log_end;
+            let compactions = stats.compactions;
+            app.stats = Some(*stats);
+            if app.keys.loading.is_none() && log_end != app.keys.log_end {
+                app.keys.stale = true;
+            }
+            if compacted && app.keys.loading.is_none() && app.keys.ns.is_some() {
+                // Offsets changed meaning: read every key again.
+                app.keys.compactions = compactions;
+                app.keys.log_end = 0;
+                app.keys.stale = true;
+            }
+            if log_end != app.value_log_end {
+                if let Some(key) = app.value.target.clone() {
+                    request_value(app, key);
+                }
+            }
+            maybe_reload_keys(app);
+        }
+        Response::Refreshed(n) => app.say(format!("caught up ({n} new records)")),
+        Response::KeysProgress { generation, loaded } => {
+            if let Some(l) = &mut app.keys.loading {
+                if l.generation == generation {
+                    l.loaded = loaded;
+                }
+            }
+        }
+        Response::Keys {
+            generation,
+            ns,
+            set,
+            log_end,
+            took,
+        } => {
+            if generation != app.keys.generation {
+                return;
+            }
+            app.keys.loading = None;
+            app.keys.following = false;
+            app.keys.log_end = log_end;
+            if let Some(s) = &app.stats {
+                app.keys.compactions = s.compactions;
+            }
+            app.keys.loaded_ms = app.now_ms;
+            app.keys.took = took;
+            if app.keys.ns.as_ref() == Some(&ns) {
+                // On the last row, stay on the last row: new keys at the end
+                // scroll in, like `tail -f`.
+                let rows = app.keys.list.row_count();
+                let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
+                let staged = staged_new_keys_for(app, set);
+                let was = app.selected_key().map(<[u8]>::to_vec);
+                if let Some(key) = was.filter(|k| staged.0.find(k).is_none()) {
+                    if !app.config.writable {
+                        app.complain(format!("{} deleted by the writer", escape(&key)));
+                    }
+                }
+                keep_selection(app, |list| {
+                    list.replace_set(staged.0);
+                    list.apply(staged.1);
+                });
+                if at_end {
+                    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+                    app.keys.nav.select(len.saturating_sub(1), len, h);
+                    selection_changed(app);
+                }
+            } else {
+                let (view, delim) = (app.keys.list.view(), app.keys.list.delimiter());
+                let mut list = KeyList::new(set, delim);
+                list.set_view(view);
+                app.keys.list = list;
+                app.keys.ns = Some(ns);
+                let staged = staged_new_keys(app);
+                app.keys.list.apply(staged);
+                app.keys.nav = Default::default();
+                app.value.target = None;
+                app.value.loaded = None;
+                if let Mode::Filter(_) = app.mode {
+                    app.mode = Mode::Normal;
+                }
+                selection_changed(app);
+            }
+        }
+        Response::KeysTouched {
+            generation,
+            ns,
+            changes,
+            log_end,
+        } => {
+            app.keys.following = false;
+            if generation != app.keys.generation || app.keys.ns.as_ref() != Some(&ns) {
+                return;
+            }
+            match changes {
+                None => {
+                    app.keys.log_end = 0;
+                    app.keys.stale = true;
+                }
+                Some(changes) => {
+                    app.keys.log_end = log_end;
+                    if !changes.is_empty() {
+                        apply_followed(app, changes);
+                    }
+                }
+            }
+            maybe_reload_keys(app);
+        }
+        Response::Value {
+            ns,
+            key,
+            value,
+            expires_ms,
+            offset,
+            purpose,
+        } => match purpose {
+            ValuePurpose::Show => {
+                if app.value.target.as_deref() == Some(&key[..]) && ns == app.shown_ns() {
+                    let was_there = app
+                        .value
+                        .loaded
+                        .as_ref()
+                        .is_some_and(|l| l.key == key && l.ns == ns && l.value.is_some());
+                    if was_there && value.is_none() && !app.config.writable {
+                        app.value.deleted_by_writer = true;
+                        app.complain(format!("{} deleted by the writer", escape(&key)));
+                    }
+                    let loaded = Some(LoadedValue {
+                        ns,
+                        key,
+                        value,
+                        expires_ms,
+                        offset,
+                    });
+                    if loaded != app.value.loaded {
+                        app.value.loaded = loaded;
+                        app.value.version += 1;
+                    }
+                }
+            }
+            ValuePurpose::Staging => {
+                for s in &mut app.staged {
+                    if s.change.ns == ns && s.change.key == key && s.old == OldValue::Loading {
+                        s.old = OldValue::Known(value.clone());
+                        s.old_expires_ms = expires_ms;
+                    }
+                }
+                app.staged_version += 1;
+            }
+        },
+        Response::Applied(n) => {
+            app.staged.clear();
+            app.staged_version += 1;
+            app.say(format!(
+                "wrote {} and flushed",
+                units::plural(n as u64, "change")
+            ));
+            refresh(app);
+        }
+        Response::Flushed(took) => app.say(format!("flushed in {}", units::latency(took))),
+        Response::Compacted { took, reclaimed } => {
+            app.compaction = None;
+            app.say(format!(
+                "compacted in {}, reclaimed about {}",
+                units::latency(took),
+                units::bytes(reclaimed)
+            ));
+            app.stats_pending = true;
+            app.request(Request::Stats);
+        }
+        Response::Failed { job, error } => {
+            match job {
+                Job::LoadKeys => app.keys.loading = None,
+                Job::Stats => app.stats_pending = false,
+                Job::Compact => app.compaction = None,
+                _ => {}
+            }
+            let gone = match &error {
+                JobError::NamespaceGone(name) => Some(name.clone()),
+                e if e.namespace_gone() => app.shown_ns(),
+                _ => None,
+            };
+            // Only about the namespace on screen; a stale request about
+            // one left behind says nothing new.
+            let shown = app.shown_ns();
+            match gone {
+                Some(name) if Some(&name) == shown.as_ref() => namespace_gone(app, name),
+                Some(_) => {}
+                None => app.complain(format!("{} failed: {error}", job.what())),
+            }
+        }
+    }
+}
