@@ -4,6 +4,8 @@
 //! database (checked-in fixture written by emdb before version 2) opens and
 //! is upgraded.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::os::unix::fs::FileExt;

@@ -149,7 +149,7 @@ impl Table {
     #[inline]
     fn ensure(&self, i: usize, first: bool) -> Result<()> {
         match &self.arena {
-            Some(a) if first || i % PAGE_SLOTS == 0 => a.ensure(self.shard, i),
+            Some(a) if first || i.is_multiple_of(PAGE_SLOTS) => a.ensure(self.shard, i),
             _ => Ok(()),
         }
     }
