@@ -22,6 +22,8 @@ pub enum Kind {
     Io,
     /// Input that does not decode or breaks a limit (exit 7).
     BadInput,
+    /// `emdb sync`: the target cannot be reached or keeps failing (exit 8).
+    TargetDown,
     /// Stdout was closed by the reader (e.g. `| head`): exit quietly.
     BrokenPipe,
 }
@@ -37,6 +39,7 @@ impl Kind {
             Kind::WrongKey => 5,
             Kind::Io => 6,
             Kind::BadInput => 7,
+            Kind::TargetDown => 8,
             Kind::BrokenPipe => 0,
         }
     }
