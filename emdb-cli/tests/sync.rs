@@ -300,6 +300,17 @@ fn workload(db: &Emdb, round: u32) {
     if round > 0 {
         db.drop_namespace(format!("tmp{}", round - 1)).unwrap();
     }
+    // A clear of "app" must spare namespace "app:x", whose keys share the prefix.
+    let app = db.namespace("app").unwrap();
+    let nested = db.namespace("app:x").unwrap();
+    app.insert(format!("a{round}"), "1").unwrap();
+    nested.insert(format!("n{round}"), "2").unwrap();
+    app.clear().unwrap();
+    // A clear of the default namespace spares named namespaces and cursors.
+    if round % 3 == 2 {
+        db.clear().unwrap();
+        db.insert("after-default-clear", "z").unwrap();
+    }
     db.flush().unwrap();
 }
 
@@ -481,4 +492,53 @@ fn encrypted_source() {
     assert_eq!(server.cli(&["GET", "secret"]).trim(), "value");
     // Without the secret: the usual wrong-key exit, nothing sent.
     db.cmd(["sync", "--to", &server.url()]).assert().code(5);
+}
+
+/// The writer side of `writer_crash_does_not_force_a_resend`, run in a child
+/// process: writes forever, durable every 50 records.
+#[test]
+#[ignore = "child process of writer_crash_does_not_force_a_resend"]
+fn child_writer() {
+    let Ok(path) = std::env::var("EMDB_SYNC_CHILD_WRITER") else {
+        return;
+    };
+    let db = Emdb::open(&path).unwrap();
+    let ns = db.namespace("crash").unwrap();
+    for i in 0u64.. {
+        db.insert(format!("c{i}"), format!("v{i}")).unwrap();
+        ns.insert_with_ttl(
+            format!("t{i}"),
+            [0u8, 0xFF],
+            Ttl::After(Duration::from_secs(600)),
+        )
+        .unwrap();
+        if i % 50 == 49 {
+            db.flush().unwrap();
+        }
+    }
+}
+
+#[test]
+fn writer_crash_does_not_force_a_resend() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let url = server.url();
+    db.put("seed", "1");
+    let mut sync = sync_child(&db, &["--to", &url, "--follow"]);
+    let mut w = Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", "child_writer", "--nocapture"])
+        .env("EMDB_SYNC_CHILD_WRITER", &db.path)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    // The writer dies mid-write: its unsynced tail is cut at the next open.
+    sigkill(&mut w);
+    std::thread::sleep(Duration::from_millis(200));
+    sigkill(&mut sync);
+    let after = writer(&db.path);
+    workload(&after, 0);
+    let done = sync_once(&db, &["--to", &url]);
+    assert_eq!(done["resends"], 0, "{done}");
+    wait_equal(&db, &[&server], &default_prefix);
 }

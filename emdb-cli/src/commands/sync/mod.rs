@@ -158,7 +158,13 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     ));
 
     // The full copy: up to the durable end seen now, with a progress bar.
-    feed.poll(0)?;
+    let first = feed.poll(0)?;
+    if let Some(reason) = &first.resend {
+        ui.note(&format!("emdb sync: copying everything again: {reason}"));
+        n.resends += 1;
+        clear_target(args, &mut target, &shown, &store, &mut n)?;
+    }
+    let c = feed.cursor();
     let copy_end = feed.durable_end();
     let bar = progress::bar(
         copy_end.saturating_sub(c.position),
@@ -226,10 +232,12 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                 break;
             }
         }
-        if !copying && last_tick.elapsed() >= args.interval {
+        // While copying, the bar says it on a terminal; JSON ticks go on.
+        let show = ui.json || !copying || bar.is_hidden();
+        if show && last_tick.elapsed() >= args.interval {
             let secs = last_tick.elapsed().as_secs_f64().max(1e-3);
             let tick = tick(
-                "status",
+                if copying { "copy" } else { "status" },
                 &feed,
                 &n,
                 behind_since,
@@ -369,9 +377,10 @@ fn send(
     Ok(())
 }
 
-/// Delete the Redis keys of a namespace. For the default namespace (bare
-/// keys), that is every key that is not under a live named namespace's
-/// prefix and is not a sync cursor.
+/// Delete the Redis keys of a namespace: every key under its prefix but
+/// those under a longer prefix of another live namespace (for the default
+/// namespace, whose prefix is empty: every key not under a live named
+/// namespace's prefix) and sync cursors.
 #[allow(clippy::too_many_arguments)]
 fn delete_namespace(
     args: &SyncArgs,
@@ -391,11 +400,10 @@ fn delete_namespace(
         .iter()
         .filter(|l| l.as_str() != namespace)
         .map(|l| keymap.prefix(l))
+        .filter(|p| p.len() > prefix.len() && p.starts_with(&prefix))
         .collect();
     for k in keys {
-        if namespace.is_empty()
-            && (cursor::is_cursor_key(&k) || others.iter().any(|p| k.starts_with(p)))
-        {
+        if cursor::is_cursor_key(&k) || others.iter().any(|p| k.starts_with(p)) {
             continue;
         }
         ops.push(Op::Del(k));
