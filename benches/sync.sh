@@ -33,14 +33,29 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# A free loopback port below 55000 whose cluster bus port (+10000) is free too.
+free_port() { python3 -c '
+import socket
+while True:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]
+    if p < 55000:
+        t = socket.socket()
+        try:
+            t.bind(("127.0.0.1", p + 10000)); print(p); break
+        except OSError:
+            pass
+'; }
 start_redis() { # port dir [cluster]
     mkdir -p "$2"
     local extra=()
     [ "${3:-}" = cluster ] && extra=(--cluster-enabled yes --cluster-config-file nodes.conf)
     redis-server --port "$1" --bind 127.0.0.1 --save "" --appendonly no --dir "$2" "${extra[@]}" >/dev/null &
     PIDS+=($!)
-    until redis-cli -p "$1" PING >/dev/null 2>&1; do sleep 0.05; done
+    local tries=0
+    until redis-cli -p "$1" PING >/dev/null 2>&1; do
+        sleep 0.05; tries=$((tries + 1))
+        [ "$tries" -lt 200 ] || { echo "redis-server on port $1 did not start"; exit 1; }
+    done
 }
 secs() { python3 -c "import sys; print(f'{float(sys.argv[2])-float(sys.argv[1]):.2f}')" "$1" "$2"; }
 now() { date +%s.%N; }

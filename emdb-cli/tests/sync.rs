@@ -35,10 +35,20 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// A free port whose cluster bus port (port + 10000) is valid and free too.
+fn free_cluster_port() -> u16 {
+    loop {
+        let p = free_port();
+        if p < 55_000 && std::net::TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
+            return p;
+        }
+    }
+}
+
 impl Server {
     fn start(cluster: bool) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
+        let port = if cluster { free_cluster_port() } else { free_port() };
         let mut c = Command::new("redis-server");
         c.args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
