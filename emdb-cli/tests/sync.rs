@@ -48,7 +48,11 @@ fn free_cluster_port() -> u16 {
 impl Server {
     fn start(cluster: bool) -> Server {
         let dir = tempfile::tempdir().unwrap();
-        let port = if cluster { free_cluster_port() } else { free_port() };
+        let port = if cluster {
+            free_cluster_port()
+        } else {
+            free_port()
+        };
         let mut c = Command::new("redis-server");
         c.args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
@@ -551,4 +555,23 @@ fn writer_crash_does_not_force_a_resend() {
     let done = sync_once(&db, &["--to", &url]);
     assert_eq!(done["resends"], 0, "{done}");
     wait_equal(&db, &[&server], &default_prefix);
+}
+
+#[test]
+fn dropped_connections_are_retried_without_losing_a_change() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let w = writer(&db.path);
+    workload(&w, 0);
+    let url = server.url();
+    let mut child = sync_child(&db, &["--to", &url, "--follow"]);
+    for round in 1..6 {
+        workload(&w, round);
+        // Cut every client connection, the sync's included, mid-stream.
+        server.cli(&["CLIENT", "KILL", "TYPE", "normal"]);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_equal(&db, &[&server], &default_prefix);
+    assert!(child.try_wait().unwrap().is_none(), "the sync gave up");
+    sigkill(&mut child);
 }
