@@ -63,6 +63,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('rotate-key', 'rotate-key', [CompletionResultType]::ParameterValue, 'Re-encrypt a database under a new key or passphrase')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time')
             [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Run commands read from stdin, one per line, against one open database')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Copy the database into Redis or a Redis Cluster, then (with --follow) keep applying the writer''s changes; resumable')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -689,6 +690,33 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'emdb;sync' {
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Target: redis://[[user]:password@]HOST:PORT[/DB]; with --cluster, a seed node of the cluster (repeat --to for more seeds)')
+            [CompletionResult]::new('--ns-prefix', '--ns-prefix', [CompletionResultType]::ParameterName, 'Redis key prefix of a named namespace: %n is the name, %% a percent sign (''{%n}:'' keeps a namespace in one cluster slot). The default namespace maps to the bare key')
+            [CompletionResult]::new('--state-file', '--state-file', [CompletionResultType]::ParameterName, 'Keep the cursor in this local file instead of in the target')
+            [CompletionResult]::new('--retry-for', '--retry-for', [CompletionResultType]::ParameterName, 'How long to retry a failing target (with backoff) before giving up with exit 8')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'How often a status line (or a JSON tick with --json) is printed')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
+            [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')
+            [CompletionResult]::new('--key-format', '--key-format', [CompletionResultType]::ParameterName, 'Encoding of keys in arguments, stdin, output, import and export')
+            [CompletionResult]::new('--value-format', '--value-format', [CompletionResultType]::ParameterName, 'Encoding of values in arguments, stdin, output, import and export')
+            [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
+            [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The target is a Redis Cluster (keys are routed by slot)')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'After the full copy, keep following the writer until stopped')
+            [CompletionResult]::new('--reset', '--reset', [CompletionResultType]::ParameterName, 'Ignore a saved cursor: clear the target''s keys and copy again')
+            [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
+            [CompletionResult]::new('--hex', '--hex', [CompletionResultType]::ParameterName, 'Shorthand for --key-format hex --value-format hex')
+            [CompletionResult]::new('--base64', '--base64', [CompletionResultType]::ParameterName, 'Shorthand for --key-format base64 --value-format base64')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'emdb;completions' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
@@ -733,6 +761,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('rotate-key', 'rotate-key', [CompletionResultType]::ParameterValue, 'Re-encrypt a database under a new key or passphrase')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time')
             [CompletionResult]::new('shell', 'shell', [CompletionResultType]::ParameterValue, 'Run commands read from stdin, one per line, against one open database')
+            [CompletionResult]::new('sync', 'sync', [CompletionResultType]::ParameterValue, 'Copy the database into Redis or a Redis Cluster, then (with --follow) keep applying the writer''s changes; resumable')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -823,6 +852,9 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             break
         }
         'emdb;help;shell' {
+            break
+        }
+        'emdb;help;sync' {
             break
         }
         'emdb;help;completions' {

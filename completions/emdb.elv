@@ -60,6 +60,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand rotate-key 'Re-encrypt a database under a new key or passphrase'
             cand bench 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
             cand shell 'Run commands read from stdin, one per line, against one open database'
+            cand sync 'Copy the database into Redis or a Redis Cluster, then (with --follow) keep applying the writer''s changes; resumable'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -649,6 +650,32 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'emdb;sync'= {
+            cand --to 'Target: redis://[[user]:password@]HOST:PORT[/DB]; with --cluster, a seed node of the cluster (repeat --to for more seeds)'
+            cand --ns-prefix 'Redis key prefix of a named namespace: %n is the name, %% a percent sign (''{%n}:'' keeps a namespace in one cluster slot). The default namespace maps to the bare key'
+            cand --state-file 'Keep the cursor in this local file instead of in the target'
+            cand --retry-for 'How long to retry a failing target (with backoff) before giving up with exit 8'
+            cand --interval 'How often a status line (or a JSON tick with --json) is printed'
+            cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
+            cand --lock-timeout 'How long to keep retrying while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds). Default: fail at once with exit code 3'
+            cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
+            cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
+            cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
+            cand --value-format 'Encoding of values in arguments, stdin, output, import and export'
+            cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
+            cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
+            cand --cluster 'The target is a Redis Cluster (keys are routed by slot)'
+            cand --follow 'After the full copy, keep following the writer until stopped'
+            cand --reset 'Ignore a saved cursor: clear the target''s keys and copy again'
+            cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
+            cand --json 'Print results as JSON (one document, or one object per line for streams)'
+            cand -q 'No progress bars and no status reports; data and errors still print'
+            cand --quiet 'No progress bars and no status reports; data and errors still print'
+            cand --hex 'Shorthand for --key-format hex --value-format hex'
+            cand --base64 'Shorthand for --key-format base64 --value-format base64'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'emdb;completions'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
             cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
@@ -692,6 +719,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand rotate-key 'Re-encrypt a database under a new key or passphrase'
             cand bench 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
             cand shell 'Run commands read from stdin, one per line, against one open database'
+            cand sync 'Copy the database into Redis or a Redis Cluster, then (with --follow) keep applying the writer''s changes; resumable'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -754,6 +782,8 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;help;bench'= {
         }
         &'emdb;help;shell'= {
+        }
+        &'emdb;help;sync'= {
         }
         &'emdb;help;completions'= {
         }

@@ -343,6 +343,17 @@ pub enum Command {
     #[command(after_help = "Example:\n  printf 'put a 1\\nget a\\ndel a\\n' | emdb shell")]
     Shell,
 
+    /// Copy the database into Redis or a Redis Cluster, then (with
+    /// --follow) keep applying the writer's changes; resumable.
+    ///
+    /// Read-only beside the writer (takes no lock). Only durable records are
+    /// sent; the cursor is saved in the target (or --state-file), so a
+    /// restart resends at most the last batch. See docs/SCALING.md.
+    #[command(after_help = "Examples:\n  emdb sync --to redis://127.0.0.1:6379\n  \
+        emdb sync --to redis://10.0.0.5:7000 --cluster --follow --ns-prefix '{%n}:'\n  \
+        emdb sync --to redis://127.0.0.1:6379/2 --follow --json")]
+    Sync(crate::commands::SyncArgs),
+
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  emdb completions bash > ~/.local/share/bash-completion/completions/emdb"

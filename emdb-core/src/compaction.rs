@@ -20,6 +20,7 @@ use crate::crypto::Crypt;
 use crate::engine::{compact_tmp_path, encode, encoded_len, expired, now_ms, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent};
+use crate::format::coverage::{Coverage, COVERAGE_AT};
 use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
@@ -237,6 +238,22 @@ impl Engine {
         let region = old.log.region();
         let bytes = old.bytes(&region);
         let delta_at = out.end;
+        // Change-feed readers continue from the old generation at e0 (docs/FORMAT.md,
+        // "Compaction coverage block"): the catch-up below keeps unit lengths.
+        let id = old.log.identity;
+        let cover = Coverage {
+            db_id: id.db_id,
+            old_generation: id.generation,
+            old_from: e0,
+            new_generation: id.generation + 1,
+            new_from: delta_at,
+        };
+        if !out.log.region().write(COVERAGE_AT as u64, &cover.encode()) {
+            return Err(Error::corruption(
+                COVERAGE_AT as u64,
+                "header page not writable",
+            ));
+        }
         let mut at = e0;
         let mut units = Vec::new();
         while at < e1 {

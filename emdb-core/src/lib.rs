@@ -53,6 +53,7 @@ mod admin;
 mod asyncdb;
 mod backup;
 mod builder;
+pub mod changes;
 mod checkpoint;
 mod clock;
 mod compaction;

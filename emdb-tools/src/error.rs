@@ -26,6 +26,8 @@ pub enum Kind {
     /// A file left by an earlier run blocks the command: a `<db>.encbak`
     /// backup of an interrupted or kept encryption change (exit 8).
     Leftover,
+    /// `emdb sync`: the target cannot be reached or keeps failing (exit 9).
+    TargetDown,
     /// Stopped by Ctrl-C (SIGINT) after saying how far it got (exit 130,
     /// as shells report a process ended by SIGINT).
     Interrupted,
@@ -45,6 +47,7 @@ impl Kind {
             Kind::Io => 6,
             Kind::BadInput => 7,
             Kind::Leftover => 8,
+            Kind::TargetDown => 9,
             Kind::Interrupted => 130,
             Kind::BrokenPipe => 0,
         }

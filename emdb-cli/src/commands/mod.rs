@@ -19,7 +19,10 @@ mod put;
 mod scan;
 mod shell;
 mod stats;
+mod sync;
 mod ttl;
+
+pub use sync::SyncArgs;
 
 use std::io::{BufRead, Write};
 
@@ -55,6 +58,7 @@ pub fn run(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> 
         Command::RotateKey(a) => crypt::rotate_key(a, s, ui),
         Command::Bench(a) => bench::run(a, global, s, ui),
         Command::Shell => shell::run(global, s, ui),
+        Command::Sync(a) => sync::run(a, s, ui),
         Command::Completions(a) => completions::run(a, ui),
     }
 }

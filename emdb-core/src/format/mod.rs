@@ -6,6 +6,7 @@
 //! repeat it.
 
 pub(crate) mod checkpoint;
+pub(crate) mod coverage;
 pub(crate) mod header;
 pub(crate) mod record;
 pub(crate) mod varint;

@@ -1,0 +1,222 @@
+//! The Redis side of `emdb sync`: one server, or a Redis Cluster through the
+//! `redis` crate's slot-routing client. Commands go out as pipelines; a
+//! failed pipeline is sent again whole (every command of it is idempotent).
+
+use std::time::Duration;
+
+use redis::cluster::{ClusterClient, ClusterConnection};
+use redis::{Client, ConnectionAddr, ConnectionInfo, IntoConnectionInfo, RedisResult};
+
+/// How long to wait for a connection, and for a reply.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One write to the target.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `SET key value` (which also drops any expiry).
+    Set(Vec<u8>, Vec<u8>),
+    /// `PEXPIREAT key ms`.
+    ExpireAt(Vec<u8>, u64),
+    /// `DEL key`.
+    Del(Vec<u8>),
+}
+
+impl Op {
+    fn cmd(&self) -> redis::Cmd {
+        match self {
+            Op::Set(k, v) => {
+                let mut c = redis::cmd("SET");
+                c.arg(k).arg(v);
+                c
+            }
+            Op::ExpireAt(k, at) => {
+                let mut c = redis::cmd("PEXPIREAT");
+                c.arg(k).arg(*at);
+                c
+            }
+            Op::Del(k) => {
+                let mut c = redis::cmd("DEL");
+                c.arg(k);
+                c
+            }
+        }
+    }
+}
+
+enum Conn {
+    One(redis::Connection),
+    Cluster(Box<ClusterConnection>),
+}
+
+/// A connection to the target that reconnects after a failure.
+pub struct Target {
+    seeds: Vec<ConnectionInfo>,
+    cluster: bool,
+    conn: Option<Conn>,
+}
+
+impl Target {
+    /// Parse the URLs; connects on first use (see [`Target::check`]).
+    pub fn new(urls: &[String], cluster: bool) -> RedisResult<Target> {
+        let seeds = urls
+            .iter()
+            .map(|u| u.as_str().into_connection_info())
+            .collect::<RedisResult<Vec<_>>>()?;
+        Ok(Target {
+            seeds,
+            cluster,
+            conn: None,
+        })
+    }
+
+    /// Connect (if not connected) and `PING`.
+    pub fn check(&mut self) -> RedisResult<()> {
+        let mut c = redis::cmd("PING");
+        let _: String = self.query(&mut c)?;
+        Ok(())
+    }
+
+    /// Forget the connection after an error; the next call reconnects.
+    pub fn reset(&mut self) {
+        self.conn = None;
+    }
+
+    fn conn(&mut self) -> RedisResult<&mut Conn> {
+        if self.conn.is_none() {
+            let conn = if self.cluster {
+                let client = ClusterClient::builder(self.seeds.clone())
+                    .connection_timeout(CONNECT_TIMEOUT)
+                    .response_timeout(REPLY_TIMEOUT)
+                    .build()?;
+                Conn::Cluster(Box::new(client.get_connection()?))
+            } else {
+                let seed = self.seeds.first().cloned().ok_or_else(|| {
+                    redis::RedisError::from((
+                        redis::ErrorKind::InvalidClientConfig,
+                        "no target URL",
+                    ))
+                })?;
+                let con = Client::open(seed)?.get_connection_with_timeout(CONNECT_TIMEOUT)?;
+                con.set_read_timeout(Some(REPLY_TIMEOUT))?;
+                con.set_write_timeout(Some(REPLY_TIMEOUT))?;
+                Conn::One(con)
+            };
+            self.conn = Some(conn);
+        }
+        self.conn
+            .as_mut()
+            .ok_or_else(|| redis::RedisError::from((redis::ErrorKind::Io, "not connected")))
+    }
+
+    fn query<T: redis::FromRedisValue>(&mut self, cmd: &mut redis::Cmd) -> RedisResult<T> {
+        let r = match self.conn()? {
+            Conn::One(c) => cmd.query(c),
+            Conn::Cluster(c) => cmd.query(&mut **c),
+        };
+        if r.is_err() {
+            self.reset();
+        }
+        r
+    }
+
+    /// Send `ops` as one pipeline, in order (in a cluster: in order per slot).
+    pub fn apply(&mut self, ops: &[Op]) -> RedisResult<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let r = match self.conn()? {
+            Conn::One(c) => {
+                let mut p = redis::pipe();
+                for op in ops {
+                    p.add_command(op.cmd()).ignore();
+                }
+                p.exec(c)
+            }
+            Conn::Cluster(c) => {
+                let mut p = redis::cluster::cluster_pipe();
+                for op in ops {
+                    p.add_command(op.cmd()).ignore();
+                }
+                p.exec(c)
+            }
+        };
+        if r.is_err() {
+            self.reset();
+        }
+        r
+    }
+
+    /// `GET key`.
+    pub fn get(&mut self, key: &[u8]) -> RedisResult<Option<Vec<u8>>> {
+        let mut c = redis::cmd("GET");
+        c.arg(key);
+        self.query(&mut c)
+    }
+
+    /// `SET key value`.
+    pub fn set(&mut self, key: &[u8], value: &[u8]) -> RedisResult<()> {
+        self.apply(&[Op::Set(key.to_vec(), value.to_vec())])
+    }
+
+    /// Every key matching `pattern`, on every master. Keys may repeat (SCAN
+    /// guarantees only that a key present throughout is seen).
+    pub fn scan(&mut self, pattern: &[u8]) -> RedisResult<Vec<Vec<u8>>> {
+        let servers = self.servers()?;
+        let mut keys = Vec::new();
+        for info in servers {
+            let mut con = Client::open(info)?.get_connection_with_timeout(CONNECT_TIMEOUT)?;
+            con.set_read_timeout(Some(REPLY_TIMEOUT))?;
+            let mut cursor = 0u64;
+            loop {
+                let (next, batch): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(pattern)
+                    .arg("COUNT")
+                    .arg(1000)
+                    .query(&mut con)?;
+                keys.extend(batch);
+                if next == 0 {
+                    break;
+                }
+                cursor = next;
+            }
+        }
+        Ok(keys)
+    }
+
+    /// The servers holding keys: the one server, or each cluster master.
+    fn servers(&mut self) -> RedisResult<Vec<ConnectionInfo>> {
+        let seed = self.seeds.first().cloned().ok_or_else(|| {
+            redis::RedisError::from((redis::ErrorKind::InvalidClientConfig, "no target URL"))
+        })?;
+        if !self.cluster {
+            return Ok(vec![seed]);
+        }
+        let nodes: String = self.query(redis::cmd("CLUSTER").arg("NODES"))?;
+        let mut out = Vec::new();
+        for line in nodes.lines() {
+            // <id> <ip:port@cport[,hostname]> <flags> <master> ...
+            let mut f = line.split_whitespace();
+            let (Some(_), Some(addr), Some(flags)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            if !flags.split(',').any(|x| x == "master") || flags.contains("fail") {
+                continue;
+            }
+            let hostport = addr.split(['@', ',']).next().unwrap_or(addr);
+            let Some((host, port)) = hostport.rsplit_once(':') else {
+                continue;
+            };
+            let Ok(port) = port.parse::<u16>() else {
+                continue;
+            };
+            out.push(
+                seed.clone()
+                    .set_addr(ConnectionAddr::Tcp(host.to_string(), port)),
+            );
+        }
+        Ok(out)
+    }
+}
