@@ -12,7 +12,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::fault::{note, write_all_at, FsEvent, WriteSite};
 use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
-use crate::fs::{create_options, fsync_parent, rename, sibling};
+use crate::fs::{create_fresh, fsync_parent, rename, sibling};
 
 impl Engine {
     /// Copy the database to `target` (a new file).
@@ -68,7 +68,7 @@ impl Engine {
         let tmp = sibling(target, ".tmp");
         let faults = self.cfg.faults.as_deref();
         let write = || -> std::io::Result<()> {
-            let f = create_options().truncate(true).open(&tmp)?;
+            let f = create_fresh(&tmp).map_err(std::io::Error::other)?;
             write_all_at(faults, WriteSite::Backup, &f, &page, 0)?;
             write_all_at(
                 faults,

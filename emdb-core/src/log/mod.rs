@@ -90,6 +90,10 @@ pub(crate) struct Log {
     pub faults: Option<Arc<crate::fault::Faults>>,
     /// Encoded, unwritten bytes (file-backed logs; writer only).
     stage: Mutex<Stage>,
+    /// Sequence number of the newest sync slot this handle wrote (or
+    /// claimed at open). A newer one in the header was written by another
+    /// process: a second writer.
+    own_seq: AtomicU64,
 }
 
 impl Log {
@@ -105,6 +109,7 @@ impl Log {
             cut: AtomicU64::new(u64::MAX),
             faults: None,
             stage: Mutex::new(Stage::default()),
+            own_seq: AtomicU64::new(0),
         }
     }
 
@@ -490,9 +495,20 @@ impl Log {
         }
     }
 
+    /// fsync the whole file (data and metadata; no-op in memory).
+    pub(crate) fn sync_all_file(&self) -> std::io::Result<()> {
+        match &self.file {
+            Some(f) => f.file.sync_all(),
+            None => Ok(()),
+        }
+    }
+
     /// Record a sync slot in the header page (made durable by the next sync).
     /// Written with `pwrite` in a file, so only its block becomes dirty.
     pub(crate) fn write_slot(&self, slot: SyncSlot) -> Result<()> {
+        // Before the write: a concurrent [`Log::foreign_slot`] must never
+        // take this handle's own slot for another writer's.
+        self.own_seq.fetch_max(slot.seq, Ordering::AcqRel);
         let bytes: [u8; SYNC_SLOT_LEN] = slot.encode();
         let at = SyncSlot::offset(slot.seq) as u64;
         if self.file.is_some() {
@@ -501,6 +517,24 @@ impl Log {
             self.region.load().write(at, &bytes);
             Ok(())
         }
+    }
+
+    /// Note that the newest sync slot in the file, `seq`, is this handle's
+    /// (the one a writable open wrote to claim the file).
+    pub(crate) fn claim_seq(&self, seq: u64) {
+        self.own_seq.fetch_max(seq, Ordering::AcqRel);
+    }
+
+    /// The newest sync slot in the header when another process wrote it
+    /// (its sequence number is past every slot this handle wrote): another
+    /// writer has the file. Read through the mapping, which shares the page
+    /// cache with every other process's writes: no syscall, a few
+    /// nanoseconds, so every write can afford it.
+    pub(crate) fn foreign_slot(&self) -> Option<SyncSlot> {
+        self.file.as_ref()?;
+        let region = self.region.load();
+        let newest = SyncSlot::newest(region.slice(0, HEADER_SIZE as u64)?);
+        (newest.seq > self.own_seq.load(Ordering::Acquire)).then_some(newest)
     }
 
     /// Cut the file back to `len` bytes (clean close, torn-tail removal). Writer only,
