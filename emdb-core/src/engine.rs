@@ -482,6 +482,15 @@ impl Engine {
             });
         }
         let (identity, slot, page) = read_identity(&file, &path, len)?;
+        if cfg.read_only {
+            // A writer may be appending: the size as of after the sync slot
+            // was read covers its durable end (see `replay_pread`).
+            len = file
+                .metadata()
+                .map_err(|e| Error::io("stat", Some(&path), e))?
+                .len()
+                .max(len);
+        }
         let crypt = crypt_for(&cfg, &path, &identity, &page)?;
         let map_len = usize::try_from(len).map_err(|_| Error::DatabaseFull {
             requested: len,

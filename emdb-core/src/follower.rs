@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::log::Region;
 use crate::namespace::NsTable;
-use crate::recovery::{claimed_unit_len, decode_unit_in, resync, ApplyError, SkippedRange};
+use crate::recovery::{
+    claimed_unit_len, decode_unit_in, resync, short_of_durable, ApplyError, SkippedRange,
+};
 
 /// How often a follower looks for new records by itself.
 pub(crate) const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
@@ -36,12 +38,6 @@ pub(crate) struct Followed {
     pub last_frame_at: Option<u64>,
 }
 
-/// Replay the units in `[start, limit)` of the file into `table`. The region
-/// maps at least `limit` bytes of the same file; it is read only below the
-/// end of units already validated through `pread`.
-///
-/// A unit that does not decode ends the replay, unless it lies below
-/// `durable_end` (the writer said it was synced): that is corruption.
 /// The file a follower reads: its descriptor, path and current mapping.
 pub(crate) struct LogSource<'a> {
     pub file: &'a File,
@@ -50,6 +46,16 @@ pub(crate) struct LogSource<'a> {
     pub region: &'a Region,
 }
 
+/// Replay the units in `[start, limit)` of the file into `table`. The region
+/// maps at least `limit` bytes of the same file; it is read only below the
+/// end of units already validated through `pread`.
+///
+/// A unit that does not decode ends the replay, unless it lies below
+/// `durable_end` (the writer said it was synced): that is corruption; so is
+/// a file whose units end below `durable_end`
+/// ([`short_of_durable`]). `limit` must be the file's size as of after
+/// `durable_end` was read (the writer never leaves its file shorter than a
+/// durable end it recorded).
 pub(crate) fn replay_pread(
     src: &LogSource<'_>,
     start: u64,
@@ -152,6 +158,15 @@ pub(crate) fn replay_pread(
             break;
         }
     }
+    match short_of_durable(at, durable_end, salvage.is_some()) {
+        Ok(None) => {}
+        Ok(Some(lost)) => {
+            if let Some(skipped) = salvage {
+                skipped.push(lost);
+            }
+        }
+        Err(e) => return Err(e.with_path(path)),
+    }
     Ok(Followed {
         end: at,
         applied,
@@ -220,6 +235,14 @@ impl Engine {
             return self.reopen(path);
         }
         let durable_end = slot.durable_end;
+        // The size after the slot was read: the writer had written
+        // everything below its durable end by then.
+        let limit = lf
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&path), e))?
+            .len()
+            .max(limit);
         let region = if (gen.log.region().len() as u64) < limit {
             let r = Region::map_file_read_only(&lf.file, limit as usize)
                 .map_err(|e| Error::io("mmap", Some(&path), e))?;
