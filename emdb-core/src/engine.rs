@@ -112,8 +112,6 @@ pub(crate) struct Engine {
     group_cv: Condvar,
     poisoned: AtomicBool,
     poison_reason: Mutex<Option<String>>,
-    /// Last error of the background follower (read-only handles).
-    pub follow_error: Mutex<Option<String>>,
     /// Tells the stats publisher thread to stop.
     pub stop: Arc<AtomicBool>,
     /// Records sealed under the current key before this open (from the
@@ -384,7 +382,6 @@ impl Engine {
             group_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
             poison_reason: Mutex::new(None),
-            follow_error: Mutex::new(None),
             stop: Arc::new(AtomicBool::new(false)),
             encryptions_base: AtomicU64::new(0),
             counters: Arc::new(Counters::default()),

@@ -191,10 +191,25 @@ fn read_upto(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
 impl Engine {
     /// Catch up with the writer; returns how many records were applied.
     /// On a writable handle there is never anything to catch up with.
+    ///
+    /// A failed refresh (the file cut, replaced by one this handle cannot
+    /// open, e.g. after `rotate-key`, an I/O error) marks the log stale:
+    /// every read fails with the error until a refresh succeeds, instead
+    /// of answering from an index that no longer matches the file.
     pub(crate) fn refresh(&self) -> Result<usize> {
         if !self.cfg.read_only {
             return Ok(0);
         }
+        let r = self.refresh_once();
+        // A reopen swapped in a fresh log; otherwise this is the one read.
+        self.gen
+            .load()
+            .log
+            .set_stale(r.as_ref().err().map(ToString::to_string));
+        r
+    }
+
+    fn refresh_once(&self) -> Result<usize> {
         // One refresher at a time (read-only handles never write).
         let _w = self.writer.lock();
         let gen = self.gen.load_full();
@@ -268,7 +283,7 @@ impl Engine {
             )
         };
         // Replay read index entries through the mapping.
-        let followed = gen.log.vouch(&region, followed)?;
+        let followed = gen.log.vouch_cut(&region, followed)?;
         if followed.end > end {
             gen.log.publish(followed.end);
         }
@@ -296,9 +311,9 @@ pub(crate) fn spawn_follower(engine: Weak<Engine>) {
             let Some(e) = engine.upgrade() else {
                 return;
             };
-            if let Err(err) = e.refresh() {
-                *e.follow_error.lock() = Some(err.to_string());
-            }
+            // A failure marks the handle stale (reads return it); the next
+            // round tries again.
+            let _ = e.refresh();
         });
     // Without the thread the handle still works; `refresh()` catches up on demand.
     drop(spawned);

@@ -114,6 +114,7 @@ impl Engine {
         let gen = self.gen.load();
         self.with_ns(&gen, id, |ns| {
             if ns.keydir.expiring() == 0 {
+                gen.log.fresh()?;
                 return Ok(ns.keydir.len() as usize);
             }
             // Some records can expire: count the ones that have not.

@@ -28,7 +28,7 @@ mod sigbus;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
@@ -90,6 +90,11 @@ pub(crate) struct Log {
     pub faults: Option<Arc<crate::fault::Faults>>,
     /// Encoded, unwritten bytes (file-backed logs; writer only).
     stage: Mutex<Stage>,
+    /// Why this (read-only) log can no longer be followed, when its last
+    /// refresh failed: reads fail with it rather than answer from an index
+    /// that no longer matches the file. `stale` is the flag reads check.
+    stale: AtomicBool,
+    stale_reason: Mutex<Option<String>>,
     /// Sequence number of the newest sync slot this handle wrote (or
     /// claimed at open). A newer one in the header was written by another
     /// process: a second writer.
@@ -110,6 +115,8 @@ impl Log {
             faults: None,
             stage: Mutex::new(Stage::default()),
             own_seq: AtomicU64::new(0),
+            stale: AtomicBool::new(false),
+            stale_reason: Mutex::new(None),
         }
     }
 
@@ -231,12 +238,57 @@ impl Log {
     /// says so, whatever `r` was (zeros read in place of the lost bytes make
     /// decoding fail with a misleading reason, or, inside a value that held
     /// zeros anyway, not at all). One relaxed load on the intact path.
+    ///
+    /// Also fails, whatever `r` was, while the log is marked stale (a
+    /// follower whose refresh failed): its index may no longer describe
+    /// the file, so nothing read through it is vouched for.
     #[inline]
     pub(crate) fn vouch<T>(&self, region: &Region, r: Result<T>) -> Result<T> {
+        self.vouch_cut(region, self.vouch_stale(r))
+    }
+
+    /// [`Log::vouch`] without the stale check (a follower's own refresh,
+    /// which is what clears it).
+    #[inline]
+    pub(crate) fn vouch_cut<T>(&self, region: &Region, r: Result<T>) -> Result<T> {
         match region.cut_at() {
             None => r,
             Some(at) => Err(self.cut_found(at)),
         }
+    }
+
+    /// `Err` while the log is marked stale (reads that touch no record).
+    #[inline]
+    pub(crate) fn fresh(&self) -> Result<()> {
+        self.vouch_stale(Ok(()))
+    }
+
+    #[inline]
+    fn vouch_stale<T>(&self, r: Result<T>) -> Result<T> {
+        if self.stale.load(Ordering::Relaxed) {
+            return Err(self.stale_error());
+        }
+        r
+    }
+
+    /// Mark the log stale (`Some`: the refresh error) or fresh again (`None`).
+    pub(crate) fn set_stale(&self, reason: Option<String>) {
+        let stale = reason.is_some();
+        *self.stale_reason.lock() = reason;
+        self.stale.store(stale, Ordering::Release);
+    }
+
+    #[cold]
+    fn stale_error(&self) -> Error {
+        let why = self.stale_reason.lock().clone().unwrap_or_default();
+        Error::io(
+            "follow the writer",
+            self.path(),
+            std::io::Error::other(format!(
+                "this read-only handle could not catch up with the file ({why}); \
+                 its answers would be stale: reopen the database"
+            )),
+        )
     }
 
     /// Record that the file was found cut short at `at` and build the error.
