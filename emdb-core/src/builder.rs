@@ -21,6 +21,8 @@ pub const DEFAULT_DATABASE_NAME: &str = "emdb-default.emdb";
 pub(crate) struct Config {
     pub flush_policy: FlushPolicy,
     pub read_only: bool,
+    /// Read-only handles: catch up with the writer in the background.
+    pub follow: bool,
     pub salvage: bool,
     pub checkpoint_on_close: bool,
     pub default_ttl: Option<Duration>,
@@ -43,6 +45,7 @@ impl Default for Config {
         Config {
             flush_policy: FlushPolicy::default(),
             read_only: false,
+            follow: true,
             salvage: false,
             checkpoint_on_close: true,
             default_ttl: None,
@@ -119,6 +122,17 @@ impl EmdbBuilder {
     /// A read-only open never modifies any file.
     pub fn read_only(mut self, read_only: bool) -> Self {
         self.cfg.read_only = read_only;
+        self
+    }
+
+    /// Read-only handles: follow the writing process in the background
+    /// (the default, about every 50 ms), or, with `false`, stay pinned at the
+    /// database as the open found it (whole batches only) until
+    /// [`Emdb::refresh`] is called: a consistent snapshot without copying
+    /// the file, even while a writer keeps writing or compacts (the handle
+    /// keeps the file it opened). No effect on a writable handle.
+    pub fn follow(mut self, follow: bool) -> Self {
+        self.cfg.follow = follow;
         self
     }
 
@@ -276,7 +290,7 @@ fn finish(engine: Engine) -> Result<Emdb> {
         engine.build_sorted_sets()?;
     }
     let path = engine.path();
-    let read_only = engine.cfg.read_only;
+    let (read_only, follow) = (engine.cfg.read_only, engine.cfg.follow);
     let (gen, counters, stop) = (
         Arc::clone(&engine.gen),
         Arc::clone(&engine.counters),
@@ -284,7 +298,10 @@ fn finish(engine: Engine) -> Result<Emdb> {
     );
     let db = Emdb::from_engine(engine);
     match path {
-        Some(_) if read_only => crate::follower::spawn_follower(Arc::downgrade(db.engine_arc())),
+        Some(_) if read_only && follow => {
+            crate::follower::spawn_follower(Arc::downgrade(db.engine_arc()))
+        }
+        Some(_) if read_only => {}
         Some(p) => crate::stats::spawn_publisher(p, gen, counters, stop),
         None => {}
     }
