@@ -450,6 +450,14 @@ impl Engine {
             // A compaction that crashed before its rename left this behind;
             // it is never read (the old file is complete), only removed.
             let _ = std::fs::remove_file(compact_tmp_path(&path));
+            // A killed encryption change (`decrypt` above all) left its new
+            // file, maybe plaintext, and its siblings: with the writer lock
+            // held, no change is running, so they are removed too.
+            let enc_tmp = crate::admin::enc_tmp_path(&path);
+            for stale in [".ckpt", ".lock", ".stats"] {
+                let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
+            }
+            let _ = std::fs::remove_file(&enc_tmp);
         }
         let file = std::fs::OpenOptions::new()
             .read(true)
