@@ -144,7 +144,8 @@ pub(crate) fn expired(expires_at: u64, now: u64) -> bool {
     expires_at != 0 && expires_at <= now
 }
 
-fn random_id() -> [u8; 16] {
+/// A fresh random database id.
+pub(crate) fn random_id() -> [u8; 16] {
     use std::hash::{BuildHasher, Hasher};
     let mut id = [0u8; 16];
     for (i, chunk) in id.chunks_mut(8).enumerate() {
