@@ -698,7 +698,7 @@ impl Engine {
                     Ok(true)
                 });
             // After `hit` has read the value: the file may have been cut under it.
-            gen.log.vouch(&region, found)
+            gen.log.vouch_frame(&region, bytes, off, found)
         })?;
         Ok(out)
     }

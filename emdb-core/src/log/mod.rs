@@ -247,6 +247,65 @@ impl Log {
         self.vouch_cut(region, self.vouch_stale(r))
     }
 
+    /// [`Log::vouch`] for a read of the frame at `off` of `bytes` (the
+    /// published log through `region`).
+    ///
+    /// A file cut short inside a page raises no fault for that page: the
+    /// rest of it reads as zeros, so a frame running past the cut reads with
+    /// a zeroed end and no mark is set. When that can be the case (the read
+    /// failed, e.g. its CRC; or the frame's last byte is zero, which with
+    /// `verify_reads(false)` would otherwise pass as value bytes), look past
+    /// the frame: touch the first byte of the next page (a fault marks the
+    /// cut), or, when the mapping ends first, compare the file's size. One
+    /// byte compare on the common path.
+    #[inline]
+    pub(crate) fn vouch_frame<T>(
+        &self,
+        region: &Region,
+        bytes: &[u8],
+        off: u64,
+        r: Result<T>,
+    ) -> Result<T> {
+        let end = usize::try_from(off)
+            .ok()
+            .and_then(|o| bytes.get(o..))
+            .and_then(crate::format::record::frame_head)
+            .map(|(len, _)| off + len as u64);
+        let suspicious = r.is_err()
+            || end
+                .and_then(|e| usize::try_from(e).ok())
+                .and_then(|e| e.checked_sub(1))
+                .and_then(|last| bytes.get(last))
+                .is_none_or(|&b| b == 0);
+        if suspicious {
+            self.probe_past(region, end.unwrap_or(off + 1))?;
+        }
+        self.vouch(region, r)
+    }
+
+    /// Fail when the file was cut before `end` inside a page (see
+    /// [`Log::vouch_frame`]).
+    #[cold]
+    fn probe_past(&self, region: &Region, end: u64) -> Result<()> {
+        let Some(f) = &self.file else {
+            return Ok(());
+        };
+        let next = end.next_multiple_of(PAGE);
+        if next < region.len() as u64 {
+            region.touch(next);
+            return Ok(());
+        }
+        let len = f
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&f.path), e))?
+            .len();
+        if len < end {
+            return Err(self.cut_found(len));
+        }
+        Ok(())
+    }
+
     /// [`Log::vouch`] without the stale check (a follower's own refresh,
     /// which is what clears it).
     #[inline]
