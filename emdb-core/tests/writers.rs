@@ -166,7 +166,11 @@ fn breaking_the_lock_in_a_loop_never_lets_two_writers_in() {
             removed
         })
     };
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let ms = std::env::var("EMDB_LOCK_RACE_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1500);
+    std::thread::sleep(std::time::Duration::from_millis(ms));
     stop.store(true, Ordering::Relaxed);
     let acked: Vec<String> = writers
         .into_iter()
