@@ -58,13 +58,15 @@ pub(crate) fn open_lock_file(path: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// Fail unless `file` is a regular file with exactly one link.
+/// Fail unless `file` is a regular file with at most one link.
 pub(crate) fn refuse_shared(file: &File, path: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = file
         .metadata()
         .map_err(|e| Error::io("stat", Some(path), e))?;
-    if !meta.file_type().is_file() || meta.nlink() != 1 {
+    // No link at all: removed (by `lock break`) since it was opened; the
+    // caller finds the name no longer refers to it and starts over.
+    if !meta.file_type().is_file() || meta.nlink() > 1 {
         return Err(Error::io(
             "open lock file",
             Some(path),
