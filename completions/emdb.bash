@@ -1529,7 +1529,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__lock__subcmd__break)
-            opts="-n -q -h --force --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-y -n -q -h --force --yes --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -687,7 +687,7 @@ pub enum LockCommand {
     ///
     /// The lock is released by the operating system when its holder exits,
     /// so breaking it is rarely needed.
-    #[command(after_help = "Example:\n  emdb lock break")]
+    #[command(after_help = "Examples:\n  emdb lock break\n  emdb lock break --force --yes")]
     Break(LockBreakArgs),
 }
 
@@ -695,11 +695,17 @@ pub enum LockCommand {
 #[derive(Debug, Clone, Args)]
 pub struct LockBreakArgs {
     /// DANGEROUS: remove the lock file even while a live process holds the
-    /// lock. That process keeps writing, and the next writer takes a new
-    /// lock, so two writers can append to one file and corrupt it. Only for
-    /// a holder you know is gone or frozen for good (e.g. another host).
+    /// lock, so that another writer can open the database. The holder
+    /// notices the next writer at its next write or flush and refuses to
+    /// write from then on (restart it); anything it had not flushed is
+    /// lost. Only for a holder you know is gone or frozen for good (e.g. on
+    /// another host). Asks for confirmation, or pass --yes.
     #[arg(long)]
     pub force: bool,
+
+    /// Do not ask before --force removes a held lock.
+    #[arg(long, short = 'y', requires = "force")]
+    pub yes: bool,
 }
 
 /// Arguments of `import`.

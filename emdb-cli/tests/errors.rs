@@ -92,12 +92,32 @@ fn lock_break_force_removes_a_held_lock_file() {
     let db = TestDb::new();
     db.put("k", "v");
     let holder = Emdb::open(&db.path).unwrap();
+    // Without --yes (and no terminal to ask on), --force refuses.
     db.cmd(["lock", "break", "--force"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--yes"));
+    assert!(Emdb::lock_holder(&db.path).unwrap().unwrap().alive);
+    let pid = format!("held by pid {}", std::process::id());
+    db.cmd(["lock", "break", "--force", "--yes"])
         .assert()
         .success()
         .stderr(predicate::str::contains("warning"))
-        .stdout(predicate::str::contains("removed"));
+        .stdout(predicate::str::contains("removed the lock file"))
+        .stdout(predicate::str::contains(pid.as_str()))
+        .stdout(predicate::str::contains("no process held it").not());
+    // The next writer gets in; the old holder then refuses to write over it.
+    db.cmd(["put", "k2", "from the cli"]).assert().success();
+    assert!(matches!(
+        holder.insert("k3", "late"),
+        Err(emdb_core::Error::Poisoned(_))
+    ));
     drop(holder);
+    db.cmd(["get", "k2"])
+        .assert()
+        .success()
+        .stdout("from the cli\n");
+    db.cmd(["check"]).assert().success();
 }
 
 #[test]

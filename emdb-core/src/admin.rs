@@ -38,6 +38,11 @@ pub(crate) fn encbak_path(db: &Path) -> PathBuf {
     sibling(db, ".encbak")
 }
 
+/// Path of the new file an encryption rewrite writes before its rename.
+pub(crate) fn enc_tmp_path(db: &Path) -> PathBuf {
+    sibling(db, ".enc.tmp")
+}
+
 /// Records per batch while copying.
 const COPY_BATCH: usize = 10_000;
 
@@ -75,7 +80,7 @@ pub(crate) fn rewrite(
     let src_gen = source.gen.load_full();
     let cipher = cipher.or_else(|| src_cipher(&source)).unwrap_or_default();
 
-    let tmp = sibling(&path, ".enc.tmp");
+    let tmp = enc_tmp_path(&path);
     for stale in [tmp.clone(), sibling(&tmp, ".ckpt"), sibling(&tmp, ".lock")] {
         fault::remove(f, &stale);
     }

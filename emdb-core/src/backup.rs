@@ -5,14 +5,21 @@
 //! sync), while writers keep appending past it. The copy's sync slots are
 //! rewritten to say exactly that end was durable, then the copy is fsynced
 //! and renamed into place.
+//!
+//! A copy is a database of its own from then on (a fork): it gets its own
+//! database id, so nothing of one (a checkpoint, a sealed record) is ever
+//! taken for the other's. A plain copy just gets a new id in its header;
+//! an encrypted one is sealed under its id (the AEAD binds it), so it is
+//! copied to a temp name, rewritten with the same key under a new id (the
+//! encryption rewrite of `admin.rs`), and only then renamed into place.
 
 use std::path::Path;
 
-use crate::engine::Engine;
+use crate::engine::{random_id, Engine};
 use crate::error::{Error, Result};
 use crate::fault::{note, write_all_at, FsEvent, WriteSite};
-use crate::format::header::{SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
-use crate::fs::{create_options, fsync_parent, rename, sibling};
+use crate::format::header::{Identity, SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
+use crate::fs::{create_fresh, fsync_parent, rename, sibling};
 
 impl Engine {
     /// Copy the database to `target` (a new file).
@@ -55,6 +62,12 @@ impl Engine {
             .slice(0, end)
             .ok_or_else(|| Error::corruption(end, "log shorter than its end"))?;
         let mut page = bytes[..HEADER_SIZE.min(bytes.len())].to_vec();
+        let encrypted = gen.crypt.is_some();
+        if page.len() == HEADER_SIZE && !encrypted {
+            let mut id = Identity::decode(&page).map_err(|_| Error::corruption(0, "header"))?;
+            id.db_id = random_id();
+            id.encode_into(&mut page);
+        }
         if page.len() == HEADER_SIZE {
             SyncSlot::clear_all(&mut page);
             let slot = SyncSlot {
@@ -65,10 +78,17 @@ impl Engine {
             let at = SyncSlot::offset(slot.seq);
             page[at..at + SYNC_SLOT_LEN].copy_from_slice(&slot.encode());
         }
-        let tmp = sibling(target, ".tmp");
+        // An encrypted copy still has the original's id until rewritten:
+        // never under the target name.
+        let staging = if encrypted {
+            sibling(target, ".fork.tmp")
+        } else {
+            target.to_path_buf()
+        };
+        let tmp = sibling(&staging, ".tmp");
         let faults = self.cfg.faults.as_deref();
         let write = || -> std::io::Result<()> {
-            let f = create_options().truncate(true).open(&tmp)?;
+            let f = create_fresh(&tmp).map_err(std::io::Error::other)?;
             write_all_at(faults, WriteSite::Backup, &f, &page, 0)?;
             write_all_at(
                 faults,
@@ -90,11 +110,39 @@ impl Engine {
             });
         }
         note(faults, || FsEvent::Synced(tmp.clone()));
-        if let Err(e) = rename(&tmp, target, faults) {
+        if let Err(e) = rename(&tmp, &staging, faults) {
             let _ = std::fs::remove_file(&tmp);
             return Err(e);
         }
+        if encrypted {
+            let forked = self.reseal_as_fork(&staging, target);
+            if forked.is_err() {
+                let _ = std::fs::remove_file(&staging);
+            }
+            for left in [".encbak", ".ckpt", ".lock", ".stats"] {
+                let _ = std::fs::remove_file(sibling(&staging, left));
+            }
+            forked?;
+        }
         fsync_parent(target, faults)
+    }
+
+    /// Rewrite the encrypted copy at `staging` with the same key under a new
+    /// database id, then rename it to `target`.
+    fn reseal_as_fork(&self, staging: &Path, target: &Path) -> Result<()> {
+        let faults = self.cfg.faults.clone();
+        let key = self.cfg.encryption.clone();
+        crate::admin::rewrite(staging, key.clone(), key, None, faults.clone())?;
+        // The copy as it was before the rewrite (the original's id): gone.
+        std::fs::remove_file(crate::admin::encbak_path(staging))
+            .map_err(|e| Error::io("remove", Some(staging), e))?;
+        // Its checkpoint is bound to the new id: it goes with it.
+        let _ = rename(
+            &sibling(staging, ".ckpt"),
+            &sibling(target, ".ckpt"),
+            faults.as_deref(),
+        );
+        rename(staging, target, faults.as_deref())
     }
 }
 

@@ -24,6 +24,8 @@ pub const DEFAULT_CHECKPOINT_TAIL: u64 = 8 << 20;
 pub(crate) struct Config {
     pub flush_policy: FlushPolicy,
     pub read_only: bool,
+    /// Read-only handles: catch up with the writer in the background.
+    pub follow: bool,
     pub salvage: bool,
     pub checkpoint_on_close: bool,
     /// Log tail (bytes past the newest checkpoint) from which the writer
@@ -49,6 +51,7 @@ impl Default for Config {
         Config {
             flush_policy: FlushPolicy::default(),
             read_only: false,
+            follow: true,
             salvage: false,
             checkpoint_on_close: true,
             checkpoint_tail: Some(DEFAULT_CHECKPOINT_TAIL),
@@ -126,6 +129,17 @@ impl EmdbBuilder {
     /// A read-only open never modifies any file.
     pub fn read_only(mut self, read_only: bool) -> Self {
         self.cfg.read_only = read_only;
+        self
+    }
+
+    /// Read-only handles: follow the writing process in the background
+    /// (the default, about every 50 ms), or, with `false`, stay pinned at the
+    /// database as the open found it (whole batches only) until
+    /// [`Emdb::refresh`] is called: a consistent snapshot without copying
+    /// the file, even while a writer keeps writing or compacts (the handle
+    /// keeps the file it opened). No effect on a writable handle.
+    pub fn follow(mut self, follow: bool) -> Self {
+        self.cfg.follow = follow;
         self
     }
 
@@ -296,7 +310,7 @@ fn finish(engine: Engine) -> Result<Emdb> {
         engine.build_sorted_sets()?;
     }
     let path = engine.path();
-    let read_only = engine.cfg.read_only;
+    let (read_only, follow) = (engine.cfg.read_only, engine.cfg.follow);
     let (gen, counters, stop) = (
         Arc::clone(&engine.gen),
         Arc::clone(&engine.counters),
@@ -304,7 +318,10 @@ fn finish(engine: Engine) -> Result<Emdb> {
     );
     let db = Emdb::from_engine(engine);
     match path {
-        Some(_) if read_only => crate::follower::spawn_follower(Arc::downgrade(db.engine_arc())),
+        Some(_) if read_only && follow => {
+            crate::follower::spawn_follower(Arc::downgrade(db.engine_arc()))
+        }
+        Some(_) if read_only => {}
         Some(p) => {
             crate::stats::spawn_publisher(p, gen, counters, stop);
             spawn_checkpointer(Arc::downgrade(db.engine_arc()));

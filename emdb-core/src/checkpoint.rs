@@ -153,10 +153,8 @@ fn write_file(
     faults: Option<&Faults>,
 ) -> Result<()> {
     let plan = codec::plan(binding, next_ns_id, images);
-    let f = efs::create_options()
-        .truncate(true)
-        .open(tmp)
-        .map_err(|e| Error::io("create", Some(tmp), e))?;
+    // Never through a link planted at the temp name (fs::create_fresh).
+    let f = efs::create_fresh(tmp)?;
     let io = |e| Error::io("write", Some(tmp), e);
     let put = |buf: &[u8], at: u64| {
         fault::write_all_at(faults, WriteSite::Checkpoint, &f, buf, at).map_err(io)

@@ -97,10 +97,7 @@ impl Engine {
         let (log, tmp) = match &old.log.file {
             Some(f) => {
                 let tmp = compact_tmp_path(&f.path);
-                let file = efs::create_options()
-                    .truncate(true)
-                    .open(&tmp)
-                    .map_err(|e| Error::io("create", Some(&tmp), e))?;
+                let file = efs::create_fresh(&tmp)?;
                 // Allocated, not just sized: a mapped write into a hole of a
                 // full filesystem is SIGBUS, not an error.
                 let region =
@@ -311,26 +308,34 @@ impl Engine {
         }
         drop(new_region);
 
-        // Phase 3: make the new file durable and put it in place.
+        // Phase 3: make the new file durable and put it in place. The slots
+        // lock is held from the new file's slot to the swap, so a flush
+        // running meanwhile never checks the old generation against a path
+        // that already holds the new file.
         let end = out.end;
-        if let (Some(tmp), Some(f)) = (tmp, &out.log.file) {
+        let mut seq = self.slots_lock();
+        let db_path = out.log.path().map(std::path::Path::to_path_buf);
+        let out_log = if let (Some(tmp), Some(db_path)) = (tmp, db_path) {
             out.log.truncate(end)?;
-            {
-                let mut seq = self.slots_lock();
-                *seq += 1;
-                out.log.write_slot(SyncSlot {
-                    seq: *seq,
-                    durable_end: end,
-                    encryptions: self.encryptions_with(out.crypt.as_deref()),
-                })?;
-            }
-            let faults = out.log.faults.as_deref();
+            *seq += 1;
+            out.log.write_slot(SyncSlot {
+                seq: *seq,
+                durable_end: end,
+                encryptions: self.encryptions_with(out.crypt.as_deref()),
+            })?;
+            let faults = out.log.faults.clone();
+            let faults = faults.as_deref();
             Faults::check(faults.map(|x| &x.fail_sync), libc::EIO)
-                .and_then(|()| f.file.sync_all())
+                .and_then(|()| out.log.sync_all_file())
                 .map_err(|e| Error::io("fsync", Some(tmp), e))?;
             fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
-            efs::rename(tmp, &f.path, faults)?;
-            if let Err(e) = efs::fsync_parent(&f.path, faults) {
+            // Everything that can fail is done before the rename: after it,
+            // the handle must be writing to the new file, or to nothing.
+            let out_log = self.with_write_through_fd(out.log, tmp)?;
+            // Never rename over a file another writer has taken over.
+            self.check_sole_writer(old)?;
+            efs::rename(tmp, &db_path, faults)?;
+            if let Err(e) = efs::fsync_parent(&db_path, faults) {
                 // The new file is in place but may not be after a crash,
                 // and this handle still writes to the old one, which is no
                 // longer at the path: nothing it writes from now on could
@@ -338,15 +343,18 @@ impl Engine {
                 self.poison(&e);
                 return Err(e);
             }
-        }
+            out_log
+        } else {
+            out.log
+        };
         // The sorted key sets belong to the namespace, not to one file.
         for ns in table.all() {
             if let Some(s) = old.ns(ns.id).and_then(|o| o.sorted.get().cloned()) {
                 let _ = ns.sorted.set(s);
             }
         }
-        let out_log = self.with_write_through_fd(out.log)?;
         self.gen.store(Arc::new(Generation::new(out_log, table)));
+        drop(seq);
         w.end = end;
         w.last_frame_at = out.last_frame_at;
         w.checkpointed_end = 0;

@@ -112,8 +112,6 @@ pub(crate) struct Engine {
     group_cv: Condvar,
     poisoned: AtomicBool,
     poison_reason: Mutex<Option<String>>,
-    /// Last error of the background follower (read-only handles).
-    pub follow_error: Mutex<Option<String>>,
     /// Tells the stats publisher thread to stop.
     pub stop: Arc<AtomicBool>,
     /// Records sealed under the current key before this open (from the
@@ -146,7 +144,8 @@ pub(crate) fn expired(expires_at: u64, now: u64) -> bool {
     expires_at != 0 && expires_at <= now
 }
 
-fn random_id() -> [u8; 16] {
+/// A fresh random database id.
+pub(crate) fn random_id() -> [u8; 16] {
     use std::hash::{BuildHasher, Hasher};
     let mut id = [0u8; 16];
     for (i, chunk) in id.chunks_mut(8).enumerate() {
@@ -270,10 +269,7 @@ fn create_file(path: &Path, cfg: &Config) -> Result<()> {
     let faults = cfg.faults.as_deref();
     let tmp = sibling(path, ".create.tmp");
     let created = (|| {
-        let f = efs::create_options()
-            .truncate(true)
-            .open(&tmp)
-            .map_err(|e| Error::io("create", Some(&tmp), e))?;
+        let f = efs::create_fresh(&tmp)?;
         write_page(&f, &tmp, &new_header_page(cfg)?, faults)?;
         efs::rename(&tmp, path, faults)
     })();
@@ -406,7 +402,6 @@ impl Engine {
             group_cv: Condvar::new(),
             poisoned: AtomicBool::new(false),
             poison_reason: Mutex::new(None),
-            follow_error: Mutex::new(None),
             stop: Arc::new(AtomicBool::new(false)),
             encryptions_base: AtomicU64::new(0),
             counters: Arc::new(Counters::default()),
@@ -475,6 +470,14 @@ impl Engine {
             // A compaction that crashed before its rename left this behind;
             // it is never read (the old file is complete), only removed.
             let _ = std::fs::remove_file(compact_tmp_path(&path));
+            // A killed encryption change (`decrypt` above all) left its new
+            // file, maybe plaintext, and its siblings: with the writer lock
+            // held, no change is running, so they are removed too.
+            let enc_tmp = crate::admin::enc_tmp_path(&path);
+            for stale in [".ckpt", ".lock", ".stats"] {
+                let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
+            }
+            let _ = std::fs::remove_file(&enc_tmp);
         }
         let file = std::fs::OpenOptions::new()
             .read(true)
@@ -504,6 +507,15 @@ impl Engine {
             });
         }
         let (identity, slot, page) = read_identity(&file, &path, len)?;
+        if cfg.read_only {
+            // A writer may be appending: the size as of after the sync slot
+            // was read covers its durable end (see `replay_pread`).
+            len = file
+                .metadata()
+                .map_err(|e| Error::io("stat", Some(&path), e))?
+                .len()
+                .max(len);
+        }
         let crypt = crypt_for(&cfg, &path, &identity, &page)?;
         let map_len = usize::try_from(len).map_err(|_| Error::DatabaseFull {
             requested: len,
@@ -586,6 +598,15 @@ impl Engine {
         }
         let (mut end, last_frame_at, _) = replayed?;
         report.replayed_bytes = end.saturating_sub(start);
+        // A writer claims the file with a sync slot of its own (same durable
+        // end, next sequence number): a writer still running on it (its
+        // lock file removed under it) sees a slot it did not write before
+        // its next write, and stops instead of writing over this one's.
+        let claimed = if cfg.read_only {
+            slot.seq
+        } else {
+            claim(&file, &path, slot)?
+        };
 
         let mut region = region;
         if !cfg.read_only && len > end {
@@ -606,7 +627,7 @@ impl Engine {
         let dsync = if cfg.read_only || !matches!(cfg.flush_policy, FlushPolicy::WriteThrough) {
             None
         } else {
-            Some(open_dsync(&path)?)
+            Some(open_dsync(&path, cfg.faults.as_deref())?)
         };
         let mut log = Log::new(
             identity,
@@ -619,6 +640,7 @@ impl Engine {
             end,
         );
         log.faults = cfg.faults.clone();
+        log.claim_seq(claimed);
         let w = WriterState {
             end,
             last_frame_at,
@@ -633,7 +655,7 @@ impl Engine {
             .encryptions_base
             .store(slot.encryptions, Ordering::Relaxed);
         // Later slots must outrank the ones already in the file.
-        *engine.slots.lock() = slot.seq;
+        *engine.slots.lock() = claimed;
         if salvaged && !engine.cfg.read_only {
             // Rewrite without the damaged bytes so the next open is clean.
             engine.compact()?;
@@ -695,7 +717,7 @@ impl Engine {
                     Ok(true)
                 });
             // After `hit` has read the value: the file may have been cut under it.
-            gen.log.vouch(&region, found)
+            gen.log.vouch_frame(&region, bytes, off, found)
         })?;
         Ok(out)
     }
@@ -750,7 +772,47 @@ impl Engine {
             self.poison(&e);
             return Err(e);
         }
+        if let Some(slot) = gen.log.foreign_slot() {
+            return Err(self.displaced(foreign_slot_reason(&gen, slot.seq)));
+        }
         Ok((w, gen))
+    }
+
+    /// Fail, poisoning the handle, when another process writes to this
+    /// database too or the file is no longer this handle's: a sync slot this
+    /// handle did not write is in the header, the lock file it holds is no
+    /// longer at its name, or the file at the path is another one (renamed
+    /// over or removed). Checked before anything is acknowledged as durable
+    /// (flush, write-through write, checkpoint, close) and before compaction
+    /// renames its file over the path: from then on, writing would land
+    /// over another writer's records, or where nobody will read them.
+    pub(crate) fn check_sole_writer(&self, gen: &Generation) -> Result<()> {
+        let Some(lf) = gen.log.file.as_ref().filter(|_| !self.cfg.read_only) else {
+            return Ok(());
+        };
+        if let Some(slot) = gen.log.foreign_slot() {
+            return Err(self.displaced(foreign_slot_reason(gen, slot.seq)));
+        }
+        if let Some(Err(reason)) = self._lock.as_ref().map(WriterLock::still_held) {
+            return Err(self.displaced(reason));
+        }
+        if efs::file_id_at(&lf.path)? != Some(efs::file_id(&lf.file, &lf.path)?) {
+            let reason = format!(
+                "{} is no longer the file this handle opened (another process renamed \
+                 a file over it or removed it); what this handle writes would be lost",
+                lf.path.display()
+            );
+            return Err(self.displaced(reason));
+        }
+        Ok(())
+    }
+
+    /// Poison the handle because another process took the file over.
+    #[cold]
+    fn displaced(&self, reason: String) -> Error {
+        *self.poison_reason.lock() = Some(reason.clone());
+        self.poisoned.store(true, Ordering::Release);
+        Error::Poisoned(reason)
     }
 
     /// Poison the handle when `e` comes from the log having been cut short
@@ -781,6 +843,8 @@ impl Engine {
             .ensure_capacity(off, off + len as u64)
             .map_err(|e| self.poison_if_cut(&gen.log, e))?;
         if self.write_through() && gen.log.file.is_some() {
+            // Each write-through write is acknowledged on return.
+            self.check_sole_writer(gen)?;
             let mut buf = vec![0u8; len];
             encode(spec, crypt, off, &mut buf)?;
             if let Err(e) = gen.log.write_through(off, &buf) {
@@ -917,8 +981,11 @@ impl Engine {
         self.durable_seq.fetch_max(target, Ordering::AcqRel);
         let mut seq = self.slots.lock();
         // Skip if compaction swapped generations meanwhile: the new file was
-        // synced whole and carries its own slot.
+        // synced whole and carries its own slot. (Compaction holds the slots
+        // lock from its slot write to the swap, so the file at the path is
+        // this generation's here.)
         if Arc::ptr_eq(&gen, &self.gen.load()) {
+            self.check_sole_writer(&gen)?;
             *seq += 1;
             if let Err(e) = gen.log.write_slot(SyncSlot {
                 seq: *seq,
@@ -1044,9 +1111,14 @@ impl Engine {
             last_frame_at,
             last_frame_crc,
         };
-        // The image was read from the mapping; never bind it to a cut file.
+        // The image was read from the mapping; never bind it to a cut file,
+        // nor write a checkpoint over another writer's.
         if let Err(e) = gen.log.check_intact() {
             return Err(self.poison_if_cut(&gen.log, e));
+        }
+        {
+            let _slots = self.slots.lock();
+            self.check_sole_writer(&gen)?;
         }
         Ok(Some(crate::checkpoint::Snapshot {
             path: checkpoint_path(&path),
@@ -1109,8 +1181,13 @@ impl Engine {
             let gen = self.gen.load_full();
             self.sync()?;
             // Trimming would extend a file another process cut short back to
-            // the log's length, over a hole of zeros: leave it as it is.
+            // the log's length, over a hole of zeros, and would cut another
+            // writer's records: leave it as it is.
             gen.log.check_intact()?;
+            {
+                let _slots = self.slots.lock();
+                self.check_sole_writer(&gen)?;
+            }
             if let Some(p) = gen.log.path() {
                 crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
             }
@@ -1172,11 +1249,14 @@ impl Engine {
         self.slots.lock()
     }
 
-    /// Give a freshly built log the `O_DSYNC` descriptor write-through needs.
-    pub(crate) fn with_write_through_fd(&self, mut log: Log) -> Result<Log> {
+    /// Give a freshly built log the `O_DSYNC` descriptor write-through
+    /// needs, opened through `at` (the file's name now: compaction opens it
+    /// before renaming the file into place, so a failure leaves the old file
+    /// in use and nothing lost).
+    pub(crate) fn with_write_through_fd(&self, mut log: Log, at: &Path) -> Result<Log> {
         if self.write_through() {
             if let Some(f) = &mut log.file {
-                f.dsync = Some(open_dsync(&f.path)?);
+                f.dsync = Some(open_dsync(at, self.cfg.faults.as_deref())?);
             }
         }
         Ok(log)
@@ -1254,13 +1334,41 @@ fn refuse_foreign(path: &Path) -> Result<()> {
 }
 
 /// A descriptor on `path` whose writes are durable on return (`O_DSYNC`).
-fn open_dsync(path: &Path) -> Result<File> {
+fn open_dsync(path: &Path, faults: Option<&Faults>) -> Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_DSYNC)
-        .open(path)
+    Faults::check(faults.map(|f| &f.fail_open), libc::EMFILE)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_DSYNC | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(path)
+        })
         .map_err(|e| Error::io("open O_DSYNC", Some(path), e))
+}
+
+/// Write a sync slot that claims the file for this writer: the next
+/// sequence number after `newest`, the same durable end. Returns its number.
+fn claim(file: &File, path: &Path, newest: SyncSlot) -> Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mine = SyncSlot {
+        seq: newest.seq + 1,
+        ..newest
+    };
+    file.write_all_at(&mine.encode(), SyncSlot::offset(mine.seq) as u64)
+        .map_err(|e| Error::io("write sync slot", Some(path), e))?;
+    Ok(mine.seq)
+}
+
+/// Why a sync slot this handle did not write means another writer.
+fn foreign_slot_reason(gen: &Generation, seq: u64) -> String {
+    format!(
+        "another process opened {} for writing while this handle held its writer lock \
+         (its lock file was removed, e.g. by emdb lock break --force) and wrote sync slot {seq}; \
+         this handle writes nothing more, so as not to overwrite that writer's records",
+        gen.log
+            .path()
+            .map_or_else(|| "the database".into(), |p| p.display().to_string())
+    )
 }
 
 /// An index entry must point at a value of its own namespace; anything else

@@ -25,6 +25,9 @@ pub struct Faults {
     pub fail_write: AtomicBool,
     /// fsync of a directory (after a create, rename or link) fails with EIO.
     pub fail_dir_sync: AtomicBool,
+    /// Opening the extra `O_DSYNC` descriptor that `FlushPolicy::WriteThrough`
+    /// writes through fails with EMFILE (out of descriptors).
+    pub fail_open: AtomicBool,
     short_writes: Mutex<Vec<(WriteSite, ShortWrite)>>,
     observer: Mutex<Option<Observer>>,
 }
@@ -38,6 +41,7 @@ impl fmt::Debug for Faults {
             .field("fail_grow", &self.fail_grow)
             .field("fail_write", &self.fail_write)
             .field("fail_dir_sync", &self.fail_dir_sync)
+            .field("fail_open", &self.fail_open)
             .field("short_writes", &*self.short_writes.lock())
             .field("observed", &self.observer.lock().is_some())
             .finish()

@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::log::Region;
 use crate::namespace::NsTable;
-use crate::recovery::{claimed_unit_len, decode_unit_in, resync, ApplyError, SkippedRange};
+use crate::recovery::{
+    claimed_unit_len, decode_unit_in, resync, short_of_durable, ApplyError, SkippedRange,
+};
 
 /// How often a follower looks for new records by itself.
 pub(crate) const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
@@ -36,12 +38,6 @@ pub(crate) struct Followed {
     pub last_frame_at: Option<u64>,
 }
 
-/// Replay the units in `[start, limit)` of the file into `table`. The region
-/// maps at least `limit` bytes of the same file; it is read only below the
-/// end of units already validated through `pread`.
-///
-/// A unit that does not decode ends the replay, unless it lies below
-/// `durable_end` (the writer said it was synced): that is corruption.
 /// The file a follower reads: its descriptor, path and current mapping.
 pub(crate) struct LogSource<'a> {
     pub file: &'a File,
@@ -50,6 +46,16 @@ pub(crate) struct LogSource<'a> {
     pub region: &'a Region,
 }
 
+/// Replay the units in `[start, limit)` of the file into `table`. The region
+/// maps at least `limit` bytes of the same file; it is read only below the
+/// end of units already validated through `pread`.
+///
+/// A unit that does not decode ends the replay, unless it lies below
+/// `durable_end` (the writer said it was synced): that is corruption; so is
+/// a file whose units end below `durable_end`
+/// ([`short_of_durable`]). `limit` must be the file's size as of after
+/// `durable_end` was read (the writer never leaves its file shorter than a
+/// durable end it recorded).
 pub(crate) fn replay_pread(
     src: &LogSource<'_>,
     start: u64,
@@ -152,6 +158,15 @@ pub(crate) fn replay_pread(
             break;
         }
     }
+    match short_of_durable(at, durable_end, salvage.is_some()) {
+        Ok(None) => {}
+        Ok(Some(lost)) => {
+            if let Some(skipped) = salvage {
+                skipped.push(lost);
+            }
+        }
+        Err(e) => return Err(e.with_path(path)),
+    }
     Ok(Followed {
         end: at,
         applied,
@@ -176,10 +191,25 @@ fn read_upto(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
 impl Engine {
     /// Catch up with the writer; returns how many records were applied.
     /// On a writable handle there is never anything to catch up with.
+    ///
+    /// A failed refresh (the file cut, replaced by one this handle cannot
+    /// open, e.g. after `rotate-key`, an I/O error) marks the log stale:
+    /// every read fails with the error until a refresh succeeds, instead
+    /// of answering from an index that no longer matches the file.
     pub(crate) fn refresh(&self) -> Result<usize> {
         if !self.cfg.read_only {
             return Ok(0);
         }
+        let r = self.refresh_once();
+        // A reopen swapped in a fresh log; otherwise this is the one read.
+        self.gen
+            .load()
+            .log
+            .set_stale(r.as_ref().err().map(ToString::to_string));
+        r
+    }
+
+    fn refresh_once(&self) -> Result<usize> {
         // One refresher at a time (read-only handles never write).
         let _w = self.writer.lock();
         let gen = self.gen.load_full();
@@ -220,6 +250,14 @@ impl Engine {
             return self.reopen(path);
         }
         let durable_end = slot.durable_end;
+        // The size after the slot was read: the writer had written
+        // everything below its durable end by then.
+        let limit = lf
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&path), e))?
+            .len()
+            .max(limit);
         let region = if (gen.log.region().len() as u64) < limit {
             let r = Region::map_file_read_only(&lf.file, limit as usize)
                 .map_err(|e| Error::io("mmap", Some(&path), e))?;
@@ -245,7 +283,7 @@ impl Engine {
             )
         };
         // Replay read index entries through the mapping.
-        let followed = gen.log.vouch(&region, followed)?;
+        let followed = gen.log.vouch_cut(&region, followed)?;
         if followed.end > end {
             gen.log.publish(followed.end);
         }
@@ -273,9 +311,9 @@ pub(crate) fn spawn_follower(engine: Weak<Engine>) {
             let Some(e) = engine.upgrade() else {
                 return;
             };
-            if let Err(err) = e.refresh() {
-                *e.follow_error.lock() = Some(err.to_string());
-            }
+            // A failure marks the handle stale (reads return it); the next
+            // round tries again.
+            let _ = e.refresh();
         });
     // Without the thread the handle still works; `refresh()` catches up on demand.
     drop(spawned);

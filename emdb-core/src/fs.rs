@@ -1,4 +1,13 @@
-//! Small filesystem helpers: directory fsync and atomic file replacement.
+//! Small filesystem helpers: directory fsync, atomic file replacement, and
+//! the one way the engine creates files next to a database.
+//!
+//! Sibling files (`.lock`, `.ckpt.tmp`, `.compact.tmp`, `.stats.tmp`, ...)
+//! live in a directory other users or programs may write to. A name planted
+//! there as a symlink must never make emdb write through it, and a file emdb
+//! did not create must never be truncated: temp files are created fresh with
+//! `O_CREAT | O_EXCL | O_NOFOLLOW` ([`create_fresh`]), and the long-lived
+//! lock file is opened with `O_NOFOLLOW` and refused unless it is a plain
+//! file with one link ([`open_lock_file`]).
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -6,16 +15,96 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent};
 
-/// Open options for files the engine creates: owner read/write only.
-pub(crate) fn create_options() -> OpenOptions {
+/// Open options for files the engine creates: owner read/write only,
+/// never through a symlink.
+fn create_options() -> OpenOptions {
     let mut o = OpenOptions::new();
     o.read(true).write(true).create(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
+        o.mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
     }
     o
+}
+
+/// Create `path` as a new, empty file (mode 0600) that only this call can
+/// have made: whatever is at the name (a stale temp file of a crashed run,
+/// or a symlink someone planted) is unlinked first, never followed or
+/// truncated, and the file is created with `O_EXCL | O_NOFOLLOW`, so a name
+/// planted between the two fails the call instead of redirecting it.
+pub(crate) fn create_fresh(path: &Path) -> Result<File> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io("remove stale file", Some(path), e)),
+    }
+    create_options()
+        .create_new(true)
+        .open(path)
+        .map_err(|e| Error::io("create", Some(path), e))
+}
+
+/// Open (creating if needed, never truncating) the writer-lock file at
+/// `path`: not through a symlink, and only a regular file with a single
+/// link (a hard link planted at the name would let the lock record
+/// overwrite another file).
+pub(crate) fn open_lock_file(path: &Path) -> Result<File> {
+    let file = create_options()
+        .open(path)
+        .map_err(|e| Error::io("open lock file", Some(path), e))?;
+    refuse_shared(&file, path)?;
+    Ok(file)
+}
+
+/// Fail unless `file` is a regular file with at most one link.
+pub(crate) fn refuse_shared(file: &File, path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(path), e))?;
+    // No link at all: removed (by `lock break`) since it was opened; the
+    // caller finds the name no longer refers to it and starts over.
+    if !meta.file_type().is_file() || meta.nlink() > 1 {
+        return Err(Error::io(
+            "open lock file",
+            Some(path),
+            std::io::Error::other("not a plain file of its own (a link to another file?)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Open an existing file (read-only, or read-write with `write`) without
+/// following a symlink at its name.
+pub(crate) fn open_nofollow(path: &Path, write: bool) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// `(device, inode)` of `path` itself (a symlink is not followed), or
+/// `None` when nothing is there.
+pub(crate) fn file_id_at(path: &Path) -> Result<Option<(u64, u64)>> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) => Ok(Some((m.dev(), m.ino()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("stat", Some(path), e)),
+    }
+}
+
+/// `(device, inode)` of an open file.
+pub(crate) fn file_id(file: &File, path: &Path) -> Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(path), e))?;
+    Ok((m.dev(), m.ino()))
 }
 
 /// The directory holding `path` (`.` for a bare file name).
@@ -67,5 +156,34 @@ mod tests {
             sibling(Path::new("/a/b.emdb"), ".lock"),
             PathBuf::from("/a/b.emdb.lock")
         );
+    }
+
+    #[test]
+    fn a_symlink_planted_at_a_temp_name_is_replaced_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let tmp = dir.path().join("f.tmp");
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        let f = create_fresh(&tmp).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&f, b"new", 0).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(&tmp).unwrap(), b"new");
+        assert!(!std::fs::symlink_metadata(&tmp).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn the_lock_file_is_never_opened_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let sym = dir.path().join("sym.lock");
+        std::os::unix::fs::symlink(&victim, &sym).unwrap();
+        assert!(open_lock_file(&sym).is_err());
+        let hard = dir.path().join("hard.lock");
+        std::fs::hard_link(&victim, &hard).unwrap();
+        assert!(open_lock_file(&hard).is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        open_lock_file(&dir.path().join("fresh.lock")).unwrap();
     }
 }

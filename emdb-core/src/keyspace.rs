@@ -147,6 +147,7 @@ impl Engine {
         let gen = self.gen.load();
         self.with_ns(&gen, id, |ns| {
             if ns.keydir.expiring() == 0 {
+                gen.log.fresh()?;
                 return Ok(ns.keydir.len() as usize);
             }
             // Some records can expire: count the ones that have not.
@@ -405,7 +406,7 @@ impl Cursor {
                     .and_then(|fr| check_indexed(&fr, self.ns.id, off).map(|()| fr))
                     .map(|fr| (!expired(fr.expires_at, now)).then(|| f(fr.key, fr.value)));
                 // After `f` has read the item: the file may have been cut under it.
-                match self.gen.log.vouch(&region, read) {
+                match self.gen.log.vouch_frame(&region, bytes, off, read) {
                     Ok(None) => continue,
                     Ok(Some(item)) => return Some(Ok(item)),
                     Err(e) => return Some(Err(e)),

@@ -1,19 +1,34 @@
-//! The single-writer lock: an OS advisory lock (`flock`) on `<db>.lock`.
+//! The single-writer lock on `<db>.lock`.
+//!
+//! The writer takes two advisory locks on the lock file: a `flock` (what
+//! older versions take, so they and this one exclude each other) and an
+//! open-file-description (OFD) record lock over the whole file. The OS drops
+//! both when the holder exits, even by SIGKILL, so a dead holder never
+//! blocks the next open. Whether the lock is held is asked with
+//! `F_OFD_GETLK`, which tests without taking anything: no parsing of
+//! `/proc/locks` (whose device numbers do not match `stat` on btrfs), and no
+//! probe that could make a writer starting at that instant fail.
+//!
+//! The lock file's name can be removed (`emdb lock break`, or by hand), so
+//! a lock is only a lock while the name still refers to the locked file:
+//! [`WriterLock::acquire`] checks that after locking (and starts over when a
+//! breaker removed the name meanwhile), [`break_lock`] removes the name only
+//! while it holds the lock itself, and the engine checks
+//! [`WriterLock::still_held`] before it acknowledges anything.
 //!
 //! The lock file records the holder's pid, process start time and host, so a
-//! busy error can name the holder. The OS drops the lock when the holder
-//! exits, even by SIGKILL, so a dead holder never blocks the next open.
+//! busy error can name the holder.
 
 #![allow(unsafe_code)]
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::fault::{write_all_at, Faults, WriteSite};
-use crate::fs::{create_options, sibling};
+use crate::fs::{file_id, file_id_at, open_lock_file, open_nofollow, sibling};
 
 /// Who holds (or last held) a database's writer lock.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,66 +49,170 @@ pub(crate) fn lock_path(db: &Path) -> PathBuf {
     sibling(db, ".lock")
 }
 
+/// How many times [`WriterLock::acquire`] starts over when the lock file it
+/// locked was removed from its name meanwhile (each retry means a breaker
+/// ran in between; a handful is plenty).
+const RELOCK_ATTEMPTS: usize = 64;
+
 /// A held writer lock; released when dropped (the OS releases it on exit too).
 #[derive(Debug)]
 pub(crate) struct WriterLock {
     _file: File,
+    path: PathBuf,
+    id: (u64, u64),
 }
 
 impl WriterLock {
     /// Take the writer lock for `db`, or fail with `LockBusy` naming the holder.
     pub(crate) fn acquire(db: &Path, faults: Option<&Faults>) -> Result<WriterLock> {
         let path = lock_path(db);
-        let file = create_options()
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| Error::io("open lock file", Some(&path), e))?;
-        if !take(&file, &path)? {
-            return Err(Error::LockBusy {
-                path: db.to_path_buf(),
-                holder: read_holder(&path).map(|mut h| {
-                    h.alive = true;
-                    h
-                }),
+        for _ in 0..RELOCK_ATTEMPTS {
+            let file = open_lock_file(&path)?;
+            if !take(&file, &path)? {
+                return Err(Error::LockBusy {
+                    path: db.to_path_buf(),
+                    holder: read_holder(&path).map(|mut h| {
+                        h.alive = true;
+                        h
+                    }),
+                });
+            }
+            // Locked, but a lock on a file no longer at the name excludes
+            // nobody: the next writer creates a new one. Start over.
+            let id = file_id(&file, &path)?;
+            if file_id_at(&path)? != Some(id) {
+                continue;
+            }
+            let me = std::process::id();
+            let record = format!(
+                "emdb-lock 1\npid={me}\nstart={}\nhost={}\n",
+                process_start_time(me).unwrap_or(0),
+                hostname().unwrap_or_default()
+            );
+            file.set_len(0)
+                .and_then(|_| {
+                    write_all_at(faults, WriteSite::LockFile, &file, record.as_bytes(), 0)
+                })
+                .map_err(|e| Error::io("write lock file", Some(&path), e))?;
+            return Ok(WriterLock {
+                _file: file,
+                path,
+                id,
             });
         }
-        let me = std::process::id();
-        let record = format!(
-            "emdb-lock 1\npid={me}\nstart={}\nhost={}\n",
-            process_start_time(me).unwrap_or(0),
-            hostname().unwrap_or_default()
-        );
-        file.set_len(0)
-            .and_then(|_| write_all_at(faults, WriteSite::LockFile, &file, record.as_bytes(), 0))
-            .map_err(|e| Error::io("write lock file", Some(&path), e))?;
-        Ok(WriterLock { _file: file })
+        Err(Error::io(
+            "lock",
+            Some(&path),
+            std::io::Error::other("the lock file kept being removed while it was being locked"),
+        ))
+    }
+
+    /// `Err(reason)` when the lock file this handle locked is no longer the
+    /// one at its name (removed or replaced): another writer can then take
+    /// the lock and write at the same time.
+    pub(crate) fn still_held(&self) -> std::result::Result<(), String> {
+        match file_id_at(&self.path) {
+            Ok(Some(id)) if id == self.id => Ok(()),
+            Ok(_) => Err(format!(
+                "the lock file {} this handle holds was removed or replaced \
+                 (emdb lock break --force?), so another writer may be writing",
+                self.path.display()
+            )),
+            Err(e) => Err(e.to_string()),
+        }
     }
 }
 
-/// How long to wait for a lock the file says this process holds.
-const OWN_RELEASE_WAIT: Duration = Duration::from_millis(200);
+/// How long to wait for a lock that no writer seems to hold.
+const SETTLE_WAIT: Duration = Duration::from_millis(200);
 
 /// Try to lock `file`; false when someone else holds it.
 ///
-/// When the lock file names this process, the lock was most likely released
-/// a moment ago and is still held through a copy of the descriptor in a
-/// child process between its fork and exec (exec closes it): wait a little
-/// for that rather than report this process as the holder.
+/// When the lock is busy but the lock file names this process or a
+/// process that is not running, the holder is most likely no writer: a
+/// child process between its fork and exec still holding a copy of this
+/// process's released descriptor (exec closes it), `lock break` holding
+/// the lock for the instant it takes to check and remove it, or a writer
+/// that has not written its record yet. Wait a little for those rather
+/// than report a holder that is not one.
 fn take(file: &File, path: &Path) -> Result<bool> {
-    let deadline = Instant::now() + OWN_RELEASE_WAIT;
-    let mut own = None;
+    let deadline = Instant::now() + SETTLE_WAIT;
+    let mut settling = None;
     loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(true),
-            Err(std::fs::TryLockError::WouldBlock) => {}
-            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", Some(path), e)),
+        if try_lock(file, path)? {
+            return Ok(true);
         }
-        let mine = *own
-            .get_or_insert_with(|| read_holder(path).is_some_and(|h| h.pid == std::process::id()));
-        if !mine || Instant::now() >= deadline {
+        let wait = *settling.get_or_insert_with(|| {
+            read_holder(path)
+                .is_none_or(|h| h.pid == std::process::id() || !pid_alive(h.pid, h.start_time))
+        });
+        if !wait || Instant::now() >= deadline {
             return Ok(false);
         }
         std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Take both locks without waiting; false when either is held elsewhere.
+fn try_lock(file: &File, path: &Path) -> Result<bool> {
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", Some(path), e)),
+    }
+    match ofd_lock(file, libc::F_OFD_SETLK, libc::F_WRLCK as libc::c_short) {
+        Ok(_) => Ok(true),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EACCES)) => {
+            let _ = file.unlock();
+            Ok(false)
+        }
+        // No OFD locks here (not Linux, or an odd filesystem): the flock
+        // alone excludes other writers.
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(true),
+        Err(e) => {
+            let _ = file.unlock();
+            Err(Error::io("lock", Some(path), e))
+        }
+    }
+}
+
+/// `fcntl(cmd)` with a whole-file OFD lock request of type `kind`; returns
+/// the request as the kernel left it (for `F_OFD_GETLK`: the conflicting
+/// lock, or `F_UNLCK`).
+fn ofd_lock(file: &File, cmd: libc::c_int, kind: libc::c_short) -> std::io::Result<libc::flock> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: an all-zero `flock` is a valid value of this plain C struct.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = kind;
+    fl.l_whence = libc::SEEK_SET as libc::c_short;
+    fl.l_start = 0;
+    fl.l_len = 0; // to the end of the file, however long
+    fl.l_pid = 0; // required for OFD requests
+                  // SAFETY: fcntl with an OFD lock command reads and writes only the
+                  // `flock` struct passed by pointer, which lives for the whole call, on a
+                  // descriptor this `File` owns.
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), cmd, &mut fl as *mut libc::flock) };
+    if rc == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fl)
+}
+
+/// Whether a writer holds the lock on `file`, asked without taking it
+/// (`F_OFD_GETLK`). Where OFD locks are unsupported, a shared `flock`
+/// probe answers instead.
+fn is_held(file: &File, path: &Path) -> Result<bool> {
+    match ofd_lock(file, libc::F_OFD_GETLK, libc::F_WRLCK as libc::c_short) {
+        Ok(fl) => Ok(fl.l_type != libc::F_UNLCK as libc::c_short),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                Ok(false)
+            }
+            Err(std::fs::TryLockError::WouldBlock) => Ok(true),
+            Err(std::fs::TryLockError::Error(e)) => Err(Error::io("lock", Some(path), e)),
+        },
+        Err(e) => Err(Error::io("lock", Some(path), e)),
     }
 }
 
@@ -101,24 +220,12 @@ fn take(file: &File, path: &Path) -> Result<bool> {
 /// is gone is reported with `alive: false`.
 pub(crate) fn holder(db: &Path) -> Result<Option<LockHolder>> {
     let path = lock_path(db);
-    let file = match OpenOptions::new().read(true).open(&path) {
+    let file = match open_nofollow(&path, false) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io("open lock file", Some(&path), e)),
     };
-    // Ask the kernel's lock table first: probing with a shared lock could
-    // make a writer that starts at that instant fail.
-    let held = match held_per_proc_locks(&file) {
-        Some(h) => h,
-        None => match file.try_lock_shared() {
-            Ok(()) => {
-                let _ = file.unlock();
-                false
-            }
-            Err(std::fs::TryLockError::WouldBlock) => true,
-            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", Some(&path), e)),
-        },
-    };
+    let held = is_held(&file, &path)?;
     Ok(read_holder(&path).map(|mut h| {
         h.alive = held;
         h
@@ -126,45 +233,46 @@ pub(crate) fn holder(db: &Path) -> Result<Option<LockHolder>> {
 }
 
 /// Remove a lock file nobody holds. Refuses while a live process holds it.
+///
+/// The check and the removal are one step: this takes the lock itself
+/// (failing with `LockBusy` when a writer has it) and removes the name only
+/// while holding it, and only if the name still refers to the file it
+/// locked. A writer that opened the file just before the removal finds,
+/// once it gets the lock, that the name is gone, and starts over on a new
+/// file, so two writers never hold "the" lock at once.
 pub(crate) fn break_lock(db: &Path) -> Result<bool> {
-    match holder(db)? {
-        Some(h) if h.alive => Err(Error::LockBusy {
+    let path = lock_path(db);
+    let file = match open_nofollow(&path, true) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io("open lock file", Some(&path), e)),
+    };
+    if !try_lock(&file, &path)? {
+        return Err(Error::LockBusy {
             path: db.to_path_buf(),
-            holder: Some(h),
-        }),
-        _ => {
-            let path = lock_path(db);
-            match std::fs::remove_file(&path) {
-                Ok(()) => Ok(true),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-                Err(e) => Err(Error::io("remove lock file", Some(&path), e)),
-            }
-        }
+            holder: read_holder(&path).map(|mut h| {
+                h.alive = true;
+                h
+            }),
+        });
     }
-}
-
-/// Whether an exclusive `flock` is held on this file, from `/proc/locks`
-/// (Linux); `None` when that table cannot be read.
-fn held_per_proc_locks(file: &File) -> Option<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = file.metadata().ok()?;
-    let table = std::fs::read_to_string("/proc/locks").ok()?;
-    let id = format!(
-        "{:02x}:{:02x}:{}",
-        libc::major(meta.dev()),
-        libc::minor(meta.dev()),
-        meta.ino()
-    );
-    Some(table.lines().any(|line| {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        // "N: FLOCK ADVISORY WRITE pid maj:min:ino start end"
-        f.len() >= 6 && f[1] == "FLOCK" && f[3] == "WRITE" && f[5] == id
-    }))
+    if file_id_at(&path)? != Some(file_id(&file, &path)?) {
+        // Someone else removed or replaced it meanwhile.
+        return Ok(false);
+    }
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io("remove lock file", Some(&path), e)),
+    }
 }
 
 fn read_holder(path: &Path) -> Option<LockHolder> {
     let mut text = String::new();
-    File::open(path).ok()?.read_to_string(&mut text).ok()?;
+    open_nofollow(path, false)
+        .ok()?
+        .read_to_string(&mut text)
+        .ok()?;
     parse_holder(&text)
 }
 

@@ -208,24 +208,42 @@ pub(crate) fn replay(
             }
         }
     }
-    if at < durable_end {
-        // The file stops short of what a sync acknowledged: data was lost
-        // (a truncated file), even if it ends exactly between two records.
-        if !salvage {
-            return Err(Error::corruption(
-                at,
-                format!("the log ends at byte {at} but was durable up to byte {durable_end}"),
-            ));
-        }
-        report.skipped.push(SkippedRange {
-            offset: at,
-            len: durable_end - at,
-        });
+    if let Some(lost) = short_of_durable(at, durable_end, salvage)? {
+        report.skipped.push(lost);
     }
     Ok(Replayed {
         end: at.min(total),
         last_frame,
     })
+}
+
+/// The rule for where a log may end, the same for a writable open, a
+/// read-only open and `verify`: every byte below the durable end (the
+/// newest sync slot's, or what a checkpoint covers) was synced before that
+/// end was recorded, so a log whose valid units stop at `end` below it lost
+/// acknowledged data, even when it stops exactly between two records or
+/// the rest reads as zeros. `Err` (corruption at `end`) unless salvaging,
+/// which gets the lost range instead; `Ok(None)` when nothing is missing.
+pub(crate) fn short_of_durable(
+    end: u64,
+    durable_end: u64,
+    salvage: bool,
+) -> Result<Option<SkippedRange>> {
+    if end >= durable_end {
+        return Ok(None);
+    }
+    if !salvage {
+        return Err(Error::corruption(end, short_reason(end, durable_end)));
+    }
+    Ok(Some(SkippedRange {
+        offset: end,
+        len: durable_end - end,
+    }))
+}
+
+/// What [`short_of_durable`] reports.
+pub(crate) fn short_reason(end: u64, durable_end: u64) -> String {
+    format!("the log ends at byte {end} but was durable up to byte {durable_end}")
 }
 
 /// Stored CRC of the frame at `off` (the first four bytes).

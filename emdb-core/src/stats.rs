@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 
 use crate::engine::{collect_stats, now_ms, Generation};
+use crate::error::Error;
 use crate::fs::sibling;
 
 /// A point-in-time view of a database's size and activity.
@@ -145,10 +146,10 @@ pub(crate) fn publish_sidecar(db: &Path, s: &Stats) {
     );
     let path = sidecar_path(db);
     let tmp = sibling(&path, ".tmp");
-    let written = crate::fs::create_options()
-        .truncate(true)
-        .open(&tmp)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+    let written = crate::fs::create_fresh(&tmp).and_then(|mut f| {
+        std::io::Write::write_all(&mut f, text.as_bytes())
+            .map_err(|e| Error::io("write", Some(&tmp), e))
+    });
     if written.is_ok() {
         let _ = std::fs::rename(&tmp, &path);
     } else {

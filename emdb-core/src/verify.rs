@@ -13,7 +13,7 @@ use crate::engine::{crypt_for, read_identity};
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::namespace::open_frame;
-use crate::recovery::{decode_unit, resync};
+use crate::recovery::{decode_unit, resync, short_of_durable, short_reason};
 
 /// One damaged range found by [`Emdb::verify`](crate::Emdb::verify).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,9 +55,15 @@ impl VerifyReport {
 /// Verify the log at `path` (opened read-only with `encryption`, if given).
 pub(crate) fn verify(path: &Path, encryption: Option<EncryptionInput>) -> Result<VerifyReport> {
     // A private copy: another process may trim or replace the file meanwhile.
-    let bytes = std::fs::read(path).map_err(|e| Error::io("read", Some(path), e))?;
+    // The header first: a writer appending meanwhile has written everything
+    // below the durable end it recorded before the copy is read.
     let file = std::fs::File::open(path).map_err(|e| Error::io("open", Some(path), e))?;
-    let (identity, slot, page) = read_identity(&file, path, bytes.len() as u64)?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(path), e))?
+        .len();
+    let (identity, slot, page) = read_identity(&file, path, len)?;
+    let bytes = std::fs::read(path).map_err(|e| Error::io("read", Some(path), e))?;
     if bytes.len() < HEADER_SIZE {
         return Err(Error::Corruption {
             path: Some(path.to_path_buf()),
@@ -97,7 +103,7 @@ pub(crate) fn verify(path: &Path, encryption: Option<EncryptionInput>) -> Result
                 at += len;
             }
             Err(reason) => {
-                if bytes[at as usize..].iter().all(|&b| b == 0) {
+                if at >= slot.durable_end && bytes[at as usize..].iter().all(|&b| b == 0) {
                     break; // the preallocated, never-written end
                 }
                 let next = resync(&bytes, at + 1);
@@ -113,5 +119,14 @@ pub(crate) fn verify(path: &Path, encryption: Option<EncryptionInput>) -> Result
         }
     }
     rep.bytes = at.min(total);
+    // The same rule as open: a log shorter than its durable end lost data.
+    if let Some(lost) = short_of_durable(total, slot.durable_end, true)? {
+        rep.damaged.push(DamagedRange {
+            offset: lost.offset,
+            len: lost.len,
+            reason: short_reason(lost.offset, slot.durable_end),
+            durable: true,
+        });
+    }
     Ok(rep)
 }

@@ -623,7 +623,54 @@ fn truncation_at_a_record_boundary_inside_durable_data_is_corruption() {
                 db.recovery_report()
             ),
         }
+        // Issue 15, item 4: a read-only open (every CLI reading command)
+        // and `verify` (`emdb check`) apply the same rule; they used to
+        // answer "not found" and "ok".
+        match Emdb::builder().path(&path).read_only(true).build() {
+            Err(Error::Corruption { .. }) => {}
+            Err(e) => panic!("read-only, cut at {cut}: {e}"),
+            Ok(db) => panic!(
+                "read-only, cut at {cut} (durable data ends at {}) opened with {} of {} keys",
+                p.log.len(),
+                db.len().unwrap(),
+                p.model(None).len(),
+            ),
+        }
+        let report = Emdb::verify(&path, None).unwrap();
+        assert!(
+            !report.is_clean(),
+            "verify of a log cut at {cut} below its durable end said clean: {report:?}"
+        );
+        // Salvaging read-only reports the lost range instead.
+        let salvaged = Emdb::builder()
+            .path(&path)
+            .read_only(true)
+            .salvage(true)
+            .build()
+            .unwrap();
+        assert!(salvaged.recovery_report().lost_anything());
     }
+}
+
+/// Issue 15, item 4: the last durable record zeroed (the file keeps its
+/// length) is damage below the durable end for every open and for
+/// `verify`, not the "never written" zeros of a preallocated tail.
+#[test]
+fn a_zeroed_last_durable_record_is_corruption_for_every_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Pristine::build(dir.path());
+    let last = p.tail.last().unwrap();
+    let mut log = p.log.clone();
+    log[last.start as usize..last.end as usize].fill(0);
+    let path = stage(dir.path(), &log, None);
+    assert!(matches!(Emdb::open(&path), Err(Error::Corruption { .. })));
+    assert!(matches!(
+        Emdb::builder().path(&path).read_only(true).build(),
+        Err(Error::Corruption { .. })
+    ));
+    let report = Emdb::verify(&path, None).unwrap();
+    assert!(!report.is_clean(), "verify said clean: {report:?}");
+    assert_eq!(report.damaged[0].offset, last.start);
 }
 
 /// Writes that were never flushed and then torn by a crash are cut off

@@ -593,3 +593,40 @@ fn crash_during_rotation_leaves_a_usable_database() {
         let _ = std::fs::remove_file(dir.path().join("rot.emdb.encbak"));
     }
 }
+
+/// Issue 15, item 9: a `decrypt` killed before its rename leaves
+/// `<db>.enc.tmp` full of plaintext (and its checkpoint and lock file);
+/// nothing removed it. The next writable open of the database (which holds
+/// the writer lock, so no change is running) removes them.
+#[test]
+fn a_killed_decrypt_leaves_no_plaintext_behind_once_the_database_is_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("enc.emdb");
+    {
+        let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+        db.insert("secret", "plaintext").unwrap();
+    }
+    // What the killed decrypt had written: a plain database at the temp name.
+    let tmp = dir.path().join("enc.emdb.enc.tmp");
+    {
+        let plain = Emdb::open(&tmp).unwrap();
+        plain.insert("secret", "plaintext").unwrap();
+        plain.checkpoint().unwrap();
+    }
+    // A read-only open modifies nothing, not even this.
+    drop(
+        keyed(&path, Cipher::Aes256Gcm)
+            .read_only(true)
+            .build()
+            .unwrap(),
+    );
+    assert!(tmp.exists());
+    let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+    assert_eq!(db.get("secret").unwrap(), Some(b"plaintext".to_vec()));
+    for left in ["enc.emdb.enc.tmp", "enc.emdb.enc.tmp.ckpt"] {
+        assert!(
+            !dir.path().join(left).exists(),
+            "{left} outlived the killed decrypt"
+        );
+    }
+}

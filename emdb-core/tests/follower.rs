@@ -259,3 +259,34 @@ fn backup_under_concurrent_writes_is_a_consistent_snapshot() {
     assert_eq!(copy.get(format!("k{n:07}")).unwrap(), None);
     assert!(copy.recovery_report().truncated_tail_at.is_none());
 }
+
+/// Issue 15, item 5: a follower whose refresh fails (here: the file was
+/// re-encrypted, so the new file at the path needs a key this handle does
+/// not have) used to keep answering from its old index forever, the error
+/// kept in a field nothing read. Reads must return the error.
+#[test]
+fn a_follower_whose_refresh_fails_returns_the_error_never_stale_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rotated.emdb");
+    {
+        let w = Emdb::open(&path).unwrap();
+        w.insert("k", "v1").unwrap();
+    }
+    let follower = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    assert_eq!(follower.get("k").unwrap(), Some(b"v1".to_vec()));
+    emdb_core::Emdb::enable_encryption(&path, emdb_core::EncryptionInput::Key([7u8; 32])).unwrap();
+    // The background refresh (every 50 ms) finds the new file and fails.
+    assert!(
+        wait_until(Duration::from_secs(10), || follower.get("k").is_err()),
+        "the follower kept answering from the replaced file"
+    );
+    assert!(follower.refresh().is_err());
+    assert!(follower.get("k").is_err());
+    assert!(follower.contains_key("k").is_err());
+    assert!(follower.len().is_err());
+    assert!(follower
+        .iter()
+        .and_then(|mut i| i.next().transpose())
+        .is_err());
+    assert!(follower.backup_to(dir.path().join("copy.emdb")).is_err());
+}

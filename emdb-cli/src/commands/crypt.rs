@@ -182,8 +182,12 @@ fn verify_all(path: &Path, secret: Option<EncryptionInput>) -> CliResult<u64> {
     Ok(records)
 }
 
+/// `<db>.encbak` next to the file the database really is: the engine
+/// resolves symlinks before it names the backup, so a `--db` given through
+/// a symlink must too (or `--remove-backup` misses the plaintext backup).
 fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut name = real.into_os_string();
     name.push(".encbak");
     PathBuf::from(name)
 }

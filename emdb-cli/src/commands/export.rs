@@ -28,8 +28,10 @@ struct Listing {
 /// Export the database: every namespace, or only the one `-n` names.
 ///
 /// A read-only handle follows a live writer, so when a process holds the
-/// writer lock the export reads a consistent copy made with `backup_to`
-/// (in a temporary file beside the database) instead. Records are written
+/// writer lock the export reads a second read-only handle pinned at the
+/// database as it was when the export began (`follow(false)`): a
+/// consistent snapshot that writes no file, needs no write access beside
+/// the database, and leaves nothing behind when killed. Records are written
 /// in key order: keys are collected and sorted per namespace first, then
 /// values are read one by one from the memory map.
 pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
@@ -47,12 +49,8 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let path = s.path()?;
     // Another process can only write while this one reads read-only.
     let writer_alive = live.is_read_only() && Emdb::lock_holder(&path)?.is_some_and(|h| h.alive);
-    // Keeps the snapshot's directory until the export is written.
-    let mut _snapshot_dir = None;
     let db = if writer_alive {
-        let (dir, db) = snapshot(&live, &path, s)?;
-        _snapshot_dir = Some(dir);
-        db
+        snapshot(&path, s)?
     } else {
         live.clone()
     };
@@ -129,28 +127,20 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     Ok(())
 }
 
-/// A consistent copy of a database that a writer is changing, opened
-/// read-only; the directory holding it is removed when dropped.
-fn snapshot(live: &Emdb, path: &Path, s: &mut Session) -> CliResult<(tempfile::TempDir, Emdb)> {
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let dir = tempfile::Builder::new()
-        .prefix(".emdb-export-")
-        .tempdir_in(parent)
-        .map_err(|e| CliError::io("creating a snapshot directory in", Some(parent), e))?;
-    let copy = dir.path().join("snapshot.emdb");
-    live.backup_to(&copy)?;
-    let mut b = Emdb::builder().path(&copy).read_only(true);
+/// A read-only handle on a database that a writer is changing, pinned at
+/// the state its open found (it never follows the writer).
+fn snapshot(path: &Path, s: &mut Session) -> CliResult<Emdb> {
+    let mut b = Emdb::builder().path(path).read_only(true).follow(false);
     if let Some(secret) = s.secret()? {
         b = b.encryption(secret);
     }
-    Ok((dir, b.build()?))
+    Ok(b.build()?)
 }
 
 /// Write to a temporary file beside `path`, then rename it into place, so a
-/// failed export never leaves a truncated file under the real name.
+/// failed export never leaves a truncated file under the real name. The
+/// file is created owner-only (0600: it holds the plaintext of an
+/// encrypted database) and never through a symlink planted at its name.
 fn to_file(
     listings: &[Listing],
     plan: &Plan,
@@ -162,7 +152,7 @@ fn to_file(
     tmp_name.push(format!(".emdb-export-{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp_name);
     let result = (|| {
-        let file = File::create(&tmp).map_err(|e| CliError::io("creating", Some(&tmp), e))?;
+        let file = create_private(&tmp).map_err(|e| CliError::io("creating", Some(&tmp), e))?;
         let mut out = BufWriter::with_capacity(256 << 10, file);
         let n = write_all(listings, plan, format, ui.codec, ui.quiet, &mut out)?;
         let file = out
@@ -177,6 +167,21 @@ fn to_file(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Create `path` anew, mode 0600. `create_new` (`O_CREAT | O_EXCL`) never
+/// follows a symlink at the name: one planted after the removal fails it.
+fn create_private(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
 }
 
 fn write_all(

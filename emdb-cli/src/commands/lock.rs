@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use emdb_core::{Emdb, LockHolder};
 
-use crate::cli::LockCommand;
+use crate::cli::{LockBreakArgs, LockCommand};
 use crate::database::Session;
 use crate::error::{CliError, CliResult};
 use crate::output::{HolderReport, LockReport, Ui};
@@ -25,14 +25,18 @@ pub fn run(cmd: &LockCommand, s: &mut Session, ui: &mut Ui) -> CliResult {
             }
         }
         LockCommand::Break(args) => {
+            let mut forced = None;
             let removed = match Emdb::break_lock(&path) {
                 Ok(removed) => removed,
                 Err(emdb_core::Error::LockBusy { holder, .. }) if args.force => {
                     let who = describe(holder.as_ref());
+                    confirm_force(args, ui, &path, &who)?;
                     ui.note(&format!(
-                        "emdb: warning: removing the lock file while it is {who}; \
-                         that process may keep writing"
+                        "emdb: warning: removing the lock file while it is {who}; that \
+                         process refuses to write once another writer opens the database \
+                         (restart it), and loses what it had not flushed"
                     ));
+                    forced = holder;
                     force_remove(&path)?
                 }
                 Err(e @ emdb_core::Error::LockBusy { .. }) => {
@@ -44,7 +48,13 @@ pub fn run(cmd: &LockCommand, s: &mut Session, ui: &mut Ui) -> CliResult {
                 Err(e) => return Err(e.into()),
             };
             let report = report(&path, None, Some(removed));
-            let text = if removed {
+            let text = if let (true, Some(h)) = (removed, &forced) {
+                format!(
+                    "{}: removed the lock file held by {} (forced)",
+                    path.display(),
+                    who(h)
+                )
+            } else if removed {
                 format!(
                     "{}: removed the lock file (no process held it)",
                     path.display()
@@ -54,6 +64,35 @@ pub fn run(cmd: &LockCommand, s: &mut Session, ui: &mut Ui) -> CliResult {
             };
             ui.report(&text, &report)
         }
+    }
+}
+
+/// `--force` on a held lock: only with `--yes` or a "yes" on a terminal.
+fn confirm_force(args: &LockBreakArgs, ui: &Ui, path: &Path, who: &str) -> CliResult {
+    if args.yes {
+        return Ok(());
+    }
+    if !ui.interactive {
+        return Err(CliError::usage(format!(
+            "refusing to remove the lock of {} while it is {who} without confirmation \
+             (not a terminal)",
+            path.display()
+        ))
+        .hint("pass --yes along with --force, once you are sure the holder is gone"));
+    }
+    if super::confirm(
+        ui,
+        &format!(
+            "{} is {who}. Remove its lock file anyway? That writer stops writing once \
+             another one opens the database.",
+            path.display()
+        ),
+    )? {
+        Ok(())
+    } else {
+        Err(CliError::usage(
+            "cancelled; the lock file was left in place",
+        ))
     }
 }
 

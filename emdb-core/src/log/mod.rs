@@ -29,7 +29,7 @@ mod sigbus;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
@@ -91,6 +91,15 @@ pub(crate) struct Log {
     pub faults: Option<Arc<crate::fault::Faults>>,
     /// Encoded, unwritten bytes (file-backed logs; writer only).
     stage: Mutex<Stage>,
+    /// Why this (read-only) log can no longer be followed, when its last
+    /// refresh failed: reads fail with it rather than answer from an index
+    /// that no longer matches the file. `stale` is the flag reads check.
+    stale: AtomicBool,
+    stale_reason: Mutex<Option<String>>,
+    /// Sequence number of the newest sync slot this handle wrote (or
+    /// claimed at open). A newer one in the header was written by another
+    /// process: a second writer.
+    own_seq: AtomicU64,
 }
 
 impl Log {
@@ -106,6 +115,9 @@ impl Log {
             cut: AtomicU64::new(u64::MAX),
             faults: None,
             stage: Mutex::new(Stage::default()),
+            own_seq: AtomicU64::new(0),
+            stale: AtomicBool::new(false),
+            stale_reason: Mutex::new(None),
         }
     }
 
@@ -227,12 +239,116 @@ impl Log {
     /// says so, whatever `r` was (zeros read in place of the lost bytes make
     /// decoding fail with a misleading reason, or, inside a value that held
     /// zeros anyway, not at all). One relaxed load on the intact path.
+    ///
+    /// Also fails, whatever `r` was, while the log is marked stale (a
+    /// follower whose refresh failed): its index may no longer describe
+    /// the file, so nothing read through it is vouched for.
     #[inline]
     pub(crate) fn vouch<T>(&self, region: &Region, r: Result<T>) -> Result<T> {
+        self.vouch_cut(region, self.vouch_stale(r))
+    }
+
+    /// [`Log::vouch`] for a read of the frame at `off` of `bytes` (the
+    /// published log through `region`).
+    ///
+    /// A file cut short inside a page raises no fault for that page: the
+    /// rest of it reads as zeros, so a frame running past the cut reads with
+    /// a zeroed end and no mark is set. When that can be the case (the read
+    /// failed, e.g. its CRC; or the frame's last byte is zero, which with
+    /// `verify_reads(false)` would otherwise pass as value bytes), look past
+    /// the frame: touch the first byte of the next page (a fault marks the
+    /// cut), or, when the mapping ends first, compare the file's size. One
+    /// byte compare on the common path.
+    #[inline]
+    pub(crate) fn vouch_frame<T>(
+        &self,
+        region: &Region,
+        bytes: &[u8],
+        off: u64,
+        r: Result<T>,
+    ) -> Result<T> {
+        let end = usize::try_from(off)
+            .ok()
+            .and_then(|o| bytes.get(o..))
+            .and_then(crate::format::record::frame_head)
+            .map(|(len, _)| off + len as u64);
+        let suspicious = r.is_err()
+            || end
+                .and_then(|e| usize::try_from(e).ok())
+                .and_then(|e| e.checked_sub(1))
+                .and_then(|last| bytes.get(last))
+                .is_none_or(|&b| b == 0);
+        if suspicious {
+            self.probe_past(region, end.unwrap_or(off + 1))?;
+        }
+        self.vouch(region, r)
+    }
+
+    /// Fail when the file was cut before `end` inside a page (see
+    /// [`Log::vouch_frame`]).
+    #[cold]
+    fn probe_past(&self, region: &Region, end: u64) -> Result<()> {
+        let Some(f) = &self.file else {
+            return Ok(());
+        };
+        let next = end.next_multiple_of(PAGE);
+        if next < region.len() as u64 {
+            region.touch(next);
+            return Ok(());
+        }
+        let len = f
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&f.path), e))?
+            .len();
+        if len < end {
+            return Err(self.cut_found(len));
+        }
+        Ok(())
+    }
+
+    /// [`Log::vouch`] without the stale check (a follower's own refresh,
+    /// which is what clears it).
+    #[inline]
+    pub(crate) fn vouch_cut<T>(&self, region: &Region, r: Result<T>) -> Result<T> {
         match region.cut_at() {
             None => r,
             Some(at) => Err(self.cut_found(at)),
         }
+    }
+
+    /// `Err` while the log is marked stale (reads that touch no record).
+    #[inline]
+    pub(crate) fn fresh(&self) -> Result<()> {
+        self.vouch_stale(Ok(()))
+    }
+
+    #[inline]
+    fn vouch_stale<T>(&self, r: Result<T>) -> Result<T> {
+        if self.stale.load(Ordering::Relaxed) {
+            return Err(self.stale_error());
+        }
+        r
+    }
+
+    /// Mark the log stale (`Some`: the refresh error) or fresh again (`None`).
+    pub(crate) fn set_stale(&self, reason: Option<String>) {
+        let stale = reason.is_some();
+        *self.stale_reason.lock() = reason;
+        self.stale.store(stale, Ordering::Release);
+    }
+
+    #[cold]
+    fn stale_error(&self) -> Error {
+        let why = self.stale_reason.lock().clone().unwrap_or_default();
+        Error::io(
+            "follow the writer",
+            self.path(),
+            std::io::Error::other(format!(
+                "this read-only handle could not catch up with the file ({why}); \
+                 its answers would be stale: reopen the database"
+            )),
+        )
     }
 
     /// Record that the file was found cut short at `at` and build the error.
@@ -491,9 +607,20 @@ impl Log {
         }
     }
 
+    /// fsync the whole file (data and metadata; no-op in memory).
+    pub(crate) fn sync_all_file(&self) -> std::io::Result<()> {
+        match &self.file {
+            Some(f) => f.file.sync_all(),
+            None => Ok(()),
+        }
+    }
+
     /// Record a sync slot in the header page (made durable by the next sync).
     /// Written with `pwrite` in a file, so only its block becomes dirty.
     pub(crate) fn write_slot(&self, slot: SyncSlot) -> Result<()> {
+        // Before the write: a concurrent [`Log::foreign_slot`] must never
+        // take this handle's own slot for another writer's.
+        self.own_seq.fetch_max(slot.seq, Ordering::AcqRel);
         let bytes: [u8; SYNC_SLOT_LEN] = slot.encode();
         let at = SyncSlot::offset(slot.seq) as u64;
         if self.file.is_some() {
@@ -502,6 +629,24 @@ impl Log {
             self.region.load().write(at, &bytes);
             Ok(())
         }
+    }
+
+    /// Note that the newest sync slot in the file, `seq`, is this handle's
+    /// (the one a writable open wrote to claim the file).
+    pub(crate) fn claim_seq(&self, seq: u64) {
+        self.own_seq.fetch_max(seq, Ordering::AcqRel);
+    }
+
+    /// The newest sync slot in the header when another process wrote it
+    /// (its sequence number is past every slot this handle wrote): another
+    /// writer has the file. Read through the mapping, which shares the page
+    /// cache with every other process's writes: no syscall, a few
+    /// nanoseconds, so every write can afford it.
+    pub(crate) fn foreign_slot(&self) -> Option<SyncSlot> {
+        self.file.as_ref()?;
+        let region = self.region.load();
+        let newest = SyncSlot::newest(region.slice(0, HEADER_SIZE as u64)?);
+        (newest.seq > self.own_seq.load(Ordering::Acquire)).then_some(newest)
     }
 
     /// Cut the file back to `len` bytes (clean close, torn-tail removal). Writer only,

@@ -120,6 +120,22 @@ impl Region {
         }
     }
 
+    /// Read the byte at `at` (when inside the mapping) for its side effect
+    /// only: a page the file no longer has faults, which marks the cut.
+    #[inline]
+    pub(crate) fn touch(&self, at: u64) {
+        let Ok(at) = usize::try_from(at) else {
+            return;
+        };
+        if at < self.len {
+            // SAFETY: `at` lies inside the mapping, alive for `&self`; a
+            // volatile read of one byte has no other effect than the load
+            // (a fault past the end of the file is absorbed by `sigbus.rs`,
+            // which marks this region cut and maps a zero page there).
+            let _ = unsafe { std::ptr::read_volatile(self.ptr.add(at)) };
+        }
+    }
+
     /// Shared view of `[start, end)`; `None` when out of bounds.
     ///
     /// Callers keep `end` at or below the published end of the log (bytes the

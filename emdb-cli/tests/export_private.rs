@@ -1,0 +1,69 @@
+//! `emdb export` leaks nothing (issue 15, items 9 and 10): the export file is
+//! owner-only, and an export beside a live writer takes its snapshot
+//! without writing a copy of the database next to it, so a killed export
+//! leaves no copy behind.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use common::TestDb;
+
+#[test]
+fn an_export_file_is_owner_only() {
+    let db = TestDb::new();
+    db.put("secret", "plaintext");
+    let out = db.file("dump.jsonl");
+    db.cmd(["export"]).arg(&out).assert().success();
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "export file mode {mode:o}");
+}
+
+fn leftovers(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".emdb-export-"))
+        .collect()
+}
+
+#[test]
+fn a_killed_export_beside_a_live_writer_leaves_no_copy_of_the_database() {
+    let db = TestDb::new();
+    let writer = emdb_core::Emdb::open(&db.path).unwrap();
+    let value = vec![b'v'; 200];
+    for i in 0..60_000u32 {
+        writer.insert(format!("key{i:06}"), &value).unwrap();
+    }
+    writer.flush().unwrap();
+    let out = db.file("dump.jsonl");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path())
+        .arg("--db")
+        .arg(&db.path)
+        .arg("export")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it while it runs: as soon as a snapshot copy shows up (what it
+    // used to make), or after a while.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline
+        && child.try_wait().unwrap().is_none()
+        && leftovers(db.dir.path()).is_empty()
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    let left = leftovers(db.dir.path());
+    assert!(left.is_empty(), "a killed export left {left:?}");
+    // The writer was never disturbed.
+    writer.insert("after", "1").unwrap();
+    writer.flush().unwrap();
+}
