@@ -91,6 +91,9 @@ _emdb() {
             emdb,stats)
                 cmd="emdb__subcmd__stats"
                 ;;
+            emdb,sync)
+                cmd="emdb__subcmd__sync"
+                ;;
             emdb,ttl)
                 cmd="emdb__subcmd__ttl"
                 ;;
@@ -169,6 +172,9 @@ _emdb() {
             emdb__subcmd__help,stats)
                 cmd="emdb__subcmd__help__subcmd__stats"
                 ;;
+            emdb__subcmd__help,sync)
+                cmd="emdb__subcmd__help__subcmd__sync"
+                ;;
             emdb__subcmd__help,ttl)
                 cmd="emdb__subcmd__help__subcmd__ttl"
                 ;;
@@ -227,7 +233,7 @@ _emdb() {
 
     case "${cmd}" in
         emdb)
-            opts="-n -q -h -V --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help --version put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help"
+            opts="-n -q -h -V --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help --version put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -949,7 +955,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__help)
-            opts="put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell completions help"
+            opts="put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1355,6 +1361,20 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        emdb__subcmd__help__subcmd__sync)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2156,6 +2176,72 @@ _emdb() {
                     return 0
                     ;;
                 --count)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lock-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-format)
+                    COMPREPLY=($(compgen -W "text hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --value-format)
+                    COMPREPLY=($(compgen -W "text hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        emdb__subcmd__sync)
+            opts="-n -q -h --to --cluster --follow --ns-prefix --state-file --reset --retry-for --interval --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ns-prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
