@@ -169,7 +169,10 @@ mod tests {
         std::os::unix::fs::FileExt::write_all_at(&f, b"new", 0).unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         assert_eq!(std::fs::read(&tmp).unwrap(), b"new");
-        assert!(!std::fs::symlink_metadata(&tmp).unwrap().file_type().is_symlink());
+        assert!(!std::fs::symlink_metadata(&tmp)
+            .unwrap()
+            .file_type()
+            .is_symlink());
     }
 
     #[test]
