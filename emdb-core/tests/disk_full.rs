@@ -7,68 +7,14 @@
 //! ENOSPC tests in `faults.rs` still run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
+use common::mount::Mount;
 use emdb_core::{Emdb, Error};
-
-/// A mounted tmpfs, unmounted when dropped (also when the test panics).
-struct TmpfsMount {
-    dir: tempfile::TempDir,
-}
-
-impl TmpfsMount {
-    /// Mount a tmpfs of `size` on a fresh directory, or say why not.
-    fn new(size: &str) -> Result<TmpfsMount, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let out = Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0700"),
-                "tmpfs",
-            ])
-            .arg(dir.path())
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "mount -t tmpfs failed ({}): {}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(TmpfsMount { dir })
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for TmpfsMount {
-    fn drop(&mut self) {
-        // A closed database's stats thread may hold its file for a moment.
-        for _ in 0..40 {
-            let done = Command::new("umount")
-                .arg(self.dir.path())
-                .stderr(std::process::Stdio::null())
-                .status();
-            if done.is_ok_and(|s| s.success()) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(25));
-        }
-        // Still busy (a panic left a handle open): detach it anyway.
-        let _ = Command::new("umount")
-            .arg("-l")
-            .arg(self.dir.path())
-            .status();
-    }
-}
 
 fn is_enospc(e: &Error) -> bool {
     match e {
@@ -114,7 +60,7 @@ fn check_all(db: &Emdb, flushed: &BTreeMap<String, Vec<u8>>, what: &str) {
 
 #[test]
 fn a_real_full_disk_is_a_clear_error_and_loses_nothing() {
-    let mount = match TmpfsMount::new("4m") {
+    let mount = match Mount::tmpfs("4m") {
         Ok(m) => m,
         Err(why) => {
             println!("SKIPPED the real full-disk test: {why}");

@@ -10,82 +10,12 @@
 //! they were skipped and the rest still runs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::mount::Mount;
 use emdb_core::{Emdb, Error};
-
-/// A mounted filesystem, unmounted when dropped (also on panic).
-struct Mount {
-    dir: tempfile::TempDir,
-    _image: Option<tempfile::TempDir>,
-}
-
-impl Mount {
-    fn tmpfs() -> Result<Mount, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        run(Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs"])
-            .arg(dir.path()))?;
-        Ok(Mount { dir, _image: None })
-    }
-
-    fn btrfs() -> Result<Mount, String> {
-        let image_dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let image = image_dir.path().join("btrfs.img");
-        std::fs::File::create(&image)
-            .and_then(|f| f.set_len(128 << 20))
-            .map_err(|e| e.to_string())?;
-        run(Command::new("mkfs.btrfs").args(["-q", "-f"]).arg(&image))?;
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        run(Command::new("mount")
-            .args(["-t", "btrfs", "-o", "loop"])
-            .arg(&image)
-            .arg(dir.path()))?;
-        Ok(Mount {
-            dir,
-            _image: Some(image_dir),
-        })
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        for _ in 0..40 {
-            let done = Command::new("umount")
-                .arg(self.dir.path())
-                .stderr(std::process::Stdio::null())
-                .status();
-            if done.is_ok_and(|s| s.success()) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(25));
-        }
-        let _ = Command::new("umount")
-            .arg("-l")
-            .arg(self.dir.path())
-            .status();
-    }
-}
-
-fn run(cmd: &mut Command) -> Result<(), String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{cmd:?} failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
 
 fn lock_file(db: &Path) -> PathBuf {
     let mut s = db.as_os_str().to_os_string();
@@ -128,7 +58,7 @@ fn lock_liveness_is_right_on_the_temp_directory() {
 
 #[test]
 fn lock_liveness_is_right_on_tmpfs() {
-    match Mount::tmpfs() {
+    match Mount::tmpfs("16m") {
         Ok(m) => liveness_is_right_in(m.path(), "tmpfs"),
         Err(why) => eprintln!("skipped: cannot mount a tmpfs: {why}"),
     }
