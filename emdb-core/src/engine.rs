@@ -349,34 +349,34 @@ fn load_checkpoint(
             return Err("checkpoint does not match the log's content".into());
         }
     }
-    let mut table = NsTable::new(crypt.clone());
     let next_ns_id = loaded.next_ns_id();
-    match loaded {
-        crate::checkpoint::Loaded::V1(cp) => {
-            for img in cp.namespaces {
-                let (nid, name) = (img.id, img.name.clone());
-                let keydir = Keydir::from_image(img, b.covered_end)
-                    .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
-                table.insert(Arc::new(NsEntry::with_keydir(
-                    nid,
-                    name,
-                    keydir,
-                    crypt.clone(),
-                )));
-            }
-        }
-        crate::checkpoint::Loaded::V2 { metas, image, .. } => {
-            for meta in metas {
-                let keydir = Keydir::over_image(&meta, &image)
-                    .ok_or_else(|| "checkpoint index image is inconsistent".to_string())?;
-                table.insert(Arc::new(NsEntry::with_keydir(
-                    meta.id,
-                    meta.name,
-                    keydir,
-                    crypt.clone(),
-                )));
-            }
-        }
+    let inconsistent = || "checkpoint index image is inconsistent".to_string();
+    let keydirs: Vec<(u32, Vec<u8>, Keydir)> = match loaded {
+        crate::checkpoint::Loaded::V1(cp) => cp
+            .namespaces
+            .into_iter()
+            .map(|img| {
+                let (id, name) = (img.id, img.name.clone());
+                let kd = Keydir::from_image(img, b.covered_end).ok_or_else(inconsistent)?;
+                Ok((id, name, kd))
+            })
+            .collect::<std::result::Result<_, String>>()?,
+        crate::checkpoint::Loaded::V2 { metas, image, .. } => metas
+            .into_iter()
+            .map(|m| {
+                let kd = Keydir::over_image(&m, &image).ok_or_else(inconsistent)?;
+                Ok((m.id, m.name, kd))
+            })
+            .collect::<std::result::Result<_, String>>()?,
+    };
+    let mut table = NsTable::new(crypt.clone());
+    for (id, name, keydir) in keydirs {
+        table.insert(Arc::new(NsEntry::with_keydir(
+            id,
+            name,
+            keydir,
+            crypt.clone(),
+        )));
     }
     table.next_id = table.next_id.max(next_ns_id);
     Ok(Some((b, table)))
