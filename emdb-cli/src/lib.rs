@@ -41,7 +41,6 @@ mod database;
 mod encoding;
 mod error;
 mod glob;
-mod keylist;
 mod output;
 mod progress;
 

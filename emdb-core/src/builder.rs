@@ -32,7 +32,6 @@ pub(crate) struct Config {
     /// checkpoints by itself; `None` turns that off.
     pub checkpoint_tail: Option<u64>,
     pub default_ttl: Option<Duration>,
-    pub range_scans: bool,
     /// Verify each record's CRC when a read returns it.
     pub verify_reads: bool,
     pub clock: Arc<dyn Clock>,
@@ -56,7 +55,6 @@ impl Default for Config {
             checkpoint_on_close: true,
             checkpoint_tail: Some(DEFAULT_CHECKPOINT_TAIL),
             default_ttl: None,
-            range_scans: false,
             verify_reads: true,
             clock: Arc::new(SystemClock),
             encryption: None,
@@ -157,11 +155,10 @@ impl EmdbBuilder {
         self
     }
 
-    /// Keep a sorted key index per namespace so `range`, `range_prefix`,
-    /// `iter_from` and friends work. Costs a copy of every key in memory and
-    /// a sort at open; without it those calls return `Error::InvalidConfig`.
-    pub fn enable_range_scans(mut self, on: bool) -> Self {
-        self.cfg.range_scans = on;
+    /// Kept so emdb 1.x code compiles; it does nothing. Every database keeps
+    /// its keys in byte order, so `range`, `range_prefix`, `iter_from` and
+    /// friends work on any handle (docs/ARCHITECTURE.md, "Sorted order").
+    pub fn enable_range_scans(self, _on: bool) -> Self {
         self
     }
 
@@ -306,9 +303,6 @@ impl EmdbBuilder {
 
 /// Final steps shared by every open.
 fn finish(engine: Engine) -> Result<Emdb> {
-    if engine.cfg.range_scans {
-        engine.build_sorted_sets()?;
-    }
     let path = engine.path();
     let (read_only, follow) = (engine.cfg.read_only, engine.cfg.follow);
     let (gen, counters, stop) = (
@@ -349,7 +343,7 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
         .name("emdb-checkpoint".into())
         .spawn(move || loop {
             std::thread::sleep(CHECKPOINT_TICK);
-            let snap = {
+            let mut snap = {
                 let Some(e) = engine.upgrade() else { return };
                 if e.stop.load(std::sync::atomic::Ordering::Acquire) {
                     return;
@@ -376,6 +370,7 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
             };
             let m = e.maintenance.lock();
             if e.generation() == snap.binding.generation && snap.install(&tmp).is_ok() {
+                snap.adopt_order();
                 e.checkpointed(snap.binding.covered_end);
             } else {
                 let _ = std::fs::remove_file(&tmp);

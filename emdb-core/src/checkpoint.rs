@@ -11,6 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::engine::Generation;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::format::checkpoint::{
@@ -19,6 +20,8 @@ use crate::format::checkpoint::{
 use crate::fs::{self as efs, sibling};
 use crate::index::image::Image;
 use crate::log::image::ImageMap;
+use crate::namespace::NsEntry;
+use crate::sorted::{sort_offsets, KeySource};
 
 /// Bytes of slot pages gathered before they are written.
 const WRITE_CHUNK: usize = 1 << 20;
@@ -114,12 +117,53 @@ pub(crate) struct Snapshot {
     pub next_ns_id: u32,
     pub images: Vec<NsImage>,
     pub faults: Option<Arc<Faults>>,
+    /// The generation the images index (its log holds their keys).
+    pub gen: Arc<Generation>,
+    /// The namespaces, in the order of `images`, with the epoch of their
+    /// sorted order when the images were taken.
+    pub entries: Vec<(Arc<NsEntry>, u64)>,
 }
 
 impl Snapshot {
+    /// Put each plain namespace's live keys in order for the sorted block
+    /// (docs/FORMAT.md): the image's offsets sorted by key. Encrypted
+    /// databases store no order (it would show the order of their keys).
+    fn sort(&mut self) -> Result<()> {
+        if self.gen.crypt.is_some() {
+            return Ok(());
+        }
+        let region = self.gen.log.region();
+        let bytes = self.gen.bytes(&region);
+        let keys = KeySource { bytes, crypt: None };
+        let sorted = self.images.iter_mut().try_for_each(|img| {
+            let offs: Vec<u64> = img
+                .shards
+                .iter()
+                .flat_map(|s| s.entries.iter())
+                .filter(|&&e| e != 0)
+                .map(|&e| crate::index::table::entry_offset(e))
+                .collect();
+            img.sorted = Some(Arc::from(sort_offsets(keys, offs)?));
+            Ok(())
+        });
+        self.gen.log.vouch(&region, sorted)
+    }
+
+    /// Hand the sorted blocks to the namespaces they were taken from, so a
+    /// long-running writer's order stays folded (see `Sorted::adopt`).
+    pub(crate) fn adopt_order(&self) {
+        for (img, (ns, epoch)) in self.images.iter().zip(&self.entries) {
+            if let Some(order) = &img.sorted {
+                ns.sorted
+                    .adopt(*epoch, Arc::clone(order), self.binding.covered_end);
+            }
+        }
+    }
+
     /// Write the snapshot to the temp file `path` + `suffix` (fsynced);
     /// removed again on failure.
-    pub(crate) fn write_temp(&self, suffix: &str) -> Result<std::path::PathBuf> {
+    pub(crate) fn write_temp(&mut self, suffix: &str) -> Result<std::path::PathBuf> {
+        self.sort()?;
         let tmp = sibling(&self.path, suffix);
         let written = write_file(
             &tmp,

@@ -2,8 +2,9 @@
 //! writers keep going, then swap it in.
 //!
 //! 1. Snapshot: note the log end `e0`; copy every live record below `e0`
-//!    (frames are position-independent, so a copy is a `memcpy`) into
-//!    `<db>.compact.tmp`, building a new index. Writers keep appending to
+//!    in key order (frames are position-independent, so a copy is a
+//!    `memcpy`) into `<db>.compact.tmp`, building a new hash index; the
+//!    copies' offsets are the new sorted base. Writers keep appending to
 //!    the old log; readers keep using the old generation.
 //! 2. Catch-up, under the writer lock: copy the units written since `e0`
 //!    verbatim (deletes and batch headers included, so a replay of the new
@@ -13,6 +14,7 @@
 //!    rename leaves the old file (the stale temp file is deleted at the next
 //!    open, never read); after it, the new file is complete.
 
+use std::ops::Bound;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -24,10 +26,10 @@ use crate::format::coverage::{Coverage, COVERAGE_AT};
 use crate::format::header::{SyncSlot, HEADER_SIZE};
 use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
-use crate::index::SHARDS;
 use crate::log::{allocate, Log, LogFile, Region};
 use crate::namespace::{frame_at, open_frame, read_at, NsEntry, NsTable};
 use crate::recovery::decode_unit;
+use crate::sorted::{Base, KeySource, Merge};
 
 /// A log being written by compaction (no readers until it is swapped in).
 struct NewLog {
@@ -184,43 +186,56 @@ impl Engine {
             )));
         }
 
-        // Phase 1: live records below e0, without blocking writers.
+        // Phase 1: live records below e0, in key order, without blocking
+        // writers. A key whose newest record is at or past e0 is left to the
+        // catch-up, which copies that record.
         let now = self.now();
+        // Taken before the region below, which then holds every record they name.
+        let views = namespaces
+            .iter()
+            .map(|ns| self.sorted_view(old, ns))
+            .collect::<Result<Vec<_>>>()?;
         let old_region = old.log.region_arc();
+        let all_bytes = old.bytes(&old_region);
         let old_bytes = old_region
             .slice(0, e0)
             .ok_or_else(|| Error::corruption(e0, "log shorter than its end"))?;
         let mut copy_live = || -> Result<()> {
-            for ns in &namespaces {
+            for (ns, view) in namespaces.iter().zip(&views) {
                 let Some(target) = table.get(ns.id).cloned() else {
                     continue;
                 };
-                for shard in 0..SHARDS {
-                    for off in ns.keydir.shard_offsets(shard)? {
-                        if off >= e0 {
-                            continue;
-                        }
-                        let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                        let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
-                        if expired(f.expires_at, now) {
-                            continue;
-                        }
-                        let (at, len) = if f.sealed {
-                            let spec = FrameSpec::put(f.ns, f.key, f.value, f.expires_at);
-                            let at = out.append_frame(&spec)?;
-                            (at, out.end - at)
-                        } else {
-                            // Plain frames are position-independent: copy the bytes.
-                            let at =
-                                out.append_raw(&old_bytes[off as usize..off as usize + f.len])?;
-                            (at, f.len as u64)
-                        };
-                        out.last_frame_at = at;
-                        target.keydir.insert_new(target.hash(f.key), at)?;
-                        target.keydir.account(len, 0);
-                        target.keydir.account_expiring(f.expires_at != 0, false);
+                let view = view.clone();
+                let keys = KeySource {
+                    bytes: all_bytes,
+                    crypt: ns.crypt(),
+                };
+                let mut walk = Merge::new(view, Bound::Unbounded, Bound::Unbounded);
+                let mut order = Vec::with_capacity(ns.keydir.len() as usize);
+                while let Some(w) = walk.next(keys)? {
+                    if w.off >= e0 || w.head.kind != Kind::Put || expired(w.head.expires_at, now) {
+                        continue;
                     }
+                    let off = w.off;
+                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                    let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
+                    let (at, len) = if f.sealed {
+                        let spec = FrameSpec::put(f.ns, f.key, f.value, f.expires_at);
+                        let at = out.append_frame(&spec)?;
+                        (at, out.end - at)
+                    } else {
+                        // Plain frames are position-independent: copy the bytes.
+                        let at = out.append_raw(&old_bytes[off as usize..off as usize + f.len])?;
+                        (at, f.len as u64)
+                    };
+                    out.last_frame_at = at;
+                    order.push(at);
+                    target.keydir.insert_new(target.hash(f.key), at)?;
+                    target.keydir.account(len, 0);
+                    target.keydir.account_expiring(f.expires_at != 0, false);
                 }
+                // Written in key order: the new base is the copies' offsets.
+                target.sorted.replace_base(Base::Heap(Arc::from(order)));
             }
             Ok(())
         };
@@ -347,12 +362,6 @@ impl Engine {
         } else {
             out.log
         };
-        // The sorted key sets belong to the namespace, not to one file.
-        for ns in table.all() {
-            if let Some(s) = old.ns(ns.id).and_then(|o| o.sorted.get().cloned()) {
-                let _ = ns.sorted.set(s);
-            }
-        }
         self.gen.store(Arc::new(Generation::new(out_log, table)));
         drop(seq);
         w.end = end;

@@ -33,6 +33,7 @@ use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
 use crate::namespace::{frame_at, read_at, read_at_checked, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
+use crate::sorted::{Base, Sorted};
 use crate::stats::{Counters, Stats};
 
 /// One log file (or memory region) with the indexes that point into it.
@@ -351,30 +352,41 @@ fn load_checkpoint(
     }
     let next_ns_id = loaded.next_ns_id();
     let inconsistent = || "checkpoint index image is inconsistent".to_string();
-    let keydirs: Vec<(u32, Vec<u8>, Keydir)> = match loaded {
+    let keydirs: Vec<(u32, Vec<u8>, Keydir, Sorted)> = match loaded {
         crate::checkpoint::Loaded::V1(cp) => cp
             .namespaces
             .into_iter()
             .map(|img| {
                 let (id, name) = (img.id, img.name.clone());
                 let kd = Keydir::from_image(img, b.covered_end).ok_or_else(inconsistent)?;
-                Ok((id, name, kd))
+                Ok((id, name, kd, Sorted::unbuilt()))
             })
             .collect::<std::result::Result<_, String>>()?,
         crate::checkpoint::Loaded::V2 { metas, image, .. } => metas
             .into_iter()
             .map(|m| {
                 let kd = Keydir::over_image(&m, &image).ok_or_else(inconsistent)?;
-                Ok((m.id, m.name, kd))
+                let sorted = match m.sorted {
+                    // Stored only for plain databases; one entry per live key.
+                    Some(p) if crypt.is_none() && p.len == kd.len() => Sorted::over(Base::Mapped {
+                        image: Arc::clone(&image),
+                        at: usize::try_from(p.at).map_err(|_| inconsistent())?,
+                        len: usize::try_from(p.len).map_err(|_| inconsistent())?,
+                    }),
+                    Some(_) => return Err(inconsistent()),
+                    None => Sorted::unbuilt(),
+                };
+                Ok((m.id, m.name, kd, sorted))
             })
             .collect::<std::result::Result<_, String>>()?,
     };
     let mut table = NsTable::new(crypt.clone());
-    for (id, name, keydir) in keydirs {
+    for (id, name, keydir, sorted) in keydirs {
         table.insert(Arc::new(NsEntry::with_keydir(
             id,
             name,
             keydir,
+            sorted,
             crypt.clone(),
         )));
     }
@@ -920,10 +932,10 @@ impl Engine {
         let Some(value) = old else {
             return Ok(None);
         };
-        self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
+        let (at, _) = self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
         self.publish(&w, &gen, 1)?;
         let region = gen.log.region();
-        let unindexed = ns.index_delete(gen.bytes(&region), key);
+        let unindexed = ns.index_delete(gen.bytes(&region), key, at);
         gen.log.vouch(&region, unindexed)?;
         Ok(value)
     }
@@ -1068,8 +1080,10 @@ impl Engine {
         let Some(snap) = self.checkpoint_snapshot()? else {
             return Ok(());
         };
+        let mut snap = snap;
         let tmp = snap.write_temp(".tmp")?;
         snap.install(&tmp)?;
+        snap.adopt_order();
         self.checkpointed(snap.binding.covered_end);
         Ok(())
     }
@@ -1094,13 +1108,19 @@ impl Engine {
         } else {
             (0, 0)
         };
-        let (images, next_ns_id) = {
+        let (images, entries, next_ns_id) = {
             let t = gen.ns.read();
+            let all = t.all();
             (
-                t.all()
-                    .iter()
+                all.iter()
                     .map(|n| n.keydir.image(n.id, &n.name))
                     .collect::<Result<Vec<_>>>()?,
+                all.into_iter()
+                    .map(|n| {
+                        let epoch = n.sorted.epoch();
+                        (n, epoch)
+                    })
+                    .collect(),
                 t.next_id,
             )
         };
@@ -1126,6 +1146,8 @@ impl Engine {
             next_ns_id,
             images,
             faults: self.cfg.faults.clone(),
+            gen: Arc::clone(&gen),
+            entries,
         }))
     }
 
@@ -1277,7 +1299,8 @@ pub(crate) fn collect_stats(gen: &Generation, counters: &Counters) -> Stats {
         let live = n.keydir.len();
         s.live_records += live;
         s.live_bytes += n.keydir.live_bytes();
-        s.index_memory_bytes += n.keydir.memory_bytes() as u64;
+        s.expiring_records += n.keydir.expiring();
+        s.index_memory_bytes += (n.keydir.memory_bytes() + n.sorted.memory_bytes()) as u64;
         s.namespaces
             .push((String::from_utf8_lossy(&n.name).into_owned(), live));
     }
@@ -1516,7 +1539,7 @@ impl Batch<'_> {
             let f = read_at(bytes, op.off, op.ns.crypt(), &mut scratch)?;
             match f.kind {
                 Kind::Put => op.ns.index_put(bytes, op.off, &f),
-                _ => op.ns.index_delete(bytes, f.key).map(|_| ()),
+                _ => op.ns.index_delete(bytes, f.key, op.off).map(|_| ()),
             }
         });
         gen.log.vouch(&region, indexed)

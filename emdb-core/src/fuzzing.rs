@@ -115,6 +115,7 @@ pub fn checkpoint_v2_to_v1(v2: &[u8]) -> Option<Vec<u8>> {
                 live_bytes: m.live_bytes,
                 expiring: m.expiring,
                 shards,
+                sorted: None,
             })
         })
         .collect::<Option<Vec<_>>>()?;

@@ -8,15 +8,14 @@ use std::ops::Bound;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crossbeam_skiplist::SkipSet;
-
 use crate::db::Emdb;
 use crate::engine::{check_indexed, expired, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::format::record::{FrameSpec, Kind};
 use crate::index::SHARDS;
 use crate::limits::MAX_NAMESPACE_NAME_LEN;
-use crate::namespace::{read_at, read_at_checked, NsEntry, SortedKey, SortedKeys};
+use crate::namespace::{read_at, read_at_checked, NsEntry};
+use crate::sorted::{KeySource, Merge, View};
 
 impl Engine {
     /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
@@ -65,9 +64,6 @@ impl Engine {
         self.append(&mut w, &gen, &spec)?;
         self.publish(&w, &gen, 1)?;
         let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt.clone());
-        if self.cfg.range_scans {
-            let _ = entry.sorted.set(Arc::new(SkipSet::new()));
-        }
         gen.ns.write().insert(Arc::new(entry));
         Ok(id)
     }
@@ -229,40 +225,24 @@ impl Engine {
         Ok(expired_keys.len())
     }
 
-    /// Build the sorted key sets of every namespace (open with range scans).
-    pub(crate) fn build_sorted_sets(&self) -> Result<()> {
-        let gen = self.gen.load_full();
+    /// A snapshot of namespace `ns`'s sorted order in `gen` (sorting what
+    /// was written since the last ordered read).
+    pub(crate) fn sorted_view(&self, gen: &Generation, ns: &NsEntry) -> Result<View> {
+        let refresh = ns.sorted.begin();
+        // Loaded after `begin`: the bytes cover every record it took.
         let region = gen.log.region();
-        let bytes = gen.bytes(&region);
-        let built = gen.ns.read().all().into_iter().try_for_each(|ns| {
-            let set = SkipSet::new();
+        let keys = KeySource {
+            bytes: gen.bytes(&region),
+            crypt: ns.crypt(),
+        };
+        let view = ns.sorted.finish(refresh, keys, || {
+            let mut all = Vec::with_capacity(ns.keydir.len() as usize);
             for shard in 0..SHARDS {
-                for off in ns.keydir.shard_offsets(shard)? {
-                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    set.insert(SortedKey::from_slice(
-                        read_at(bytes, off, ns.crypt(), &mut scratch)?.key,
-                    ));
-                }
+                all.extend(ns.keydir.shard_offsets(shard)?);
             }
-            let _ = ns.sorted.set(Arc::new(set));
-            Ok(())
+            Ok(all)
         });
-        gen.log.vouch(&region, built)
-    }
-
-    fn sorted_keys(&self, id: u32) -> Result<SortedKeys> {
-        if !self.cfg.range_scans {
-            return Err(Error::InvalidConfig(
-                "range scans are off; open with EmdbBuilder::enable_range_scans(true)".into(),
-            ));
-        }
-        let gen = self.gen.load();
-        self.with_ns(&gen, id, |ns| {
-            ns.sorted
-                .get()
-                .cloned()
-                .ok_or_else(|| Error::InvalidConfig("range index missing".into()))
-        })
+        gen.log.vouch(&region, view)
     }
 }
 
@@ -286,67 +266,71 @@ pub(crate) fn owned_bound(b: Bound<&Vec<u8>>) -> Bound<Vec<u8>> {
     }
 }
 
-/// A position in a namespace's sorted key set: the set and, once the walk
-/// has started, a reference-counted entry in it (which stays valid, and keeps
-/// its key, even if the key is removed from the set meanwhile).
-type SortedEntry<'a> = Option<crossbeam_skiplist::set::Entry<'a, SortedKey>>;
-
-self_cell::self_cell!(
-    /// The sorted key set together with the iterator's current entry in it.
-    struct SortedCursor {
-        owner: SortedKeys,
-        #[covariant]
-        dependent: SortedEntry,
-    }
-);
-
 /// Streaming, byte-ordered iterator over a key range; see `range_iter`.
 ///
-/// The first step searches the sorted index once (O(log N)); every later
-/// step follows the index's next pointer from the current entry, then looks
-/// the key up in the hash index for its value. It never holds a lock
-/// between steps: concurrent writes neither block it nor are blocked by it,
-/// and keys inserted ahead of the cursor are seen.
+/// It reads a snapshot of the namespace's order taken when it was created
+/// (docs/ARCHITECTURE.md, "Sorted order"): the first step searches it once
+/// (O(log N)), every later step reads the next record. Writes made after it
+/// was created are not seen, and it stays valid across a compaction (it
+/// keeps the log generation it started on). It holds no lock between steps.
 pub struct RangeIter {
-    engine: Arc<Engine>,
-    ns: u32,
-    cursor: SortedCursor,
-    /// Where to start; taken by the first step.
-    start: Option<Bound<Vec<u8>>>,
-    end: Bound<Vec<u8>>,
+    gen: Arc<Generation>,
+    ns: Arc<NsEntry>,
+    merge: Merge,
+    now: u64,
+    verify: bool,
 }
 
 impl RangeIter {
-    /// Move to the next key of the sorted index and return a copy of it,
-    /// or `None` past the end of the index or of the range.
-    fn next_key(&mut self) -> Option<Vec<u8>> {
-        let start = self.start.take();
-        let end = &self.end;
-        self.cursor.with_dependent_mut(|keys, entry| {
-            match (start, entry.as_mut()) {
-                (Some(start), _) => {
-                    *entry = keys.lower_bound(start.as_ref().map(Vec::as_slice));
-                }
-                (None, Some(e)) => {
-                    if !e.move_next() {
-                        *entry = None;
-                    }
-                }
-                (None, None) => {}
-            }
-            let key = entry.as_ref()?.value();
-            let in_range = match end {
-                Bound::Included(e) => key.as_slice() <= e.as_slice(),
-                Bound::Excluded(e) => key.as_slice() < e.as_slice(),
-                Bound::Unbounded => true,
+    /// The next live pair, passed to `f` as `(key, value, expires_at)`
+    /// (`expires_at` in ms since the epoch, 0 for none).
+    fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8], u64) -> T) -> Option<Result<T>> {
+        loop {
+            let region = self.gen.log.region();
+            let bytes = self.gen.bytes(&region);
+            let keys = KeySource {
+                bytes,
+                crypt: self.ns.crypt(),
             };
-            if in_range {
-                Some(key.to_vec())
-            } else {
-                // Past the end: drop the entry so later calls stay at the end.
-                *entry = None;
-                None
+            let w = match self.merge.next(keys) {
+                Ok(Some(w)) => w,
+                Ok(None) => return None,
+                Err(e) => return Some(self.gen.log.vouch(&region, Err(e))),
+            };
+            if w.head.kind != Kind::Put || expired(w.head.expires_at, self.now) {
+                continue;
             }
+            let mut scratch = zeroize::Zeroizing::new(Vec::new());
+            let read = read_at_checked(bytes, w.off, self.ns.crypt(), &mut scratch, self.verify)
+                .and_then(|fr| check_indexed(&fr, self.ns.id, w.off).map(|()| fr))
+                .and_then(|fr| {
+                    if fr.key == self.merge.key() {
+                        Ok(f(fr.key, fr.value, fr.expires_at))
+                    } else {
+                        Err(Error::corruption(
+                            w.off,
+                            "record key changed under the sorted index",
+                        ))
+                    }
+                });
+            return Some(self.gen.log.vouch_frame(&region, bytes, w.off, read));
+        }
+    }
+
+    /// The next key only (the value is not copied).
+    pub fn next_key(&mut self) -> Option<Result<Vec<u8>>> {
+        self.next_with(|k, _, _| k.to_vec())
+    }
+
+    /// The next pair with its expiry (`None`: the key does not expire).
+    #[allow(clippy::type_complexity)] // the `Iterator::Item` plus one field
+    pub fn next_with_expiry(&mut self) -> Option<Result<(Vec<u8>, Vec<u8>, Option<SystemTime>)>> {
+        self.next_with(|k, v, exp| {
+            (
+                k.to_vec(),
+                v.to_vec(),
+                (exp != 0).then(|| to_system_time(exp)),
+            )
         })
     }
 }
@@ -355,19 +339,7 @@ impl Iterator for RangeIter {
     type Item = Result<(Vec<u8>, Vec<u8>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let key = self.next_key()?;
-            let gen = self.engine.gen.load();
-            let got = self.engine.with_ns(&gen, self.ns, |ns| {
-                self.engine
-                    .lookup(&gen, ns, &key, |_, _, f| f.value.to_vec())
-            });
-            match got {
-                Ok(Some(v)) => return Some(Ok((key, v))),
-                Ok(None) => continue, // removed or expired since it was listed
-                Err(e) => return Some(Err(e)),
-            }
-        }
+        self.next_with(|k, v, _| (k.to_vec(), v.to_vec()))
     }
 }
 
@@ -662,7 +634,7 @@ macro_rules! keyspace_api {
             self.engine().sweep_expired(self.ns_id())
         }
 
-        /// Pairs with keys in `range`, in byte order (needs range scans).
+        /// Pairs with keys in `range`, in byte order.
         pub fn range(
             &self,
             range: impl std::ops::RangeBounds<Vec<u8>>,
@@ -683,7 +655,7 @@ macro_rules! keyspace_api {
             )
         }
 
-        /// Pairs whose key starts with `prefix`, in byte order (needs range scans).
+        /// Pairs whose key starts with `prefix`, in byte order.
         pub fn range_prefix(&self, prefix: impl AsRef<[u8]>) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
             self.range_prefix_iter(prefix)?.collect()
         }
@@ -702,7 +674,7 @@ macro_rules! keyspace_api {
             )
         }
 
-        /// Pairs with keys `>= key`, in byte order (needs range scans).
+        /// Pairs with keys `>= key`, in byte order.
         pub fn iter_from(&self, key: impl AsRef<[u8]>) -> Result<$crate::keyspace::RangeIter> {
             $crate::keyspace::range_iter(
                 self.engine(),
@@ -712,7 +684,7 @@ macro_rules! keyspace_api {
             )
         }
 
-        /// Pairs with keys `> key`, in byte order (needs range scans).
+        /// Pairs with keys `> key`, in byte order.
         pub fn iter_after(&self, key: impl AsRef<[u8]>) -> Result<$crate::keyspace::RangeIter> {
             $crate::keyspace::range_iter(
                 self.engine(),
@@ -732,8 +704,7 @@ macro_rules! keyspace_api {
             )
         }
 
-        /// Every pair whose key lies under `prefix.` (full keys), in byte order
-        /// when range scans are on.
+        /// Every pair whose key lies under `prefix.` (full keys), in byte order.
         pub fn group(&self, prefix: impl AsRef<str>) -> Result<$crate::Group> {
             self.focus(prefix).pairs()
         }
@@ -758,12 +729,15 @@ pub(crate) fn range_iter(
     start: Bound<Vec<u8>>,
     end: Bound<Vec<u8>>,
 ) -> Result<RangeIter> {
+    let gen = engine.gen.load_full();
+    let entry = gen.ns(ns).ok_or(Error::NamespaceDropped)?;
+    let view = engine.sorted_view(&gen, &entry)?;
     Ok(RangeIter {
-        cursor: SortedCursor::new(engine.sorted_keys(ns)?, |_| None),
-        engine: Arc::clone(engine),
-        ns,
-        start: Some(start),
-        end,
+        merge: Merge::new(view, start, end),
+        now: engine.now(),
+        verify: engine.cfg.verify_reads,
+        gen,
+        ns: entry,
     })
 }
 

@@ -77,6 +77,7 @@ mod log;
 mod namespace;
 mod nested;
 mod recovery;
+mod sorted;
 mod stats;
 mod ttl;
 mod verify;

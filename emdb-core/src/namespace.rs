@@ -4,9 +4,7 @@
 //! 1 up, bound to their name by a `NamespaceCreate` record and never reused.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
-
-use crossbeam_skiplist::SkipSet;
+use std::sync::Arc;
 
 use crate::crypto::{Crypt, RecordContext};
 use crate::error::{Error, Result};
@@ -14,23 +12,15 @@ use crate::format::record::{self, Frame, Kind};
 use crate::format::varint;
 use crate::index::{hash_key, KeyHash, Keydir};
 use crate::recovery::ApplyError;
-
-/// A key in the sorted index. Keys up to 24 bytes are stored inside the
-/// skip list node, so a comparison during a seek costs one cache miss (the
-/// node) instead of two (the node, then the key's heap buffer).
-pub(crate) type SortedKey = smallvec::SmallVec<[u8; 24]>;
-
-/// Keys of one namespace in byte order (the opt-in range-scan index).
-/// Shared by every generation of the namespace: compaction keeps the key set.
-pub(crate) type SortedKeys = Arc<SkipSet<SortedKey>>;
+use crate::sorted::Sorted;
 
 /// One namespace of one log generation.
 pub(crate) struct NsEntry {
     pub id: u32,
     pub name: Vec<u8>,
     pub keydir: Keydir,
-    /// Present when range scans are enabled.
-    pub sorted: OnceLock<SortedKeys>,
+    /// The keys in byte order ([`crate::sorted`]).
+    pub sorted: Sorted,
     /// Record keys of this generation (encrypted databases).
     crypt: Option<Arc<Crypt>>,
     /// Index hash seed (0 for plain databases).
@@ -40,21 +30,22 @@ pub(crate) struct NsEntry {
 impl NsEntry {
     /// An empty namespace.
     pub(crate) fn new(id: u32, name: Vec<u8>, crypt: Option<Arc<Crypt>>) -> NsEntry {
-        NsEntry::with_keydir(id, name, Keydir::default(), crypt)
+        NsEntry::with_keydir(id, name, Keydir::default(), Sorted::new(), crypt)
     }
 
-    /// A namespace over an existing index.
+    /// A namespace over an existing index and order.
     pub(crate) fn with_keydir(
         id: u32,
         name: Vec<u8>,
         keydir: Keydir,
+        sorted: Sorted,
         crypt: Option<Arc<Crypt>>,
     ) -> NsEntry {
         NsEntry {
             id,
             name,
             keydir,
-            sorted: OnceLock::new(),
+            sorted,
             seed: seed_of(crypt.as_deref()),
             crypt,
         }
@@ -94,16 +85,13 @@ impl NsEntry {
         let (old_len, old_exp) = old.map_or((0, 0), |o| head_at(bytes, o));
         self.keydir.account(len, old_len);
         self.keydir.account_expiring(expires_at != 0, old_exp != 0);
-        if old.is_none() {
-            if let Some(s) = self.sorted.get() {
-                s.insert(SortedKey::from_slice(key));
-            }
-        }
+        self.sorted.note(off);
         Ok(())
     }
 
-    /// Remove `key` from the index; returns the offset it had.
-    pub(crate) fn index_delete(&self, bytes: &[u8], key: &[u8]) -> Result<Option<u64>> {
+    /// Remove `key` from the index (by the delete record at `at`); returns
+    /// the offset it had.
+    pub(crate) fn index_delete(&self, bytes: &[u8], key: &[u8], at: u64) -> Result<Option<u64>> {
         let crypt = self.crypt();
         let old = self
             .keydir
@@ -112,9 +100,7 @@ impl NsEntry {
             let (len, exp) = head_at(bytes, o);
             self.keydir.account(0, len);
             self.keydir.account_expiring(false, exp != 0);
-            if let Some(s) = self.sorted.get() {
-                s.remove(key);
-            }
+            self.sorted.note(at);
         }
         Ok(old)
     }
@@ -122,9 +108,7 @@ impl NsEntry {
     /// Drop every key.
     pub(crate) fn index_clear(&self) {
         self.keydir.clear();
-        if let Some(s) = self.sorted.get() {
-            s.clear();
-        }
+        self.sorted.clear();
     }
 }
 
@@ -208,7 +192,7 @@ impl NsTable {
             }
             Kind::Delete => {
                 let ns = self.by_id.get(&f.ns).ok_or(ApplyError::UnknownNamespace)?;
-                ns.index_delete(bytes, f.key)?;
+                ns.index_delete(bytes, f.key, off)?;
             }
             Kind::Clear => {
                 self.by_id

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::engine::Engine;
 use crate::error::Result;
-use crate::keyspace::{prefix_end, range_iter, Cursor, Iter, RangeIter};
+use crate::keyspace::{prefix_end, range_iter, RangeIter};
 
 /// A view of the keys under one dotted prefix; keys given to it are relative
 /// (`focus("product").set("name", ..)` writes `product.name`).
@@ -129,31 +129,16 @@ impl Focus {
         Ok(keys.len())
     }
 
-    fn source(&self) -> Result<Source> {
-        if self.engine.cfg.range_scans {
-            let start = std::ops::Bound::Included(self.prefix.clone());
-            return Ok(Source::Sorted(range_iter(
-                &self.engine,
-                self.ns,
-                start,
-                prefix_end(&self.prefix),
-            )?));
-        }
-        Ok(Source::Scan(Iter {
-            inner: Cursor::new(&self.engine, self.ns)?,
-        }))
+    fn source(&self) -> Result<RangeIter> {
+        let start = std::ops::Bound::Included(self.prefix.clone());
+        range_iter(&self.engine, self.ns, start, prefix_end(&self.prefix))
     }
 }
 
-enum Source {
-    Sorted(RangeIter),
-    Scan(Iter),
-}
-
-/// Iterator over the pairs of a dotted group; see [`Focus::iter`] and `group`.
-/// In byte order when range scans are on, otherwise in index order.
+/// Iterator over the pairs of a dotted group, in byte order; see
+/// [`Focus::iter`] and `group`.
 pub struct Group {
-    inner: Source,
+    inner: RangeIter,
     prefix: Vec<u8>,
     strip: bool,
 }
@@ -163,10 +148,7 @@ impl Iterator for Group {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let item = match &mut self.inner {
-                Source::Sorted(it) => it.next()?,
-                Source::Scan(it) => it.next()?,
-            };
+            let item = self.inner.next()?;
             match item {
                 Ok((k, v)) if k.starts_with(&self.prefix) => {
                     let k = if self.strip {

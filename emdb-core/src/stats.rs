@@ -21,7 +21,9 @@ pub struct Stats {
     pub namespaces: Vec<(String, u64)>,
     /// Entries in the hash indexes (equal to `live_records`).
     pub index_entries: u64,
-    /// Heap bytes the hash indexes use.
+    /// Live records that carry an expiry (some may have expired already).
+    pub expiring_records: u64,
+    /// Heap bytes the hash indexes and the sorted orders use (mapped checkpoint pages not counted).
     pub index_memory_bytes: u64,
     /// Bytes of the log in use (header plus records).
     pub log_logical_bytes: u64,

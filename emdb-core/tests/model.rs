@@ -85,6 +85,8 @@ enum Op {
     Len,
     Iter,
     Keys,
+    /// Sorted reads over `[a, b)`, from `a`, after `a`, and under prefix `a`.
+    Range(Vec<u8>, Vec<u8>),
     Flush,
     Checkpoint,
     Compact,
@@ -142,6 +144,7 @@ fn op(file_backed: bool) -> impl Strategy<Value = Op> {
         1 => Just(Op::Len),
         1 => Just(Op::Iter),
         1 => Just(Op::Keys),
+        3 => (key(), key()).prop_map(|(a, b)| Op::Range(a, b)),
         2 => Just(Op::Flush),
         1 => Just(Op::Checkpoint),
         1 => Just(Op::Compact),
@@ -230,6 +233,18 @@ impl Harness {
         let keys: BTreeSet<Vec<u8>> = db.keys().unwrap().map(|k| k.unwrap()).collect();
         let want: BTreeSet<Vec<u8>> = self.model.keys().cloned().collect();
         prop_assert_eq!(keys, want, "{}: keys() differs", when);
+        // The sorted order: every pair, in byte order.
+        let ordered = db.range(..).unwrap();
+        let want: Vec<(Vec<u8>, Vec<u8>)> = self
+            .model
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        prop_assert!(
+            ordered == want,
+            "{}: range(..) differs from the model",
+            when
+        );
         prop_assert_eq!(db.len().unwrap(), self.model.len(), "{}: len", when);
         prop_assert_eq!(db.is_empty().unwrap(), self.model.is_empty(), "{}", when);
         for k in &self.keys {
@@ -328,6 +343,33 @@ impl Harness {
                 keys.sort();
                 let want: Vec<Vec<u8>> = self.model.keys().cloned().collect();
                 prop_assert_eq!(keys, want);
+            }
+            Op::Range(a, b) => {
+                let db = self.db();
+                let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+                let pairs = |r: Vec<(&Vec<u8>, &Vec<u8>)>| -> Vec<(Vec<u8>, Vec<u8>)> {
+                    r.into_iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+                };
+                let got = db.range(lo.clone()..hi.clone()).unwrap();
+                prop_assert_eq!(
+                    got,
+                    pairs(self.model.range(lo.clone()..hi.clone()).collect())
+                );
+                let got: Vec<_> = db.iter_from(a).unwrap().map(|r| r.unwrap()).collect();
+                prop_assert_eq!(got, pairs(self.model.range(a.clone()..).collect()));
+                let after = (
+                    std::ops::Bound::Excluded(a.clone()),
+                    std::ops::Bound::Unbounded,
+                );
+                let got: Vec<_> = db.iter_after(a).unwrap().map(|r| r.unwrap()).collect();
+                prop_assert_eq!(got, pairs(self.model.range(after).collect()));
+                let got = db.range_prefix(a).unwrap();
+                let want = self
+                    .model
+                    .iter()
+                    .filter(|(k, _)| k.starts_with(a))
+                    .collect();
+                prop_assert_eq!(got, pairs(want));
             }
             Op::Flush => self.db().flush().unwrap(),
             Op::Checkpoint => self.db().checkpoint().unwrap(),
@@ -615,7 +657,9 @@ fn every_operation_once_against_the_model() {
         Op::Len,
         Op::Iter,
         Op::Keys,
+        Op::Range(k("a"), k("b")),
         reopen(false, false, false),
+        Op::Range(k(""), k("c")),
         Op::Checkpoint,
         Op::Insert(k("ccc"), v(100)),
         Op::Crash {

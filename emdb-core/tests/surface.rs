@@ -215,11 +215,30 @@ fn ttl_with_a_controlled_clock() {
 }
 
 #[test]
-fn range_scans_need_the_option() {
-    let db = Emdb::open_in_memory();
-    db.insert("a", "1").unwrap();
-    assert!(matches!(db.range_prefix("a"), Err(Error::InvalidConfig(_))));
-    assert!(matches!(db.iter_from("a"), Err(Error::InvalidConfig(_))));
+fn range_scans_work_without_the_option() {
+    // `enable_range_scans` is a no-op kept for emdb 1.x code: every handle
+    // reads in order, read-only ones included.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.emdb");
+    {
+        let db = Emdb::open(&path).unwrap();
+        for k in ["b", "a2", "a1", "c"] {
+            db.insert(k, k).unwrap();
+        }
+        db.remove("c").unwrap();
+        let keys: Vec<Vec<u8>> = db
+            .range_prefix("a")
+            .unwrap()
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
+        assert_eq!(keys, vec![b"a1".to_vec(), b"a2".to_vec()]);
+        let after: Vec<Vec<u8>> = db.iter_after("a2").unwrap().map(|r| r.unwrap().0).collect();
+        assert_eq!(after, vec![b"b".to_vec()]);
+    }
+    let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    let keys: Vec<Vec<u8>> = ro.iter_from("").unwrap().map(|r| r.unwrap().0).collect();
+    assert_eq!(keys, vec![b"a1".to_vec(), b"a2".to_vec(), b"b".to_vec()]);
 }
 
 #[test]
@@ -277,9 +296,8 @@ fn range_prefix_and_cursors() {
 }
 
 #[test]
-fn range_cursor_follows_changes_made_while_it_walks() {
-    let db = Emdb::builder().enable_range_scans(true).build().unwrap();
-    // Long keys (past the 24 bytes kept inline in the sorted index) too.
+fn range_iterator_reads_the_snapshot_it_started_on() {
+    let db = Emdb::open_in_memory();
     let long = |c: char| format!("{c}{}", "x".repeat(40));
     for k in ["a", "c", "e", "g"] {
         db.insert(k, k.to_uppercase()).unwrap();
@@ -287,20 +305,36 @@ fn range_cursor_follows_changes_made_while_it_walks() {
     db.insert(long('d'), "D").unwrap();
     let mut it = db.range_iter(b"b".to_vec()..=b"g".to_vec()).unwrap();
     assert_eq!(it.next().unwrap().unwrap(), (b"c".to_vec(), b"C".to_vec()));
-    // The current key removed, one inserted right after it, one removed ahead.
+    // Changes after the iterator started are not seen: it reads the order
+    // and the records as they were (docs/ARCHITECTURE.md, "Sorted order").
     db.remove("c").unwrap();
     db.insert("cc", "CC").unwrap();
     db.remove(long('d')).unwrap();
-    // Past the range end: never returned.
+    db.insert("e", "E2").unwrap();
     db.insert("h", "H").unwrap();
-    let rest: Vec<_> = it.by_ref().map(|r| r.unwrap().0).collect();
-    assert_eq!(rest, vec![b"cc".to_vec(), b"e".to_vec(), b"g".to_vec()]);
-    assert!(it.next().is_none(), "an ended iterator stays ended");
-    let long_start = db.range_iter(long('d').into_bytes()..).unwrap();
+    let rest: Vec<_> = it.by_ref().map(|r| r.unwrap()).collect();
     assert_eq!(
-        long_start.map(|r| r.unwrap().0).collect::<Vec<_>>(),
-        vec![b"e".to_vec(), b"g".to_vec(), b"h".to_vec()]
+        rest,
+        vec![
+            (long('d').into_bytes(), b"D".to_vec()),
+            (b"e".to_vec(), b"E".to_vec()),
+            (b"g".to_vec(), b"G".to_vec())
+        ]
     );
+    assert!(it.next().is_none(), "an ended iterator stays ended");
+    // A new iterator sees them all.
+    let now: Vec<_> = db.range_iter(..).unwrap().map(|r| r.unwrap()).collect();
+    let want: Vec<(Vec<u8>, Vec<u8>)> = [
+        ("a", "A"),
+        ("cc", "CC"),
+        ("e", "E2"),
+        ("g", "G"),
+        ("h", "H"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+    .collect();
+    assert_eq!(now, want);
     db.insert(long('d'), "D2").unwrap();
     let from_long: Vec<_> = db
         .range_iter(long('d').into_bytes()..)
@@ -309,6 +343,39 @@ fn range_cursor_follows_changes_made_while_it_walks() {
         .collect();
     assert_eq!(from_long[0], (long('d').into_bytes(), b"D2".to_vec()));
     assert_eq!(from_long.len(), 4);
+}
+
+/// An iterator keeps working across a compaction (it keeps the old log
+/// generation it started on) and a concurrent writer.
+#[test]
+fn range_iterator_survives_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::open(dir.path().join("c.emdb")).unwrap();
+    db.insert_many((0..5000u32).map(|i| (format!("k{i:05}"), format!("v{i}"))))
+        .unwrap();
+    for i in (0..5000u32).step_by(3) {
+        db.remove(format!("k{i:05}")).unwrap();
+    }
+    let mut it = db.range_iter(..).unwrap();
+    let first: Vec<_> = it.by_ref().take(100).map(|r| r.unwrap()).collect();
+    db.compact().unwrap();
+    db.insert("k00001x", "new").unwrap();
+    let rest: Vec<_> = it.map(|r| r.unwrap()).collect();
+    let got: Vec<_> = first.into_iter().chain(rest).collect();
+    let want: Vec<(Vec<u8>, Vec<u8>)> = (0..5000u32)
+        .filter(|i| i % 3 != 0)
+        .map(|i| {
+            (
+                format!("k{i:05}").into_bytes(),
+                format!("v{i}").into_bytes(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    // After the compaction the order comes from the new log, written in key order.
+    let after: Vec<_> = db.range_prefix("k0000").unwrap();
+    assert_eq!(after[0].0, b"k00001".to_vec());
+    assert_eq!(after[1].0, b"k00001x".to_vec());
 }
 
 #[test]

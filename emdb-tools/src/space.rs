@@ -3,7 +3,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use emdb_core::{Emdb, Keys, Namespace, Result, Transaction, Ttl, ValueRef};
+use std::ops::Bound;
+
+use emdb_core::{Emdb, Keys, Namespace, RangeIter, Result, Transaction, Ttl, ValueRef};
 
 /// The default namespace (the database itself) or a named namespace.
 #[derive(Clone, Debug)]
@@ -88,6 +90,13 @@ impl Space {
     /// Every key, in no order.
     pub fn keys(&self) -> Result<Keys> {
         both!(self, s => s.keys())
+    }
+
+    /// Pairs with keys between `start` and `end`, streamed in byte order
+    /// from the engine's sorted order (O(log n) to start, then one record
+    /// per step; no key is held in memory).
+    pub fn range(&self, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Result<RangeIter> {
+        both!(self, s => s.range_iter((start.clone(), end.clone())))
     }
 
     /// When `key` expires, in ms since the Unix epoch (`None`: no expiry or

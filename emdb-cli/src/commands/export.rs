@@ -12,17 +12,16 @@ use crate::cli::ExportArgs;
 use crate::database::{unknown_namespace, Session};
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
-use crate::keylist::KeyList;
 use crate::output::{TransferReport, Ui};
 use crate::progress;
 use crate::space::Space;
 use crate::transfer::TransferFormat;
 use crate::transfer::{self, format_name, Plan};
 
-/// The keys of one namespace, sorted, with their expiries.
+/// One namespace to export and its live key count (for the progress bar).
 struct Listing {
     space: Space,
-    keys: KeyList<Option<u64>>,
+    count: usize,
 }
 
 /// Export the database: every namespace, or only the one `-n` names.
@@ -31,9 +30,9 @@ struct Listing {
 /// writer lock the export reads a second read-only handle pinned at the
 /// database as it was when the export began (`follow(false)`): a
 /// consistent snapshot that writes no file, needs no write access beside
-/// the database, and leaves nothing behind when killed. Records are written
-/// in key order: keys are collected and sorted per namespace first, then
-/// values are read one by one from the memory map.
+/// the database, and leaves nothing behind when killed. Records are
+/// streamed in key order from the engine's sorted order, one namespace
+/// after another: memory does not grow with the database.
 pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let file = args.file.as_deref().filter(|p| p.as_os_str() != "-");
@@ -67,27 +66,21 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             .collect(),
     };
     let mut listings = Vec::with_capacity(names.len());
-    let mut any_expiry = false;
     for name in &names {
         let space = if name.is_empty() {
             Space::Default(db.clone())
         } else {
             Space::Named(db.namespace(name)?)
         };
-        let mut keys = KeyList::new();
-        for key in space.keys()? {
-            let key = key?;
-            let exp = space.expires_at_ms(&key)?;
-            any_expiry |= exp.is_some();
-            keys.push(&key, exp);
-        }
-        keys.sort();
-        listings.push(Listing { space, keys });
+        let count = space.len()?;
+        listings.push(Listing { space, count });
     }
+    let stats = db.stats()?;
     let plan = Plan {
         namespaces: names,
-        encrypted: db.stats()?.encrypted,
-        any_expiry,
+        encrypted: stats.encrypted,
+        // Decides the CSV expiry column before the first record.
+        any_expiry: stats.expiring_records > 0,
     };
     let records = match file {
         None => write_all(&listings, &plan, format, ui.codec, ui.quiet, ui.out)?,
@@ -192,18 +185,23 @@ fn write_all(
     quiet: bool,
     out: &mut dyn Write,
 ) -> CliResult<u64> {
-    let total: usize = listings.iter().map(|l| l.keys.len()).sum();
+    let total: usize = listings.iter().map(|l| l.count).sum();
     let pb = progress::bar(total as u64, false, "exporting", quiet);
     let mut w = transfer::writer(format, out, codec, plan)?;
     let mut n = 0u64;
     for listing in listings {
         let ns = listing.space.name();
-        for (key, exp) in listing.keys.iter() {
-            // A key that expired since it was listed is skipped.
-            if let Some(value) = listing.space.get(key)? {
-                w.record(ns, key, &value, exp)?;
-                n += 1;
-            }
+        let mut range = listing
+            .space
+            .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)?;
+        while let Some(item) = range.next_with_expiry() {
+            let (key, value, exp) = item?;
+            let exp = exp.map(|t| {
+                t.duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64)
+            });
+            w.record(ns, &key, &value, exp)?;
+            n += 1;
             if n.is_multiple_of(4096) {
                 pb.set_position(n);
             }

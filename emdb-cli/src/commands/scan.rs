@@ -1,15 +1,13 @@
 //! `emdb scan`: keys (and values) in key order, filtered.
 
-use std::collections::BinaryHeap;
+use std::ops::Bound;
 
 use crate::cli::ScanArgs;
 use crate::database::Session;
 use crate::encoding::{display, Encoding, Layout};
 use crate::error::{CliError, CliResult};
 use crate::glob::Glob;
-use crate::keylist::KeyList;
 use crate::output::Ui;
-use crate::space::Space;
 
 /// Which keys a scan keeps.
 struct Filter {
@@ -30,12 +28,12 @@ impl Filter {
 
 /// List records sorted by key bytes.
 ///
-/// Walks every key of the namespace with `keys()`, keeps the matching ones
-/// and sorts them in memory (with `--limit N`, only the N smallest are
-/// kept, in a heap); values are then read one by one. The engine's range
-/// scans would stream in order, but they need a sorted copy of every key
-/// built at open, which costs more than this walk for a one-shot process
-/// (docs/CLI.md, "scan", has the measurements).
+/// Streams from the engine's sorted order (docs/ARCHITECTURE.md, "Sorted
+/// order"): the start of the range (the larger of `--prefix` and `--from`)
+/// is found in O(log n) and records are read one at a time until the end
+/// of the range (`--to`, the end of the prefix) or `--limit`, so a scan
+/// holds no list of keys and costs the same on any database size. `--glob`
+/// filters within that range.
 pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let codec = ui.codec;
     let filter = Filter {
@@ -49,62 +47,93 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         glob: args.glob.as_deref().map(Glob::new).transpose()?,
     };
     let space = s.space_reader()?;
-    let mut keys = KeyList::new();
-    match args.limit {
-        Some(limit) => {
-            for key in smallest(&space, &filter, limit)? {
-                keys.push(&key, ());
-            }
+    let (start, end) = bounds(&filter);
+    let mut left = args.limit.unwrap_or(usize::MAX);
+    if left == 0 {
+        return Ok(());
+    }
+    let mut range = space.range(start, end)?;
+    loop {
+        let item = if args.keys_only {
+            range.next_key().map(|k| k.map(|k| (k, Vec::new())))
+        } else {
+            range.next()
+        };
+        let Some(item) = item else { break };
+        let (key, value) = item?;
+        if !filter.keeps(&key) {
+            continue;
         }
-        None => {
-            for key in space.keys()? {
-                let key = key?;
-                if filter.keeps(&key) {
-                    keys.push(&key, ());
-                }
-            }
-            keys.sort();
+        print_pair(args, ui, &key, &value)?;
+        left -= 1;
+        if left == 0 {
+            break;
         }
     }
-    for (key, ()) in keys.iter() {
-        if args.null {
-            null_field(ui, codec.key, key)?;
-            if !args.keys_only {
-                if let Some(value) = space.get(key)? {
-                    null_field(ui, codec.value, &value)?;
-                } else {
-                    // Keep the key/value pairing: an empty value field.
-                    ui.bytes(b"\0")?;
-                }
-            }
-            continue;
+    Ok(())
+}
+
+/// The range the filter's prefix, `--from` and `--to` leave.
+fn bounds(f: &Filter) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let start = match (&f.prefix, &f.from) {
+        (Some(p), Some(from)) => Bound::Included(p.max(from).clone()),
+        (Some(p), None) => Bound::Included(p.clone()),
+        (None, Some(from)) => Bound::Included(from.clone()),
+        (None, None) => Bound::Unbounded,
+    };
+    let prefix_end = f.prefix.as_deref().map(prefix_end);
+    let end = match (prefix_end, &f.to) {
+        (Some(Bound::Excluded(pe)), Some(to)) => Bound::Excluded(pe.min(to.clone())),
+        (Some(Bound::Excluded(pe)), None) => Bound::Excluded(pe),
+        (_, Some(to)) => Bound::Excluded(to.clone()),
+        (_, None) => Bound::Unbounded,
+    };
+    (start, end)
+}
+
+/// The smallest key above every key that starts with `prefix` (unbounded
+/// when the prefix is all 0xff bytes).
+fn prefix_end(prefix: &[u8]) -> Bound<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < u8::MAX {
+            end.push(last + 1);
+            return Bound::Excluded(end);
         }
-        if args.keys_only {
-            if ui.json {
-                let record = ui.record(key, None);
-                ui.json_line(&record)?;
-            } else {
-                let text = ui.key_text(key);
-                ui.line(&text)?;
-            }
-            continue;
+    }
+    Bound::Unbounded
+}
+
+/// One scanned pair in the chosen output form.
+fn print_pair(args: &ScanArgs, ui: &mut Ui, key: &[u8], value: &[u8]) -> CliResult {
+    let codec = ui.codec;
+    if args.null {
+        null_field(ui, codec.key, key)?;
+        if !args.keys_only {
+            null_field(ui, codec.value, value)?;
         }
-        // A read-only snapshot cannot lose keys, but a shared handle in
-        // `emdb shell` has no other writer either: a miss is just skipped.
-        let Some(value) = space.get(key)? else {
-            continue;
-        };
+        return Ok(());
+    }
+    if args.keys_only {
         if ui.json {
-            let record = ui.record(key, Some(&value));
+            let record = ui.record(key, None);
             ui.json_line(&record)?;
         } else {
-            let line = format!(
-                "{}\t{}",
-                ui.key_text(key),
-                display(codec.value, &value, Layout::Field)
-            );
-            ui.line(&line)?;
+            let text = ui.key_text(key);
+            ui.line(&text)?;
         }
+        return Ok(());
+    }
+    if ui.json {
+        let record = ui.record(key, Some(value));
+        ui.json_line(&record)?;
+    } else {
+        let line = format!(
+            "{}\t{}",
+            ui.key_text(key),
+            display(codec.value, value, Layout::Field)
+        );
+        ui.line(&line)?;
     }
     Ok(())
 }
@@ -124,25 +153,4 @@ fn null_field(ui: &mut Ui, enc: Encoding, bytes: &[u8]) -> CliResult {
         enc => ui.bytes(display(enc, bytes, Layout::Field).as_bytes())?,
     }
     ui.bytes(b"\0")
-}
-
-/// The `limit` smallest matching keys, sorted, without holding every key.
-fn smallest(space: &Space, filter: &Filter, limit: usize) -> CliResult<Vec<Vec<u8>>> {
-    let mut heap: BinaryHeap<Vec<u8>> = BinaryHeap::with_capacity(limit.min(1 << 16) + 1);
-    if limit == 0 {
-        return Ok(Vec::new());
-    }
-    for key in space.keys()? {
-        let key = key?;
-        if !filter.keeps(&key) {
-            continue;
-        }
-        if heap.len() < limit {
-            heap.push(key);
-        } else if heap.peek().is_some_and(|top| key < *top) {
-            heap.pop();
-            heap.push(key);
-        }
-    }
-    Ok(heap.into_sorted_vec())
 }

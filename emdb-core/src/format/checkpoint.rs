@@ -52,6 +52,9 @@ pub(crate) struct NsImage {
     /// Live entries whose record carries an expiry.
     pub expiring: u64,
     pub shards: Vec<ShardImage>,
+    /// Offsets of the live records in key order (version 2's sorted block);
+    /// `None` when not stored (encrypted databases, version 1).
+    pub sorted: Option<std::sync::Arc<[u64]>>,
 }
 
 /// A decoded checkpoint.
@@ -188,6 +191,7 @@ pub(crate) fn decode_v1(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'
             live_bytes,
             expiring,
             shards,
+            sorted: None,
         });
     }
     if at != body.len() {
@@ -330,7 +334,18 @@ pub(crate) struct NsMeta {
     pub name: Vec<u8>,
     pub live_bytes: u64,
     pub expiring: u64,
+    /// Where the sorted block is, if stored.
+    pub sorted: Option<SortedPlace>,
     pub shards: Vec<ShardPlace>,
+}
+
+/// Where a namespace's sorted block is in a version-2 file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct SortedPlace {
+    /// Offsets stored (8 bytes each).
+    pub len: u64,
+    /// File offset of the first (a page boundary inside the slot pages).
+    pub at: u64,
 }
 
 /// Encode the namespace table.
@@ -342,6 +357,9 @@ pub(crate) fn encode_table(metas: &[NsMeta]) -> Vec<u8> {
         out.extend_from_slice(&m.name);
         out.extend_from_slice(&m.live_bytes.to_le_bytes());
         out.extend_from_slice(&m.expiring.to_le_bytes());
+        let sorted = m.sorted.unwrap_or_default();
+        out.extend_from_slice(&sorted.len.to_le_bytes());
+        out.extend_from_slice(&sorted.at.to_le_bytes());
         for s in &m.shards {
             out.extend_from_slice(&s.cap.to_le_bytes());
             out.extend_from_slice(&s.len.to_le_bytes());
@@ -382,7 +400,30 @@ pub(crate) fn decode_table(
         at += name_len;
         let live_bytes = read_u64(table, at).ok_or("short table")?;
         let expiring = read_u64(table, at + 8).ok_or("short table")?;
-        at += 16;
+        let sorted_len = read_u64(table, at + 16).ok_or("short table")?;
+        let sorted_at = read_u64(table, at + 24).ok_or("short table")?;
+        at += 32;
+        let sorted = if sorted_at == 0 {
+            if sorted_len != 0 {
+                return Err("bad sorted block");
+            }
+            None
+        } else {
+            let bytes = sorted_len
+                .checked_mul(SLOT as u64)
+                .ok_or("bad sorted block")?;
+            let end = sorted_at.checked_add(bytes).ok_or("bad sorted block")?;
+            if !sorted_at.is_multiple_of(PAGE as u64) || sorted_at < h.pages_at || end > pages_end {
+                return Err("sorted block outside the slot pages");
+            }
+            if bytes != 0 {
+                blocks.push((sorted_at, bytes));
+            }
+            Some(SortedPlace {
+                len: sorted_len,
+                at: sorted_at,
+            })
+        };
         let mut shards = Vec::with_capacity(shard_count);
         for i in 0..shard_count {
             let cap = read_u32(table, at).ok_or("short table")?;
@@ -439,6 +480,7 @@ pub(crate) fn decode_table(
             name,
             live_bytes,
             expiring,
+            sorted,
             shards,
         });
     }
@@ -465,6 +507,8 @@ pub(crate) enum BlockKind {
     Shared { ns: usize, cap: usize },
     /// Shard `shard` of namespace `ns` alone.
     Private { ns: usize, shard: usize },
+    /// The sorted block of namespace `ns`.
+    Sorted { ns: usize },
 }
 
 /// A block of slots and its file offset.
@@ -498,6 +542,7 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Pla
             name: n.name.clone(),
             live_bytes: n.live_bytes,
             expiring: n.expiring,
+            sorted: None,
             shards: vec![ShardPlace::default(); n.shards.len()],
         })
         .collect();
@@ -559,6 +604,23 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Pla
         };
         at += (cap * SLOT) as u64;
     }
+    // Sorted blocks, each from a page boundary.
+    for (ni, n) in images.iter().enumerate() {
+        let Some(sorted) = &n.sorted else { continue };
+        at = at.next_multiple_of(PAGE as u64);
+        if !sorted.is_empty() {
+            blocks.push(Block {
+                at,
+                kind: BlockKind::Sorted { ns: ni },
+            });
+        }
+        // An empty block still names a page boundary: `at` 0 means "absent".
+        metas[ni].sorted = Some(SortedPlace {
+            len: sorted.len() as u64,
+            at: at.max(pages_at),
+        });
+        at += (sorted.len() * SLOT) as u64;
+    }
     let crcs_at = at.next_multiple_of(PAGE as u64);
     let table = encode_table(&metas);
     debug_assert_eq!(table.len() as u64, table_len);
@@ -596,6 +658,7 @@ pub(crate) fn block_bytes(images: &[NsImage], kind: BlockKind, out: &mut Vec<u8>
             }
         }
         BlockKind::Private { ns, shard } => put(&images[ns].shards[shard].entries),
+        BlockKind::Sorted { ns } => put(images[ns].sorted.as_deref().unwrap_or(&[])),
     }
 }
 
@@ -645,6 +708,7 @@ mod tests {
                     },
                     ShardImage::default(),
                 ],
+                sorted: None,
             }],
         }
     }
@@ -687,6 +751,7 @@ mod tests {
             shards: (0..256)
                 .map(|i| if i == 3 { big(1024, i) } else { big(2048, i) })
                 .collect(),
+            sorted: None,
         };
         let ns7 = NsImage {
             id: 7,
@@ -700,6 +765,8 @@ mod tests {
                     _ => big(256, i),
                 })
                 .collect(),
+            // Over a page of offsets: the block spans two pages.
+            sorted: Some((0..700u64).map(|i| 4096 + i * 40).collect()),
         };
         vec![ns0, ns7]
     }
@@ -743,6 +810,20 @@ mod tests {
                     // A private table never straddles two pages.
                     assert_eq!(at / PAGE, (at + s.entries.len() * 8 - 1) / PAGE);
                 }
+            }
+            match (&m.sorted, &img.sorted) {
+                (None, None) => {}
+                (Some(p), Some(want)) => {
+                    assert_eq!(p.len as usize, want.len());
+                    assert_eq!(p.at % PAGE as u64, 0);
+                    let at = p.at as usize;
+                    let stored: Vec<u64> = file[at..at + want.len() * 8]
+                        .chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                        .collect();
+                    assert_eq!(&stored[..], &want[..]);
+                }
+                other => panic!("sorted block mismatch: {other:?}"),
             }
         }
         // Every page's CRC is right.
@@ -799,6 +880,23 @@ mod tests {
         let mut m3 = decode_table(&file[PAGE..PAGE + h.table_len as usize], &h, 256).unwrap();
         m3[1].shards[1].len = 16;
         let (h2, t) = reseal(&m3);
+        assert!(decode_table(&t, &h2, 256).is_err());
+        // A sorted block over a shard table, past the pages, or off a page boundary.
+        let fresh = || decode_table(&file[PAGE..PAGE + h.table_len as usize], &h, 256).unwrap();
+        for bad in [
+            metas[1].shards[2].at - metas[1].shards[2].at % PAGE as u64,
+            h.crcs_at,
+            fresh()[1].sorted.unwrap().at + 8,
+        ] {
+            let mut m4 = fresh();
+            m4[1].sorted = Some(SortedPlace { len: 700, at: bad });
+            let (h2, t) = reseal(&m4);
+            assert!(decode_table(&t, &h2, 256).is_err(), "sorted block at {bad}");
+        }
+        // Absent means length 0 too.
+        let mut m5 = fresh();
+        m5[1].sorted = Some(SortedPlace { len: 3, at: 0 });
+        let (h2, t) = reseal(&m5);
         assert!(decode_table(&t, &h2, 256).is_err());
     }
 }

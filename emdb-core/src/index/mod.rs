@@ -293,6 +293,7 @@ impl Keydir {
             live_bytes: self.live_bytes(),
             expiring: self.expiring(),
             shards,
+            sorted: None,
         })
     }
 

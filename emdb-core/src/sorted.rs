@@ -1,0 +1,820 @@
+//! Sorted order of one namespace, without a copy of any key in memory
+//! (docs/ARCHITECTURE.md, "Sorted order").
+//!
+//! A namespace's records are ordered by `(key, log offset)` in two arrays of
+//! log offsets:
+//!
+//! - the **base**: one entry per live key, as of the newest checkpoint or
+//!   compaction, either mapped from the checkpoint file (version 2's sorted
+//!   block) or held in memory;
+//! - the **delta**: every put and delete record written since, in order;
+//!   new records first land unsorted in `pending` and are sorted into the
+//!   delta when someone next reads in order.
+//!
+//! A key's current state is its entry with the highest offset (offsets only
+//! grow within a log generation): a put is live unless it expired, a delete
+//! hides every older entry. So iteration merges two sorted streams and never
+//! probes the hash index. Keys are read from the log where they lie; only
+//! sorting a batch of new records buffers their keys, for that sort.
+//!
+//! Memory stays bounded without anyone reading in order: when the unsorted
+//! records outgrow twice the sorted ones (plus a constant), they are dropped
+//! and the order is rebuilt from the hash index at the next ordered read.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::crypto::Crypt;
+use crate::error::{Error, Result};
+use crate::format::header::HEADER_SIZE;
+use crate::format::record::Kind;
+use crate::index::image::Image;
+use crate::namespace::read_at_checked;
+
+/// Unsorted records tolerated beyond twice the sorted ones before the
+/// order is dropped (and rebuilt on the next ordered read).
+#[cfg(not(test))]
+const PENDING_SLACK: usize = 1 << 16;
+/// Delta entries past which a refresh folds the delta into the base.
+#[cfg(not(test))]
+const FOLD_MIN: usize = 1 << 16;
+// Small in unit tests, so every path (fold, drop, rebuild) runs often.
+#[cfg(test)]
+const PENDING_SLACK: usize = 6;
+#[cfg(test)]
+const FOLD_MIN: usize = 4;
+
+/// The base: one offset per live key, in key order.
+#[derive(Clone)]
+pub(crate) enum Base {
+    /// Built in memory (compaction, a checkpoint, a rebuild).
+    Heap(Arc<[u64]>),
+    /// A checkpoint's sorted block, used where it lies: `len` offsets from
+    /// file byte `at`, each page checked against its CRC on first use.
+    Mapped {
+        image: Arc<Image>,
+        at: usize,
+        len: usize,
+    },
+}
+
+impl Base {
+    /// No entries.
+    pub(crate) fn empty() -> Base {
+        Base::Heap(Arc::from(Vec::new()))
+    }
+
+    /// Number of entries.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Base::Heap(v) => v.len(),
+            Base::Mapped { len, .. } => *len,
+        }
+    }
+
+    /// Entry `i` (`i < len`).
+    #[inline]
+    fn get(&self, i: usize) -> Result<u64> {
+        match self {
+            Base::Heap(v) => v
+                .get(i)
+                .copied()
+                .ok_or_else(|| Error::corruption(0, "sorted index read past its end")),
+            Base::Mapped { image, at, len } => {
+                if i >= *len {
+                    return Err(Error::corruption(0, "sorted index read past its end"));
+                }
+                let byte = at + i * 8;
+                image.ensure(byte)?;
+                let raw = image
+                    .map()
+                    .bytes(byte, 8)
+                    .and_then(|b| crate::format::read_u64(b, 0));
+                image.check_cut()?;
+                raw.ok_or_else(|| {
+                    Error::corruption(byte as u64, "sorted block outside the checkpoint")
+                })
+            }
+        }
+    }
+}
+
+/// What the sorted order of a namespace currently holds.
+struct State {
+    /// False: nothing is tracked; the next ordered read rebuilds from the
+    /// hash index.
+    built: bool,
+    base: Base,
+    /// Records since the base, sorted by `(key, offset)`.
+    delta: Arc<Vec<u64>>,
+    /// Records since the delta was last sorted, in log order.
+    pending: Vec<u64>,
+    /// Bumped when the order is replaced (clear, drop, rebuild, adopt), so a
+    /// refresh computed meanwhile is discarded.
+    epoch: u64,
+}
+
+/// The sorted order of one namespace of one log generation.
+pub(crate) struct Sorted {
+    state: Mutex<State>,
+    /// Serialises refreshes and rebuilds (they read the log, outside `state`).
+    refresh: Mutex<()>,
+}
+
+/// True when both are the same base (not a copy).
+fn same_base(a: &Base, b: &Base) -> bool {
+    match (a, b) {
+        (Base::Heap(x), Base::Heap(y)) => Arc::ptr_eq(x, y),
+        (
+            Base::Mapped {
+                image: x, at: a1, ..
+            },
+            Base::Mapped {
+                image: y, at: a2, ..
+            },
+        ) => Arc::ptr_eq(x, y) && a1 == a2,
+        _ => false,
+    }
+}
+
+/// Delta length from which a refresh folds it into a base of `base_len`.
+fn fold_at(base_len: usize) -> usize {
+    FOLD_MIN.max(base_len / 4)
+}
+
+/// What [`Sorted::begin`] found.
+pub(crate) enum Refresh<'a> {
+    /// Nothing to sort.
+    Ready(View),
+    /// Work for [`Sorted::finish`], holding the refresh lock.
+    Work(parking_lot::MutexGuard<'a, ()>, Work),
+}
+
+/// A refresh in progress.
+pub(crate) struct Work {
+    rebuild: bool,
+    base: Base,
+    delta: Arc<Vec<u64>>,
+    pending: Vec<u64>,
+    epoch: u64,
+}
+
+/// A consistent snapshot of a namespace's order, for one iterator.
+#[derive(Clone)]
+pub(crate) struct View {
+    pub base: Base,
+    pub delta: Arc<Vec<u64>>,
+}
+
+/// Where keys are read from: the generation's log bytes and record keys.
+#[derive(Clone, Copy)]
+pub(crate) struct KeySource<'a> {
+    pub bytes: &'a [u8],
+    pub crypt: Option<&'a Crypt>,
+}
+
+/// The parts of a record the order needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub kind: Kind,
+    pub expires_at: u64,
+}
+
+impl KeySource<'_> {
+    /// Read the record at `off`: its key into `key`, and its kind and expiry.
+    /// The CRC is not checked here (readers verify the records they return).
+    #[inline]
+    pub(crate) fn read(&self, off: u64, key: &mut Vec<u8>) -> Result<Head> {
+        if off < HEADER_SIZE as u64 || off >= self.bytes.len() as u64 {
+            return Err(Error::corruption(
+                off,
+                "sorted index points outside the log",
+            ));
+        }
+        let mut scratch = zeroize::Zeroizing::new(Vec::new());
+        let f = read_at_checked(self.bytes, off, self.crypt, &mut scratch, false)?;
+        if !matches!(f.kind, Kind::Put | Kind::Delete) {
+            return Err(Error::corruption(
+                off,
+                "sorted index points at a record that is not a put or delete",
+            ));
+        }
+        key.clear();
+        key.extend_from_slice(f.key);
+        Ok(Head {
+            kind: f.kind,
+            expires_at: f.expires_at,
+        })
+    }
+}
+
+impl Sorted {
+    /// An empty, tracked order (a new namespace, a replay from scratch).
+    pub(crate) fn new() -> Sorted {
+        Sorted::with(true, Base::empty())
+    }
+
+    /// An order that is not known yet (a checkpoint without a sorted block):
+    /// rebuilt from the hash index at the first ordered read.
+    pub(crate) fn unbuilt() -> Sorted {
+        Sorted::with(false, Base::empty())
+    }
+
+    /// An order starting from `base`.
+    pub(crate) fn over(base: Base) -> Sorted {
+        Sorted::with(true, base)
+    }
+
+    fn with(built: bool, base: Base) -> Sorted {
+        Sorted {
+            state: Mutex::new(State {
+                built,
+                base,
+                delta: Arc::new(Vec::new()),
+                pending: Vec::new(),
+                epoch: 0,
+            }),
+            refresh: Mutex::new(()),
+        }
+    }
+
+    /// A put or delete record of this namespace was indexed at `off`.
+    #[inline]
+    pub(crate) fn note(&self, off: u64) {
+        let mut s = self.state.lock();
+        if !s.built {
+            return;
+        }
+        s.pending.push(off);
+        if s.pending.len() > PENDING_SLACK + 2 * (s.base.len() + s.delta.len()) {
+            // Nobody reads in order: stop paying for it.
+            *s = State {
+                built: false,
+                base: Base::empty(),
+                delta: Arc::new(Vec::new()),
+                pending: Vec::new(),
+                epoch: s.epoch + 1,
+            };
+        }
+    }
+
+    /// Every key was removed (a `Clear` record).
+    pub(crate) fn clear(&self) {
+        let mut s = self.state.lock();
+        *s = State {
+            built: true,
+            base: Base::empty(),
+            delta: Arc::new(Vec::new()),
+            pending: Vec::new(),
+            epoch: s.epoch + 1,
+        };
+    }
+
+    /// Start a snapshot for an ordered read. `Ready` when nothing needs
+    /// sorting; otherwise the work to hand to [`Sorted::finish`] with key
+    /// bytes loaded *after* this call (so they cover every record noted
+    /// before it).
+    pub(crate) fn begin(&self) -> Refresh<'_> {
+        let guard = self.refresh.lock();
+        let mut s = self.state.lock();
+        if s.built && s.pending.is_empty() && s.delta.len() < fold_at(s.base.len()) {
+            return Refresh::Ready(View {
+                base: s.base.clone(),
+                delta: Arc::clone(&s.delta),
+            });
+        }
+        let work = if !s.built {
+            // Track from now on; the rebuild covers what came before.
+            s.built = true;
+            s.epoch += 1;
+            s.base = Base::empty();
+            s.delta = Arc::new(Vec::new());
+            s.pending.clear();
+            Work {
+                rebuild: true,
+                base: Base::empty(),
+                delta: Arc::new(Vec::new()),
+                pending: Vec::new(),
+                epoch: s.epoch,
+            }
+        } else {
+            Work {
+                rebuild: false,
+                base: s.base.clone(),
+                delta: Arc::clone(&s.delta),
+                pending: std::mem::take(&mut s.pending),
+                epoch: s.epoch,
+            }
+        };
+        Refresh::Work(guard, work)
+    }
+
+    /// Finish a snapshot [`Sorted::begin`] started: sort what was pending,
+    /// fold a large delta into the base, or rebuild the order from `live`
+    /// (the hash index's offsets) when it was not known.
+    pub(crate) fn finish(
+        &self,
+        refresh: Refresh<'_>,
+        keys: KeySource<'_>,
+        live: impl FnOnce() -> Result<Vec<u64>>,
+    ) -> Result<View> {
+        let (_guard, work) = match refresh {
+            Refresh::Ready(v) => return Ok(v),
+            Refresh::Work(g, w) => (g, w),
+        };
+        let done = self.compute(keys, live, &work);
+        let mut s = self.state.lock();
+        let (base, delta) = match done {
+            Ok(x) => x,
+            Err(e) => {
+                if s.epoch == work.epoch && !work.rebuild {
+                    // Keep what was pending for the next try.
+                    let mut back = work.pending;
+                    back.append(&mut s.pending);
+                    s.pending = back;
+                } else if s.epoch == work.epoch {
+                    // The rebuild failed: stop tracking until the next try.
+                    *s = State {
+                        built: false,
+                        base: Base::empty(),
+                        delta: Arc::new(Vec::new()),
+                        pending: Vec::new(),
+                        epoch: work.epoch + 1,
+                    };
+                }
+                return Err(e);
+            }
+        };
+        if s.epoch == work.epoch {
+            if !work.rebuild && !same_base(&s.base, &base) {
+                // Folded: a checkpoint taken before must not replace this base.
+                s.epoch += 1;
+            }
+            s.base = base.clone();
+            s.delta = Arc::clone(&delta);
+        }
+        // Otherwise the order was replaced meanwhile; this snapshot is still
+        // a consistent view of the records it covers.
+        Ok(View { base, delta })
+    }
+
+    fn compute(
+        &self,
+        keys: KeySource<'_>,
+        live: impl FnOnce() -> Result<Vec<u64>>,
+        work: &Work,
+    ) -> Result<(Base, Arc<Vec<u64>>)> {
+        if work.rebuild {
+            let base = Base::Heap(Arc::from(sort_offsets(keys, live()?)?));
+            return Ok((base, Arc::new(Vec::new())));
+        }
+        let fresh = sort_offsets(keys, work.pending.clone())?;
+        let delta = merge(keys, &work.delta, &fresh)?;
+        if delta.len() >= fold_at(work.base.len()) {
+            let view = View {
+                base: work.base.clone(),
+                delta: Arc::new(delta),
+            };
+            let folded = fold(keys, &view)?;
+            return Ok((Base::Heap(Arc::from(folded)), Arc::new(Vec::new())));
+        }
+        Ok((work.base.clone(), Arc::new(delta)))
+    }
+
+    /// Adopt `base` (computed from a snapshot covering the log below
+    /// `covered_end`, taken at `epoch`): records below it leave the delta.
+    pub(crate) fn adopt(&self, epoch: u64, base: Arc<[u64]>, covered_end: u64) {
+        let _r = self.refresh.lock();
+        let mut s = self.state.lock();
+        if s.epoch != epoch {
+            return;
+        }
+        s.built = true;
+        s.base = Base::Heap(base);
+        let delta: Vec<u64> = s
+            .delta
+            .iter()
+            .copied()
+            .filter(|&o| o >= covered_end)
+            .collect();
+        s.delta = Arc::new(delta);
+        s.pending.retain(|&o| o >= covered_end);
+        s.epoch += 1;
+    }
+
+    /// Start over from `base` (compaction: nothing was noted yet).
+    pub(crate) fn replace_base(&self, base: Base) {
+        let _r = self.refresh.lock();
+        let mut s = self.state.lock();
+        let epoch = s.epoch + 1;
+        *s = State {
+            built: true,
+            base,
+            delta: Arc::new(Vec::new()),
+            pending: Vec::new(),
+            epoch,
+        };
+    }
+
+    /// The current epoch (see [`Sorted::adopt`]).
+    pub(crate) fn epoch(&self) -> u64 {
+        self.state.lock().epoch
+    }
+
+    /// Bytes of memory held (anonymous memory only; a mapped base is not counted).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let s = self.state.lock();
+        let base = match &s.base {
+            Base::Heap(v) => v.len() * 8,
+            Base::Mapped { .. } => 0,
+        };
+        base + s.delta.capacity() * 8 + s.pending.capacity() * 8
+    }
+}
+
+/// Sort record offsets by `(key, offset)`. Keys are read once into one
+/// buffer; the sort compares the 8 bytes after the keys' common prefix as an
+/// integer first, so most comparisons touch neither the log nor the buffer.
+pub(crate) fn sort_offsets(keys: KeySource<'_>, offs: Vec<u64>) -> Result<Vec<u64>> {
+    if offs.len() < 2 {
+        return Ok(offs);
+    }
+    let mut buf: Vec<u8> = Vec::new();
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(offs.len());
+    let mut key = Vec::new();
+    for &off in &offs {
+        keys.read(off, &mut key)?;
+        spans.push((buf.len(), key.len()));
+        buf.extend_from_slice(&key);
+    }
+    let key_of = |(start, len): (usize, usize)| &buf[start..start + len];
+    let first = key_of(spans[0]);
+    let mut lcp = first.len();
+    for &sp in &spans[1..] {
+        let k = key_of(sp);
+        lcp = lcp.min(k.iter().zip(first).take_while(|(a, b)| a == b).count());
+        if lcp == 0 {
+            break;
+        }
+    }
+    let window = |k: &[u8]| {
+        let mut w = [0u8; 8];
+        let tail = k.get(lcp..).unwrap_or(&[]);
+        let n = tail.len().min(8);
+        w[..n].copy_from_slice(&tail[..n]);
+        // Big-endian: integer order is byte order.
+        w.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+    };
+    // (window, index into spans/offs)
+    let mut items: Vec<(u64, u32)> = Vec::with_capacity(offs.len());
+    let idx = |i: usize| {
+        u32::try_from(i)
+            .map_err(|_| Error::InvalidConfig("too many records to sort at once".into()))
+    };
+    for (i, &sp) in spans.iter().enumerate() {
+        items.push((window(key_of(sp)), idx(i)?));
+    }
+    items.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| {
+            let (ka, kb) = (key_of(spans[a.1 as usize]), key_of(spans[b.1 as usize]));
+            ka.get(lcp..)
+                .cmp(&kb.get(lcp..))
+                .then(offs[a.1 as usize].cmp(&offs[b.1 as usize]))
+        })
+    });
+    Ok(items.into_iter().map(|(_, i)| offs[i as usize]).collect())
+}
+
+/// Merge two lists sorted by `(key, offset)`.
+fn merge(keys: KeySource<'_>, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+    if a.is_empty() {
+        return Ok(b.to_vec());
+    }
+    if b.is_empty() {
+        return Ok(a.to_vec());
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    keys.read(a[0], &mut ka)?;
+    keys.read(b[0], &mut kb)?;
+    while i < a.len() && j < b.len() {
+        if (ka.as_slice(), a[i]) <= (kb.as_slice(), b[j]) {
+            out.push(a[i]);
+            i += 1;
+            if i < a.len() {
+                keys.read(a[i], &mut ka)?;
+            }
+        } else {
+            out.push(b[j]);
+            j += 1;
+            if j < b.len() {
+                keys.read(b[j], &mut kb)?;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    Ok(out)
+}
+
+/// The base a view stands for: each key's newest record when it is a put
+/// (expired ones included: the hash index holds them too).
+pub(crate) fn fold(keys: KeySource<'_>, view: &View) -> Result<Vec<u64>> {
+    let mut out = Vec::with_capacity(view.base.len());
+    let mut m = Merge::new(view.clone(), Bound::Unbounded, Bound::Unbounded);
+    while let Some(w) = m.next(keys)? {
+        if w.head.kind == Kind::Put {
+            out.push(w.off);
+        }
+    }
+    Ok(out)
+}
+
+/// A key's newest record, found by [`Merge::next`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Winner {
+    pub off: u64,
+    pub head: Head,
+}
+
+/// One of the two sorted streams of a view, with its head's key read.
+struct Stream {
+    at: usize,
+    key: Vec<u8>,
+    head: Option<(u64, Head)>,
+}
+
+impl Stream {
+    fn new(at: usize) -> Stream {
+        Stream {
+            at,
+            key: Vec::new(),
+            head: None,
+        }
+    }
+}
+
+/// Walk a view in key order, one key (its newest record) at a time.
+pub(crate) struct Merge {
+    view: View,
+    base: Stream,
+    delta: Stream,
+    start: Option<Bound<Vec<u8>>>,
+    end: Bound<Vec<u8>>,
+    /// The key of the last winner.
+    key: Vec<u8>,
+    done: bool,
+}
+
+impl Merge {
+    /// A walk over `[start, end]` of `view` (the first call to `next` seeks).
+    pub(crate) fn new(view: View, start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Merge {
+        Merge {
+            view,
+            base: Stream::new(0),
+            delta: Stream::new(0),
+            start: Some(start),
+            end,
+            key: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The key of the winner `next` returned last.
+    pub(crate) fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    fn seek(&mut self, keys: KeySource<'_>, start: &Bound<Vec<u8>>) -> Result<()> {
+        let mut k = Vec::new();
+        let before = |k: &[u8]| match start {
+            Bound::Included(s) => k < s.as_slice(),
+            Bound::Excluded(s) => k <= s.as_slice(),
+            Bound::Unbounded => false,
+        };
+        // Binary search: the first entry whose key is not before `start`.
+        let (mut lo, mut hi) = (0usize, self.view.base.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            keys.read(self.view.base.get(mid)?, &mut k)?;
+            if before(&k) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.base.at = lo;
+        let (mut lo, mut hi) = (0usize, self.view.delta.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            keys.read(self.view.delta[mid], &mut k)?;
+            if before(&k) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.delta.at = lo;
+        Ok(())
+    }
+
+    /// Read the head of each stream that has moved.
+    fn load(&mut self, keys: KeySource<'_>) -> Result<()> {
+        if self.base.head.is_none() && self.base.at < self.view.base.len() {
+            let off = self.view.base.get(self.base.at)?;
+            let h = keys.read(off, &mut self.base.key)?;
+            self.base.head = Some((off, h));
+        }
+        if self.delta.head.is_none() && self.delta.at < self.view.delta.len() {
+            let off = self.view.delta[self.delta.at];
+            let h = keys.read(off, &mut self.delta.key)?;
+            self.delta.head = Some((off, h));
+        }
+        Ok(())
+    }
+
+    /// The next key in order, as its newest record (puts, deletes and
+    /// expired puts alike: the caller decides what is visible).
+    pub(crate) fn next(&mut self, keys: KeySource<'_>) -> Result<Option<Winner>> {
+        if self.done {
+            return Ok(None);
+        }
+        if let Some(start) = self.start.take() {
+            self.seek(keys, &start)?;
+        }
+        self.load(keys)?;
+        let take_base = match (&self.base.head, &self.delta.head) {
+            (None, None) => {
+                self.done = true;
+                return Ok(None);
+            }
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(_), Some(_)) => self.base.key <= self.delta.key,
+        };
+        let mut best: Option<(u64, Head)> = None;
+        if take_base {
+            std::mem::swap(&mut self.key, &mut self.base.key);
+            best = self.base.head.take();
+            self.base.at += 1;
+        } else {
+            // The delta's head stays: the loop below takes it.
+            self.key.clear();
+            self.key.extend_from_slice(&self.delta.key);
+        }
+        let past_end = match &self.end {
+            Bound::Included(e) => self.key.as_slice() > e.as_slice(),
+            Bound::Excluded(e) => self.key.as_slice() >= e.as_slice(),
+            Bound::Unbounded => false,
+        };
+        if past_end {
+            self.done = true;
+            return Ok(None);
+        }
+        // Every delta record of the same key (sorted by offset, newest last).
+        loop {
+            if self.delta.head.is_none() {
+                if self.delta.at >= self.view.delta.len() {
+                    break;
+                }
+                let off = self.view.delta[self.delta.at];
+                let h = keys.read(off, &mut self.delta.key)?;
+                self.delta.head = Some((off, h));
+            }
+            if self.delta.key != self.key {
+                break;
+            }
+            let h = self.delta.head.take();
+            if h.map(|x| x.0) > best.map(|x| x.0) {
+                best = h;
+            }
+            self.delta.at += 1;
+        }
+        match best {
+            Some((off, head)) => Ok(Some(Winner { off, head })),
+            None => Err(Error::corruption(0, "sorted index lost its place")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crate::Emdb;
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn key(r: &mut Rng) -> Vec<u8> {
+        // Shared prefixes of several lengths, so windows tie and differ.
+        let n = r.below(300);
+        match r.below(3) {
+            0 => format!("user:{n:05}").into_bytes(),
+            1 => format!("u{n}").into_bytes(),
+            _ => vec![b'k'; (n % 12) as usize],
+        }
+    }
+
+    fn check(db: &Emdb, model: &BTreeMap<Vec<u8>, Vec<u8>>, r: &mut Rng, step: usize) {
+        let all = db.range(..).unwrap();
+        let want: Vec<_> = model.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        assert!(
+            all == want,
+            "step {step}: full range differs ({} vs {})",
+            all.len(),
+            want.len()
+        );
+        let a = key(r);
+        let got: Vec<Vec<u8>> = db.iter_from(&a).unwrap().map(|x| x.unwrap().0).collect();
+        let want: Vec<Vec<u8>> = model.range(a.clone()..).map(|(k, _)| k.clone()).collect();
+        assert_eq!(got, want, "step {step}: iter_from");
+        let p = &a[..a.len().min(4)];
+        let got: Vec<Vec<u8>> = db
+            .range_prefix(p)
+            .unwrap()
+            .into_iter()
+            .map(|x| x.0)
+            .collect();
+        let want: Vec<Vec<u8>> = model.keys().filter(|k| k.starts_with(p)).cloned().collect();
+        assert_eq!(got, want, "step {step}: prefix");
+    }
+
+    fn run(path: Option<&std::path::Path>, seed: u64) {
+        let open = || match path {
+            Some(p) => Emdb::open(p).unwrap(),
+            None => Emdb::open_in_memory(),
+        };
+        let mut db = open();
+        let mut model = BTreeMap::new();
+        let mut r = Rng(seed);
+        for step in 0..1500 {
+            match r.below(100) {
+                0..=44 => {
+                    let (k, v) = (key(&mut r), r.next().to_le_bytes().to_vec());
+                    db.insert(&k, &v).unwrap();
+                    model.insert(k, v);
+                }
+                45..=64 => {
+                    let k = key(&mut r);
+                    db.remove(&k).unwrap();
+                    model.remove(&k);
+                }
+                65..=69 => {
+                    let items: Vec<_> = (0..r.below(40))
+                        .map(|i| (key(&mut r), vec![i as u8]))
+                        .collect();
+                    db.insert_many(items.clone()).unwrap();
+                    model.extend(items);
+                }
+                70 => {
+                    db.clear().unwrap();
+                    model.clear();
+                }
+                71..=72 => db.compact().unwrap(),
+                73..=74 => db.checkpoint().unwrap(),
+                77 => {
+                    // A long run of writes with no ordered read: the
+                    // unsorted records outgrow the order, which is dropped.
+                    for i in 0..700u32 {
+                        let k = key(&mut r);
+                        db.insert(&k, i.to_le_bytes()).unwrap();
+                        model.insert(k, i.to_le_bytes().to_vec());
+                    }
+                }
+                75..=76 if path.is_some() => {
+                    drop(db);
+                    db = open();
+                }
+                _ => check(&db, &model, &mut r, step),
+            }
+        }
+        check(&db, &model, &mut r, usize::MAX);
+    }
+
+    #[test]
+    fn sorted_reads_agree_with_a_btreemap_through_folds_drops_and_rebuilds() {
+        for seed in 1..4 {
+            run(None, seed * 7919);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for seed in 1..4 {
+            let p = dir.path().join(format!("s{seed}.emdb"));
+            run(Some(&p), seed * 104_729);
+        }
+    }
+}
