@@ -444,6 +444,45 @@ fn every_feature_works_encrypted() {
     assert_eq!(mem.get("a").unwrap(), Some(b"b".to_vec()));
 }
 
+/// Sorted reads work encrypted, across a checkpoint and reopen, and the
+/// checkpoint carries no sorted block (its order of offsets would give away
+/// the order of the keys): the order is rebuilt in memory on first use.
+#[test]
+fn encrypted_sorted_order_is_never_written_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sorted.emdb");
+    let name = |i: u32| format!("key{:05}", (i * 7919) % 1000);
+    {
+        let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+        db.insert_many((0..1000u32).map(|i| (name(i), i.to_string())))
+            .unwrap();
+        db.checkpoint().unwrap();
+    }
+    let ckpt = std::fs::read(format!("{}.ckpt", path.display())).unwrap();
+    // Version 2; the default namespace's table entry (id, name length 0,
+    // live_bytes, expiring) is followed by sorted_len and sorted_at.
+    assert_eq!(&ckpt[8..12], &2u32.to_le_bytes());
+    let at = 4096 + 4 + 2 + 8 + 8;
+    assert_eq!(&ckpt[at..at + 16], &[0u8; 16], "no sorted block");
+    let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    let keys: Vec<Vec<u8>> = db.range_iter(..).unwrap().map(|r| r.unwrap().0).collect();
+    let want: Vec<Vec<u8>> = (0..1000u32)
+        .map(|i| format!("key{i:05}").into_bytes())
+        .collect();
+    assert_eq!(keys, want);
+    // The plain database of the same keys does write one.
+    let plain = dir.path().join("plain.emdb");
+    {
+        let db = Emdb::open(&plain).unwrap();
+        db.insert_many((0..1000u32).map(|i| (name(i), i.to_string())))
+            .unwrap();
+        db.checkpoint().unwrap();
+    }
+    let ckpt = std::fs::read(format!("{}.ckpt", plain.display())).unwrap();
+    assert_eq!(&ckpt[at..at + 8], &1000u64.to_le_bytes());
+}
+
 #[test]
 fn enable_rotate_disable() {
     let dir = tempfile::tempdir().unwrap();

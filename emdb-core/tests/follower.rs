@@ -222,6 +222,53 @@ fn in_process_follower_sees_writes_and_compaction() {
     assert_eq!(r.list_namespaces().unwrap(), vec!["n"]);
 }
 
+/// A follower's sorted reads agree with its hash reads as it catches up:
+/// new keys, deletes, a checkpoint with a sorted block, a compaction.
+#[test]
+fn a_follower_reads_in_key_order_as_it_catches_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sorted.emdb");
+    let w = Emdb::open(&path).unwrap();
+    let keys =
+        |db: &Emdb| -> Vec<Vec<u8>> { db.range_iter(..).unwrap().map(|r| r.unwrap().0).collect() };
+    let name = |i: u32| format!("k{i:04}").into_bytes();
+    w.insert_many((0..300u32).rev().map(|i| (name(i), b"v".to_vec())))
+        .unwrap();
+    w.checkpoint().unwrap();
+    let r = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    let mut want: Vec<Vec<u8>> = (0..300).map(name).collect();
+    assert_eq!(keys(&r), want);
+    for i in (0..300u32).step_by(7) {
+        w.remove(name(i)).unwrap();
+    }
+    w.insert_many((300..340u32).map(|i| (name(i), b"w".to_vec())))
+        .unwrap();
+    w.flush().unwrap();
+    r.refresh().unwrap();
+    want.retain(|k| !(0..300u32).step_by(7).any(|i| name(i) == *k));
+    want.extend((300..340).map(name));
+    assert_eq!(keys(&r), want);
+    w.compact().unwrap();
+    w.remove(name(1)).unwrap();
+    w.flush().unwrap();
+    r.refresh().unwrap();
+    r.refresh().unwrap();
+    want.retain(|k| *k != name(1));
+    assert_eq!(keys(&r), want);
+    let prefix: Vec<_> = r
+        .range_prefix("k030")
+        .unwrap()
+        .into_iter()
+        .map(|p| p.0)
+        .collect();
+    let want_prefix: Vec<_> = want
+        .iter()
+        .filter(|k| k.starts_with(b"k030"))
+        .cloned()
+        .collect();
+    assert_eq!(prefix, want_prefix);
+}
+
 #[test]
 fn backup_under_concurrent_writes_is_a_consistent_snapshot() {
     let dir = tempfile::tempdir().unwrap();
