@@ -588,6 +588,14 @@ macro_rules! keyspace_api {
             self.engine().count(self.ns_id())
         }
 
+        /// Live records that carry an expiry (expired ones not yet swept
+        /// included); 0 means no key here can expire. O(1).
+        pub fn expiring_len(&self) -> Result<u64> {
+            let e = self.engine();
+            let gen = e.gen.load();
+            e.with_ns(&gen, self.ns_id(), |ns| Ok(ns.keydir.expiring()))
+        }
+
         /// True when there are no live keys.
         pub fn is_empty(&self) -> Result<bool> {
             Ok(self.len()? == 0)

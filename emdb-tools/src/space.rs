@@ -82,6 +82,11 @@ impl Space {
         both!(self, s => s.len())
     }
 
+    /// Live records that carry an expiry (0: no key here can expire).
+    pub fn expiring_len(&self) -> Result<u64> {
+        both!(self, s => s.expiring_len())
+    }
+
     /// True when the key space holds no live key.
     pub fn is_empty(&self) -> Result<bool> {
         Ok(self.len()? == 0)

@@ -66,6 +66,7 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             .collect(),
     };
     let mut listings = Vec::with_capacity(names.len());
+    let mut any_expiry = false;
     for name in &names {
         let space = if name.is_empty() {
             Space::Default(db.clone())
@@ -73,6 +74,7 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             Space::Named(db.namespace(name)?)
         };
         let count = space.len()?;
+        any_expiry |= space.expiring_len()? > 0;
         listings.push(Listing { space, count });
     }
     let stats = db.stats()?;
@@ -80,7 +82,7 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         namespaces: names,
         encrypted: stats.encrypted,
         // Decides the CSV expiry column before the first record.
-        any_expiry: stats.expiring_records > 0,
+        any_expiry,
     };
     let records = match file {
         None => write_all(&listings, &plan, format, ui.codec, ui.quiet, ui.out)?,
