@@ -25,16 +25,6 @@ impl EmdbCore {
     fn db(&self) -> Result<&Emdb> {
         self.db.as_ref().ok_or_else(|| closed("emdb-core"))
     }
-
-    fn open_with(&mut self, range_scans: bool) -> Result<()> {
-        self.db = Some(
-            Emdb::builder()
-                .path(self.dir.join("db.emdb"))
-                .enable_range_scans(range_scans)
-                .build()?,
-        );
-        Ok(())
-    }
 }
 
 impl Store for EmdbCore {
@@ -90,18 +80,6 @@ impl Store for EmdbCore {
         Ok(sum)
     }
 
-    fn begin_range_reads(&mut self) -> Result<()> {
-        // Range scans are opt-in (they keep a sorted copy of every key):
-        // reopen with them for this phase only.
-        self.close()?;
-        self.open_with(true)
-    }
-
-    fn end_range_reads(&mut self) -> Result<()> {
-        self.close()?;
-        self.open_with(false)
-    }
-
     fn range_reads(&mut self, starts: &[Key], len: usize) -> Result<Option<ReadSum>> {
         let db = self.db()?;
         let mut sum = ReadSum::default();
@@ -142,7 +120,8 @@ impl Store for EmdbCore {
     }
 
     fn open(&mut self) -> Result<()> {
-        self.open_with(false)
+        self.db = Some(Emdb::open(self.dir.join("db.emdb"))?);
+        Ok(())
     }
 
     fn index_bytes(&self) -> Result<Option<u64>> {

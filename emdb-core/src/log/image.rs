@@ -38,6 +38,10 @@ impl ImageMap {
         // below turns into `cut_at`. The slots are only ever accessed as
         // atomics through `slots`, never as `&mut [u8]`.
         let mut map = unsafe { MmapOptions::new().len(len).map_copy(file)? };
+        // Reads probe a slot or a sorted entry here and there: no readahead,
+        // and no huge mapping of a large page-cache folio for one probe.
+        let _ = map.advise(memmap2::Advice::Random);
+        let _ = map.advise(memmap2::Advice::NoHugePage);
         let registration = sigbus::register(map.as_mut_ptr(), len, true);
         Ok(ImageMap {
             cut: registration.cut_word(),
