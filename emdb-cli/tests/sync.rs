@@ -657,3 +657,24 @@ fn refused_writes_hold_the_cursor_back() {
     assert_eq!(done["resends"], 0, "{done}");
     wait_equal(&db, &[&server], &default_prefix);
 }
+
+#[test]
+fn an_idle_follow_outlives_drops_far_apart() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let w = writer(&db.path);
+    workload(&w, 0);
+    let url = server.url();
+    let mut child = sync_child(&db, &["--to", &url, "--follow", "--retry-for", "2s"]);
+    wait_equal(&db, &[&server], &default_prefix);
+    // Two failures further apart than --retry-for, nothing to send between
+    // them: each is a new run of failures, not one run of 6 s.
+    server.cli(&["CLIENT", "KILL", "TYPE", "normal"]);
+    std::thread::sleep(Duration::from_secs(6));
+    server.cli(&["CLIENT", "KILL", "TYPE", "normal"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "the sync gave up");
+    workload(&w, 1);
+    wait_equal(&db, &[&server], &default_prefix);
+    sigkill(&mut child);
+}

@@ -306,6 +306,7 @@ impl Run<'_> {
                 Some(f) => f,
                 None => self.reopen(db, target, ui)?,
             };
+            let began = Instant::now();
             let e = match self.session(target, &layout, f, ui) {
                 Ok(()) => return Ok(()),
                 Err(Stop::Fatal(e)) => return Err(e),
@@ -313,6 +314,12 @@ impl Run<'_> {
             };
             self.n.errors += 1;
             target.reset();
+            // A session that worked for a while (say, following an idle
+            // writer) ends a run of failures as progress does.
+            if began.elapsed() >= MAX_BACKOFF {
+                self.failing_since = None;
+                self.backoff = FIRST_BACKOFF;
+            }
             let since = *self.failing_since.get_or_insert_with(Instant::now);
             if since.elapsed() + self.backoff > self.args.retry_for {
                 self.bar.abandon();
