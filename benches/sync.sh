@@ -2,6 +2,7 @@
 # The `emdb sync` targets of issue 18 (figures in docs/BENCH.md, "emdb sync").
 #
 #   bash benches/sync.sh [N]        # N records for the full copy, default 1,000,000
+#   ROUNDS=5 bash benches/sync.sh   # full-copy rounds (default 3), medians printed
 #
 # Starts its own redis-server processes on loopback ports (one standalone,
 # three cluster masters joined with `redis-cli --cluster create`), stops them
@@ -9,7 +10,8 @@
 #   1. full copy of N records (24-byte keys, 150-byte values) into the
 #      standalone server: `emdb export --format resp | redis-cli --pipe`
 #      against `emdb sync --to`, same run, same server (flushed between);
-#   2. the same full copy into the 3-master cluster with `emdb sync --cluster`;
+#   2. the same full copy into the 3-master cluster with `emdb sync --cluster`
+#      (1 and 2 alternate, ROUNDS times, then the medians);
 #   3. follow lag at 10,000 durable writes/s: from `flush` returning to the
 #      key being readable in Redis (p50, p99, max);
 #   4. resends after a SIGKILL in the middle of a full copy: the restart's
@@ -65,25 +67,31 @@ DB=$WORK/src.emdb
 "$HELPER" fill "$DB" "$N"
 echo "source: $N records, $(stat -c %s "$DB") bytes"
 
-# 1. Full copy into one server.
-redis-cli -p "$P" FLUSHALL >/dev/null
-t0=$(now); "$EMDB" --db "$DB" export --format resp | redis-cli -p "$P" --pipe >/dev/null; t1=$(now)
-pipe=$(secs "$t0" "$t1"); keys=$(redis-cli -p "$P" DBSIZE)
-echo "export --format resp | redis-cli --pipe: ${pipe}s ($keys keys)"
-redis-cli -p "$P" FLUSHALL >/dev/null
-t0=$(now); "$EMDB" --db "$DB" sync --quiet --to "redis://127.0.0.1:$P"; t1=$(now)
-sync1=$(secs "$t0" "$t1"); keys=$(redis-cli -p "$P" DBSIZE)
-echo "emdb sync (standalone): ${sync1}s ($keys keys incl. the cursor) = $(python3 -c "print(f'{$pipe/$sync1:.2f}')")x the pipe's speed"
-
-# 2. Full copy into a 3-master cluster.
+# 1. and 2. Full copies, alternating ROUNDS times (default 3): the pipe, the
+# sync into the one server, the sync into the cluster (each target flushed
+# first, so every sync starts fresh); then the medians.
 C1=$(free_port); C2=$(free_port); C3=$(free_port)
 start_redis "$C1" "$WORK/c1" cluster; start_redis "$C2" "$WORK/c2" cluster; start_redis "$C3" "$WORK/c3" cluster
 redis-cli --cluster create 127.0.0.1:$C1 127.0.0.1:$C2 127.0.0.1:$C3 --cluster-replicas 0 --cluster-yes >/dev/null
 until redis-cli -p "$C1" CLUSTER INFO | grep -q cluster_state:ok; do sleep 0.1; done
-t0=$(now); "$EMDB" --db "$DB" sync --quiet --cluster --to "redis://127.0.0.1:$C1"; t1=$(now)
-syncc=$(secs "$t0" "$t1")
-total=0; for c in $C1 $C2 $C3; do total=$((total + $(redis-cli -p "$c" DBSIZE))); done
-echo "emdb sync (3-master cluster): ${syncc}s ($total keys) = $(python3 -c "print(f'{$pipe/$syncc:.2f}')")x the pipe's speed"
+ratio() { python3 -c 'import sys; print(f"{float(sys.argv[1]) / float(sys.argv[2]):.2f}")' "$1" "$2"; }
+median() { python3 -c "import statistics, sys; print(f'{statistics.median(float(x) for x in sys.argv[1:]):.2f}')" "$@"; }
+PIPES=(); SYNCS=(); CLUSTERS=()
+for round in $(seq 1 "${ROUNDS:-3}"); do
+    redis-cli -p "$P" FLUSHALL >/dev/null
+    t0=$(now); "$EMDB" --db "$DB" export --format resp 2>/dev/null | redis-cli -p "$P" --pipe >/dev/null; t1=$(now)
+    pipe=$(secs "$t0" "$t1"); keys=$(redis-cli -p "$P" DBSIZE); PIPES+=("$pipe")
+    redis-cli -p "$P" FLUSHALL >/dev/null
+    t0=$(now); "$EMDB" --db "$DB" sync --quiet --to "redis://127.0.0.1:$P"; t1=$(now)
+    sync1=$(secs "$t0" "$t1"); keys1=$(redis-cli -p "$P" DBSIZE); SYNCS+=("$sync1")
+    for c in $C1 $C2 $C3; do redis-cli -p "$c" FLUSHALL >/dev/null; done
+    t0=$(now); "$EMDB" --db "$DB" sync --quiet --cluster --to "redis://127.0.0.1:$C1"; t1=$(now)
+    syncc=$(secs "$t0" "$t1"); CLUSTERS+=("$syncc")
+    total=0; for c in $C1 $C2 $C3; do total=$((total + $(redis-cli -p "$c" DBSIZE))); done
+    echo "round $round: export --format resp | redis-cli --pipe ${pipe}s ($keys keys); emdb sync ${sync1}s ($keys1 keys incl. the cursor) = $(ratio "$pipe" "$sync1")x; emdb sync --cluster ${syncc}s ($total keys) = $(ratio "$pipe" "$syncc")x"
+done
+mp=$(median "${PIPES[@]}"); ms=$(median "${SYNCS[@]}"); mc=$(median "${CLUSTERS[@]}")
+echo "medians of ${#PIPES[@]}: pipe ${mp}s; emdb sync (standalone) ${ms}s = $(ratio "$mp" "$ms")x the pipe's speed; emdb sync (3-master cluster) ${mc}s = $(ratio "$mp" "$mc")x"
 
 # 3. Follow lag at 10,000 durable writes/s.
 redis-cli -p "$P" FLUSHALL >/dev/null

@@ -575,3 +575,106 @@ fn dropped_connections_are_retried_without_losing_a_change() {
     assert!(child.try_wait().unwrap().is_none(), "the sync gave up");
     sigkill(&mut child);
 }
+
+#[test]
+fn refused_writes_hold_the_cursor_back() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    {
+        let w = writer(&db.path);
+        for i in 0..40_000u32 {
+            w.insert(format!("key{i:06}"), [b'x'; 100]).unwrap();
+        }
+        w.flush().unwrap();
+    }
+    let url = server.url();
+    let state = db.file("sync.state");
+    let state = state.to_str().unwrap();
+    // The server refuses writes past 3 MiB (-OOM; noeviction is the default
+    // policy): the sync retries, then gives up with exit 9.
+    server.cli(&["CONFIG", "SET", "maxmemory", "3mb"]);
+    db.cmd([
+        "sync",
+        "--to",
+        &url,
+        "--state-file",
+        state,
+        "--retry-for",
+        "1s",
+    ])
+    .assert()
+    .code(9)
+    .stderr(predicates::str::contains("OOM"));
+    let in_redis: usize = server.cli(&["DBSIZE"]).trim().parse().unwrap();
+    assert!(in_redis < 40_000, "{in_redis} keys in a 3 MiB server");
+    // The cursor (kept locally, so saving it never failed) covers only
+    // records the server took.
+    let saved: u64 = std::fs::read_to_string(state)
+        .map(|t| t.split_whitespace().nth(4).unwrap().parse().unwrap())
+        .unwrap_or(0);
+    let source = writer(&db.path);
+    let (mut feed, _) = emdb_core::changes::ChangeFeed::open(&source, None).unwrap();
+    let mut covered = Vec::new();
+    while feed.cursor().position < saved {
+        let poll = feed.poll(1 << 20).unwrap();
+        assert!(!poll.units.is_empty(), "the cursor is past the log");
+        for unit in poll.units.iter().filter(|u| u.end.position <= saved) {
+            for change in &unit.changes {
+                if let emdb_core::changes::Change::Put { key, .. } = change {
+                    covered.push(key.clone());
+                }
+            }
+        }
+    }
+    assert!(
+        !covered.is_empty(),
+        "no cursor was saved before the refusals"
+    );
+    let mut con = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let mut exists = redis::pipe();
+    for k in &covered {
+        exists.cmd("EXISTS").arg(k);
+    }
+    let found: Vec<i64> = exists.query(&mut con).unwrap();
+    let lost: Vec<_> = covered
+        .iter()
+        .zip(&found)
+        .filter(|(_, f)| **f != 1)
+        .map(|(k, _)| String::from_utf8_lossy(k))
+        .take(5)
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "the cursor covers records not in Redis: {lost:?}"
+    );
+    drop(source);
+    // Room again: the same command completes, exactly.
+    server.cli(&["CONFIG", "SET", "maxmemory", "0"]);
+    let done = sync_once(&db, &["--to", &url, "--state-file", state]);
+    assert_eq!(done["resends"], 0, "{done}");
+    wait_equal(&db, &[&server], &default_prefix);
+}
+
+#[test]
+fn an_idle_follow_outlives_drops_far_apart() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let w = writer(&db.path);
+    workload(&w, 0);
+    let url = server.url();
+    let mut child = sync_child(&db, &["--to", &url, "--follow", "--retry-for", "2s"]);
+    wait_equal(&db, &[&server], &default_prefix);
+    // Two failures further apart than --retry-for, nothing to send between
+    // them: each is a new run of failures, not one run of 6 s.
+    server.cli(&["CLIENT", "KILL", "TYPE", "normal"]);
+    std::thread::sleep(Duration::from_secs(6));
+    server.cli(&["CLIENT", "KILL", "TYPE", "normal"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "the sync gave up");
+    workload(&w, 1);
+    wait_equal(&db, &[&server], &default_prefix);
+    sigkill(&mut child);
+}

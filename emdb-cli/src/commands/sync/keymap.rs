@@ -76,10 +76,26 @@ impl KeyMap {
     }
 
     /// The Redis key of `key` in `namespace`.
+    #[cfg(test)]
     pub fn key(&self, namespace: &str, key: &[u8]) -> Vec<u8> {
-        let mut out = self.prefix(namespace);
-        out.extend_from_slice(key);
+        let mut out = Vec::new();
+        self.write_key(namespace, key, &mut out);
         out
+    }
+
+    /// Replace the contents of `out` with the Redis key of `key` in
+    /// `namespace` (no allocation once `out` is large enough).
+    pub fn write_key(&self, namespace: &str, key: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        if !namespace.is_empty() {
+            for p in &self.parts {
+                match p {
+                    Part::Text(t) => out.extend_from_slice(t.as_bytes()),
+                    Part::Name => out.extend_from_slice(namespace.as_bytes()),
+                }
+            }
+        }
+        out.extend_from_slice(key);
     }
 }
 

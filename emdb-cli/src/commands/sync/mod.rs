@@ -5,19 +5,36 @@
 //! feed (`emdb_core::changes`): read-only, no lock, durable units only. The
 //! full copy is the replay of the current file from its first record (a
 //! compacted file holds only live records); following is the same replay
-//! going on. Each batch of units goes out as one pipeline, then the cursor
+//! going on.
+//!
+//! The copy is pipelined (`pipeline`): a reader thread decodes units and
+//! encodes them as RESP into batches, one buffer per target node (routed by
+//! cluster slot); this thread writes the batches to one connection per
+//! node without waiting, keeping up to [`WINDOW`] batches unacknowledged;
+//! a reply reader per connection counts the replies. Once every command of
+//! a batch and of those before it has been acknowledged, the cursor
 //! (database id, generation, offset) is saved, in the target or a local
-//! state file: a restart resends at most the batch in flight.
+//! state file: a restart resends at most the unacknowledged window. Any
+//! failure drops the connections, and the sync starts again (with backoff)
+//! from the last acknowledged cursor.
 
 mod cursor;
 mod keymap;
+mod pipeline;
+mod resp;
 mod target;
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Args;
-use emdb_core::changes::{Change, ChangeFeed, Start, Unit};
+use emdb_core::changes::{ChangeFeed, Cursor, Start};
+use emdb_core::Emdb;
+use indicatif::ProgressBar;
 use serde::Serialize;
 
 use crate::database::Session;
@@ -26,7 +43,9 @@ use crate::output::Ui;
 use crate::progress;
 use cursor::CursorStore;
 use keymap::{prefix_pattern, KeyMap, DEFAULT_NS_PREFIX};
-use target::{Op, Target};
+use pipeline::{Ack, Item, Shared, Stream};
+use resp::{Encoder, Layout};
+use target::{Op, Target, CONNECT_TIMEOUT, REPLY_TIMEOUT};
 
 /// Arguments of `sync`.
 #[derive(Debug, Clone, Args)]
@@ -68,12 +87,13 @@ pub struct SyncArgs {
     pub interval: Duration,
 }
 
-/// Largest stretch of log read per batch (one pipeline).
-const BATCH_BYTES: usize = 4 << 20;
-/// Most target operations per pipeline.
+/// Most target operations per pipeline of the control connection (deletes
+/// of a cleared namespace, of a target before a resend).
 const BATCH_OPS: usize = 20_000;
-/// Pause between looks at the log while caught up.
-const POLL_IDLE: Duration = Duration::from_millis(2);
+/// Most batches written and not yet acknowledged.
+const WINDOW: usize = 16;
+/// Batches the log reader may encode ahead of the writer.
+const QUEUE: usize = 8;
 
 /// One status tick (`--json`), and the final report.
 #[derive(Serialize)]
@@ -172,87 +192,29 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         "copying",
         ui.quiet,
     );
-    let began = Instant::now();
-    let mut last_tick = Instant::now();
-    let mut ops_at_tick = 0u64;
-    let mut behind_since: Option<Instant> = None;
-    let mut ops = Vec::new();
-    let mut copying = true;
-    loop {
-        let poll = feed.poll(BATCH_BYTES)?;
-        if let Some(reason) = &poll.resend {
-            apply_units(
-                args,
-                &mut target,
-                &shown,
-                &keymap,
-                &feed,
-                &poll.units,
-                &mut ops,
-                &mut n,
-            )?;
-            ui.note(&format!("emdb sync: copying everything again: {reason}"));
-            n.resends += 1;
-            clear_target(args, &mut target, &shown, &store, &mut n)?;
-            continue;
-        }
-        let got = !poll.units.is_empty();
-        if got {
-            behind_since.get_or_insert_with(Instant::now);
-            apply_units(
-                args,
-                &mut target,
-                &shown,
-                &keymap,
-                &feed,
-                &poll.units,
-                &mut ops,
-                &mut n,
-            )?;
-            let cur = feed.cursor();
-            retrying(args, &mut target, &shown, &mut n.errors, |t| {
-                store.save(t, &cur)
-            })?;
-            if copying {
-                bar.set_position(
-                    cur.position
-                        .saturating_sub(c.position)
-                        .min(bar.length().unwrap_or(0)),
-                );
-            }
-        }
-        let caught_up = feed.cursor().position >= feed.durable_end();
-        if caught_up {
-            behind_since = None;
-        }
-        if copying && (caught_up || feed.cursor().position >= copy_end) {
-            copying = false;
-            bar.finish_and_clear();
-            if !args.follow {
-                break;
-            }
-        }
-        // While copying, the bar says it on a terminal; JSON ticks go on.
-        let show = ui.json || !copying || bar.is_hidden();
-        if show && last_tick.elapsed() >= args.interval {
-            let secs = last_tick.elapsed().as_secs_f64().max(1e-3);
-            let tick = tick(
-                if copying { "copy" } else { "status" },
-                &feed,
-                &n,
-                behind_since,
-                (n.applied_ops - ops_at_tick) as f64 / secs,
-            );
-            print_tick(ui, &tick)?;
-            last_tick = Instant::now();
-            ops_at_tick = n.applied_ops;
-        }
-        if !got {
-            std::thread::sleep(POLL_IDLE);
-        }
-    }
-    let secs = began.elapsed().as_secs_f64().max(1e-3);
-    let done = tick("done", &feed, &n, None, n.applied_ops as f64 / secs);
+    let layout = retrying(args, &mut target, &shown, &mut n.errors, |t| t.layout())?;
+    let mut run = Run {
+        args,
+        shown,
+        store,
+        keymap,
+        n,
+        acked: c,
+        durable_end: feed.durable_end(),
+        copy_from: c.position,
+        copy_end,
+        copying: true,
+        bar,
+        began: Instant::now(),
+        last_tick: Instant::now(),
+        ops_at_tick: 0,
+        behind_since: None,
+        failing_since: None,
+        backoff: FIRST_BACKOFF,
+    };
+    run.go(&db, &mut target, feed, layout, ui)?;
+    let secs = run.began.elapsed().as_secs_f64().max(1e-3);
+    let done = run.tick("done", None, run.n.applied_ops as f64 / secs);
     if ui.json {
         ui.json_line(&done)?;
     } else if !ui.quiet {
@@ -264,26 +226,426 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     Ok(())
 }
 
-fn tick<'a>(
-    event: &'a str,
-    feed: &ChangeFeed,
-    n: &Counters,
+/// First pause after a failure; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+/// Longest pause between attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Why a session of the bulk path ended early.
+enum Stop {
+    /// The target failed: reconnect and go on from the acknowledged cursor.
+    Target(redis::RedisError),
+    /// Anything else (the log, the cursor store, `--retry-for` used up).
+    Fatal(CliError),
+}
+
+impl From<CliError> for Stop {
+    fn from(e: CliError) -> Stop {
+        Stop::Fatal(e)
+    }
+}
+
+/// A batch written and not yet acknowledged.
+struct Flight {
+    /// Replies each node must have sent (counted since its connection
+    /// opened) for the batch to be acknowledged.
+    need: Vec<u64>,
+    end: Option<Cursor>,
+    ops: u64,
+    units: u64,
+}
+
+/// The connections of one session and what they have carried.
+struct Conns {
+    streams: Vec<Stream>,
+    acks: Receiver<Ack>,
+    sent: Vec<u64>,
+    replied: Vec<u64>,
+    inflight: VecDeque<Flight>,
+    last_reply: Instant,
+}
+
+/// The state of a sync across sessions.
+struct Run<'a> {
+    args: &'a SyncArgs,
+    shown: String,
+    store: CursorStore,
+    keymap: KeyMap,
+    n: Counters,
+    /// The cursor after the last acknowledged unit (saved after each
+    /// acknowledgement).
+    acked: Cursor,
+    durable_end: u64,
+    copy_from: u64,
+    copy_end: u64,
+    copying: bool,
+    bar: ProgressBar,
+    began: Instant,
+    last_tick: Instant,
+    ops_at_tick: u64,
     behind_since: Option<Instant>,
-    ops_per_s: f64,
-) -> Tick<'a> {
-    let c = feed.cursor();
-    Tick {
-        event,
-        generation: c.generation,
-        position: c.position,
-        durable_end: feed.durable_end(),
-        lag_bytes: feed.durable_end().saturating_sub(c.position),
-        lag_ms: behind_since.map_or(0, |t| t.elapsed().as_millis() as u64),
-        ops_per_s: ops_per_s as u64,
-        applied_ops: n.applied_ops,
-        units: n.units,
-        errors: n.errors,
-        resends: n.resends,
+    failing_since: Option<Instant>,
+    backoff: Duration,
+}
+
+impl Run<'_> {
+    /// Sessions until the copy is done (or, with `--follow`, forever): after
+    /// a target failure, back off, reconnect, reopen the feed at the
+    /// acknowledged cursor and go on; after `--retry-for` of failures, exit 9.
+    fn go(
+        &mut self,
+        db: &Emdb,
+        target: &mut Target,
+        feed: ChangeFeed,
+        mut layout: Layout,
+        ui: &mut Ui,
+    ) -> CliResult {
+        let mut feed = Some(feed);
+        loop {
+            let f = match feed.take() {
+                Some(f) => f,
+                None => self.reopen(db, target, ui)?,
+            };
+            let began = Instant::now();
+            let e = match self.session(target, &layout, f, ui) {
+                Ok(()) => return Ok(()),
+                Err(Stop::Fatal(e)) => return Err(e),
+                Err(Stop::Target(e)) => e,
+            };
+            self.n.errors += 1;
+            target.reset();
+            // A session that worked for a while (say, following an idle
+            // writer) ends a run of failures as progress does.
+            if began.elapsed() >= MAX_BACKOFF {
+                self.failing_since = None;
+                self.backoff = FIRST_BACKOFF;
+            }
+            let since = *self.failing_since.get_or_insert_with(Instant::now);
+            if since.elapsed() + self.backoff > self.args.retry_for {
+                self.bar.abandon();
+                return Err(target_down(&self.shown, &e));
+            }
+            eprintln!(
+                "emdb sync: target error ({e}); retrying in {} ms",
+                self.backoff.as_millis()
+            );
+            std::thread::sleep(self.backoff);
+            self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+            layout = retrying(self.args, target, &self.shown, &mut self.n.errors, |t| {
+                t.layout()
+            })?;
+        }
+    }
+
+    /// The feed again, at the acknowledged cursor.
+    fn reopen(&mut self, db: &Emdb, target: &mut Target, ui: &mut Ui) -> CliResult<ChangeFeed> {
+        let (feed, start) = ChangeFeed::open(db, Some(self.acked))?;
+        match start {
+            Start::Continue | Start::Mapped { .. } => {}
+            Start::Resend { reason } => {
+                ui.note(&format!("emdb sync: copying everything again: {reason}"));
+                self.n.resends += 1;
+                clear_target(self.args, target, &self.shown, &self.store, &mut self.n)?;
+                self.acked = feed.cursor();
+            }
+            Start::Fresh | Start::OtherDatabase => {
+                return Err(CliError::new(
+                    Kind::Corrupt,
+                    "the database's id changed while emdb sync was running",
+                ))
+            }
+        }
+        Ok(feed)
+    }
+
+    /// One session: connect to every node, start the log reader and the
+    /// reply readers, write batches until the copy is done or something
+    /// fails; then stop the threads.
+    fn session(
+        &mut self,
+        target: &mut Target,
+        layout: &Layout,
+        feed: ChangeFeed,
+        ui: &mut Ui,
+    ) -> Result<(), Stop> {
+        let (ack_tx, acks) = mpsc::channel();
+        let mut conns = Conns {
+            streams: Vec::new(),
+            acks,
+            sent: vec![0; layout.nodes.len()],
+            replied: vec![0; layout.nodes.len()],
+            inflight: VecDeque::new(),
+            last_reply: Instant::now(),
+        };
+        let mut repliers = Vec::new();
+        let mut opened = Ok(());
+        for (node, info) in layout.nodes.iter().enumerate() {
+            let stream = match pipeline::connect(info, CONNECT_TIMEOUT)
+                .and_then(|s| Ok((s.try_clone()?, s)))
+            {
+                Ok(s) => s,
+                Err(e) => {
+                    opened = Err(Stop::Target(e));
+                    break;
+                }
+            };
+            let tx = ack_tx.clone();
+            let reader = stream.0;
+            repliers.push(std::thread::spawn(move || {
+                pipeline::read_replies(reader, node, tx)
+            }));
+            conns.streams.push(stream.1);
+        }
+        drop(ack_tx);
+        let shared = Arc::new(Shared::default());
+        shared
+            .durable_end
+            .store(feed.durable_end(), Ordering::Relaxed);
+        let (item_tx, items) = mpsc::sync_channel(QUEUE);
+        let enc = Encoder::new(self.keymap.clone(), Arc::new(layout.clone()));
+        let (follow, copy_end) = (self.args.follow, self.copy_end);
+        let reader_shared = shared.clone();
+        let reader = std::thread::spawn(move || {
+            pipeline::read_log(feed, enc, item_tx, reader_shared, follow, copy_end)
+        });
+        let result = match opened {
+            Ok(()) => self.pump(target, &mut conns, &items, &shared, ui),
+            Err(e) => Err(e),
+        };
+        shared.stop.store(true, Ordering::Relaxed);
+        drop(items);
+        for s in &conns.streams {
+            s.shutdown();
+        }
+        let reader_panicked = reader.join().is_err();
+        for r in repliers {
+            let _ = r.join();
+        }
+        if reader_panicked && result.is_ok() {
+            return Err(Stop::Fatal(CliError::new(
+                Kind::Io,
+                "emdb sync: the log reader thread panicked",
+            )));
+        }
+        result
+    }
+
+    /// Write what the log reader sends, take acknowledgements, save the
+    /// cursor, print ticks.
+    fn pump(
+        &mut self,
+        target: &mut Target,
+        conns: &mut Conns,
+        items: &Receiver<Item>,
+        shared: &Shared,
+        ui: &mut Ui,
+    ) -> Result<(), Stop> {
+        loop {
+            while let Ok(ack) = conns.acks.try_recv() {
+                conns.take(ack)?;
+            }
+            self.settle(target, conns)?;
+            if conns.inflight.len() >= WINDOW {
+                self.wait_ack(target, conns)?;
+                continue;
+            }
+            let wait = if conns.inflight.is_empty() {
+                Duration::from_millis(20)
+            } else {
+                Duration::from_millis(1)
+            };
+            self.durable_end = shared.durable_end.load(Ordering::Relaxed);
+            match items.recv_timeout(wait) {
+                Ok(Item::Batch(b)) => {
+                    self.behind_since.get_or_insert_with(Instant::now);
+                    for (node, part) in b.parts.iter().enumerate() {
+                        if part.is_empty() {
+                            continue;
+                        }
+                        std::io::Write::write_all(&mut conns.streams[node], part)
+                            .map_err(|e| Stop::Target(e.into()))?;
+                        conns.sent[node] += b.cmds[node];
+                    }
+                    conns.inflight.push_back(Flight {
+                        need: conns.sent.clone(),
+                        end: b.end,
+                        ops: b.ops,
+                        units: b.units,
+                    });
+                }
+                Ok(Item::DeleteNamespace { namespace, live }) => {
+                    self.drain(target, conns)?;
+                    let mut ops = Vec::new();
+                    delete_namespace(
+                        self.args,
+                        target,
+                        &self.shown,
+                        &self.keymap,
+                        &namespace,
+                        &live,
+                        &mut ops,
+                        &mut self.n,
+                    )?;
+                }
+                Ok(Item::Resend(reason)) => {
+                    self.drain(target, conns)?;
+                    ui.note(&format!("emdb sync: copying everything again: {reason}"));
+                    self.n.resends += 1;
+                    clear_target(self.args, target, &self.shown, &self.store, &mut self.n)?;
+                }
+                Ok(Item::End) => {
+                    self.drain(target, conns)?;
+                    self.durable_end = shared.durable_end.load(Ordering::Relaxed);
+                    self.end_copy();
+                    return Ok(());
+                }
+                Ok(Item::Failed(e)) => return Err(Stop::Fatal(e.into())),
+                Err(RecvTimeoutError::Timeout) => {
+                    if conns.inflight.is_empty() && shared.idle.load(Ordering::Relaxed) {
+                        self.behind_since = None;
+                        self.end_copy();
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Stop::Fatal(CliError::new(
+                        Kind::Io,
+                        "emdb sync: the log reader stopped",
+                    )))
+                }
+            }
+            if self.copying && self.acked.position >= self.copy_end {
+                self.end_copy();
+            }
+            // While copying, the bar says it on a terminal; JSON ticks go on.
+            let show = ui.json || !self.copying || self.bar.is_hidden();
+            if show && self.last_tick.elapsed() >= self.args.interval {
+                let secs = self.last_tick.elapsed().as_secs_f64().max(1e-3);
+                let rate = (self.n.applied_ops - self.ops_at_tick) as f64 / secs;
+                let tick = self.tick(
+                    if self.copying { "copy" } else { "status" },
+                    self.behind_since,
+                    rate,
+                );
+                print_tick(ui, &tick)?;
+                self.last_tick = Instant::now();
+                self.ops_at_tick = self.n.applied_ops;
+            }
+        }
+    }
+
+    fn end_copy(&mut self) {
+        if self.copying {
+            self.copying = false;
+            self.bar.finish_and_clear();
+        }
+    }
+
+    /// Wait for the next acknowledgement (at most [`REPLY_TIMEOUT`] since the
+    /// last reply) and settle what it covers.
+    fn wait_ack(&mut self, target: &mut Target, conns: &mut Conns) -> Result<(), Stop> {
+        let left = REPLY_TIMEOUT.saturating_sub(conns.last_reply.elapsed());
+        match conns.acks.recv_timeout(left) {
+            Ok(ack) => conns.take(ack)?,
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(Stop::Target(redis::RedisError::from((
+                    redis::ErrorKind::Io,
+                    "no reply from the target",
+                    format!("for {} s", REPLY_TIMEOUT.as_secs()),
+                ))))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Stop::Target(redis::RedisError::from((
+                    redis::ErrorKind::Io,
+                    "the target closed the connection",
+                ))))
+            }
+        }
+        self.settle(target, conns)
+    }
+
+    /// Wait until every batch written is acknowledged.
+    fn drain(&mut self, target: &mut Target, conns: &mut Conns) -> Result<(), Stop> {
+        self.settle(target, conns)?;
+        while !conns.inflight.is_empty() {
+            self.wait_ack(target, conns)?;
+        }
+        Ok(())
+    }
+
+    /// Retire the acknowledged batches at the front of the window; when the
+    /// cursor moved, save it.
+    fn settle(&mut self, target: &mut Target, conns: &mut Conns) -> Result<(), Stop> {
+        let mut moved = false;
+        while let Some(f) = conns.inflight.front() {
+            if f.need
+                .iter()
+                .zip(&conns.replied)
+                .any(|(need, got)| got < need)
+            {
+                break;
+            }
+            self.n.applied_ops += f.ops;
+            self.n.units += f.units;
+            if let Some(c) = f.end {
+                self.acked = c;
+                moved = true;
+            }
+            conns.inflight.pop_front();
+        }
+        if !moved {
+            return Ok(());
+        }
+        self.failing_since = None;
+        self.backoff = FIRST_BACKOFF;
+        let cur = self.acked;
+        let store = &self.store;
+        retrying(self.args, target, &self.shown, &mut self.n.errors, |t| {
+            store.save(t, &cur)
+        })?;
+        if self.copying {
+            self.bar.set_position(
+                cur.position
+                    .saturating_sub(self.copy_from)
+                    .min(self.bar.length().unwrap_or(0)),
+            );
+        }
+        Ok(())
+    }
+
+    fn tick(
+        &self,
+        event: &'static str,
+        behind_since: Option<Instant>,
+        ops_per_s: f64,
+    ) -> Tick<'static> {
+        let c = self.acked;
+        Tick {
+            event,
+            generation: c.generation,
+            position: c.position,
+            durable_end: self.durable_end,
+            lag_bytes: self.durable_end.saturating_sub(c.position),
+            lag_ms: behind_since.map_or(0, |t| t.elapsed().as_millis() as u64),
+            ops_per_s: ops_per_s as u64,
+            applied_ops: self.n.applied_ops,
+            units: self.n.units,
+            errors: self.n.errors,
+            resends: self.n.resends,
+        }
+    }
+}
+
+impl Conns {
+    /// Record one report of a reply reader.
+    fn take(&mut self, ack: Ack) -> Result<(), Stop> {
+        match ack {
+            Ack::Replies { node, total } => {
+                self.replied[node] = total;
+                self.last_reply = Instant::now();
+                Ok(())
+            }
+            Ack::Failed(e) => Err(Stop::Target(e)),
+        }
     }
 }
 
@@ -308,59 +670,8 @@ fn print_tick(ui: &mut Ui, t: &Tick<'_>) -> CliResult {
     Ok(())
 }
 
-/// Turn units into target operations and send them, in order. A clear or a
-/// namespace drop first sends what came before it, then deletes the
-/// namespace's keys.
-#[allow(clippy::too_many_arguments)]
-fn apply_units(
-    args: &SyncArgs,
-    target: &mut Target,
-    shown: &str,
-    keymap: &KeyMap,
-    feed: &ChangeFeed,
-    units: &[Unit],
-    ops: &mut Vec<Op>,
-    n: &mut Counters,
-) -> CliResult {
-    let now = now_ms();
-    for unit in units {
-        n.units += 1;
-        for change in &unit.changes {
-            match change {
-                Change::Put {
-                    namespace,
-                    key,
-                    value,
-                    expires_at_ms,
-                } => {
-                    let k = keymap.key(namespace, key);
-                    match expires_at_ms {
-                        // Expired records are not sent; an older value goes.
-                        Some(at) if *at <= now => ops.push(Op::Del(k)),
-                        Some(at) => {
-                            ops.push(Op::Set(k.clone(), value.clone()));
-                            ops.push(Op::ExpireAt(k, *at));
-                        }
-                        None => ops.push(Op::Set(k, value.clone())),
-                    }
-                }
-                Change::Delete { namespace, key } => ops.push(Op::Del(keymap.key(namespace, key))),
-                Change::CreateNamespace { .. } => {}
-                Change::Clear { namespace } | Change::DropNamespace { namespace } => {
-                    send(args, target, shown, ops, n)?;
-                    let live = feed.namespaces();
-                    delete_namespace(args, target, shown, keymap, namespace, &live, ops, n)?;
-                }
-            }
-        }
-        if ops.len() >= BATCH_OPS {
-            send(args, target, shown, ops, n)?;
-        }
-    }
-    send(args, target, shown, ops, n)
-}
-
-/// Send and empty `ops`, retrying the whole pipeline on failure.
+/// Send and empty `ops` through the control connection, retrying the whole
+/// pipeline on failure.
 fn send(
     args: &SyncArgs,
     target: &mut Target,

@@ -1,23 +1,27 @@
-//! The Redis side of `emdb sync`: one server, or a Redis Cluster through the
-//! `redis` crate's slot-routing client. Commands go out as pipelines; a
-//! failed pipeline is sent again whole (every command of it is idempotent).
+//! The control connection of `emdb sync`: one server, or a Redis Cluster
+//! through the `redis` crate's slot-routing client. It reads and saves the
+//! cursor, scans and deletes the keys of a cleared namespace, and reads the
+//! cluster's layout for the bulk path (`pipeline`), which carries the
+//! changes themselves. Commands go out as pipelines; a failed pipeline is
+//! sent again whole (every command of it is idempotent).
 
 use std::time::Duration;
 
 use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::{Client, ConnectionAddr, ConnectionInfo, IntoConnectionInfo, RedisResult};
 
-/// How long to wait for a connection, and for a reply.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
-const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+use super::resp::Layout;
+
+/// How long to wait for a connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long to wait for a reply (or to write a command).
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One write to the target.
 #[derive(Clone, Debug)]
 pub enum Op {
     /// `SET key value` (which also drops any expiry).
     Set(Vec<u8>, Vec<u8>),
-    /// `PEXPIREAT key ms`.
-    ExpireAt(Vec<u8>, u64),
     /// `DEL key`.
     Del(Vec<u8>),
 }
@@ -28,11 +32,6 @@ impl Op {
             Op::Set(k, v) => {
                 let mut c = redis::cmd("SET");
                 c.arg(k).arg(v);
-                c
-            }
-            Op::ExpireAt(k, at) => {
-                let mut c = redis::cmd("PEXPIREAT");
-                c.arg(k).arg(*at);
                 c
             }
             Op::Del(k) => {
@@ -188,18 +187,27 @@ impl Target {
 
     /// The servers holding keys: the one server, or each cluster master.
     fn servers(&mut self) -> RedisResult<Vec<ConnectionInfo>> {
+        Ok(self.layout()?.nodes)
+    }
+
+    /// Where keys go: the one server, or each cluster master with the
+    /// slots it serves (from `CLUSTER NODES`; failed masters left out, and
+    /// their slots unserved).
+    pub fn layout(&mut self) -> RedisResult<Layout> {
         let seed = self.seeds.first().cloned().ok_or_else(|| {
             redis::RedisError::from((redis::ErrorKind::InvalidClientConfig, "no target URL"))
         })?;
         if !self.cluster {
-            return Ok(vec![seed]);
+            return Ok(Layout::single(seed));
         }
         let nodes: String = self.query(redis::cmd("CLUSTER").arg("NODES"))?;
         let mut out = Vec::new();
+        let mut ranges = Vec::new();
         for line in nodes.lines() {
-            // <id> <ip:port@cport[,hostname]> <flags> <master> ...
-            let mut f = line.split_whitespace();
-            let (Some(_), Some(addr), Some(flags)) = (f.next(), f.next(), f.next()) else {
+            // <id> <ip:port@cport[,hostname]> <flags> <master> <ping> <pong>
+            // <epoch> <link> <slot ranges...>
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(addr), Some(flags)) = (f.get(1), f.get(2)) else {
                 continue;
             };
             if !flags.split(',').any(|x| x == "master") || flags.contains("fail") {
@@ -212,11 +220,23 @@ impl Target {
             let Ok(port) = port.parse::<u16>() else {
                 continue;
             };
+            let node = out.len();
+            for r in f.iter().skip(8) {
+                // "[slot->-id]" and "[slot-<-id]" are migrations: the owner
+                // still serves the slot.
+                if r.starts_with('[') {
+                    continue;
+                }
+                let (a, b) = r.split_once('-').unwrap_or((r, r));
+                if let (Ok(a), Ok(b)) = (a.parse::<u16>(), b.parse::<u16>()) {
+                    ranges.push((node, a, b));
+                }
+            }
             out.push(
                 seed.clone()
                     .set_addr(ConnectionAddr::Tcp(host.to_string(), port)),
             );
         }
-        Ok(out)
+        Ok(Layout::cluster(out, &ranges))
     }
 }
