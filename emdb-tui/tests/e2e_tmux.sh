@@ -8,7 +8,9 @@
 # reported as such; --write names the lock holder and exits 3; quitting, a
 # panic, SIGTERM and SIGHUP all leave the terminal usable (cooked mode, main
 # screen, no mouse reporting, cursor shown); Ctrl-Z suspends and fg resumes;
-# a time to live of 0 is refused.
+# a time to live of 0 is refused; when its terminal goes away without a
+# signal (the tmux session killed under a process in another session),
+# emdb-tui ends (as by SIGHUP) instead of spinning.
 #
 # Usage: emdb-tui/tests/e2e_tmux.sh            (from anywhere in the repo)
 #        E2E_CAPTURE_DIR=dir emdb-tui/tests/e2e_tmux.sh   also saves screens
@@ -35,6 +37,7 @@ tmx() { tmux -L "$SOCKET" -f /dev/null "$@"; }
 cleanup() {
     tmx kill-server >/dev/null 2>&1 || true
     if [ -n "$WRITER_PID" ]; then kill "$WRITER_PID" 2>/dev/null || true; fi
+    if [ -s "$WORK/gone.pid" ]; then kill -9 "$(cat "$WORK/gone.pid")" 2>/dev/null || true; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -211,6 +214,34 @@ screen | grep -q '^EXIT=101' || fail "a panic should exit with 101"
 send clear Enter
 send "stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | sort | tr '\n' ' '; echo" Enter
 wait_for '^echo icanon' 5
+
+echo "e2e_tmux: the terminal goes away under a process that gets no SIGHUP"
+# setsid: emdb-tui runs in a session of its own, so closing the pane's
+# terminal sends it no signal; its reads of the terminal see end of file.
+cat >"$WORK/detached.sh" <<SCRIPT
+sh -c 'echo \$\$ > "$WORK/gone.pid"; exec "$BIN" "$DB"'
+echo \$? > "$WORK/gone.status"
+SCRIPT
+tmx new-session -d -s gone -x 100 -y 30 "setsid -w sh $WORK/detached.sh"
+deadline=$((SECONDS + 15))
+until tmx capture-pane -p -t gone 2>/dev/null | grep -q 'Keys [0-9]'; do
+    [ $SECONDS -lt $deadline ] || fail "the detached emdb-tui did not start"
+    sleep 0.2
+done
+gone_pid=$(cat "$WORK/gone.pid")
+tmx kill-session -t gone
+deadline=$((SECONDS + 6))
+until [ -s "$WORK/gone.status" ]; do
+    if [ $SECONDS -ge $deadline ]; then
+        ticks=$(awk '{print $14 + $15}' "/proc/$gone_pid/stat" 2>/dev/null || echo "?")
+        fail "emdb-tui (pid $gone_pid) still runs 6 s after its terminal went away (CPU ticks used: $ticks)"
+    fi
+    sleep 0.2
+done
+[ "$(cat "$WORK/gone.status")" -eq 129 ] ||
+    fail "after its terminal went away emdb-tui exited with $(cat "$WORK/gone.status"), not 129 (SIGHUP)"
+if kill -0 "$gone_pid" 2>/dev/null; then fail "emdb-tui pid $gone_pid is still alive"; fi
+echo "e2e_tmux: ended by SIGHUP after its terminal went away"
 
 echo "e2e_tmux: --write after the writer stopped: stage, review, write"
 kill "$WRITER_PID"
