@@ -50,6 +50,12 @@ pub enum Command {
     ToggleExpiring,
     /// Next value view (auto, text, JSON, hex).
     NextView,
+    /// Next order of the flat list: key, size (biggest first), expiry.
+    Sort,
+    /// Copy the selected key to the terminal's clipboard (OSC 52).
+    CopyKey,
+    /// Copy the selected value to the terminal's clipboard (OSC 52).
+    CopyValue,
     /// Catch up with the writer and reload the keys now.
     Refresh,
     /// Stage a new key.
@@ -62,6 +68,8 @@ pub enum Command {
     Delete,
     /// Drop the staged change of the selected key.
     Unstage,
+    /// Stage a new time to live (or none) for the selected key, value kept.
+    EditTtl,
     /// Show the staged changes as a diff and offer to write them.
     Review,
     /// Flush the database.

@@ -189,6 +189,13 @@ pub enum PromptKind {
         /// The key.
         key: Vec<u8>,
     },
+    /// A new time to live for an existing key, its value kept.
+    EditTtl {
+        /// The key.
+        key: Vec<u8>,
+        /// Its value (staged again unchanged).
+        value: Vec<u8>,
+    },
 }
 
 /// A question waiting for y/n.
@@ -467,6 +474,9 @@ pub struct App {
     pub areas: Cell<Areas>,
     /// An external edit to run.
     pub editor: Option<EditorJob>,
+    /// Bytes for the terminal's clipboard: the main loop hands them to the
+    /// host (an OSC 52 sequence), which is output, not drawing.
+    pub clipboard: Option<Vec<u8>>,
     /// Set when the UI should exit.
     pub quit: bool,
     /// Something on screen changed since the last frame (set by
@@ -520,6 +530,7 @@ impl App {
             message: None,
             areas: Cell::new(Areas::default()),
             editor: None,
+            clipboard: None,
             quit: false,
             redraw: true,
             expired: Vec::new(),

@@ -232,52 +232,164 @@ fn slice<'a>(bytes: &'a [u8], e: &KeyEntry) -> &'a [u8] {
     bytes.get(start..start + e.len as usize).unwrap_or(&[])
 }
 
-/// What the typed filter text means.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pattern {
-    /// Match at the start of the key (text began with `^`) instead of anywhere.
-    pub prefix: bool,
-    /// The bytes to look for (escapes such as `\x00` resolved).
-    pub needle: Vec<u8>,
-    /// Substring matches ignore ASCII case unless the text has an upper-case
-    /// letter ("smart case"); prefix matches are exact.
-    pub ignore_case: bool,
+/// How a filter matches keys.
+#[derive(Clone, Debug)]
+pub enum Match {
+    /// The needle anywhere in the key.
+    Substring,
+    /// The key starts with the needle (text began with `^`).
+    Prefix,
+    /// The whole key matches a glob (the text has `*` or `?`): `*` any
+    /// bytes, `?` one byte.
+    Glob,
+    /// A regular expression anywhere in the key (text began with `~`).
+    Regex(regex::bytes::Regex),
 }
 
+/// What the typed filter text means.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    /// How it matches.
+    pub kind: Match,
+    /// The bytes to look for (escapes such as `\x00` resolved), or the
+    /// glob, or the regular expression's source.
+    pub needle: Vec<u8>,
+    /// Matches ignore ASCII case unless the text has an upper-case letter
+    /// ("smart case"); prefix matches are exact.
+    pub ignore_case: bool,
+    /// Why a regular expression was not accepted (the filter then matches
+    /// nothing until it is fixed).
+    pub error: Option<String>,
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        std::mem::discriminant(&self.kind) == std::mem::discriminant(&other.kind)
+            && self.needle == other.needle
+            && self.ignore_case == other.ignore_case
+    }
+}
+
+impl Eq for Pattern {}
+
 impl Pattern {
-    /// Parse filter text: `^abc` is a prefix filter, anything else a
-    /// substring filter.
+    /// Parse filter text: `^abc` is a prefix filter, `~re` a regular
+    /// expression, text with `*` or `?` a glob over the whole key, anything
+    /// else a substring filter.
     pub fn parse(text: &str) -> Pattern {
+        if let Some(source) = text.strip_prefix('~') {
+            let ignore_case = !source.chars().any(|c| c.is_ascii_uppercase());
+            let built = regex::bytes::RegexBuilder::new(source)
+                .case_insensitive(ignore_case)
+                .size_limit(1 << 20)
+                .build();
+            let (kind, error) = match built {
+                Ok(re) => (Match::Regex(re), None),
+                Err(e) => {
+                    let first = e
+                        .to_string()
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
+                    (
+                        Match::Glob,
+                        Some(format!("not a regular expression: {first}")),
+                    )
+                }
+            };
+            return Pattern {
+                kind,
+                needle: source.as_bytes().to_vec(),
+                ignore_case,
+                error,
+            };
+        }
         let (prefix, rest) = match text.strip_prefix('^') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
         // A half-typed escape (`\x4`) is taken literally until it completes.
         let needle = unescape(rest).unwrap_or_else(|_| rest.as_bytes().to_vec());
+        let glob = !prefix && needle.iter().any(|&b| b == b'*' || b == b'?');
         let ignore_case = !prefix && !needle.iter().any(u8::is_ascii_uppercase);
         Pattern {
-            prefix,
+            kind: if prefix {
+                Match::Prefix
+            } else if glob {
+                Match::Glob
+            } else {
+                Match::Substring
+            },
             needle,
             ignore_case,
+            error: None,
         }
+    }
+
+    /// True for a `^prefix` filter.
+    pub fn is_prefix(&self) -> bool {
+        matches!(self.kind, Match::Prefix)
     }
 
     /// True when every key matching `narrower` also matches `self`, so
     /// `narrower` can filter the result of `self` instead of every key.
     pub fn narrows_to(&self, narrower: &Pattern) -> bool {
-        !self.prefix
-            && !narrower.prefix
+        matches!(self.kind, Match::Substring)
+            && matches!(narrower.kind, Match::Substring)
             && (self.ignore_case || !narrower.ignore_case)
             && contains(&narrower.needle, &self.needle, false)
     }
 
     /// True when `key` matches.
     pub fn matches(&self, key: &[u8]) -> bool {
-        if self.prefix {
-            return key.starts_with(&self.needle);
+        if self.error.is_some() {
+            return false;
         }
-        contains(key, &self.needle, self.ignore_case)
+        match &self.kind {
+            Match::Prefix => key.starts_with(&self.needle),
+            Match::Substring => contains(key, &self.needle, self.ignore_case),
+            Match::Glob => glob(&self.needle, key, self.ignore_case),
+            Match::Regex(re) => re.is_match(key),
+        }
     }
+}
+
+/// Whole-key glob match: `*` any run of bytes, `?` one byte.
+fn glob(pattern: &[u8], key: &[u8], ignore_case: bool) -> bool {
+    let eq = |a: u8, b: u8| {
+        if ignore_case {
+            a.eq_ignore_ascii_case(&b)
+        } else {
+            a == b
+        }
+    };
+    // Greedy with one backtrack point (the last `*`): linear for the
+    // patterns people type.
+    let (mut p, mut k) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while k < key.len() {
+        match pattern.get(p) {
+            Some(b'*') => {
+                star = Some((p, k));
+                p += 1;
+            }
+            Some(&c) if c == b'?' || eq(c, key[k]) => {
+                p += 1;
+                k += 1;
+            }
+            _ => match star {
+                Some((sp, sk)) => {
+                    p = sp + 1;
+                    k = sk + 1;
+                    star = Some((sp, sk + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p.min(pattern.len())..].iter().all(|&c| c == b'*')
 }
 
 fn contains(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
@@ -331,6 +443,38 @@ pub enum ListView {
     Expiring,
 }
 
+/// The order of the flat list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortBy {
+    /// By key bytes.
+    #[default]
+    Key,
+    /// Biggest values first (then by key).
+    Size,
+    /// Soonest expiry first, keys without one last (then by key).
+    Ttl,
+}
+
+impl SortBy {
+    /// The next order (`s` cycles through them).
+    pub fn next(self) -> SortBy {
+        match self {
+            SortBy::Key => SortBy::Size,
+            SortBy::Size => SortBy::Ttl,
+            SortBy::Ttl => SortBy::Key,
+        }
+    }
+
+    /// How the title names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            SortBy::Key => "by key",
+            SortBy::Size => "biggest first",
+            SortBy::Ttl => "soonest expiry first",
+        }
+    }
+}
+
 /// One line of the list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Row {
@@ -349,6 +493,8 @@ pub enum Row {
         first: u32,
         /// Number of keys in the group.
         count: u32,
+        /// Bytes of their values.
+        bytes: u64,
         /// Length of the group prefix, delimiter included.
         prefix_len: u32,
         /// Length of the enclosing group's prefix (hidden in the label).
@@ -374,6 +520,7 @@ pub struct KeyList {
     cache: Vec<(Pattern, Vec<u32>)>,
     matches: Vec<u32>,
     view: ListView,
+    sort: SortBy,
     delimiter: u8,
     expanded: HashSet<Vec<u8>>,
     rows: Vec<Row>,
@@ -397,8 +544,9 @@ impl KeyList {
         if self.set.apply(changes) {
             self.cache.clear();
             self.refilter();
-        } else if self.view == ListView::Expiring {
-            // Only expiries and sizes changed: the order by expiry may have.
+        } else if self.uses_rows() {
+            // Only expiries and sizes changed: an order by them, and the
+            // groups' byte totals, may have.
             self.rebuild_rows();
         }
     }
@@ -428,6 +576,24 @@ impl KeyList {
     /// The arrangement in use.
     pub fn view(&self) -> ListView {
         self.view
+    }
+
+    /// The order of the flat view.
+    pub fn sort(&self) -> SortBy {
+        self.sort
+    }
+
+    /// Order the flat view by `sort` (the tree stays by key; the
+    /// expiring view stays soonest first).
+    pub fn set_sort(&mut self, sort: SortBy) {
+        self.sort = sort;
+        self.rebuild_rows();
+    }
+
+    /// True when the rows are kept in `rows` rather than read from the
+    /// matches directly (the flat view by key).
+    fn uses_rows(&self) -> bool {
+        !(self.view == ListView::Flat && self.sort == SortBy::Key)
     }
 
     /// The tree delimiter.
@@ -477,7 +643,7 @@ impl KeyList {
             return;
         }
         let pattern = Pattern::parse(&text);
-        let matches: Vec<u32> = if pattern.prefix {
+        let matches: Vec<u32> = if pattern.is_prefix() {
             let r = self.set.prefix_range(&pattern.needle);
             (r.start as u32..r.end as u32).collect()
         } else {
@@ -520,7 +686,29 @@ impl KeyList {
     fn rebuild_rows(&mut self) {
         let mut rows = Vec::new();
         match self.view {
-            ListView::Flat => {}
+            ListView::Flat if self.sort == SortBy::Key => {}
+            ListView::Flat => {
+                let set = &self.set;
+                let mut sorted = self.matches.clone();
+                let of = |i: u32| set.entry(i as usize).copied();
+                match self.sort {
+                    SortBy::Size => {
+                        sorted.sort_by_key(|&i| (std::cmp::Reverse(of(i).map_or(0, |e| e.size)), i))
+                    }
+                    _ => sorted.sort_by_key(|&i| {
+                        let exp = of(i).map_or(0, |e| e.expires_ms);
+                        (if exp == 0 { u64::MAX } else { exp }, i)
+                    }),
+                }
+                rows = sorted
+                    .into_iter()
+                    .map(|entry| Row::Key {
+                        entry,
+                        depth: 0,
+                        skip: 0,
+                    })
+                    .collect();
+            }
             ListView::Tree => self.tree_rows(0, self.matches.len(), 0, 0, &mut rows),
             ListView::Expiring => {
                 let mut exp: Vec<(u64, u32)> = self
@@ -577,9 +765,15 @@ impl KeyList {
                 });
             } else {
                 let expanded = self.expanded.contains(group);
+                let bytes = self.matches[i..j]
+                    .iter()
+                    .filter_map(|&m| self.set.entry(m as usize))
+                    .map(|e| u64::from(e.size))
+                    .sum();
                 rows.push(Row::Group {
                     first: i as u32,
                     count: (j - i) as u32,
+                    bytes,
                     prefix_len: glen as u32,
                     skip: plen as u32,
                     depth,
@@ -595,22 +789,23 @@ impl KeyList {
 
     /// Number of rows shown.
     pub fn row_count(&self) -> usize {
-        match self.view {
-            ListView::Flat => self.matches.len(),
-            ListView::Tree | ListView::Expiring => self.rows.len(),
+        if self.uses_rows() {
+            self.rows.len()
+        } else {
+            self.matches.len()
         }
     }
 
     /// Row `i`.
     pub fn row(&self, i: usize) -> Option<Row> {
-        match self.view {
-            ListView::Flat => self.matches.get(i).map(|&entry| Row::Key {
-                entry,
-                depth: 0,
-                skip: 0,
-            }),
-            ListView::Tree | ListView::Expiring => self.rows.get(i).copied(),
+        if self.uses_rows() {
+            return self.rows.get(i).copied();
         }
+        self.matches.get(i).map(|&entry| Row::Key {
+            entry,
+            depth: 0,
+            skip: 0,
+        })
     }
 
     /// The full key of a key row, or the prefix of a group row.
@@ -638,11 +833,11 @@ impl KeyList {
     /// Row showing `key` (or, in the tree view, the group that hides it).
     pub fn row_of(&self, key: &[u8]) -> Option<usize> {
         match self.view {
-            ListView::Flat => {
+            ListView::Flat if self.sort == SortBy::Key => {
                 let entry = self.set.find(key)? as u32;
                 self.matches.binary_search(&entry).ok()
             }
-            ListView::Expiring => {
+            ListView::Flat | ListView::Expiring => {
                 let entry = self.set.find(key)? as u32;
                 self.rows
                     .iter()

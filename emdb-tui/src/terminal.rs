@@ -153,6 +153,12 @@ impl Host for CrosstermHost {
         }
     }
 
+    fn copy(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        out.write_all(osc52(bytes).as_bytes())?;
+        out.flush()
+    }
+
     fn edit(&mut self, initial: &[u8]) -> Result<Vec<u8>, String> {
         let path = temp_path();
         let result = edit_file(&path, initial);
@@ -161,6 +167,16 @@ impl Host for CrosstermHost {
         enter().map_err(|e| format!("could not restore the screen: {e}"))?;
         result
     }
+}
+
+/// The OSC 52 sequence that sets the system clipboard to `bytes` (the
+/// terminal decodes the base64; tmux keeps it as a paste buffer too).
+pub fn osc52(bytes: &[u8]) -> String {
+    use base64::Engine;
+    format!(
+        "\x1b]52;c;{}\x07",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
 }
 
 fn temp_path() -> PathBuf {

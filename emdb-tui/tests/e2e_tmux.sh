@@ -8,7 +8,8 @@
 # reported as such; --write names the lock holder and exits 3; quitting, a
 # panic, SIGTERM and SIGHUP all leave the terminal usable (cooked mode, main
 # screen, no mouse reporting, cursor shown); Ctrl-Z suspends and fg resumes;
-# a time to live of 0 is refused; when its terminal goes away without a
+# a time to live of 0 is refused; y copies a key through OSC 52 and L
+# sets a time to live alone; when its terminal goes away without a
 # signal (the tmux session killed under a process in another session),
 # emdb-tui ends (as by SIGHUP) instead of spinning.
 #
@@ -263,6 +264,20 @@ wait_for 'wrote 1 change'
 send '/' '^e2e:' Enter
 wait_for 'hello from tmux'
 save write
+# y copies the key with OSC 52; tmux (set-clipboard on) keeps it as a buffer.
+tmx set -s set-clipboard on
+send y
+wait_for 'copied the key'
+[ "$(tmx show-buffer)" = "e2e:key" ] || fail "y put '$(tmx show-buffer 2>&1)' on the clipboard, not e2e:key"
+# L sets a time to live alone; the value stays.
+send L '2h' Enter
+wait_for 'staged put e2e:key'
+send w
+wait_for 'ttl 2h'
+send y
+wait_for 'wrote 1 change'
+wait_for 'hello from tmux'
+wait_for '1h 5[0-9]m|2h'
 send q
 wait_for '^EXIT=0'
 

@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use crate::app::{App, OldValue};
 use crate::escape::escape;
-use crate::keylist::{ListView, Row};
+use crate::keylist::{ListView, Row, SortBy};
 use crate::ui::theme;
 use crate::ui::{pane_block, selected_style};
 use crate::units;
@@ -38,7 +38,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         ));
     }
     match list.view() {
-        ListView::Flat => {}
+        ListView::Flat if list.sort() == SortBy::Key => {}
+        ListView::Flat => title.push(Span::styled(
+            format!("[{}] ", list.sort().label()),
+            Style::new().fg(theme::MODE),
+        )),
         ListView::Tree => title.push(Span::styled(
             format!("[tree '{}'] ", char::from(list.delimiter())),
             Style::new().fg(theme::MODE),
@@ -150,6 +154,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             }
             Row::Group {
                 count,
+                bytes,
                 prefix_len,
                 skip,
                 depth,
@@ -173,6 +178,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                     ),
                 ]);
                 frame.render_widget(Paragraph::new(line), cell(key));
+                // A group's size is the bytes of all its values.
+                frame.render_widget(
+                    Paragraph::new(units::bytes(bytes))
+                        .alignment(Alignment::Right)
+                        .fg(theme::MUTED),
+                    cell(size),
+                );
             }
         }
         if i == nav.selected {

@@ -16,6 +16,7 @@ use ratatui::Frame;
 
 use crate::app::{App, Areas, Mode, Pane, PromptKind, Question, Tab};
 use crate::escape::escape;
+use crate::keymap::{self, Place};
 use crate::units;
 
 /// Messages stay this long.
@@ -160,7 +161,7 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
     };
     let (line, cursor) = match &app.mode {
         Mode::Filter(input) => prompt(
-            "Filter (^ for prefix, Enter keep, Esc clear): ".into(),
+            "Filter (^prefix, * ? glob, ~regex; Enter keep, Esc clear): ".into(),
             input.text(),
             input.cursor(),
         ),
@@ -172,6 +173,10 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     "Time to live (e.g. 90s 15m 2h 7d; empty: keep or none): ".to_string()
                 }
                 PromptKind::EditValue { key } => format!("New value for {}: ", escape(key)),
+                PromptKind::EditTtl { key, .. } => format!(
+                    "Time to live for {} (e.g. 90s 15m 2h 7d, never): ",
+                    escape(key)
+                ),
             };
             prompt(label, input.text(), input.cursor())
         }
@@ -197,7 +202,7 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     };
                     (Line::styled(m.text.clone(), style), None)
                 }
-                _ => (Line::default(), None),
+                _ => (key_bar(app, usize::from(area.width)), None),
             }
         }
     };
@@ -205,6 +210,42 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(pos) = cursor {
         frame.set_cursor_position(pos);
     }
+}
+
+/// The keys worth knowing here, as many as fit in `width` columns (the
+/// last, `? more`, always shows).
+fn key_bar(app: &App, width: usize) -> Line<'static> {
+    let place = match (app.tab, app.focus) {
+        (Tab::Dashboard, _) => Place::Dashboard,
+        (Tab::Browse, Pane::Namespaces) => Place::Namespaces,
+        (Tab::Browse, Pane::Keys) => Place::Keys,
+        (Tab::Browse, Pane::Value) => Place::Value,
+    };
+    let items = keymap::key_bar(place, app.config.writable, !app.staged.is_empty());
+    let len = |(k, w): &(&str, &str)| k.chars().count() + w.chars().count() + 3;
+    let more = items.last().map_or(0, len);
+    let mut used = 1 + more;
+    let mut spans = vec![Span::raw(" ")];
+    let (last, rest) = items.split_last().unzip();
+    for item in rest.unwrap_or(&[]) {
+        if used + len(item) > width {
+            break;
+        }
+        used += len(item);
+        push_key(&mut spans, item);
+    }
+    if let Some(item) = last {
+        push_key(&mut spans, item);
+    }
+    Line::from(spans)
+}
+
+fn push_key(spans: &mut Vec<Span<'static>>, (keys, what): &(&'static str, &'static str)) {
+    spans.push(Span::styled(*keys, Style::new().fg(theme::LABEL).bold()));
+    spans.push(Span::styled(
+        format!(" {what}  "),
+        Style::new().fg(theme::MUTED),
+    ));
 }
 
 fn draw_compaction(frame: &mut Frame, app: &App, c: &crate::app::Compaction, area: Rect) {

@@ -34,6 +34,12 @@ pub(super) fn write_command(app: &mut App, c: Command) {
                 );
             }
         }
+        Command::EditTtl => {
+            let Some((key, value)) = editable_value(app) else {
+                return;
+            };
+            open_prompt(app, PromptKind::EditTtl { key, value }, Input::default());
+        }
         Command::Delete => match app.selected_key() {
             Some(key) => {
                 app.mode = Mode::Confirm(Question::Delete { key: key.to_vec() });
@@ -159,6 +165,14 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
             app.mode = Mode::Normal;
             stage(app, key, Some(bytes), NewTtl::Keep);
         }
+        PromptKind::EditTtl { key, value } => match parse_ttl(text) {
+            Ok(NewTtl::Keep) => app.complain("type a time to live (e.g. 15m, 7d) or never"),
+            Ok(ttl) => {
+                app.mode = Mode::Normal;
+                stage(app, key, Some(value), ttl);
+            }
+            Err(e) => app.complain(e),
+        },
     }
 }
 
@@ -213,9 +227,11 @@ pub(super) fn stage(app: &mut App, key: Vec<u8>, value: Option<Vec<u8>>, ttl: Ne
             _ => (OldValue::Loading, None),
         },
     };
-    // A put of the stored value with its lifetime kept changes nothing:
-    // nothing to stage (and a staged change of the key goes away).
-    if ttl == NewTtl::Keep && value.is_some() && old == OldValue::Known(value.clone()) {
+    // A put of the stored value with its lifetime kept (or "never" for a
+    // key that has none) changes nothing: nothing to stage (and a staged
+    // change of the key goes away).
+    let same_ttl = ttl == NewTtl::Keep || (ttl == NewTtl::Never && old_expires_ms.is_none());
+    if same_ttl && value.is_some() && old == OldValue::Known(value.clone()) {
         if let Some(i) = existing {
             app.staged.remove(i);
             app.staged_version += 1;

@@ -288,15 +288,63 @@ pub(super) fn command(app: &mut App, c: Command) {
             app.value.mode = app.value.mode.next();
             app.value.scroll = 0;
         }
+        Command::Sort => {
+            let sort = app.keys.list.sort().next();
+            keep_selection(app, |list| list.set_sort(sort));
+            let note = match app.keys.list.view() {
+                ListView::Flat => "",
+                ListView::Tree => " (in the flat view; t leaves the tree)",
+                ListView::Expiring => " (in the flat view; x leaves this one)",
+            };
+            app.say(format!("keys sorted {}{note}", sort.label()));
+        }
+        Command::CopyKey => match app.selected_key().map(<[u8]>::to_vec) {
+            Some(key) => copy(app, key, "key"),
+            None => app.complain("select a key to copy"),
+        },
+        Command::CopyValue => {
+            let key = app.selected_key().map(<[u8]>::to_vec);
+            let value = match (&key, &app.value.loaded) {
+                (Some(k), Some(l)) if l.key == *k => l.value.clone(),
+                _ => None,
+            };
+            match (key, value) {
+                (None, _) => app.complain("select a key to copy its value"),
+                (Some(_), None) => app.complain("the value is not loaded yet"),
+                (Some(_), Some(v)) => copy(app, v, "value"),
+            }
+        }
         Command::Put
         | Command::Edit
         | Command::EditExternal
         | Command::Delete
         | Command::Unstage
+        | Command::EditTtl
         | Command::Review
         | Command::Flush
         | Command::Compact => write_command(app, c),
     }
+}
+
+/// Most bytes handed to the clipboard: terminals and tmux cap OSC 52
+/// sequences (and a huge one would stall the terminal).
+pub const MAX_COPY: usize = 512 * 1024;
+
+/// Put `bytes` on the terminal's clipboard (OSC 52, sent by the main loop).
+fn copy(app: &mut App, bytes: Vec<u8>, what: &str) {
+    if bytes.len() > MAX_COPY {
+        app.complain(format!(
+            "the {what} is {}; the clipboard takes at most {}",
+            units::bytes(bytes.len() as u64),
+            units::bytes(MAX_COPY as u64)
+        ));
+        return;
+    }
+    app.say(format!(
+        "copied the {what} ({}) to the clipboard",
+        units::bytes(bytes.len() as u64)
+    ));
+    app.clipboard = Some(bytes);
 }
 
 pub(super) fn page(app: &App) -> usize {

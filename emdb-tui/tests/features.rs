@@ -1,0 +1,312 @@
+//! What people reach for (issue 17, round 2), driven through the real
+//! input handling and drawn on a TestBackend: sorting (biggest keys first,
+//! soonest expiry first), glob and regular-expression filters, bytes per
+//! tree group, copying a key or value (OSC 52), editing a time to live
+//! alone, and the one-line key bar.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use crossterm::event::{Event, KeyCode};
+use emdb_core::Emdb;
+use emdb_tui::app::{App, Mode};
+use emdb_tui::event_loop::{self, Host};
+use emdb_tui::keylist::{KeyList, KeySet, Pattern};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+fn setup(writable: bool) -> (tempfile::TempDir, Emdb, App) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let app = app_for(&db, writable);
+    shot(&app);
+    (dir, db, app)
+}
+
+/// The key rows of the key pane, in screen order.
+fn listed_keys(app: &App) -> Vec<String> {
+    (0..app.keys.list.row_count())
+        .filter_map(|i| app.keys.list.key_at(i))
+        .map(|k| String::from_utf8_lossy(k).into_owned())
+        .collect()
+}
+
+fn filter(app: &mut App, text: &str) {
+    press(app, KeyCode::Char('/'));
+    ctrl(app, 'u');
+    keys(app, text);
+    press(app, KeyCode::Enter);
+}
+
+#[test]
+fn s_sorts_by_size_then_by_expiry_then_by_key_again() {
+    let (_dir, _db, mut app) = setup(false);
+    let by_key = listed_keys(&app);
+    keys(&mut app, "s");
+    let biggest = listed_keys(&app);
+    // blob:logo is the biggest value (100 B), then the 5x-byte users.
+    assert_eq!(biggest[0], "blob:logo");
+    let sizes: Vec<u32> = (0..app.keys.list.row_count())
+        .map(|i| match app.keys.list.row(i).unwrap() {
+            emdb_tui::keylist::Row::Key { entry, .. } => {
+                app.keys.list.set().entry(entry as usize).unwrap().size
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+    let s = shot(&app);
+    assert!(s.contains("[biggest first]"), "{s}");
+    assert!(s.contains("keys sorted biggest first"), "{s}");
+
+    keys(&mut app, "s");
+    let soonest = listed_keys(&app);
+    // session:0 expires first (30 s), session:4 last; keys without one after.
+    assert_eq!(
+        &soonest[..5],
+        [
+            "session:0",
+            "session:1",
+            "session:2",
+            "session:3",
+            "session:4"
+        ]
+    );
+    assert!(shot(&app).contains("[soonest expiry first]"));
+
+    keys(&mut app, "s");
+    assert_eq!(listed_keys(&app), by_key);
+    assert!(!shot(&app).contains("first]"));
+}
+
+#[test]
+fn a_sorted_list_keeps_the_selection_and_follows_changes() {
+    let mut set = KeySet::new();
+    set.push(b"a", 1, 0);
+    set.push(b"b", 30, 0);
+    set.push(b"c", 20, 0);
+    set.sort();
+    let mut list = KeyList::new(set, b':');
+    list.set_sort(emdb_tui::keylist::SortBy::Size);
+    let keys = |l: &KeyList| -> Vec<Vec<u8>> {
+        (0..l.row_count())
+            .map(|i| l.key_at(i).unwrap().to_vec())
+            .collect()
+    };
+    assert_eq!(keys(&list), [b"b".to_vec(), b"c".to_vec(), b"a".to_vec()]);
+    assert_eq!(list.row_of(b"a"), Some(2));
+    // A size change alone re-sorts; so does a new key.
+    list.apply(vec![emdb_tui::keylist::KeyChange::Upsert {
+        key: b"a".to_vec(),
+        size: 99,
+        expires_ms: 0,
+    }]);
+    assert_eq!(keys(&list)[0], b"a");
+    list.apply(vec![emdb_tui::keylist::KeyChange::Upsert {
+        key: b"d".to_vec(),
+        size: 25,
+        expires_ms: 0,
+    }]);
+    assert_eq!(
+        keys(&list),
+        [b"a".to_vec(), b"b".to_vec(), b"d".to_vec(), b"c".to_vec()]
+    );
+}
+
+#[test]
+fn tree_groups_show_the_bytes_of_their_values() {
+    let (_dir, _db, mut app) = setup(false);
+    keys(&mut app, "t");
+    let s = shot(&app);
+    // user:000..029 hold 1,530 B of JSON in all (30 values of 51 B).
+    let total: u64 = (0..30u32)
+        .map(|i| {
+            format!(r#"{{"id":{i},"name":"user {i}","tags":["a","b"],"active":true}}"#).len() as u64
+        })
+        .sum();
+    let line = s
+        .lines()
+        .find(|l| l.contains("▸ user: (30)"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        line.contains(&emdb_tui::units::bytes(total)),
+        "{line} lacks {total} B"
+    );
+}
+
+#[test]
+fn glob_and_regex_filters() {
+    let glob = Pattern::parse("user:0?5");
+    assert!(glob.matches(b"user:005") && glob.matches(b"USER:015"));
+    assert!(!glob.matches(b"user:0050"), "a glob matches the whole key");
+    let star = Pattern::parse("*:0*9");
+    assert!(star.matches(b"user:009") && star.matches(b"a:0x9") && !star.matches(b"a:19"));
+    assert!(Pattern::parse("a*b*c").matches(b"axxbyybzc"));
+    assert!(!Pattern::parse("a*b*c").matches(b"axxbyyb"));
+    let re = Pattern::parse(r"~^session:[0-2]$");
+    assert!(re.matches(b"session:1") && !re.matches(b"session:3"));
+    assert!(
+        Pattern::parse("~SESSION").matches(b"SESSION")
+            && !Pattern::parse("~SESSION").matches(b"session")
+    );
+
+    let (_dir, _db, mut app) = setup(false);
+    filter(&mut app, "user:00?");
+    assert_eq!(listed_keys(&app).len(), 10);
+    filter(&mut app, r"~^(session|config)\.?[a-z]*:?[0-9]?$");
+    assert_eq!(
+        listed_keys(&app),
+        [
+            "session:0",
+            "session:1",
+            "session:2",
+            "session:3",
+            "session:4"
+        ]
+    );
+    // A regular expression that does not parse says why and matches nothing.
+    press(&mut app, KeyCode::Char('/'));
+    ctrl(&mut app, 'u');
+    keys(&mut app, "~user:(");
+    let s = shot(&app);
+    let status = s.lines().last().unwrap();
+    assert!(status.contains("not a regular expression"), "{s}");
+    assert_eq!(app.keys.list.match_count(), 0);
+    keys(&mut app, ")");
+    assert!(!shot(&app).lines().last().unwrap().contains("✗"));
+    assert_eq!(app.keys.list.match_count(), 30);
+}
+
+/// A host that records what it was asked to copy.
+struct Recorder {
+    events: Vec<Event>,
+    copied: Vec<Vec<u8>>,
+}
+
+impl Host for Recorder {
+    fn next_event(&mut self, _timeout: Duration) -> std::io::Result<Option<Event>> {
+        Ok(if self.events.is_empty() {
+            None
+        } else {
+            Some(self.events.remove(0))
+        })
+    }
+
+    fn edit(&mut self, _initial: &[u8]) -> Result<Vec<u8>, String> {
+        Err("no editor".into())
+    }
+
+    fn copy(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.copied.push(bytes.to_vec());
+        Ok(())
+    }
+}
+
+fn key_event(c: char) -> Event {
+    Event::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char(c),
+        crossterm::event::KeyModifiers::NONE,
+    ))
+}
+
+#[test]
+fn y_and_shift_y_copy_the_key_and_the_value_through_the_host() {
+    let (_dir, _db, mut app) = setup(false);
+    filter(&mut app, "^readme");
+    let mut host = Recorder {
+        events: vec![key_event('y'), key_event('Y'), key_event('q')],
+        copied: Vec::new(),
+    };
+    let mut terminal = Terminal::new(TestBackend::new(120, 32)).unwrap();
+    event_loop::run(&mut terminal, &mut app, &mut host).unwrap();
+    assert_eq!(
+        host.copied,
+        [
+            b"readme".to_vec(),
+            b"A sample database.\nLine two.\n\tindented line".to_vec()
+        ]
+    );
+    assert_eq!(
+        emdb_tui::terminal::osc52(b"readme"),
+        "\x1b]52;c;cmVhZG1l\x07"
+    );
+}
+
+#[test]
+fn l_stages_a_new_time_to_live_alone_and_never_removes_it() {
+    let (_dir, db, mut app) = setup(true);
+    filter(&mut app, "^readme");
+    keys(&mut app, "L");
+    assert!(matches!(app.mode, Mode::Prompt(..)));
+    assert!(shot(&app).contains("Time to live for readme"));
+    // Empty is not a choice here; 0 is refused as everywhere.
+    press(&mut app, KeyCode::Enter);
+    assert!(app.staged.is_empty());
+    keys(&mut app, "0");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.staged.is_empty());
+    ctrl(&mut app, 'u');
+    keys(&mut app, "2h");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.staged.len(), 1);
+    keys(&mut app, "w");
+    let review = shot(&app);
+    assert!(review.contains("ttl 2h"), "{review}");
+    keys(&mut app, "y");
+    let left = db.ttl("readme").unwrap().expect("now expires");
+    assert!(left > Duration::from_secs(7000) && left <= Duration::from_secs(7200));
+    assert_eq!(
+        db.get("readme").unwrap().unwrap(),
+        b"A sample database.\nLine two.\n\tindented line"
+    );
+
+    // `never` on a key with a lifetime removes it; on one without, no change.
+    filter(&mut app, "^session:0");
+    keys(&mut app, "L");
+    keys(&mut app, "never");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "w");
+    keys(&mut app, "y");
+    assert_eq!(db.ttl("session:0").unwrap(), None);
+    assert!(db.get("session:0").unwrap().is_some());
+    filter(&mut app, "^config.db.pool");
+    keys(&mut app, "L");
+    keys(&mut app, "never");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.staged.is_empty(), "persisting a key without a ttl");
+}
+
+#[test]
+fn the_key_bar_shows_the_keys_of_the_place_and_mode() {
+    let (_dir, _db, mut app) = setup(true);
+    let bar = |app: &App| {
+        let s = shot(app);
+        s.lines().rev().nth(1).unwrap().to_string()
+    };
+    let keys_bar = bar(&app);
+    assert!(
+        keys_bar.contains("/ filter") && keys_bar.contains("s sort"),
+        "{keys_bar}"
+    );
+    assert!(
+        keys_bar.contains("a put") && keys_bar.contains("L ttl"),
+        "{keys_bar}"
+    );
+    assert!(keys_bar.trim_end().ends_with("? more"), "{keys_bar}");
+    press(&mut app, KeyCode::BackTab);
+    assert!(bar(&app).contains("Enter open"));
+    keys(&mut app, "2");
+    assert!(bar(&app).contains("1 browse"));
+    // A message takes the line while it is fresh.
+    keys(&mut app, "1");
+    keys(&mut app, "s");
+    assert!(bar(&app).contains("keys sorted"));
+    // Narrow: what fits, and always "? more".
+    let narrow = screen(&app, 40, 20);
+    let line = narrow.lines().rev().nth(1).unwrap();
+    assert!(line.chars().count() <= 40);
+}
