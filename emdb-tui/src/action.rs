@@ -52,6 +52,12 @@ pub enum Command {
     NextView,
     /// Next order of the flat list: key, size (biggest first), expiry.
     Sort,
+    /// Look for text inside the values of the shown namespace.
+    FindInValues,
+    /// Select the next key whose value holds what was found.
+    NextFound,
+    /// Select the previous key whose value holds what was found.
+    PrevFound,
     /// Copy the selected key to the terminal's clipboard (OSC 52).
     CopyKey,
     /// Copy the selected value to the terminal's clipboard (OSC 52).

@@ -189,6 +189,8 @@ pub enum PromptKind {
         /// The key.
         key: Vec<u8>,
     },
+    /// Text to look for inside values.
+    FindInValues,
     /// A new time to live for an existing key, its value kept.
     EditTtl {
         /// The key.
@@ -425,6 +427,34 @@ pub struct Areas {
     pub value_rows: u16,
 }
 
+/// The result of a search inside values (`f`), stepped with `n` / `N`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The namespace searched.
+    pub ns: NsName,
+    /// What was looked for, as typed.
+    pub text: String,
+    /// Keys whose value holds it, sorted.
+    pub keys: Vec<Vec<u8>>,
+    /// Values read.
+    pub scanned: usize,
+    /// More values held it than `keys` lists.
+    pub truncated: bool,
+    /// The hit selected last (an index into `keys`).
+    pub at: Option<usize>,
+    /// The search is still running.
+    pub running: bool,
+}
+
+impl Found {
+    /// True when `key` is one of the hits.
+    pub fn holds(&self, key: &[u8]) -> bool {
+        self.keys
+            .binary_search_by(|k| k.as_slice().cmp(key))
+            .is_ok()
+    }
+}
+
 /// A `$EDITOR` session the main loop should run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EditorJob {
@@ -474,6 +504,8 @@ pub struct App {
     pub areas: Cell<Areas>,
     /// An external edit to run.
     pub editor: Option<EditorJob>,
+    /// The last search inside values.
+    pub found: Option<Found>,
     /// Bytes for the terminal's clipboard: the main loop hands them to the
     /// host (an OSC 52 sequence), which is output, not drawing.
     pub clipboard: Option<Vec<u8>>,
@@ -530,6 +562,7 @@ impl App {
             message: None,
             areas: Cell::new(Areas::default()),
             editor: None,
+            found: None,
             clipboard: None,
             quit: false,
             redraw: true,

@@ -392,7 +392,8 @@ fn glob(pattern: &[u8], key: &[u8], ignore_case: bool) -> bool {
     pattern[p.min(pattern.len())..].iter().all(|&c| c == b'*')
 }
 
-fn contains(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
+/// True when `needle` occurs in `hay` (ignoring ASCII case if asked).
+pub fn contains(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
     let Some(&first) = needle.first() else {
         return true;
     };

@@ -89,6 +89,15 @@ pub enum Request {
         /// What it is for.
         purpose: ValuePurpose,
     },
+    /// The keys of `ns` whose value contains `needle`.
+    FindInValues {
+        /// The namespace.
+        ns: NsName,
+        /// The bytes to look for.
+        needle: Vec<u8>,
+        /// Ignore ASCII case.
+        ignore_case: bool,
+    },
     /// Write staged changes in one atomic transaction, then flush.
     Apply(Vec<Change>),
     /// Make every write durable.
@@ -163,6 +172,19 @@ pub enum Response {
         /// Why it was read.
         purpose: ValuePurpose,
     },
+    /// The answer to [`Request::FindInValues`].
+    Found {
+        /// The namespace.
+        ns: NsName,
+        /// What was looked for.
+        needle: Vec<u8>,
+        /// The keys whose value holds it, sorted (at most [`MAX_FOUND`]).
+        keys: Vec<Vec<u8>>,
+        /// Values read.
+        scanned: usize,
+        /// More values held it than `keys` lists.
+        truncated: bool,
+    },
     /// Staged changes were written and flushed.
     Applied(usize),
     /// A flush finished.
@@ -196,6 +218,8 @@ pub enum Job {
     LoadKeys,
     /// Reading a value.
     LoadValue(ValuePurpose),
+    /// Looking for bytes in values.
+    FindInValues,
     /// Writing staged changes.
     Apply,
     /// Flushing.
@@ -213,6 +237,7 @@ impl Job {
             Job::Refresh => "refresh",
             Job::LoadKeys => "load keys",
             Job::LoadValue(_) => "read value",
+            Job::FindInValues => "find in values",
             Job::Apply => "write",
             Job::Flush => "flush",
             Job::Compact => "compact",
@@ -407,6 +432,38 @@ fn follow_keys(
     Ok((Some(changes), end))
 }
 
+/// Most keys a search in values lists.
+pub const MAX_FOUND: usize = 100_000;
+
+/// Keys of `ns` whose value contains `needle`: every value is read (from
+/// the mapped log, not copied).
+fn find_in_values(
+    db: &Emdb,
+    ns: &NsName,
+    needle: &[u8],
+    ignore_case: bool,
+) -> Result<(Vec<Vec<u8>>, usize, bool), JobError> {
+    let space = space_for_read(db, ns)?;
+    let (mut keys, mut scanned, mut truncated) = (Vec::new(), 0, false);
+    for key in space.keys()? {
+        let key = key?;
+        // A key deleted since the walk saw it is simply left out.
+        let Some(value) = space.get(&key)? else {
+            continue;
+        };
+        scanned += 1;
+        if crate::keylist::contains(&value, needle, ignore_case) {
+            if keys.len() == MAX_FOUND {
+                truncated = true;
+                break;
+            }
+            keys.push(key.to_vec());
+        }
+    }
+    keys.sort_unstable();
+    Ok((keys, scanned, truncated))
+}
+
 fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
     let mut spaces: Vec<(NsName, Space)> = Vec::new();
     for c in changes {
@@ -505,6 +562,20 @@ fn serve(
                 Err(e) => out(fail(Job::LoadValue(purpose), e)),
             }
         }
+        Request::FindInValues {
+            ns,
+            needle,
+            ignore_case,
+        } => match find_in_values(db, &ns, &needle, ignore_case) {
+            Ok((keys, scanned, truncated)) => out(Response::Found {
+                ns,
+                needle,
+                keys,
+                scanned,
+                truncated,
+            }),
+            Err(e) => out(fail(Job::FindInValues, e)),
+        },
         Request::Apply(changes) => match apply(db, &changes) {
             Ok(n) => out(Response::Applied(n)),
             Err(e) => out(fail(Job::Apply, e.into())),

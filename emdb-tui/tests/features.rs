@@ -310,3 +310,44 @@ fn the_key_bar_shows_the_keys_of_the_place_and_mode() {
     let line = narrow.lines().rev().nth(1).unwrap();
     assert!(line.chars().count() <= 40);
 }
+
+#[test]
+fn f_finds_text_inside_values_and_n_steps_through_the_keys() {
+    let (_dir, _db, mut app) = setup(false);
+    keys(&mut app, "f");
+    keys(&mut app, "user 1");
+    press(&mut app, KeyCode::Enter);
+    // "user 1" is in the values of user:001 and user:010..019 (11 keys).
+    let found = app.found.clone().unwrap();
+    assert!(!found.running);
+    assert_eq!(found.keys.len(), 11, "{:?}", found.keys);
+    assert_eq!(app.selected_key(), Some(&b"user:001"[..]));
+    let s = shot(&app);
+    assert!(s.contains("find \"user 1\" 1/11"), "{s}");
+    assert!(s.contains("is in 11 of 40 values: n next"), "{s}");
+    keys(&mut app, "n");
+    assert_eq!(app.selected_key(), Some(&b"user:010"[..]));
+    keys(&mut app, "N");
+    keys(&mut app, "N");
+    // Backwards from the first hit wraps to the last.
+    assert_eq!(app.selected_key(), Some(&b"user:019"[..]));
+    assert!(shot(&app).contains("found 11 of 11 (wrapped)"));
+    // Smart case: an upper-case letter makes the search exact.
+    keys(&mut app, "f");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "Line two");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.found.as_ref().unwrap().keys, [b"readme".to_vec()]);
+    keys(&mut app, "f");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "LINE TWO");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.found.as_ref().unwrap().keys.is_empty());
+    assert!(shot(&app).contains("is in none of 40 values"));
+    // Bytes by escape: the blob holds 0x00 0x01.
+    keys(&mut app, "f");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "\\x00\\x01");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.found.as_ref().unwrap().keys, [b"blob:logo".to_vec()]);
+}

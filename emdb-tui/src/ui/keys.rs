@@ -52,6 +52,19 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             Style::new().fg(theme::MODE),
         )),
     }
+    if let Some(f) = app.found.as_ref().filter(|f| f.ns == app.shown_ns()) {
+        let text = if f.running {
+            format!("find {:?}… ", f.text)
+        } else {
+            let at = f.at.map_or(0, |i| i + 1);
+            format!(
+                "find {:?} {at}/{} ",
+                f.text,
+                units::count(f.keys.len() as u64)
+            )
+        };
+        title.push(Span::styled(text, Style::new().fg(theme::WARN)));
+    }
     if let Some(l) = &app.keys.loading {
         title.push(Span::styled(
             format!("loading… {} ", units::count(l.loaded as u64)),
@@ -95,6 +108,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let mut nav = app.keys.nav;
     nav.follow(rows, height);
     let set = list.set();
+    let found = app.found.as_ref().filter(|f| f.ns == app.shown_ns());
     for (line, i) in (nav.offset..rows).take(height).enumerate() {
         let Some(row) = list.row(i) else { break };
         let y = inner.y + 1 + line as u16;
@@ -114,7 +128,12 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                 };
                 // Cut long keys visibly; the value pane shows them whole.
                 let text = ellipsize(&text, usize::from(key.width));
-                frame.render_widget(Paragraph::new(text), cell(key));
+                // Keys whose value holds what `f` found stand out.
+                let style = match found {
+                    Some(f) if f.holds(full) => Style::new().fg(theme::WARN).bold(),
+                    _ => Style::new(),
+                };
+                frame.render_widget(Paragraph::new(text).style(style), cell(key));
                 if let Some(e) = set.entry(entry as usize) {
                     frame.render_widget(
                         Paragraph::new(units::bytes(u64::from(e.size)))

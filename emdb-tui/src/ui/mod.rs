@@ -173,6 +173,9 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     "Time to live (e.g. 90s 15m 2h 7d; empty: keep or none): ".to_string()
                 }
                 PromptKind::EditValue { key } => format!("New value for {}: ", escape(key)),
+                PromptKind::FindInValues => {
+                    "Find in values (Enter looks, empty clears): ".to_string()
+                }
                 PromptKind::EditTtl { key, .. } => format!(
                     "Time to live for {} (e.g. 90s 15m 2h 7d, never): ",
                     escape(key)

@@ -165,6 +165,28 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
             app.mode = Mode::Normal;
             stage(app, key, Some(bytes), NewTtl::Keep);
         }
+        PromptKind::FindInValues => {
+            app.mode = Mode::Normal;
+            if bytes.is_empty() {
+                app.found = None;
+                app.say("search cleared");
+                return;
+            }
+            let ns = app.shown_ns();
+            let ignore_case = !bytes.iter().any(u8::is_ascii_uppercase);
+            app.found = Some(Found {
+                ns: ns.clone(),
+                text: text.to_string(),
+                running: true,
+                ..Found::default()
+            });
+            app.say(format!("looking for {text:?} in the values…"));
+            app.request(Request::FindInValues {
+                ns,
+                needle: bytes,
+                ignore_case,
+            });
+        }
         PromptKind::EditTtl { key, value } => match parse_ttl(text) {
             Ok(NewTtl::Keep) => app.complain("type a time to live (e.g. 15m, 7d) or never"),
             Ok(ttl) => {

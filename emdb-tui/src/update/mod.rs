@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use crate::action::{Action, Command};
 use crate::app::{
-    App, Compaction, EditorJob, Input, LoadedValue, Mode, NsItem, OldValue, Pane, PromptKind,
-    Question, Staged, Tab, DELIMITERS,
+    App, Compaction, EditorJob, Found, Input, LoadedValue, Mode, NsItem, OldValue, Pane,
+    PromptKind, Question, Staged, Tab, DELIMITERS,
 };
 use crate::escape::{escape, unescape};
 use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
@@ -298,6 +298,17 @@ pub(super) fn command(app: &mut App, c: Command) {
             };
             app.say(format!("keys sorted {}{note}", sort.label()));
         }
+        Command::FindInValues => {
+            let text = app
+                .found
+                .as_ref()
+                .map(|f| f.text.clone())
+                .unwrap_or_default();
+            app.focus = Pane::Keys;
+            open_prompt(app, PromptKind::FindInValues, Input::with_text(&text));
+        }
+        Command::NextFound => step_found(app, true),
+        Command::PrevFound => step_found(app, false),
         Command::CopyKey => match app.selected_key().map(<[u8]>::to_vec) {
             Some(key) => copy(app, key, "key"),
             None => app.complain("select a key to copy"),
@@ -323,6 +334,55 @@ pub(super) fn command(app: &mut App, c: Command) {
         | Command::Review
         | Command::Flush
         | Command::Compact => write_command(app, c),
+    }
+}
+
+/// Select the next (or previous) key found in values, in key order from
+/// the selected key, wrapping around.
+pub(super) fn step_found(app: &mut App, forward: bool) {
+    let Some(found) = &app.found else {
+        app.say("nothing found yet: f looks for text inside values");
+        return;
+    };
+    if found.running {
+        app.say("still looking…");
+        return;
+    }
+    if found.keys.is_empty() {
+        app.say(format!("{:?} is in no value", found.text));
+        return;
+    }
+    let n = found.keys.len();
+    let here = app.selected_key().map(<[u8]>::to_vec);
+    let pos = match &here {
+        Some(k) => found.keys.binary_search(k),
+        None => Err(0),
+    };
+    let i = match (pos, forward) {
+        (Ok(i), true) => (i + 1) % n,
+        (Err(i), true) => i % n,
+        (Ok(i) | Err(i), false) => (i + n - 1) % n,
+    };
+    let key = found.keys[i].clone();
+    let wrapped = match &here {
+        Some(h) => (forward && key <= *h) || (!forward && key >= *h),
+        None => false,
+    };
+    if let Some(f) = &mut app.found {
+        f.at = Some(i);
+    }
+    match app.keys.list.row_of(&key) {
+        Some(row) => {
+            let (len, h) = (app.keys.list.row_count(), key_rows(app));
+            app.keys.nav.select(row, len, h);
+            selection_changed(app);
+            let wrap = if wrapped && n > 1 { " (wrapped)" } else { "" };
+            app.say(format!("found {} of {}{wrap}", i + 1, n));
+        }
+        None => app.say(format!(
+            "{} holds it but is hidden by the filter or view",
+            escape(&key)
+        )),
     }
 }
 

@@ -203,6 +203,36 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 app.staged_version += 1;
             }
         },
+        Response::Found {
+            ns,
+            needle: _,
+            keys,
+            scanned,
+            truncated,
+        } => {
+            let Some(found) = app.found.as_mut().filter(|f| f.running && f.ns == ns) else {
+                return;
+            };
+            found.keys = keys;
+            found.scanned = scanned;
+            found.truncated = truncated;
+            found.running = false;
+            let (n, text) = (found.keys.len(), found.text.clone());
+            if n == 0 {
+                app.say(format!(
+                    "{text:?} is in none of {} values",
+                    units::count(scanned as u64)
+                ));
+            } else {
+                step_found(app, true);
+                let more = if truncated { " (the first ones)" } else { "" };
+                app.say(format!(
+                    "{text:?} is in {} of {} values{more}: n next, N previous",
+                    units::count(n as u64),
+                    units::count(scanned as u64)
+                ));
+            }
+        }
         Response::Applied(n) => {
             app.staged.clear();
             app.staged_version += 1;
@@ -228,6 +258,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 Job::LoadKeys => app.keys.loading = None,
                 Job::Stats => app.stats_pending = false,
                 Job::Compact => app.compaction = None,
+                Job::FindInValues => app.found = None,
                 _ => {}
             }
             let gone = match &error {
