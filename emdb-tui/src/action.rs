@@ -76,6 +76,13 @@ pub enum Command {
     Unstage,
     /// Stage a new time to live (or none) for the selected key, value kept.
     EditTtl,
+    /// Stage renaming the selected key (a put of the new key and a delete
+    /// of the old one, written together).
+    Rename,
+    /// Create a namespace (asks for its name; written at once).
+    CreateNamespace,
+    /// Drop the namespace selected in the namespace pane (asks; at once).
+    DropNamespace,
     /// Show the staged changes as a diff and offer to write them.
     Review,
     /// Flush the database.

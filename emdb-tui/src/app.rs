@@ -191,6 +191,15 @@ pub enum PromptKind {
     },
     /// Text to look for inside values.
     FindInValues,
+    /// The new name of a key.
+    RenameKey {
+        /// The key.
+        key: Vec<u8>,
+        /// Its value.
+        value: Vec<u8>,
+    },
+    /// The name of a new namespace.
+    NewNamespace,
     /// A new time to live for an existing key, its value kept.
     EditTtl {
         /// The key.
@@ -210,6 +219,13 @@ pub enum Question {
     },
     /// Quit with staged changes.
     Quit,
+    /// Drop this namespace and every key in it, at once.
+    DropNamespace {
+        /// Its name.
+        name: String,
+        /// Its keys, as last counted.
+        keys: u64,
+    },
 }
 
 /// What the keyboard is talking to.

@@ -305,6 +305,21 @@ pub const BINDINGS: &[Binding] = &[
         Command::EditTtl,
         "set the time to live (value kept)",
     ),
+    bind(Write, &[k('R')], "R", Command::Rename, "rename the key"),
+    bind(
+        Write,
+        &[k('A')],
+        "A",
+        Command::CreateNamespace,
+        "add a namespace (at once)",
+    ),
+    bind(
+        Write,
+        &[k('D')],
+        "D",
+        Command::DropNamespace,
+        "drop the namespace (asks; at once)",
+    ),
     bind(
         Write,
         &[k('u')],

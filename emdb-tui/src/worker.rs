@@ -102,6 +102,10 @@ pub enum Request {
     Apply(Vec<Change>),
     /// Make every write durable.
     Flush,
+    /// Create a namespace (written and flushed at once).
+    CreateNamespace(String),
+    /// Drop a namespace and its keys (written and flushed at once).
+    DropNamespace(String),
     /// Rewrite the log with only live records.
     Compact,
 }
@@ -189,6 +193,10 @@ pub enum Response {
     Applied(usize),
     /// A flush finished.
     Flushed(Duration),
+    /// A namespace was created (false: it existed already).
+    NamespaceCreated(String, bool),
+    /// A namespace was dropped (false: it did not exist).
+    NamespaceDropped(String, bool),
     /// A compaction finished.
     Compacted {
         /// How long it took.
@@ -224,6 +232,8 @@ pub enum Job {
     Apply,
     /// Flushing.
     Flush,
+    /// Creating or dropping a namespace.
+    Namespace,
     /// Compacting.
     Compact,
 }
@@ -240,6 +250,7 @@ impl Job {
             Job::FindInValues => "find in values",
             Job::Apply => "write",
             Job::Flush => "flush",
+            Job::Namespace => "change namespaces",
             Job::Compact => "compact",
         }
     }
@@ -587,6 +598,27 @@ fn serve(
                 Err(e) => out(fail(Job::Flush, e.into())),
             }
         }
+        Request::CreateNamespace(name) => {
+            let created = db
+                .list_namespaces()
+                .map(|names| !names.contains(&name))
+                .and_then(|new| {
+                    db.namespace(&name)?;
+                    db.flush()?;
+                    Ok(new)
+                });
+            match created {
+                Ok(new) => out(Response::NamespaceCreated(name, new)),
+                Err(e) => out(fail(Job::Namespace, e.into())),
+            }
+        }
+        Request::DropNamespace(name) => match db.drop_namespace(&name).and_then(|dropped| {
+            db.flush()?;
+            Ok(dropped)
+        }) {
+            Ok(dropped) => out(Response::NamespaceDropped(name, dropped)),
+            Err(e) => out(fail(Job::Namespace, e.into())),
+        },
         Request::Compact => compact(db, out),
         Request::LoadKeys { ns, generation } => {
             let cancel = AtomicBool::new(false);

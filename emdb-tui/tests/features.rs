@@ -351,3 +351,85 @@ fn f_finds_text_inside_values_and_n_steps_through_the_keys() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.found.as_ref().unwrap().keys, [b"blob:logo".to_vec()]);
 }
+
+#[test]
+fn r_renames_a_key_keeping_value_and_time_to_live() {
+    let (_dir, db, mut app) = setup(true);
+    filter(&mut app, "^session:1");
+    let before = db.ttl("session:1").unwrap().unwrap();
+    keys(&mut app, "R");
+    assert!(shot(&app).contains("Rename session:1 to: session:1"));
+    // A name that is taken is refused; the prompt stays.
+    ctrl(&mut app, 'u');
+    keys(&mut app, "session:2");
+    press(&mut app, KeyCode::Enter);
+    assert!(matches!(app.mode, Mode::Prompt(..)));
+    assert!(shot(&app)
+        .lines()
+        .last()
+        .unwrap()
+        .contains("exists already"));
+    ctrl(&mut app, 'u');
+    keys(&mut app, "login:1");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.staged.len(), 2);
+    assert!(shot(&app).contains("staged renaming session:1 to login:1"));
+    keys(&mut app, "w");
+    let review = shot(&app);
+    assert!(
+        review.contains("new login:1") && review.contains("delete session:1"),
+        "{review}"
+    );
+    keys(&mut app, "y");
+    assert_eq!(db.get("session:1").unwrap(), None);
+    assert_eq!(db.get("login:1").unwrap().unwrap(), b"token-1");
+    let after = db
+        .ttl("login:1")
+        .unwrap()
+        .expect("the lifetime moved along");
+    assert!(after <= before && after + Duration::from_secs(5) > before);
+}
+
+#[test]
+fn namespaces_are_created_and_dropped_after_asking() {
+    let (_dir, db, mut app) = setup(true);
+    keys(&mut app, "A");
+    keys(&mut app, "orders");
+    press(&mut app, KeyCode::Enter);
+    assert!(db
+        .list_namespaces()
+        .unwrap()
+        .contains(&"orders".to_string()));
+    let s = shot(&app);
+    assert!(s.contains("created namespace orders"), "{s}");
+    assert!(s.lines().any(|l| l.contains(" orders ")), "{s}");
+    // The default namespace cannot be dropped.
+    keys(&mut app, "D");
+    assert!(shot(&app).contains("the default namespace cannot be dropped"));
+    // Select metrics in the namespace pane, drop it: asked, then gone.
+    press(&mut app, KeyCode::BackTab);
+    let metrics = app
+        .namespaces
+        .iter()
+        .position(|n| n.name.as_deref() == Some("metrics"))
+        .unwrap();
+    for _ in 0..metrics {
+        keys(&mut app, "j");
+    }
+    keys(&mut app, "D");
+    let s = shot(&app);
+    assert!(s.contains("Drop namespace metrics and its 12 keys?"), "{s}");
+    keys(&mut app, "n");
+    assert!(db
+        .list_namespaces()
+        .unwrap()
+        .contains(&"metrics".to_string()));
+    keys(&mut app, "D");
+    keys(&mut app, "y");
+    assert!(!db
+        .list_namespaces()
+        .unwrap()
+        .contains(&"metrics".to_string()));
+    let s = shot(&app);
+    assert!(s.contains("dropped namespace metrics"), "{s}");
+}

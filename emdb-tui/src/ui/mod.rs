@@ -173,6 +173,8 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     "Time to live (e.g. 90s 15m 2h 7d; empty: keep or none): ".to_string()
                 }
                 PromptKind::EditValue { key } => format!("New value for {}: ", escape(key)),
+                PromptKind::RenameKey { key, .. } => format!("Rename {} to: ", escape(key)),
+                PromptKind::NewNamespace => "New namespace: ".to_string(),
                 PromptKind::FindInValues => {
                     "Find in values (Enter looks, empty clears): ".to_string()
                 }
@@ -185,6 +187,10 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
         }
         Mode::Confirm(Question::Delete { key }) => (
             Line::from(format!("Delete {}? y/n", escape(key))).fg(theme::WARN),
+            None,
+        ),
+        Mode::Confirm(Question::DropNamespace { name, .. }) => (
+            Line::from(format!("Drop namespace {name} and its keys now? y/n")).fg(theme::WARN),
             None,
         ),
         Mode::Confirm(Question::Quit) => (

@@ -34,6 +34,43 @@ pub(super) fn write_command(app: &mut App, c: Command) {
                 );
             }
         }
+        Command::Rename => {
+            let Some((key, value)) = editable_value(app) else {
+                return;
+            };
+            let text = escape(&key);
+            open_prompt(
+                app,
+                PromptKind::RenameKey { key, value },
+                Input::with_text(&text),
+            );
+        }
+        Command::CreateNamespace => open_prompt(app, PromptKind::NewNamespace, Input::default()),
+        Command::DropNamespace => match app.selected_ns() {
+            None => app.complain(
+                "the default namespace cannot be dropped (select another in the namespace pane)",
+            ),
+            Some(name) => {
+                let staged = app
+                    .staged
+                    .iter()
+                    .filter(|s| s.change.ns.as_deref() == Some(name.as_str()))
+                    .count();
+                if staged > 0 {
+                    app.complain(format!(
+                        "{} staged in {name}: write or unstage them first",
+                        units::plural(staged as u64, "change")
+                    ));
+                } else {
+                    let keys = app
+                        .namespaces
+                        .iter()
+                        .find(|n| n.name.as_deref() == Some(name.as_str()))
+                        .map_or(0, |n| n.count);
+                    app.mode = Mode::Confirm(Question::DropNamespace { name, keys });
+                }
+            }
+        },
         Command::EditTtl => {
             let Some((key, value)) = editable_value(app) else {
                 return;
@@ -164,6 +201,61 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
         PromptKind::EditValue { key } => {
             app.mode = Mode::Normal;
             stage(app, key, Some(bytes), NewTtl::Keep);
+        }
+        PromptKind::RenameKey { key, value } => {
+            if bytes.is_empty() {
+                app.complain("the new key is empty");
+                return;
+            }
+            if bytes == key {
+                app.mode = Mode::Normal;
+                app.say("same name: nothing staged");
+                return;
+            }
+            let taken = app.keys.list.set().find(&bytes).is_some()
+                || app
+                    .staged_for(&bytes)
+                    .is_some_and(|s| s.change.value.is_some());
+            if taken {
+                app.complain(format!(
+                    "{} exists already; delete it first or pick another name",
+                    escape(&bytes)
+                ));
+                return;
+            }
+            app.mode = Mode::Normal;
+            // The new key keeps the old one's lifetime.
+            let expires_ms = match &app.value.loaded {
+                Some(l) if l.key == key => l.expires_ms,
+                _ => None,
+            };
+            let ttl = match expires_ms {
+                Some(at) => {
+                    NewTtl::After(Duration::from_millis(at.saturating_sub(app.now_ms).max(1)))
+                }
+                None => NewTtl::Never,
+            };
+            stage(app, bytes.clone(), Some(value), ttl);
+            stage(app, key.clone(), None, NewTtl::Keep);
+            app.say(format!(
+                "staged renaming {} to {}; {} staged, w to review and write",
+                escape(&key),
+                escape(&bytes),
+                units::plural(app.staged.len() as u64, "change")
+            ));
+        }
+        PromptKind::NewNamespace => {
+            let Ok(name) = String::from_utf8(bytes) else {
+                app.complain("a namespace name is text (UTF-8)");
+                return;
+            };
+            if name.is_empty() {
+                app.complain("the name is empty");
+                return;
+            }
+            app.mode = Mode::Normal;
+            app.say(format!("creating namespace {name}…"));
+            app.request(Request::CreateNamespace(name));
         }
         PromptKind::FindInValues => {
             app.mode = Mode::Normal;

@@ -233,6 +233,10 @@ pub(super) fn confirmed(app: &mut App, q: Question) {
     match q {
         Question::Delete { key } => stage(app, key, None, NewTtl::Keep),
         Question::Quit => app.quit = true,
+        Question::DropNamespace { name, .. } => {
+            app.say(format!("dropping namespace {name}…"));
+            app.request(Request::DropNamespace(name));
+        }
     }
 }
 

@@ -331,6 +331,9 @@ pub(super) fn command(app: &mut App, c: Command) {
         | Command::Delete
         | Command::Unstage
         | Command::EditTtl
+        | Command::Rename
+        | Command::CreateNamespace
+        | Command::DropNamespace
         | Command::Review
         | Command::Flush
         | Command::Compact => write_command(app, c),

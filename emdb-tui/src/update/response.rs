@@ -242,6 +242,28 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             ));
             refresh(app);
         }
+        Response::NamespaceCreated(name, new) => {
+            if new {
+                app.say(format!("created namespace {name}"));
+            } else {
+                app.say(format!("namespace {name} exists already"));
+            }
+            app.stats_pending = true;
+            app.request(Request::Stats);
+        }
+        Response::NamespaceDropped(name, dropped) => {
+            if dropped {
+                // Leave it now, so the next stats do not report it gone.
+                if app.shown_ns().as_deref() == Some(name.as_str()) {
+                    namespace_gone(app, name.clone());
+                }
+                app.say(format!("dropped namespace {name} and its keys"));
+            } else {
+                app.say(format!("namespace {name} was not there"));
+            }
+            app.stats_pending = true;
+            app.request(Request::Stats);
+        }
         Response::Flushed(took) => app.say(format!("flushed in {}", units::latency(took))),
         Response::Compacted { took, reclaimed } => {
             app.compaction = None;
