@@ -58,6 +58,8 @@ pub enum Command {
     NextFound,
     /// Select the previous key whose value holds what was found.
     PrevFound,
+    /// Export the listed keys with their values to a file.
+    Export,
     /// Copy the selected key to the terminal's clipboard (OSC 52).
     CopyKey,
     /// Copy the selected value to the terminal's clipboard (OSC 52).

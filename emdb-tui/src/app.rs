@@ -200,6 +200,11 @@ pub enum PromptKind {
     },
     /// The name of a new namespace.
     NewNamespace,
+    /// The file to export the listed keys to.
+    ExportPath {
+        /// How many keys.
+        keys: usize,
+    },
     /// A new time to live for an existing key, its value kept.
     EditTtl {
         /// The key.

@@ -611,6 +611,17 @@ impl KeyList {
         }
     }
 
+    /// The keys the list shows (every match of the filter; in the expiring
+    /// view only those with an expiry), in key order, groups included
+    /// whole.
+    pub fn listed_keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let expiring = self.view == ListView::Expiring;
+        self.matches.iter().filter_map(move |&i| {
+            let e = self.set.entry(i as usize)?;
+            (!expiring || e.expires_ms != 0).then(|| self.set.key(i as usize))
+        })
+    }
+
     /// Change the filter text, narrowing the last result when the new text
     /// extends it.
     pub fn set_filter(&mut self, text: &str) {

@@ -276,6 +276,13 @@ pub const BINDINGS: &[Binding] = &[
         Command::CopyValue,
         "copy the value (OSC 52)",
     ),
+    bind(
+        Browse,
+        &[k('O')],
+        "O",
+        Command::Export,
+        "export the listed keys (.jsonl .csv)",
+    ),
     bind(Write, &[k('a')], "a", Command::Put, "put a new key"),
     bind(
         Write,

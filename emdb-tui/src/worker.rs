@@ -102,6 +102,15 @@ pub enum Request {
     Apply(Vec<Change>),
     /// Make every write durable.
     Flush,
+    /// Write `keys` of `ns` with their values and expiries to a new file.
+    Export {
+        /// The namespace.
+        ns: NsName,
+        /// The keys, in the order to write them.
+        keys: Vec<Vec<u8>>,
+        /// The file; it must not exist yet.
+        path: PathBuf,
+    },
     /// Create a namespace (written and flushed at once).
     CreateNamespace(String),
     /// Drop a namespace and its keys (written and flushed at once).
@@ -193,6 +202,17 @@ pub enum Response {
     Applied(usize),
     /// A flush finished.
     Flushed(Duration),
+    /// An export finished.
+    Exported {
+        /// The file.
+        path: PathBuf,
+        /// Its format's name.
+        format: &'static str,
+        /// Records written.
+        written: usize,
+        /// Keys gone since they were listed.
+        skipped: usize,
+    },
     /// A namespace was created (false: it existed already).
     NamespaceCreated(String, bool),
     /// A namespace was dropped (false: it did not exist).
@@ -234,6 +254,8 @@ pub enum Job {
     Flush,
     /// Creating or dropping a namespace.
     Namespace,
+    /// Exporting keys to a file.
+    Export,
     /// Compacting.
     Compact,
 }
@@ -251,6 +273,7 @@ impl Job {
             Job::Apply => "write",
             Job::Flush => "flush",
             Job::Namespace => "change namespaces",
+            Job::Export => "export",
             Job::Compact => "compact",
         }
     }
@@ -266,6 +289,8 @@ pub enum JobError {
     Db(emdb_core::Error),
     /// The operating system said no (a thread could not start).
     Os(std::io::Error),
+    /// A file or format step failed (as `emdb` reports it).
+    Tool(emdb_tools::ToolError),
 }
 
 impl std::fmt::Display for JobError {
@@ -274,6 +299,7 @@ impl std::fmt::Display for JobError {
             JobError::NamespaceGone(name) => write!(f, "namespace {name} does not exist"),
             JobError::Db(e) => write!(f, "{e}"),
             JobError::Os(e) => write!(f, "{e}"),
+            JobError::Tool(e) => write!(f, "{e}"),
         }
     }
 }
@@ -443,6 +469,60 @@ fn follow_keys(
     Ok((Some(changes), end))
 }
 
+/// Write `keys` of `ns` to `path` (created new, mode 0600, as `emdb
+/// export` creates its files) in the format its extension names: `.csv`,
+/// `.resp`, else JSON Lines, with the formats of `emdb export`.
+fn export(
+    db: &Emdb,
+    ns: &NsName,
+    keys: &[Vec<u8>],
+    path: &std::path::Path,
+) -> Result<(&'static str, usize, usize), JobError> {
+    use emdb_tools::transfer::{self, Plan};
+    use std::os::unix::fs::OpenOptionsExt;
+    let space = space_for_read(db, ns)?;
+    let format = transfer::resolve_format(None, Some(path));
+    let tool = |e: emdb_tools::ToolError| JobError::Tool(e);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                "creating (it exists already; pick another name)"
+            } else {
+                "creating"
+            };
+            tool(emdb_tools::ToolError::io(what, Some(path), e))
+        })?;
+    let mut out = std::io::BufWriter::new(file);
+    let plan = Plan {
+        namespaces: vec![ns.clone().unwrap_or_default()],
+        encrypted: db.stats()?.encrypted,
+        any_expiry: true,
+    };
+    let name = ns.as_deref().unwrap_or("");
+    let (mut written, mut skipped) = (0, 0);
+    {
+        let mut w = transfer::writer(format, &mut out, emdb_tools::Codec::default(), &plan)
+            .map_err(tool)?;
+        for key in keys {
+            let Some(value) = space.get(key)? else {
+                skipped += 1;
+                continue;
+            };
+            let expires = space.expires_at_ms(key)?;
+            w.record(name, key, &value, expires).map_err(tool)?;
+            written += 1;
+        }
+        w.finish().map_err(tool)?;
+    }
+    std::io::Write::flush(&mut out)
+        .map_err(|e| tool(emdb_tools::ToolError::io("writing", Some(path), e)))?;
+    Ok((transfer::format_name(format), written, skipped))
+}
+
 /// Most keys a search in values lists.
 pub const MAX_FOUND: usize = 100_000;
 
@@ -598,6 +678,15 @@ fn serve(
                 Err(e) => out(fail(Job::Flush, e.into())),
             }
         }
+        Request::Export { ns, keys, path } => match export(db, &ns, &keys, &path) {
+            Ok((format, written, skipped)) => out(Response::Exported {
+                path,
+                format,
+                written,
+                skipped,
+            }),
+            Err(e) => out(fail(Job::Export, e)),
+        },
         Request::CreateNamespace(name) => {
             let created = db
                 .list_namespaces()

@@ -433,3 +433,65 @@ fn namespaces_are_created_and_dropped_after_asking() {
     let s = shot(&app);
     assert!(s.contains("dropped namespace metrics"), "{s}");
 }
+
+fn read_export(path: &std::path::Path) -> Vec<emdb_tools::transfer::Entry> {
+    use emdb_tools::transfer::{self, Item};
+    let format = transfer::resolve_format(None, Some(path));
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    transfer::reader(format, Box::new(file), emdb_tools::Codec::default())
+        .filter_map(|item| match item.unwrap() {
+            Item::Record(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn o_exports_the_listed_keys_in_the_formats_of_emdb_export() {
+    let (dir, _db, mut app) = setup(false);
+    filter(&mut app, "session:");
+    let out = dir.path().join("sessions.jsonl");
+    keys(&mut app, "O");
+    assert!(shot(&app).contains("Export 5 listed keys to the new file"));
+    keys(&mut app, out.to_str().unwrap());
+    press(&mut app, KeyCode::Enter);
+    let s = shot(&app);
+    assert!(s.contains("exported 5 keys to"), "{s}");
+    let records = read_export(&out);
+    let keys_out: Vec<&[u8]> = records.iter().map(|e| e.key.as_slice()).collect();
+    assert_eq!(
+        keys_out,
+        [
+            &b"session:0"[..],
+            b"session:1",
+            b"session:2",
+            b"session:3",
+            b"session:4"
+        ]
+    );
+    assert_eq!(records[2].value, b"token-2");
+    assert_eq!(records[0].expires_at_ms, Some(T0 + 30_000));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&out).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    // CSV by extension; the expiring view exports only keys with an expiry.
+    filter(&mut app, "");
+    keys(&mut app, "x");
+    let csv = dir.path().join("expiring.csv");
+    keys(&mut app, "O");
+    keys(&mut app, csv.to_str().unwrap());
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(read_export(&csv).len(), 5);
+
+    // An existing file is never overwritten.
+    let before = std::fs::read(&out).unwrap();
+    keys(&mut app, "O");
+    keys(&mut app, out.to_str().unwrap());
+    press(&mut app, KeyCode::Enter);
+    let s = shot(&app);
+    assert!(s.contains("exists already"), "{s}");
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+}

@@ -175,6 +175,10 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                 PromptKind::EditValue { key } => format!("New value for {}: ", escape(key)),
                 PromptKind::RenameKey { key, .. } => format!("Rename {} to: ", escape(key)),
                 PromptKind::NewNamespace => "New namespace: ".to_string(),
+                PromptKind::ExportPath { keys } => format!(
+                    "Export {} to the new file (.jsonl, .csv or .resp): ",
+                    units::plural(*keys as u64, "listed key")
+                ),
                 PromptKind::FindInValues => {
                     "Find in values (Enter looks, empty clears): ".to_string()
                 }

@@ -244,6 +244,25 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 units::plural(app.staged.len() as u64, "change")
             ));
         }
+        PromptKind::ExportPath { .. } => {
+            let path = text.trim();
+            if path.is_empty() {
+                app.complain("type a file name (.jsonl or .csv)");
+                return;
+            }
+            app.mode = Mode::Normal;
+            let keys: Vec<Vec<u8>> = app.keys.list.listed_keys().map(<[u8]>::to_vec).collect();
+            app.say(format!(
+                "exporting {} to {path}…",
+                units::plural(keys.len() as u64, "key")
+            ));
+            let ns = app.shown_ns();
+            app.request(Request::Export {
+                ns,
+                keys,
+                path: std::path::PathBuf::from(path),
+            });
+        }
         PromptKind::NewNamespace => {
             let Ok(name) = String::from_utf8(bytes) else {
                 app.complain("a namespace name is text (UTF-8)");

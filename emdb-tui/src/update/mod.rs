@@ -309,6 +309,14 @@ pub(super) fn command(app: &mut App, c: Command) {
         }
         Command::NextFound => step_found(app, true),
         Command::PrevFound => step_found(app, false),
+        Command::Export => {
+            let keys = app.keys.list.listed_keys().count();
+            if keys == 0 {
+                app.complain("no keys listed to export");
+            } else {
+                open_prompt(app, PromptKind::ExportPath { keys }, Input::default());
+            }
+        }
         Command::CopyKey => match app.selected_key().map(<[u8]>::to_vec) {
             Some(key) => copy(app, key, "key"),
             None => app.complain("select a key to copy"),

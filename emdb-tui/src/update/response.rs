@@ -242,6 +242,23 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             ));
             refresh(app);
         }
+        Response::Exported {
+            path,
+            format,
+            written,
+            skipped,
+        } => {
+            let gone = if skipped > 0 {
+                format!(" ({skipped} deleted meanwhile)")
+            } else {
+                String::new()
+            };
+            app.say(format!(
+                "exported {} to {} ({format}){gone}",
+                units::plural(written as u64, "key"),
+                path.display()
+            ));
+        }
         Response::NamespaceCreated(name, new) => {
             if new {
                 app.say(format!("created namespace {name}"));
