@@ -29,6 +29,8 @@ pub struct KeySet {
     entries: Vec<KeyEntry>,
     /// Arena bytes of removed keys, reclaimed when they reach half of it.
     garbage: usize,
+    /// Sum of the value sizes, kept as keys come and go.
+    value_bytes: u64,
 }
 
 /// A change to one key of a [`KeySet`].
@@ -63,6 +65,7 @@ impl KeySet {
 
     /// Add a key (in any order).
     pub fn push(&mut self, key: &[u8], size: u64, expires_ms: u64) {
+        self.value_bytes += u64::from(u32::try_from(size).unwrap_or(u32::MAX));
         self.entries.push(KeyEntry {
             off: self.bytes.len() as u64,
             len: u32::try_from(key.len()).unwrap_or(u32::MAX),
@@ -152,7 +155,9 @@ impl KeySet {
                     Some(i),
                 ) => {
                     let e = &mut self.entries[i];
-                    e.size = u32::try_from(size).unwrap_or(u32::MAX);
+                    let size = u32::try_from(size).unwrap_or(u32::MAX);
+                    self.value_bytes = self.value_bytes - u64::from(e.size) + u64::from(size);
+                    e.size = size;
                     e.expires_ms = expires_ms;
                 }
                 (c @ KeyChange::Upsert { .. }, None) => added.push(c),
@@ -186,6 +191,7 @@ impl KeySet {
             }
             if gone.next_if_eq(&i).is_some() {
                 self.garbage += e.len as usize;
+                self.value_bytes -= u64::from(e.size);
             } else {
                 entries.push(e);
             }
@@ -199,6 +205,7 @@ impl KeySet {
     }
 
     fn append(&mut self, key: &[u8], size: u64, expires_ms: u64) -> KeyEntry {
+        self.value_bytes += u64::from(u32::try_from(size).unwrap_or(u32::MAX));
         let e = KeyEntry {
             off: self.bytes.len() as u64,
             len: u32::try_from(key.len()).unwrap_or(u32::MAX),
@@ -219,6 +226,11 @@ impl KeySet {
         }
         self.bytes = sorted;
         self.garbage = 0;
+    }
+
+    /// Sum of the value sizes of every key.
+    pub fn value_bytes(&self) -> u64 {
+        self.value_bytes
     }
 
     /// Bytes used by the arena and the entries.
@@ -927,6 +939,30 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn value_bytes_follow_puts_resizes_and_removals() {
+        let mut set = KeySet::new();
+        set.push(b"a", 10, 0);
+        set.push(b"b", 5, 0);
+        set.sort();
+        assert_eq!(set.value_bytes(), 15);
+        set.apply(vec![
+            KeyChange::Upsert {
+                key: b"a".to_vec(),
+                size: 3,
+                expires_ms: 0,
+            },
+            KeyChange::Upsert {
+                key: b"c".to_vec(),
+                size: 100,
+                expires_ms: 0,
+            },
+            KeyChange::Remove(b"b".to_vec()),
+            KeyChange::Remove(b"zz".to_vec()),
+        ]);
+        assert_eq!(set.value_bytes(), 103);
     }
 
     #[test]

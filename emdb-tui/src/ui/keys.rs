@@ -31,6 +31,14 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         Span::raw(" Keys "),
         Span::styled(count, Style::new().bold()),
     ];
+    // The bytes of every value of the namespace (with a filter the count
+    // says "of N", and a total of all would read as the matches' total).
+    if list.pattern().is_none() && list.view() != ListView::Expiring {
+        title.push(Span::styled(
+            format!("· {} ", units::bytes(list.set().value_bytes())),
+            Style::new().fg(theme::MUTED),
+        ));
+    }
     if !list.filter().is_empty() {
         title.push(Span::styled(
             format!("/{} ", list.filter()),
