@@ -145,8 +145,15 @@ pub enum Action {
         /// Row.
         row: u16,
     },
-    /// The terminal was resized.
-    Resize,
+    /// The terminal is this many columns and rows (at start and after
+    /// every resize): the pane layout is computed from it here, in
+    /// `update`, so drawing only reads the state.
+    Resize {
+        /// Columns.
+        width: u16,
+        /// Rows.
+        height: u16,
+    },
     /// Time passed; the clock reads this.
     Tick(SystemTime),
     /// The worker answered.

@@ -1,7 +1,7 @@
 //! The state of the whole UI. Only [`crate::update`] changes it; the `ui`
-//! modules only read it.
+//! modules only read it (a `&App`, with nothing inside it that drawing
+//! could change: the layout and the formatted value are made in `update`).
 
-use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -381,10 +381,11 @@ pub struct ValuePane {
     pub mode: ViewMode,
     /// First visible line.
     pub scroll: usize,
-    /// Formatting cache (filled while drawing; no I/O).
-    pub formatted: RefCell<Option<Formatted>>,
-    /// Display lines of the value as last drawn, for scrolling limits.
-    pub lines: Cell<usize>,
+    /// The value formatted for the pane's width (made in `update`).
+    pub formatted: Option<Formatted>,
+    /// Display lines of the value at the pane's width, for scrolling
+    /// limits (made in `update`).
+    pub lines: usize,
     /// The shown key was there and another process deleted it.
     pub deleted_by_writer: bool,
 }
@@ -431,7 +432,7 @@ pub struct Message {
     pub at_ms: u64,
 }
 
-/// Where the panes were drawn last, for the mouse and for page sizes.
+/// Where the panes are, for the mouse and for page sizes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Areas {
     /// Namespace pane.
@@ -521,8 +522,9 @@ pub struct App {
     pub compaction: Option<Compaction>,
     /// The message bar.
     pub message: Option<Message>,
-    /// Where things were drawn.
-    pub areas: Cell<Areas>,
+    /// Where the panes are, from the terminal's size (made in `update`
+    /// on [`crate::action::Action::Resize`]).
+    pub areas: Areas,
     /// An external edit to run.
     pub editor: Option<EditorJob>,
     /// The last search inside values.
@@ -581,7 +583,7 @@ impl App {
             staged_version: 0,
             compaction: None,
             message: None,
-            areas: Cell::new(Areas::default()),
+            areas: Areas::default(),
             editor: None,
             found: None,
             clipboard: None,

@@ -65,6 +65,14 @@ pub fn run<B: Backend, H: Host>(
     host: &mut H,
 ) -> io::Result<()> {
     app.start();
+    let size = terminal.size()?;
+    update(
+        app,
+        Action::Resize {
+            width: size.width,
+            height: size.height,
+        },
+    );
     let tick = app.config.tick;
     let mut next_tick = Instant::now();
     let mut dirty = true;

@@ -495,3 +495,49 @@ fn o_exports_the_listed_keys_in_the_formats_of_emdb_export() {
     assert!(s.contains("exists already"), "{s}");
     assert_eq!(std::fs::read(&out).unwrap(), before);
 }
+
+#[test]
+fn layout_and_value_lines_come_from_update_not_from_drawing() {
+    // Nothing is ever drawn here: paging and scrolling limits must come
+    // from the size `Resize` gave and the value formatted in `update`.
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    db.insert(
+        "long",
+        (0..200).map(|i| format!("line {i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let mut app = app_for(&db, false);
+    assert_eq!(
+        app.areas,
+        emdb_tui::ui::layout(ratatui::layout::Rect::new(0, 0, 120, 32))
+    );
+    let rows = usize::from(app.areas.key_rows);
+    assert!(rows > 5);
+    press(&mut app, KeyCode::PageDown);
+    assert_eq!(app.keys.nav.selected, rows - 1);
+    filter(&mut app, "^long");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(
+        app.value.lines, 201,
+        "200 lines and the empty one after the last newline"
+    );
+    for _ in 0..50 {
+        press(&mut app, KeyCode::PageDown);
+    }
+    let visible = usize::from(app.areas.value_rows);
+    assert_eq!(app.value.scroll, 201 - visible);
+    // A smaller terminal: new limits at once.
+    act(
+        &mut app,
+        emdb_tui::action::Action::Resize {
+            width: 80,
+            height: 20,
+        },
+    );
+    assert!(app.areas.value_rows < visible as u16);
+    assert_eq!(
+        app.value.formatted.as_ref().unwrap().width,
+        app.areas.value.width - 2
+    );
+}

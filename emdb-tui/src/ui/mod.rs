@@ -78,10 +78,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     draw_tabs(frame, app, top);
     match app.tab {
         Tab::Browse => draw_browse(frame, app, body),
-        Tab::Dashboard => {
-            app.areas.set(Areas::default());
-            dashboard::draw(frame, app, body);
-        }
+        Tab::Dashboard => dashboard::draw(frame, app, body),
     }
     draw_message(frame, app, message);
     draw_status(frame, app, status);
@@ -121,7 +118,17 @@ fn draw_tabs(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(help, area);
 }
 
-fn draw_browse(frame: &mut Frame, app: &App, area: Rect) {
+/// Where the browser's panes go on a `screen` of that size (a pure
+/// function: `update` keeps the result for the mouse and paging, drawing
+/// computes the same for the frame it draws).
+pub fn layout(screen: Rect) -> Areas {
+    let [_top, area, _message, _status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(screen);
     let ns_width = if area.width < 80 {
         0
     } else {
@@ -132,14 +139,23 @@ fn draw_browse(frame: &mut Frame, app: &App, area: Rect) {
     let [keys, value] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
     let inner_rows = |r: Rect, extra: u16| r.height.saturating_sub(2 + extra);
-    app.areas.set(Areas {
+    Areas {
         namespaces: ns,
         keys,
         value,
         key_rows: inner_rows(keys, 1),
         ns_rows: inner_rows(ns, 0),
         value_rows: inner_rows(value, value::HEADER_LINES),
-    });
+    }
+}
+
+fn draw_browse(frame: &mut Frame, app: &App, _area: Rect) {
+    let Areas {
+        namespaces: ns,
+        keys,
+        value,
+        ..
+    } = layout(frame.area());
     if ns.width > 0 {
         namespaces::draw(frame, app, ns, app.focus == Pane::Namespaces);
     }

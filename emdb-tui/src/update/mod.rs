@@ -43,6 +43,28 @@ const MAX_INLINE_EDIT: usize = 16 * 1024;
 /// something on screen counts time) and a stats sample (only when it
 /// differs from the last one).
 pub fn update(app: &mut App, action: Action) {
+    apply(app, action);
+    prepare_value(app);
+}
+
+/// Format the shown value for the value pane's width, unless that is done
+/// already: drawing then only reads it (and how many lines it has, which
+/// bounds scrolling).
+fn prepare_value(app: &mut App) {
+    let width = crate::ui::value::body_width(app.areas.value);
+    let fresh = app.value.formatted.as_ref().is_some_and(|f| {
+        f.version == app.value.version
+            && f.mode == app.value.mode
+            && f.width == width
+            && f.staged_version == app.staged_version
+    });
+    if !fresh {
+        app.value.formatted = Some(crate::ui::value::make_formatted(app, width));
+    }
+    app.value.lines = crate::ui::value::line_count(app, width);
+}
+
+fn apply(app: &mut App, action: Action) {
     match &action {
         Action::Tick(now) => {
             let second = |ms: u64| ms / 1000;
@@ -64,7 +86,9 @@ pub fn update(app: &mut App, action: Action) {
         Action::Suspend => app.suspend = true,
         Action::Tick(now) => tick(app, unix_ms(now)),
         Action::Worker(resp) => on_response(app, *resp),
-        Action::Resize => {}
+        Action::Resize { width, height } => {
+            app.areas = crate::ui::layout(ratatui::layout::Rect::new(0, 0, width, height));
+        }
         Action::Edited { job, result } => on_edited(app, job, result),
         Action::Scroll { column, row, lines } => on_scroll(app, column, row, lines),
         Action::Click { column, row } => on_click(app, column, row),
@@ -202,21 +226,21 @@ pub(super) fn maybe_reload_keys(app: &mut App) {
 }
 
 pub(super) fn key_rows(app: &App) -> usize {
-    match app.areas.get().key_rows {
+    match app.areas.key_rows {
         0 => 20,
         n => usize::from(n),
     }
 }
 
 pub(super) fn ns_rows(app: &App) -> usize {
-    match app.areas.get().ns_rows {
+    match app.areas.ns_rows {
         0 => 10,
         n => usize::from(n),
     }
 }
 
 pub(super) fn value_rows(app: &App) -> usize {
-    match app.areas.get().value_rows {
+    match app.areas.value_rows {
         0 => 20,
         n => usize::from(n),
     }
@@ -444,7 +468,7 @@ pub(super) fn step(app: &mut App, delta: isize) {
             selection_changed(app);
         }
         Pane::Value => {
-            let max = app.value.lines.get().saturating_sub(value_rows(app));
+            let max = app.value.lines.saturating_sub(value_rows(app));
             app.value.scroll = app.value.scroll.saturating_add_signed(delta).min(max);
         }
     }
@@ -471,7 +495,7 @@ pub(super) fn on_click(app: &mut App, column: u16, row: u16) {
         return;
     };
     app.focus = pane;
-    let areas = app.areas.get();
+    let areas = app.areas;
     match pane {
         Pane::Namespaces => {
             // One border row above the first item.
@@ -498,7 +522,7 @@ pub(super) fn on_click(app: &mut App, column: u16, row: u16) {
 }
 
 pub(super) fn pane_at(app: &App, column: u16, row: u16) -> Option<Pane> {
-    let a = app.areas.get();
+    let a = app.areas;
     let pos = ratatui::layout::Position::new(column, row);
     [
         (a.namespaces, Pane::Namespaces),
