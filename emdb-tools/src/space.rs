@@ -36,6 +36,16 @@ impl Space {
         }
     }
 
+    /// The key space `name` of `db` if it exists (`None` or `""`: the
+    /// default one, which always does). Never creates a namespace, so a
+    /// reader does not bring back a namespace another process dropped.
+    pub fn existing(db: &Emdb, name: Option<&str>) -> Result<Option<Space>> {
+        match name.filter(|n| !n.is_empty()) {
+            None => Ok(Some(Space::Default(db.clone()))),
+            Some(name) => Ok(db.namespace_if_exists(name)?.map(Space::Named)),
+        }
+    }
+
     /// The namespace name (`""` for the default one).
     pub fn name(&self) -> &str {
         match self {
@@ -166,4 +176,22 @@ pub fn unix_ms(t: SystemTime) -> u64 {
 /// Now, in milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     unix_ms(SystemTime::now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn existing_never_creates_a_namespace() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Emdb::open(dir.path().join("db.emdb")).unwrap();
+        assert_eq!(Space::existing(&db, None).unwrap().unwrap().name(), "");
+        assert_eq!(Space::existing(&db, Some("")).unwrap().unwrap().name(), "");
+        assert!(Space::existing(&db, Some("later")).unwrap().is_none());
+        assert!(db.list_namespaces().unwrap().is_empty());
+        Space::open(&db, Some("later")).unwrap();
+        let found = Space::existing(&db, Some("later")).unwrap().unwrap();
+        assert_eq!(found.name(), "later");
+    }
 }

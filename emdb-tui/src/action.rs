@@ -50,6 +50,20 @@ pub enum Command {
     ToggleExpiring,
     /// Next value view (auto, text, JSON, hex).
     NextView,
+    /// Next order of the flat list: key, size (biggest first), expiry.
+    Sort,
+    /// Look for text inside the values of the shown namespace.
+    FindInValues,
+    /// Select the next key whose value holds what was found.
+    NextFound,
+    /// Select the previous key whose value holds what was found.
+    PrevFound,
+    /// Export the listed keys with their values to a file.
+    Export,
+    /// Copy the selected key to the terminal's clipboard (OSC 52).
+    CopyKey,
+    /// Copy the selected value to the terminal's clipboard (OSC 52).
+    CopyValue,
     /// Catch up with the writer and reload the keys now.
     Refresh,
     /// Stage a new key.
@@ -62,6 +76,15 @@ pub enum Command {
     Delete,
     /// Drop the staged change of the selected key.
     Unstage,
+    /// Stage a new time to live (or none) for the selected key, value kept.
+    EditTtl,
+    /// Stage renaming the selected key (a put of the new key and a delete
+    /// of the old one, written together).
+    Rename,
+    /// Create a namespace (asks for its name; written at once).
+    CreateNamespace,
+    /// Drop the namespace selected in the namespace pane (asks; at once).
+    DropNamespace,
     /// Show the staged changes as a diff and offer to write them.
     Review,
     /// Flush the database.
@@ -122,8 +145,15 @@ pub enum Action {
         /// Row.
         row: u16,
     },
-    /// The terminal was resized.
-    Resize,
+    /// The terminal is this many columns and rows (at start and after
+    /// every resize): the pane layout is computed from it here, in
+    /// `update`, so drawing only reads the state.
+    Resize {
+        /// Columns.
+        width: u16,
+        /// Rows.
+        height: u16,
+    },
     /// Time passed; the clock reads this.
     Tick(SystemTime),
     /// The worker answered.

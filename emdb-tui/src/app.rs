@@ -1,7 +1,7 @@
 //! The state of the whole UI. Only [`crate::update`] changes it; the `ui`
-//! modules only read it.
+//! modules only read it (a `&App`, with nothing inside it that drawing
+//! could change: the layout and the formatted value are made in `update`).
 
-use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -189,6 +189,29 @@ pub enum PromptKind {
         /// The key.
         key: Vec<u8>,
     },
+    /// Text to look for inside values.
+    FindInValues,
+    /// The new name of a key.
+    RenameKey {
+        /// The key.
+        key: Vec<u8>,
+        /// Its value.
+        value: Vec<u8>,
+    },
+    /// The name of a new namespace.
+    NewNamespace,
+    /// The file to export the listed keys to.
+    ExportPath {
+        /// How many keys.
+        keys: usize,
+    },
+    /// A new time to live for an existing key, its value kept.
+    EditTtl {
+        /// The key.
+        key: Vec<u8>,
+        /// Its value (staged again unchanged).
+        value: Vec<u8>,
+    },
 }
 
 /// A question waiting for y/n.
@@ -201,6 +224,13 @@ pub enum Question {
     },
     /// Quit with staged changes.
     Quit,
+    /// Drop this namespace and every key in it, at once.
+    DropNamespace {
+        /// Its name.
+        name: String,
+        /// Its keys, as last counted.
+        keys: u64,
+    },
 }
 
 /// What the keyboard is talking to.
@@ -351,10 +381,11 @@ pub struct ValuePane {
     pub mode: ViewMode,
     /// First visible line.
     pub scroll: usize,
-    /// Formatting cache (filled while drawing; no I/O).
-    pub formatted: RefCell<Option<Formatted>>,
-    /// Display lines of the value as last drawn, for scrolling limits.
-    pub lines: Cell<usize>,
+    /// The value formatted for the pane's width (made in `update`).
+    pub formatted: Option<Formatted>,
+    /// Display lines of the value at the pane's width, for scrolling
+    /// limits (made in `update`).
+    pub lines: usize,
     /// The shown key was there and another process deleted it.
     pub deleted_by_writer: bool,
 }
@@ -401,7 +432,7 @@ pub struct Message {
     pub at_ms: u64,
 }
 
-/// Where the panes were drawn last, for the mouse and for page sizes.
+/// Where the panes are, for the mouse and for page sizes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Areas {
     /// Namespace pane.
@@ -416,6 +447,34 @@ pub struct Areas {
     pub ns_rows: u16,
     /// Lines of value visible.
     pub value_rows: u16,
+}
+
+/// The result of a search inside values (`f`), stepped with `n` / `N`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The namespace searched.
+    pub ns: NsName,
+    /// What was looked for, as typed.
+    pub text: String,
+    /// Keys whose value holds it, sorted.
+    pub keys: Vec<Vec<u8>>,
+    /// Values read.
+    pub scanned: usize,
+    /// More values held it than `keys` lists.
+    pub truncated: bool,
+    /// The hit selected last (an index into `keys`).
+    pub at: Option<usize>,
+    /// The search is still running.
+    pub running: bool,
+}
+
+impl Found {
+    /// True when `key` is one of the hits.
+    pub fn holds(&self, key: &[u8]) -> bool {
+        self.keys
+            .binary_search_by(|k| k.as_slice().cmp(key))
+            .is_ok()
+    }
 }
 
 /// A `$EDITOR` session the main loop should run.
@@ -463,10 +522,16 @@ pub struct App {
     pub compaction: Option<Compaction>,
     /// The message bar.
     pub message: Option<Message>,
-    /// Where things were drawn.
-    pub areas: Cell<Areas>,
+    /// Where the panes are, from the terminal's size (made in `update`
+    /// on [`crate::action::Action::Resize`]).
+    pub areas: Areas,
     /// An external edit to run.
     pub editor: Option<EditorJob>,
+    /// The last search inside values.
+    pub found: Option<Found>,
+    /// Bytes for the terminal's clipboard: the main loop hands them to the
+    /// host (an OSC 52 sequence), which is output, not drawing.
+    pub clipboard: Option<Vec<u8>>,
     /// Set when the UI should exit.
     pub quit: bool,
     /// Something on screen changed since the last frame (set by
@@ -518,8 +583,10 @@ impl App {
             staged_version: 0,
             compaction: None,
             message: None,
-            areas: Cell::new(Areas::default()),
+            areas: Areas::default(),
             editor: None,
+            found: None,
+            clipboard: None,
             quit: false,
             redraw: true,
             expired: Vec::new(),

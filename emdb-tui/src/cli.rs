@@ -15,7 +15,8 @@ Examples:
 Keys: ? in the UI shows them all; q quits. See docs/TUI.md.
 Encrypted databases: --passphrase-file, --key-file, EMDB_KEY_FILE,
 EMDB_PASSPHRASE, or a hidden prompt; never a secret on the command line.
-Exit codes: 0 ok, 2 usage, 3 locked, 4 corrupt, 5 wrong key, 6 I/O, 7 bad input.";
+Exit codes (those of emdb): 0 ok, 1 no such namespace, 2 usage, 3 locked,
+4 corrupt, 5 wrong key, 6 I/O, 7 bad input; 129 when the terminal hangs up.";
 
 /// emdb-tui: browse and watch an emdb database in the terminal.
 ///
@@ -47,7 +48,7 @@ pub struct Cli {
     /// With --write: how long to keep retrying while another process holds
     /// the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds).
     /// Default: fail at once.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "write")]
+    #[arg(long, value_name = "DURATION", value_parser = emdb_tools::database::parse_duration, requires = "write")]
     pub lock_timeout: Option<Duration>,
 
     /// Read the passphrase of an encrypted database from FILE (its contents
@@ -80,23 +81,6 @@ pub struct Cli {
     pub refresh_ms: u64,
 }
 
-/// `500ms`, `10s`, `2m`, `1h`, or a bare number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{t:?} is not a duration (e.g. 500ms, 10s, 2m)"))?;
-    match unit {
-        "ms" => Ok(Duration::from_millis(n)),
-        "" | "s" => Ok(Duration::from_secs(n)),
-        "m" => Ok(Duration::from_secs(n * 60)),
-        "h" => Ok(Duration::from_secs(n * 3600)),
-        other => Err(format!("unknown unit {other:?} (use ms, s, m or h)")),
-    }
-}
-
 /// One ASCII punctuation character.
 pub fn parse_delimiter(text: &str) -> Result<u8, String> {
     match text.as_bytes() {
@@ -118,11 +102,7 @@ mod tests {
     }
 
     #[test]
-    fn durations_and_delimiters() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("soon").is_err());
+    fn delimiters() {
         assert_eq!(parse_delimiter(":"), Ok(b':'));
         assert!(parse_delimiter("::").is_err());
     }

@@ -29,7 +29,10 @@ pub fn to_action(event: &Event, app: &App) -> Option<Action> {
             }),
             _ => None,
         },
-        Event::Resize(..) => Some(Action::Resize),
+        Event::Resize(width, height) => Some(Action::Resize {
+            width: *width,
+            height: *height,
+        }),
         _ => None,
     }
 }

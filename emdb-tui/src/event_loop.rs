@@ -32,6 +32,12 @@ pub trait Host {
     /// Let the user edit `initial` in an external editor; the edited bytes.
     fn edit(&mut self, initial: &[u8]) -> Result<Vec<u8>, String>;
 
+    /// Put `bytes` on the terminal's clipboard.
+    fn copy(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let _ = bytes;
+        Ok(())
+    }
+
     /// A signal received since the last call.
     fn signal(&mut self) -> Option<Signal> {
         None
@@ -59,6 +65,14 @@ pub fn run<B: Backend, H: Host>(
     host: &mut H,
 ) -> io::Result<()> {
     app.start();
+    let size = terminal.size()?;
+    update(
+        app,
+        Action::Resize {
+            width: size.width,
+            height: size.height,
+        },
+    );
     let tick = app.config.tick;
     let mut next_tick = Instant::now();
     let mut dirty = true;
@@ -104,6 +118,9 @@ pub fn run<B: Backend, H: Host>(
             update(app, Action::Edited { job, result });
             dirty = true;
         }
+        if let Some(bytes) = app.clipboard.take() {
+            host.copy(&bytes)?;
+        }
         if app.quit {
             return Ok(());
         }
@@ -125,7 +142,7 @@ pub fn run<B: Backend, H: Host>(
             }
             dirty |= std::mem::take(&mut app.redraw);
             wait = Duration::ZERO;
-            if app.quit || app.editor.is_some() || app.suspend {
+            if app.quit || app.editor.is_some() || app.suspend || app.clipboard.is_some() {
                 break;
             }
         }

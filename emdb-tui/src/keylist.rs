@@ -29,6 +29,8 @@ pub struct KeySet {
     entries: Vec<KeyEntry>,
     /// Arena bytes of removed keys, reclaimed when they reach half of it.
     garbage: usize,
+    /// Sum of the value sizes, kept as keys come and go.
+    value_bytes: u64,
 }
 
 /// A change to one key of a [`KeySet`].
@@ -63,6 +65,7 @@ impl KeySet {
 
     /// Add a key (in any order).
     pub fn push(&mut self, key: &[u8], size: u64, expires_ms: u64) {
+        self.value_bytes += u64::from(u32::try_from(size).unwrap_or(u32::MAX));
         self.entries.push(KeyEntry {
             off: self.bytes.len() as u64,
             len: u32::try_from(key.len()).unwrap_or(u32::MAX),
@@ -152,7 +155,9 @@ impl KeySet {
                     Some(i),
                 ) => {
                     let e = &mut self.entries[i];
-                    e.size = u32::try_from(size).unwrap_or(u32::MAX);
+                    let size = u32::try_from(size).unwrap_or(u32::MAX);
+                    self.value_bytes = self.value_bytes - u64::from(e.size) + u64::from(size);
+                    e.size = size;
                     e.expires_ms = expires_ms;
                 }
                 (c @ KeyChange::Upsert { .. }, None) => added.push(c),
@@ -175,23 +180,47 @@ impl KeySet {
                 KeyChange::Remove(_) => None,
             })
             .collect();
-        let old = std::mem::take(&mut self.entries);
-        let mut entries = Vec::with_capacity(old.len() + fresh.len() - removed.len());
-        let bytes = &self.bytes;
-        let mut adds = fresh.into_iter().peekable();
-        let mut gone = removed.into_iter().peekable();
-        for (i, e) in old.into_iter().enumerate() {
-            while let Some(a) = adds.next_if(|a| slice(bytes, a) < slice(bytes, &e)) {
-                entries.push(a);
-            }
-            if gone.next_if_eq(&i).is_some() {
-                self.garbage += e.len as usize;
-            } else {
-                entries.push(e);
+        // In place, without a new million-entry vector per follow (its page
+        // faults were most of the cost): removals in one compaction pass,
+        // then the additions merged in from the back, which moves only the
+        // entries after the first added key.
+        if !removed.is_empty() {
+            let mut gone = removed.into_iter().peekable();
+            let mut i = 0;
+            let (mut garbage, mut freed) = (0usize, 0u64);
+            self.entries.retain(|e| {
+                let drop = gone.next_if_eq(&i).is_some();
+                i += 1;
+                if drop {
+                    garbage += e.len as usize;
+                    freed += u64::from(e.size);
+                }
+                !drop
+            });
+            self.garbage += garbage;
+            self.value_bytes -= freed;
+        }
+        if !fresh.is_empty() {
+            let old_len = self.entries.len();
+            let Some(&filler) = fresh.first() else {
+                return true;
+            };
+            self.entries.resize(old_len + fresh.len(), filler);
+            let bytes = &self.bytes;
+            let (mut i, mut j, mut k) = (old_len, fresh.len(), old_len + fresh.len());
+            while j > 0 {
+                let take_old =
+                    i > 0 && slice(bytes, &self.entries[i - 1]) > slice(bytes, &fresh[j - 1]);
+                k -= 1;
+                if take_old {
+                    i -= 1;
+                    self.entries[k] = self.entries[i];
+                } else {
+                    j -= 1;
+                    self.entries[k] = fresh[j];
+                }
             }
         }
-        entries.extend(adds);
-        self.entries = entries;
         if self.garbage > self.bytes.len() / 2 {
             self.relayout();
         }
@@ -199,6 +228,7 @@ impl KeySet {
     }
 
     fn append(&mut self, key: &[u8], size: u64, expires_ms: u64) -> KeyEntry {
+        self.value_bytes += u64::from(u32::try_from(size).unwrap_or(u32::MAX));
         let e = KeyEntry {
             off: self.bytes.len() as u64,
             len: u32::try_from(key.len()).unwrap_or(u32::MAX),
@@ -221,6 +251,11 @@ impl KeySet {
         self.garbage = 0;
     }
 
+    /// Sum of the value sizes of every key.
+    pub fn value_bytes(&self) -> u64 {
+        self.value_bytes
+    }
+
     /// Bytes used by the arena and the entries.
     pub fn memory_bytes(&self) -> usize {
         self.bytes.capacity() + self.entries.capacity() * std::mem::size_of::<KeyEntry>()
@@ -232,55 +267,168 @@ fn slice<'a>(bytes: &'a [u8], e: &KeyEntry) -> &'a [u8] {
     bytes.get(start..start + e.len as usize).unwrap_or(&[])
 }
 
-/// What the typed filter text means.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pattern {
-    /// Match at the start of the key (text began with `^`) instead of anywhere.
-    pub prefix: bool,
-    /// The bytes to look for (escapes such as `\x00` resolved).
-    pub needle: Vec<u8>,
-    /// Substring matches ignore ASCII case unless the text has an upper-case
-    /// letter ("smart case"); prefix matches are exact.
-    pub ignore_case: bool,
+/// How a filter matches keys.
+#[derive(Clone, Debug)]
+pub enum Match {
+    /// The needle anywhere in the key.
+    Substring,
+    /// The key starts with the needle (text began with `^`).
+    Prefix,
+    /// The whole key matches a glob (the text has `*` or `?`): `*` any
+    /// bytes, `?` one byte.
+    Glob,
+    /// A regular expression anywhere in the key (text began with `~`).
+    Regex(regex::bytes::Regex),
 }
 
+/// What the typed filter text means.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    /// How it matches.
+    pub kind: Match,
+    /// The bytes to look for (escapes such as `\x00` resolved), or the
+    /// glob, or the regular expression's source.
+    pub needle: Vec<u8>,
+    /// Matches ignore ASCII case unless the text has an upper-case letter
+    /// ("smart case"); prefix matches are exact.
+    pub ignore_case: bool,
+    /// Why a regular expression was not accepted (the filter then matches
+    /// nothing until it is fixed).
+    pub error: Option<String>,
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        std::mem::discriminant(&self.kind) == std::mem::discriminant(&other.kind)
+            && self.needle == other.needle
+            && self.ignore_case == other.ignore_case
+    }
+}
+
+impl Eq for Pattern {}
+
 impl Pattern {
-    /// Parse filter text: `^abc` is a prefix filter, anything else a
-    /// substring filter.
+    /// Parse filter text: `^abc` is a prefix filter, `~re` a regular
+    /// expression, text with `*` or `?` a glob over the whole key, anything
+    /// else a substring filter.
     pub fn parse(text: &str) -> Pattern {
+        if let Some(source) = text.strip_prefix('~') {
+            let ignore_case = !source.chars().any(|c| c.is_ascii_uppercase());
+            let built = regex::bytes::RegexBuilder::new(source)
+                .case_insensitive(ignore_case)
+                .size_limit(1 << 20)
+                .build();
+            let (kind, error) = match built {
+                Ok(re) => (Match::Regex(re), None),
+                Err(e) => {
+                    let first = e
+                        .to_string()
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
+                    (
+                        Match::Glob,
+                        Some(format!("not a regular expression: {first}")),
+                    )
+                }
+            };
+            return Pattern {
+                kind,
+                needle: source.as_bytes().to_vec(),
+                ignore_case,
+                error,
+            };
+        }
         let (prefix, rest) = match text.strip_prefix('^') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
         // A half-typed escape (`\x4`) is taken literally until it completes.
         let needle = unescape(rest).unwrap_or_else(|_| rest.as_bytes().to_vec());
+        let glob = !prefix && needle.iter().any(|&b| b == b'*' || b == b'?');
         let ignore_case = !prefix && !needle.iter().any(u8::is_ascii_uppercase);
         Pattern {
-            prefix,
+            kind: if prefix {
+                Match::Prefix
+            } else if glob {
+                Match::Glob
+            } else {
+                Match::Substring
+            },
             needle,
             ignore_case,
+            error: None,
         }
+    }
+
+    /// True for a `^prefix` filter.
+    pub fn is_prefix(&self) -> bool {
+        matches!(self.kind, Match::Prefix)
     }
 
     /// True when every key matching `narrower` also matches `self`, so
     /// `narrower` can filter the result of `self` instead of every key.
     pub fn narrows_to(&self, narrower: &Pattern) -> bool {
-        !self.prefix
-            && !narrower.prefix
+        matches!(self.kind, Match::Substring)
+            && matches!(narrower.kind, Match::Substring)
             && (self.ignore_case || !narrower.ignore_case)
             && contains(&narrower.needle, &self.needle, false)
     }
 
     /// True when `key` matches.
     pub fn matches(&self, key: &[u8]) -> bool {
-        if self.prefix {
-            return key.starts_with(&self.needle);
+        if self.error.is_some() {
+            return false;
         }
-        contains(key, &self.needle, self.ignore_case)
+        match &self.kind {
+            Match::Prefix => key.starts_with(&self.needle),
+            Match::Substring => contains(key, &self.needle, self.ignore_case),
+            Match::Glob => glob(&self.needle, key, self.ignore_case),
+            Match::Regex(re) => re.is_match(key),
+        }
     }
 }
 
-fn contains(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
+/// Whole-key glob match: `*` any run of bytes, `?` one byte.
+fn glob(pattern: &[u8], key: &[u8], ignore_case: bool) -> bool {
+    let eq = |a: u8, b: u8| {
+        if ignore_case {
+            a.eq_ignore_ascii_case(&b)
+        } else {
+            a == b
+        }
+    };
+    // Greedy with one backtrack point (the last `*`): linear for the
+    // patterns people type.
+    let (mut p, mut k) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while k < key.len() {
+        match pattern.get(p) {
+            Some(b'*') => {
+                star = Some((p, k));
+                p += 1;
+            }
+            Some(&c) if c == b'?' || eq(c, key[k]) => {
+                p += 1;
+                k += 1;
+            }
+            _ => match star {
+                Some((sp, sk)) => {
+                    p = sp + 1;
+                    k = sk + 1;
+                    star = Some((sp, sk + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p.min(pattern.len())..].iter().all(|&c| c == b'*')
+}
+
+/// True when `needle` occurs in `hay` (ignoring ASCII case if asked).
+pub fn contains(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
     let Some(&first) = needle.first() else {
         return true;
     };
@@ -331,6 +479,38 @@ pub enum ListView {
     Expiring,
 }
 
+/// The order of the flat list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortBy {
+    /// By key bytes.
+    #[default]
+    Key,
+    /// Biggest values first (then by key).
+    Size,
+    /// Soonest expiry first, keys without one last (then by key).
+    Ttl,
+}
+
+impl SortBy {
+    /// The next order (`s` cycles through them).
+    pub fn next(self) -> SortBy {
+        match self {
+            SortBy::Key => SortBy::Size,
+            SortBy::Size => SortBy::Ttl,
+            SortBy::Ttl => SortBy::Key,
+        }
+    }
+
+    /// How the title names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            SortBy::Key => "by key",
+            SortBy::Size => "biggest first",
+            SortBy::Ttl => "soonest expiry first",
+        }
+    }
+}
+
 /// One line of the list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Row {
@@ -349,6 +529,8 @@ pub enum Row {
         first: u32,
         /// Number of keys in the group.
         count: u32,
+        /// Bytes of their values.
+        bytes: u64,
         /// Length of the group prefix, delimiter included.
         prefix_len: u32,
         /// Length of the enclosing group's prefix (hidden in the label).
@@ -374,6 +556,7 @@ pub struct KeyList {
     cache: Vec<(Pattern, Vec<u32>)>,
     matches: Vec<u32>,
     view: ListView,
+    sort: SortBy,
     delimiter: u8,
     expanded: HashSet<Vec<u8>>,
     rows: Vec<Row>,
@@ -397,8 +580,9 @@ impl KeyList {
         if self.set.apply(changes) {
             self.cache.clear();
             self.refilter();
-        } else if self.view == ListView::Expiring {
-            // Only expiries and sizes changed: the order by expiry may have.
+        } else if self.uses_rows() {
+            // Only expiries and sizes changed: an order by them, and the
+            // groups' byte totals, may have.
             self.rebuild_rows();
         }
     }
@@ -430,6 +614,24 @@ impl KeyList {
         self.view
     }
 
+    /// The order of the flat view.
+    pub fn sort(&self) -> SortBy {
+        self.sort
+    }
+
+    /// Order the flat view by `sort` (the tree stays by key; the
+    /// expiring view stays soonest first).
+    pub fn set_sort(&mut self, sort: SortBy) {
+        self.sort = sort;
+        self.rebuild_rows();
+    }
+
+    /// True when the rows are kept in `rows` rather than read from the
+    /// matches directly (the flat view by key).
+    fn uses_rows(&self) -> bool {
+        !(self.view == ListView::Flat && self.sort == SortBy::Key)
+    }
+
     /// The tree delimiter.
     pub fn delimiter(&self) -> u8 {
         self.delimiter
@@ -442,6 +644,17 @@ impl KeyList {
             ListView::Expiring => self.rows.len(),
             _ => self.matches.len(),
         }
+    }
+
+    /// The keys the list shows (every match of the filter; in the expiring
+    /// view only those with an expiry), in key order, groups included
+    /// whole.
+    pub fn listed_keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let expiring = self.view == ListView::Expiring;
+        self.matches.iter().filter_map(move |&i| {
+            let e = self.set.entry(i as usize)?;
+            (!expiring || e.expires_ms != 0).then(|| self.set.key(i as usize))
+        })
     }
 
     /// Change the filter text, narrowing the last result when the new text
@@ -472,12 +685,14 @@ impl KeyList {
         if text.is_empty() || text == "^" {
             self.pattern = None;
             self.cache.clear();
-            self.matches = (0..self.set.len() as u32).collect();
+            // Reuse the vector: rebuilt on every followed batch of new keys.
+            self.matches.clear();
+            self.matches.extend(0..self.set.len() as u32);
             self.rebuild_rows();
             return;
         }
         let pattern = Pattern::parse(&text);
-        let matches: Vec<u32> = if pattern.prefix {
+        let matches: Vec<u32> = if pattern.is_prefix() {
             let r = self.set.prefix_range(&pattern.needle);
             (r.start as u32..r.end as u32).collect()
         } else {
@@ -520,7 +735,29 @@ impl KeyList {
     fn rebuild_rows(&mut self) {
         let mut rows = Vec::new();
         match self.view {
-            ListView::Flat => {}
+            ListView::Flat if self.sort == SortBy::Key => {}
+            ListView::Flat => {
+                let set = &self.set;
+                let mut sorted = self.matches.clone();
+                let of = |i: u32| set.entry(i as usize).copied();
+                match self.sort {
+                    SortBy::Size => {
+                        sorted.sort_by_key(|&i| (std::cmp::Reverse(of(i).map_or(0, |e| e.size)), i))
+                    }
+                    _ => sorted.sort_by_key(|&i| {
+                        let exp = of(i).map_or(0, |e| e.expires_ms);
+                        (if exp == 0 { u64::MAX } else { exp }, i)
+                    }),
+                }
+                rows = sorted
+                    .into_iter()
+                    .map(|entry| Row::Key {
+                        entry,
+                        depth: 0,
+                        skip: 0,
+                    })
+                    .collect();
+            }
             ListView::Tree => self.tree_rows(0, self.matches.len(), 0, 0, &mut rows),
             ListView::Expiring => {
                 let mut exp: Vec<(u64, u32)> = self
@@ -577,9 +814,15 @@ impl KeyList {
                 });
             } else {
                 let expanded = self.expanded.contains(group);
+                let bytes = self.matches[i..j]
+                    .iter()
+                    .filter_map(|&m| self.set.entry(m as usize))
+                    .map(|e| u64::from(e.size))
+                    .sum();
                 rows.push(Row::Group {
                     first: i as u32,
                     count: (j - i) as u32,
+                    bytes,
                     prefix_len: glen as u32,
                     skip: plen as u32,
                     depth,
@@ -595,22 +838,23 @@ impl KeyList {
 
     /// Number of rows shown.
     pub fn row_count(&self) -> usize {
-        match self.view {
-            ListView::Flat => self.matches.len(),
-            ListView::Tree | ListView::Expiring => self.rows.len(),
+        if self.uses_rows() {
+            self.rows.len()
+        } else {
+            self.matches.len()
         }
     }
 
     /// Row `i`.
     pub fn row(&self, i: usize) -> Option<Row> {
-        match self.view {
-            ListView::Flat => self.matches.get(i).map(|&entry| Row::Key {
-                entry,
-                depth: 0,
-                skip: 0,
-            }),
-            ListView::Tree | ListView::Expiring => self.rows.get(i).copied(),
+        if self.uses_rows() {
+            return self.rows.get(i).copied();
         }
+        self.matches.get(i).map(|&entry| Row::Key {
+            entry,
+            depth: 0,
+            skip: 0,
+        })
     }
 
     /// The full key of a key row, or the prefix of a group row.
@@ -638,11 +882,11 @@ impl KeyList {
     /// Row showing `key` (or, in the tree view, the group that hides it).
     pub fn row_of(&self, key: &[u8]) -> Option<usize> {
         match self.view {
-            ListView::Flat => {
+            ListView::Flat if self.sort == SortBy::Key => {
                 let entry = self.set.find(key)? as u32;
                 self.matches.binary_search(&entry).ok()
             }
-            ListView::Expiring => {
+            ListView::Flat | ListView::Expiring => {
                 let entry = self.set.find(key)? as u32;
                 self.rows
                     .iter()
@@ -720,6 +964,68 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn applied_changes_match_a_model_over_many_rounds() {
+        use std::collections::BTreeMap;
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        let mut model: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
+        let mut set = KeySet::new();
+        set.sort();
+        for _ in 0..300 {
+            let mut changes = Vec::new();
+            for _ in 0..next(12) {
+                let key = format!("k{:03}", next(200)).into_bytes();
+                if next(3) == 0 {
+                    model.remove(&key);
+                    changes.push(KeyChange::Remove(key));
+                } else {
+                    let size = next(1000);
+                    model.insert(key.clone(), size);
+                    changes.push(KeyChange::Upsert {
+                        key,
+                        size,
+                        expires_ms: 0,
+                    });
+                }
+            }
+            set.apply(changes);
+            let got: Vec<(Vec<u8>, u64)> = (0..set.len())
+                .map(|i| (set.key(i).to_vec(), u64::from(set.entry(i).unwrap().size)))
+                .collect();
+            let want: Vec<(Vec<u8>, u64)> = model.iter().map(|(k, v)| (k.clone(), *v)).collect();
+            assert_eq!(got, want);
+            assert_eq!(set.value_bytes(), model.values().sum::<u64>());
+        }
+    }
+
+    #[test]
+    fn value_bytes_follow_puts_resizes_and_removals() {
+        let mut set = KeySet::new();
+        set.push(b"a", 10, 0);
+        set.push(b"b", 5, 0);
+        set.sort();
+        assert_eq!(set.value_bytes(), 15);
+        set.apply(vec![
+            KeyChange::Upsert {
+                key: b"a".to_vec(),
+                size: 3,
+                expires_ms: 0,
+            },
+            KeyChange::Upsert {
+                key: b"c".to_vec(),
+                size: 100,
+                expires_ms: 0,
+            },
+            KeyChange::Remove(b"b".to_vec()),
+            KeyChange::Remove(b"zz".to_vec()),
+        ]);
+        assert_eq!(set.value_bytes(), 103);
     }
 
     #[test]

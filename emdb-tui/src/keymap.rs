@@ -234,6 +234,55 @@ pub const BINDINGS: &[Binding] = &[
         Command::NextView,
         "value view: auto text json hex",
     ),
+    bind(
+        Browse,
+        &[k('s')],
+        "s",
+        Command::Sort,
+        "sort: key, size (biggest), ttl",
+    ),
+    bind(
+        Browse,
+        &[k('f')],
+        "f",
+        Command::FindInValues,
+        "find text inside values",
+    ),
+    bind(
+        Browse,
+        &[k('n')],
+        "n",
+        Command::NextFound,
+        "next key found (N previous)",
+    ),
+    bind(
+        Browse,
+        &[k('N')],
+        "N",
+        Command::PrevFound,
+        "previous key found",
+    ),
+    bind(
+        Browse,
+        &[k('y')],
+        "y",
+        Command::CopyKey,
+        "copy the key (OSC 52)",
+    ),
+    bind(
+        Browse,
+        &[k('Y')],
+        "Y",
+        Command::CopyValue,
+        "copy the value (OSC 52)",
+    ),
+    bind(
+        Browse,
+        &[k('O')],
+        "O",
+        Command::Export,
+        "export the listed keys (.jsonl .csv)",
+    ),
     bind(Write, &[k('a')], "a", Command::Put, "put a new key"),
     bind(
         Write,
@@ -255,6 +304,28 @@ pub const BINDINGS: &[Binding] = &[
         "d",
         Command::Delete,
         "delete the key (asks)",
+    ),
+    bind(
+        Write,
+        &[k('L')],
+        "L",
+        Command::EditTtl,
+        "set the time to live (value kept)",
+    ),
+    bind(Write, &[k('R')], "R", Command::Rename, "rename the key"),
+    bind(
+        Write,
+        &[k('A')],
+        "A",
+        Command::CreateNamespace,
+        "add a namespace (at once)",
+    ),
+    bind(
+        Write,
+        &[k('D')],
+        "D",
+        Command::DropNamespace,
+        "drop the namespace (asks; at once)",
     ),
     bind(
         Write,
@@ -293,6 +364,45 @@ pub const OTHER_KEYS: &[(&str, &str)] = &[
     ("wheel", "scroll the pane under it"),
     ("click", "focus a pane, select a line"),
 ];
+
+/// Where the user is, for the key bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The namespace pane.
+    Namespaces,
+    /// The key pane.
+    Keys,
+    /// The value pane.
+    Value,
+    /// The dashboard tab.
+    Dashboard,
+}
+
+/// The keys most used at `place`, as (keys, what) pairs, for the one-line
+/// key bar at the bottom (lazygit's "options" line); `?` lists them all.
+pub fn key_bar(place: Place, writable: bool, staged: bool) -> Vec<(&'static str, &'static str)> {
+    let mut bar: Vec<(&str, &str)> = match place {
+        Place::Namespaces => vec![("j k", "move"), ("Enter", "open"), ("Tab", "keys")],
+        Place::Keys => vec![
+            ("/", "filter"),
+            ("f n", "find in values"),
+            ("s", "sort"),
+            ("t", "tree"),
+            ("x", "expiring"),
+            ("y Y", "copy key/value"),
+        ],
+        Place::Value => vec![("j k", "scroll"), ("v", "view"), ("y Y", "copy key/value")],
+        Place::Dashboard => vec![("1", "browse"), ("r", "catch up")],
+    };
+    if writable && matches!(place, Place::Keys | Place::Value) {
+        bar.extend([("a", "put"), ("e", "edit"), ("L", "ttl"), ("d", "delete")]);
+    }
+    if staged {
+        bar.push(("w", "review"));
+    }
+    bar.push(("?", "more"));
+    bar
+}
 
 /// The command bound to `key` in `context` (or a wider context).
 pub fn lookup(key: &KeyEvent, browse: bool) -> Option<Command> {

@@ -1,15 +1,17 @@
 //! `emdb-tui`: parse the command line, open the database, run the UI, and
 //! print `emdb-tui: <error>` with a meaningful exit code when that fails.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use clap::Parser;
 
+use emdb_tools::secret::{self, SecretOptions};
+use emdb_tools::{ToolError, ToolResult};
 use emdb_tui::app::{App, Config};
 use emdb_tui::cli::Cli;
-use emdb_tui::database::{self, Failure};
+use emdb_tui::database::{self, OpenRequest};
 use emdb_tui::terminal::{self, CrosstermHost, RestoreGuard};
 use emdb_tui::{event_loop, worker::Worker};
 
@@ -17,38 +19,47 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("emdb-tui: {}", f.message);
-            if let Some(hint) = f.hint {
-                eprintln!("hint: {hint}");
+        Err(e) => {
+            // Not eprintln: it panics when standard error is gone (a
+            // terminal that hung up), which is one of the ways out.
+            let mut err = std::io::stderr().lock();
+            if !e.message.is_empty() {
+                let _ = writeln!(err, "emdb-tui: {}", e.message);
             }
-            ExitCode::from(f.code)
+            if let Some(hint) = &e.hint {
+                let _ = writeln!(err, "  hint: {hint}");
+            }
+            ExitCode::from(e.kind.exit_code())
         }
     }
 }
 
-fn run(cli: Cli) -> Result<(), Failure> {
+fn run(cli: Cli) -> ToolResult {
     let path = database::resolve_path(cli.path, cli.db)?;
-    if !std::io::stdout().is_terminal() {
+    // The database is opened (and its failures reported, as `emdb` reports
+    // them) before the terminal is required, so a script sees the same
+    // codes and messages either way; a passphrase is asked for only when
+    // the UI could run afterwards.
+    let on_terminal = std::io::stdout().is_terminal();
+    let request = OpenRequest {
+        write: cli.write,
+        create: cli.create,
+        lock_timeout: cli.lock_timeout,
+        secret: SecretOptions {
+            passphrase_file: cli.passphrase_file,
+            key_file: cli.key_file,
+        },
+        can_prompt: on_terminal && secret::can_prompt(),
+    };
+    let db = database::open(&path, &request)?;
+    if let Some(name) = &cli.namespace {
+        database::check_namespace(&db, name)?;
+    }
+    if !on_terminal {
         return Err(
-            Failure::new(2, "emdb-tui needs a terminal on standard output")
+            ToolError::usage("emdb-tui needs a terminal on standard output")
                 .hint("use the emdb command for scripts"),
         );
-    }
-    let keys = database::KeySource::from_env(cli.passphrase_file, cli.key_file);
-    let db = database::open(&path, cli.write, cli.create, cli.lock_timeout, &keys)?;
-    if let Some(name) = &cli.namespace {
-        let names = db.list_namespaces()?;
-        if !names.contains(name) {
-            let known = if names.is_empty() {
-                "there are none besides the default one".to_string()
-            } else {
-                format!("there are: {}", names.join(", "))
-            };
-            return Err(
-                Failure::new(2, format!("no namespace {name:?} in {}", path.display())).hint(known),
-            );
-        }
     }
     let config = Config {
         path: db.path().unwrap_or(path),
@@ -59,13 +70,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
         namespace: cli.namespace,
     };
     let mut app = App::new(config, Worker::spawn(db), SystemTime::now());
-    let mut tui = terminal::setup()?;
+    let mut tui = terminal::setup().map_err(database::terminal_error)?;
+    let mut host = CrosstermHost::new().map_err(database::terminal_error)?;
     let guard = RestoreGuard;
     if std::env::var_os("EMDB_TUI_CRASH_TEST").is_some() {
         // For tests/e2e_tmux.sh: the terminal must come back after a panic.
         panic!("EMDB_TUI_CRASH_TEST is set: crashing on purpose");
     }
-    let result = event_loop::run(&mut tui, &mut app, &mut CrosstermHost);
+    let result = event_loop::run(&mut tui, &mut app, &mut host);
     drop(guard);
     let (ended_by, unwritten) = (app.ended_by, app.staged.len());
     // Closing the worker drops the last database handle (a writable one
@@ -75,9 +87,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
         // Staged edits were never written; say so, then end as the signal
         // would have ended us (the shell reports it as usual).
         if unwritten > 0 {
-            eprintln!("emdb-tui: ended by signal {sig}; {unwritten} staged change(s) not written");
+            let _ = writeln!(
+                std::io::stderr(),
+                "emdb-tui: ended by signal {sig}; {unwritten} staged change(s) not written"
+            );
         }
         terminal::die_by_signal(sig);
     }
-    Ok(result?)
+    result.map_err(database::terminal_error)
 }

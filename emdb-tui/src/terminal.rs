@@ -92,11 +92,41 @@ impl Drop for RestoreGuard {
 }
 
 /// Input from the real terminal; `$EDITOR` with the screen handed over.
-pub struct CrosstermHost;
+///
+/// crossterm reads the terminal in a loop that never gives up on end of
+/// file or an I/O error, so once the terminal is gone (its tmux pane or
+/// window closed, the ssh connection dropped) a read there would spin at
+/// 100% of a core forever. The host therefore looks at the terminal itself
+/// before each read and treats a hung-up terminal as SIGHUP; a watch
+/// thread raises SIGHUP for a terminal that hangs up without the kernel
+/// sending one (a process in another session), and ends the process if the
+/// loop cannot act on it.
+pub struct CrosstermHost {
+    tty: tty::Tty,
+    gone: bool,
+}
+
+impl CrosstermHost {
+    /// The host of the terminal crossterm reads (standard input when it is
+    /// a terminal, else `/dev/tty`), with its hang-up watch started.
+    pub fn new() -> io::Result<CrosstermHost> {
+        let tty = tty::Tty::open()?;
+        tty.watch()?;
+        Ok(CrosstermHost { tty, gone: false })
+    }
+}
 
 impl Host for CrosstermHost {
     fn signal(&mut self) -> Option<Signal> {
-        signals::take()
+        let signal = if self.gone {
+            Some(Signal::Terminate(libc::SIGHUP))
+        } else {
+            signals::take()
+        };
+        if let Some(Signal::Terminate(_)) = signal {
+            tty::ending();
+        }
+        signal
     }
 
     fn suspend(&mut self) -> io::Result<()> {
@@ -107,11 +137,26 @@ impl Host for CrosstermHost {
     }
 
     fn next_event(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
-        if event::poll(timeout)? {
+        // Wait here, not in crossterm (see the type's doc). A resize is
+        // seen by crossterm's poll below, at most one wait (20 ms) late.
+        match self.tty.wait(timeout)? {
+            tty::Ready::Gone => {
+                self.gone = true;
+                return Ok(None);
+            }
+            tty::Ready::Input | tty::Ready::Nothing => {}
+        }
+        if event::poll(Duration::ZERO)? {
             event::read().map(Some)
         } else {
             Ok(None)
         }
+    }
+
+    fn copy(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        out.write_all(osc52(bytes).as_bytes())?;
+        out.flush()
     }
 
     fn edit(&mut self, initial: &[u8]) -> Result<Vec<u8>, String> {
@@ -122,6 +167,16 @@ impl Host for CrosstermHost {
         enter().map_err(|e| format!("could not restore the screen: {e}"))?;
         result
     }
+}
+
+/// The OSC 52 sequence that sets the system clipboard to `bytes` (the
+/// terminal decodes the base64; tmux keeps it as a paste buffer too).
+pub fn osc52(bytes: &[u8]) -> String {
+    use base64::Engine;
+    format!(
+        "\x1b]52;c;{}\x07",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
 }
 
 fn temp_path() -> PathBuf {
@@ -157,6 +212,143 @@ fn edit_file(path: &PathBuf, initial: &[u8]) -> Result<Vec<u8>, String> {
         return Err(format!("{editor} exited with {status}; nothing staged"));
     }
     std::fs::read(path).map_err(|e| format!("read {}: {e}", path.display()))
+}
+
+/// The terminal device, watched for a hang-up.
+mod tty {
+    #![allow(unsafe_code)]
+
+    use std::fs::File;
+    use std::io;
+    use std::os::fd::{AsRawFd, RawFd};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    /// What [`Tty::wait`] found.
+    pub enum Ready {
+        /// Input is waiting.
+        Input,
+        /// Nothing came within the timeout (or a signal interrupted).
+        Nothing,
+        /// The terminal hung up: reads give end of file or an error.
+        Gone,
+    }
+
+    /// The terminal crossterm reads: standard input when it is a terminal
+    /// (as crossterm decides), else `/dev/tty` (kept open here).
+    pub struct Tty {
+        fd: RawFd,
+        _file: Option<File>,
+    }
+
+    /// How long the loop has to act on a hang-up before the watch thread
+    /// ends the process itself.
+    const GRACE: Duration = Duration::from_secs(2);
+
+    fn poll(
+        fd: RawFd,
+        events: libc::c_short,
+        timeout_ms: libc::c_int,
+    ) -> io::Result<libc::c_short> {
+        let mut p = libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        };
+        // SAFETY: `p` is one valid pollfd living across the call, and the
+        // count passed is 1.
+        let rc = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+        match rc {
+            0 => Ok(0),
+            n if n > 0 => Ok(p.revents),
+            _ => {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    Ok(0)
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    /// Set once the loop has seen an ending signal: it is on its way out
+    /// and the watch thread leaves the ending to it.
+    static ENDING: AtomicBool = AtomicBool::new(false);
+
+    /// The loop is ending (on a signal or a hang-up).
+    pub fn ending() {
+        ENDING.store(true, Ordering::SeqCst);
+    }
+
+    const HUNG_UP: libc::c_short = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+
+    impl Tty {
+        /// The terminal of this process.
+        pub fn open() -> io::Result<Tty> {
+            // SAFETY: isatty only looks at the descriptor number.
+            if unsafe { libc::isatty(libc::STDIN_FILENO) } == 1 {
+                return Ok(Tty {
+                    fd: libc::STDIN_FILENO,
+                    _file: None,
+                });
+            }
+            let file = File::open("/dev/tty")?;
+            Ok(Tty {
+                fd: file.as_raw_fd(),
+                _file: Some(file),
+            })
+        }
+
+        /// Wait up to `timeout` for input or a hang-up.
+        pub fn wait(&self, timeout: Duration) -> io::Result<Ready> {
+            let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+            let revents = poll(self.fd, libc::POLLIN, ms)?;
+            Ok(if revents & HUNG_UP != 0 {
+                Ready::Gone
+            } else if revents & libc::POLLIN != 0 {
+                Ready::Input
+            } else {
+                Ready::Nothing
+            })
+        }
+
+        /// Start the watch thread: it sleeps until the terminal hangs up,
+        /// then raises SIGHUP for the loop to end on, and ends the process
+        /// by SIGHUP if the loop has not seen it [`GRACE`] later (stuck
+        /// where it cannot look).
+        pub fn watch(&self) -> io::Result<()> {
+            // Its own descriptor, so the watch outlives nothing it needs.
+            // SAFETY: dup of a descriptor this process has open.
+            let fd = unsafe { libc::dup(self.fd) };
+            if fd < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            std::thread::Builder::new()
+                .name("tty-watch".into())
+                .spawn(move || {
+                    // No events asked for: poll still reports a hang-up or
+                    // an error, and sleeps until then.
+                    loop {
+                        match poll(fd, 0, -1) {
+                            Ok(r) if r & HUNG_UP != 0 => break,
+                            Ok(_) => {}
+                            Err(_) => return,
+                        }
+                    }
+                    // SAFETY: kill with this process's own pid sends a
+                    // signal our handler only records.
+                    unsafe {
+                        libc::kill(libc::getpid(), libc::SIGHUP);
+                    }
+                    std::thread::sleep(GRACE);
+                    if !ENDING.load(Ordering::SeqCst) {
+                        super::signals::die_by(libc::SIGHUP);
+                    }
+                })?;
+            Ok(())
+        }
+    }
 }
 
 /// Signals, caught by a handler that only records them (the one thing a

@@ -12,9 +12,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use emdb_core::{Emdb, Namespace, Stats};
+use emdb_core::{Emdb, Stats, Ttl};
+use emdb_tools::Space;
 
 use crate::keylist::{KeyChange, KeySet};
 
@@ -88,10 +89,32 @@ pub enum Request {
         /// What it is for.
         purpose: ValuePurpose,
     },
+    /// The keys of `ns` whose value contains `needle`.
+    FindInValues {
+        /// The namespace.
+        ns: NsName,
+        /// The bytes to look for.
+        needle: Vec<u8>,
+        /// Ignore ASCII case.
+        ignore_case: bool,
+    },
     /// Write staged changes in one atomic transaction, then flush.
     Apply(Vec<Change>),
     /// Make every write durable.
     Flush,
+    /// Write `keys` of `ns` with their values and expiries to a new file.
+    Export {
+        /// The namespace.
+        ns: NsName,
+        /// The keys, in the order to write them.
+        keys: Vec<Vec<u8>>,
+        /// The file; it must not exist yet.
+        path: PathBuf,
+    },
+    /// Create a namespace (written and flushed at once).
+    CreateNamespace(String),
+    /// Drop a namespace and its keys (written and flushed at once).
+    DropNamespace(String),
     /// Rewrite the log with only live records.
     Compact,
 }
@@ -162,10 +185,38 @@ pub enum Response {
         /// Why it was read.
         purpose: ValuePurpose,
     },
+    /// The answer to [`Request::FindInValues`].
+    Found {
+        /// The namespace.
+        ns: NsName,
+        /// What was looked for.
+        needle: Vec<u8>,
+        /// The keys whose value holds it, sorted (at most [`MAX_FOUND`]).
+        keys: Vec<Vec<u8>>,
+        /// Values read.
+        scanned: usize,
+        /// More values held it than `keys` lists.
+        truncated: bool,
+    },
     /// Staged changes were written and flushed.
     Applied(usize),
     /// A flush finished.
     Flushed(Duration),
+    /// An export finished.
+    Exported {
+        /// The file.
+        path: PathBuf,
+        /// Its format's name.
+        format: &'static str,
+        /// Records written.
+        written: usize,
+        /// Keys gone since they were listed.
+        skipped: usize,
+    },
+    /// A namespace was created (false: it existed already).
+    NamespaceCreated(String, bool),
+    /// A namespace was dropped (false: it did not exist).
+    NamespaceDropped(String, bool),
     /// A compaction finished.
     Compacted {
         /// How long it took.
@@ -195,10 +246,16 @@ pub enum Job {
     LoadKeys,
     /// Reading a value.
     LoadValue(ValuePurpose),
+    /// Looking for bytes in values.
+    FindInValues,
     /// Writing staged changes.
     Apply,
     /// Flushing.
     Flush,
+    /// Creating or dropping a namespace.
+    Namespace,
+    /// Exporting keys to a file.
+    Export,
     /// Compacting.
     Compact,
 }
@@ -212,8 +269,11 @@ impl Job {
             Job::Refresh => "refresh",
             Job::LoadKeys => "load keys",
             Job::LoadValue(_) => "read value",
+            Job::FindInValues => "find in values",
             Job::Apply => "write",
             Job::Flush => "flush",
+            Job::Namespace => "change namespaces",
+            Job::Export => "export",
             Job::Compact => "compact",
         }
     }
@@ -229,6 +289,8 @@ pub enum JobError {
     Db(emdb_core::Error),
     /// The operating system said no (a thread could not start).
     Os(std::io::Error),
+    /// A file or format step failed (as `emdb` reports it).
+    Tool(emdb_tools::ToolError),
 }
 
 impl std::fmt::Display for JobError {
@@ -237,6 +299,7 @@ impl std::fmt::Display for JobError {
             JobError::NamespaceGone(name) => write!(f, "namespace {name} does not exist"),
             JobError::Db(e) => write!(f, "{e}"),
             JobError::Os(e) => write!(f, "{e}"),
+            JobError::Tool(e) => write!(f, "{e}"),
         }
     }
 }
@@ -260,77 +323,40 @@ impl From<emdb_core::Error> for JobError {
 /// A value as read: bytes, expiry (ms since the epoch), record offset.
 type ValueRead = (Option<Vec<u8>>, Option<u64>, Option<u64>);
 
-/// The default namespace or a named one, behind one read API.
-enum Space {
-    Default(Emdb),
-    Named(Namespace),
+/// The space to write `ns` into (a named one is created if needed).
+fn space_for_write(db: &Emdb, ns: &NsName) -> emdb_core::Result<Space> {
+    Space::open(db, ns.as_deref())
 }
 
-impl Space {
-    /// The space to write `ns` into (a named one is created if needed).
-    fn for_write(db: &Emdb, ns: &NsName) -> emdb_core::Result<Space> {
-        match ns {
-            None => Ok(Space::Default(db.clone())),
-            Some(name) => Ok(Space::Named(db.namespace(name)?)),
-        }
-    }
+/// The space to read `ns` from: never creates it (a read-only handle
+/// could not, and a namespace the writer dropped must stay dropped).
+fn space_for_read(db: &Emdb, ns: &NsName) -> Result<Space, JobError> {
+    Space::existing(db, ns.as_deref())?
+        .ok_or_else(|| JobError::NamespaceGone(ns.clone().unwrap_or_default()))
+}
 
-    /// The space to read `ns` from: never creates it (a read-only handle
-    /// could not, and a namespace the writer dropped must stay dropped).
-    fn for_read(db: &Emdb, ns: &NsName) -> Result<Space, JobError> {
-        match ns {
-            None => Ok(Space::Default(db.clone())),
-            Some(name) => match db.namespace_if_exists(name)? {
-                Some(n) => Ok(Space::Named(n)),
-                None => Err(JobError::NamespaceGone(name.clone())),
-            },
-        }
-    }
+/// Size and expiry (ms since the epoch, 0 for none) of `key`.
+fn len_and_expiry(space: &Space, key: &[u8]) -> emdb_core::Result<Option<(u64, u64)>> {
+    let Some(value) = space.get(key)? else {
+        return Ok(None);
+    };
+    Ok(Some((
+        value.len() as u64,
+        space.expires_at_ms(key)?.unwrap_or(0),
+    )))
+}
 
-    fn keys(&self) -> emdb_core::Result<emdb_core::Keys> {
-        match self {
-            Space::Default(d) => d.keys(),
-            Space::Named(n) => n.keys(),
-        }
-    }
-
-    fn len_and_expiry(&self, key: &[u8]) -> emdb_core::Result<Option<(u64, u64)>> {
-        let (value, expires) = match self {
-            Space::Default(d) => (d.get_zerocopy(key)?, d.expires_at(key)?),
-            Space::Named(n) => (n.get_zerocopy(key)?, n.expires_at(key)?),
-        };
-        Ok(value.map(|v| (v.len() as u64, expires.map_or(0, unix_ms))))
-    }
-
-    /// Value, expiry (ms since the epoch) and record offset of `key`.
-    fn get(&self, key: &[u8]) -> emdb_core::Result<ValueRead> {
-        let (value, expires, offset) = match self {
-            Space::Default(d) => (d.get(key)?, d.expires_at(key)?, d.record_offset(key)?),
-            Space::Named(n) => (n.get(key)?, n.expires_at(key)?, n.record_offset(key)?),
-        };
-        Ok((value, expires.map(unix_ms), offset))
-    }
-
-    fn ttl(&self, key: &[u8]) -> emdb_core::Result<Option<Duration>> {
-        match self {
-            Space::Default(d) => d.ttl(key),
-            Space::Named(n) => n.ttl(key),
-        }
-    }
-
-    fn expire(&self, key: &[u8], ttl: Duration) -> emdb_core::Result<bool> {
-        match self {
-            Space::Default(d) => d.expire(key, ttl),
-            Space::Named(n) => n.expire(key, ttl),
-        }
-    }
+/// Value, expiry (ms since the epoch) and record offset of `key`.
+fn read_value(space: &Space, key: &[u8]) -> emdb_core::Result<ValueRead> {
+    Ok((
+        space.get_owned(key)?,
+        space.expires_at_ms(key)?,
+        space.record_offset(key)?,
+    ))
 }
 
 /// Milliseconds since the Unix epoch.
-pub fn unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+pub use emdb_tools::space::unix_ms;
 
 /// How often the threaded worker counts unexpired keys: a namespace holding
 /// keys with a time to live is counted by reading every key's expiry.
@@ -395,7 +421,7 @@ fn load_keys(
     cancel: &AtomicBool,
     out: &mut dyn FnMut(Response),
 ) -> Result<Option<KeySet>, JobError> {
-    let space = Space::for_read(db, ns)?;
+    let space = space_for_read(db, ns)?;
     let mut set = KeySet::new();
     for (n, key) in space.keys()?.enumerate() {
         let key = key?;
@@ -409,7 +435,7 @@ fn load_keys(
             });
         }
         // A key deleted since the walk saw it is simply left out.
-        if let Some((size, expires_ms)) = space.len_and_expiry(&key)? {
+        if let Some((size, expires_ms)) = len_and_expiry(&space, &key)? {
             set.push(&key, size, expires_ms);
         }
     }
@@ -423,7 +449,7 @@ fn follow_keys(
     ns: &NsName,
     since: u64,
 ) -> Result<(Option<Vec<KeyChange>>, u64), JobError> {
-    let space = Space::for_read(db, ns)?;
+    let space = space_for_read(db, ns)?;
     let Some((mut keys, end)) = db.keys_touched_since(ns.as_deref(), since)? else {
         return Ok((None, since));
     };
@@ -431,7 +457,7 @@ fn follow_keys(
     keys.dedup();
     let mut changes = Vec::with_capacity(keys.len());
     for key in keys {
-        changes.push(match space.len_and_expiry(&key)? {
+        changes.push(match len_and_expiry(&space, &key)? {
             Some((size, expires_ms)) => KeyChange::Upsert {
                 key,
                 size,
@@ -443,57 +469,127 @@ fn follow_keys(
     Ok((Some(changes), end))
 }
 
+/// Write `keys` of `ns` to `path` (created new, mode 0600, as `emdb
+/// export` creates its files) in the format its extension names: `.csv`,
+/// `.resp`, else JSON Lines, with the formats of `emdb export`.
+fn export(
+    db: &Emdb,
+    ns: &NsName,
+    keys: &[Vec<u8>],
+    path: &std::path::Path,
+) -> Result<(&'static str, usize, usize), JobError> {
+    use emdb_tools::transfer::{self, Plan};
+    use std::os::unix::fs::OpenOptionsExt;
+    let space = space_for_read(db, ns)?;
+    let format = transfer::resolve_format(None, Some(path));
+    let tool = |e: emdb_tools::ToolError| JobError::Tool(e);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                "creating (it exists already; pick another name)"
+            } else {
+                "creating"
+            };
+            tool(emdb_tools::ToolError::io(what, Some(path), e))
+        })?;
+    let mut out = std::io::BufWriter::new(file);
+    let plan = Plan {
+        namespaces: vec![ns.clone().unwrap_or_default()],
+        encrypted: db.stats()?.encrypted,
+        any_expiry: true,
+    };
+    let name = ns.as_deref().unwrap_or("");
+    let (mut written, mut skipped) = (0, 0);
+    {
+        let mut w = transfer::writer(format, &mut out, emdb_tools::Codec::default(), &plan)
+            .map_err(tool)?;
+        for key in keys {
+            let Some(value) = space.get(key)? else {
+                skipped += 1;
+                continue;
+            };
+            let expires = space.expires_at_ms(key)?;
+            w.record(name, key, &value, expires).map_err(tool)?;
+            written += 1;
+        }
+        w.finish().map_err(tool)?;
+    }
+    std::io::Write::flush(&mut out)
+        .map_err(|e| tool(emdb_tools::ToolError::io("writing", Some(path), e)))?;
+    Ok((transfer::format_name(format), written, skipped))
+}
+
+/// Most keys a search in values lists.
+pub const MAX_FOUND: usize = 100_000;
+
+/// Keys of `ns` whose value contains `needle`: every value is read (from
+/// the mapped log, not copied).
+fn find_in_values(
+    db: &Emdb,
+    ns: &NsName,
+    needle: &[u8],
+    ignore_case: bool,
+) -> Result<(Vec<Vec<u8>>, usize, bool), JobError> {
+    let space = space_for_read(db, ns)?;
+    let (mut keys, mut scanned, mut truncated) = (Vec::new(), 0, false);
+    for key in space.keys()? {
+        let key = key?;
+        // A key deleted since the walk saw it is simply left out.
+        let Some(value) = space.get(&key)? else {
+            continue;
+        };
+        scanned += 1;
+        if crate::keylist::contains(&value, needle, ignore_case) {
+            if keys.len() == MAX_FOUND {
+                truncated = true;
+                break;
+            }
+            keys.push(key.to_vec());
+        }
+    }
+    keys.sort_unstable();
+    Ok((keys, scanned, truncated))
+}
+
 fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
     let mut spaces: Vec<(NsName, Space)> = Vec::new();
     for c in changes {
         if !spaces.iter().any(|(n, _)| *n == c.ns) {
-            spaces.push((c.ns.clone(), Space::for_write(db, &c.ns)?));
+            spaces.push((c.ns.clone(), space_for_write(db, &c.ns)?));
         }
     }
     let space_of = |ns: &NsName| spaces.iter().find(|(n, _)| n == ns).map(|(_, s)| s);
-    // Lifetimes to set after the commit: the transaction API writes plain
-    // puts, so kept and new TTLs are applied right after it.
-    let mut expiries = Vec::new();
-    for c in changes.iter().filter(|c| c.value.is_some()) {
-        let ttl = match c.ttl {
-            NewTtl::Keep => space_of(&c.ns)
-                .map(|s| s.ttl(&c.key))
-                .transpose()?
-                .flatten(),
-            NewTtl::Never => None,
-            NewTtl::After(d) => Some(d),
-        };
-        if let Some(ttl) = ttl {
-            expiries.push((c.ns.clone(), c.key.clone(), ttl));
-        }
+    // Each put's lifetime, decided before the transaction so the values
+    // and their expiries commit together.
+    let mut ttls = Vec::with_capacity(changes.len());
+    for c in changes {
+        ttls.push(match c.ttl {
+            NewTtl::Keep => match space_of(&c.ns).map(|s| s.ttl(&c.key)).transpose()? {
+                Some(Some(left)) => Ttl::After(left.max(Duration::from_millis(1))),
+                _ => Ttl::Never,
+            },
+            NewTtl::Never => Ttl::Never,
+            NewTtl::After(d) => Ttl::After(d),
+        });
     }
     db.transaction(|tx| {
-        for c in changes {
-            match (&c.ns, space_of(&c.ns)) {
-                (Some(_), Some(Space::Named(ns))) => {
-                    let mut t = tx.namespace(ns);
-                    match &c.value {
-                        Some(v) => t.insert(&c.key, v)?,
-                        None => {
-                            t.remove(&c.key)?;
-                        }
-                    }
+        for (c, ttl) in changes.iter().zip(&ttls) {
+            let Some(space) = space_of(&c.ns) else {
+                continue;
+            };
+            match &c.value {
+                Some(v) => space.tx_insert(tx, &c.key, v, *ttl)?,
+                None => {
+                    space.tx_remove(tx, &c.key)?;
                 }
-                _ => match &c.value {
-                    Some(v) => tx.insert(&c.key, v)?,
-                    None => {
-                        tx.remove(&c.key)?;
-                    }
-                },
             }
         }
         Ok(())
     })?;
-    for (ns, key, ttl) in expiries {
-        if let Some(space) = space_of(&ns) {
-            space.expire(&key, ttl.max(Duration::from_millis(1)))?;
-        }
-    }
     db.flush()?;
     Ok(changes.len())
 }
@@ -544,7 +640,7 @@ fn serve(
             Err(e) => out(fail(Job::LoadKeys, e)),
         },
         Request::LoadValue { ns, key, purpose } => {
-            let read = Space::for_read(db, &ns).and_then(|s| Ok(s.get(&key)?));
+            let read = space_for_read(db, &ns).and_then(|s| Ok(read_value(&s, &key)?));
             match read {
                 Ok((value, expires_ms, offset)) => out(Response::Value {
                     ns,
@@ -557,6 +653,20 @@ fn serve(
                 Err(e) => out(fail(Job::LoadValue(purpose), e)),
             }
         }
+        Request::FindInValues {
+            ns,
+            needle,
+            ignore_case,
+        } => match find_in_values(db, &ns, &needle, ignore_case) {
+            Ok((keys, scanned, truncated)) => out(Response::Found {
+                ns,
+                needle,
+                keys,
+                scanned,
+                truncated,
+            }),
+            Err(e) => out(fail(Job::FindInValues, e)),
+        },
         Request::Apply(changes) => match apply(db, &changes) {
             Ok(n) => out(Response::Applied(n)),
             Err(e) => out(fail(Job::Apply, e.into())),
@@ -568,6 +678,36 @@ fn serve(
                 Err(e) => out(fail(Job::Flush, e.into())),
             }
         }
+        Request::Export { ns, keys, path } => match export(db, &ns, &keys, &path) {
+            Ok((format, written, skipped)) => out(Response::Exported {
+                path,
+                format,
+                written,
+                skipped,
+            }),
+            Err(e) => out(fail(Job::Export, e)),
+        },
+        Request::CreateNamespace(name) => {
+            let created = db
+                .list_namespaces()
+                .map(|names| !names.contains(&name))
+                .and_then(|new| {
+                    db.namespace(&name)?;
+                    db.flush()?;
+                    Ok(new)
+                });
+            match created {
+                Ok(new) => out(Response::NamespaceCreated(name, new)),
+                Err(e) => out(fail(Job::Namespace, e.into())),
+            }
+        }
+        Request::DropNamespace(name) => match db.drop_namespace(&name).and_then(|dropped| {
+            db.flush()?;
+            Ok(dropped)
+        }) {
+            Ok(dropped) => out(Response::NamespaceDropped(name, dropped)),
+            Err(e) => out(fail(Job::Namespace, e.into())),
+        },
         Request::Compact => compact(db, out),
         Request::LoadKeys { ns, generation } => {
             let cancel = AtomicBool::new(false);

@@ -8,7 +8,10 @@
 # reported as such; --write names the lock holder and exits 3; quitting, a
 # panic, SIGTERM and SIGHUP all leave the terminal usable (cooked mode, main
 # screen, no mouse reporting, cursor shown); Ctrl-Z suspends and fg resumes;
-# a time to live of 0 is refused.
+# a time to live of 0 is refused; y copies a key through OSC 52 and L
+# sets a time to live alone; when its terminal goes away without a
+# signal (the tmux session killed under a process in another session),
+# emdb-tui ends (as by SIGHUP) instead of spinning.
 #
 # Usage: emdb-tui/tests/e2e_tmux.sh            (from anywhere in the repo)
 #        E2E_CAPTURE_DIR=dir emdb-tui/tests/e2e_tmux.sh   also saves screens
@@ -35,6 +38,7 @@ tmx() { tmux -L "$SOCKET" -f /dev/null "$@"; }
 cleanup() {
     tmx kill-server >/dev/null 2>&1 || true
     if [ -n "$WRITER_PID" ]; then kill "$WRITER_PID" 2>/dev/null || true; fi
+    if [ -s "$WORK/gone.pid" ]; then kill -9 "$(cat "$WORK/gone.pid")" 2>/dev/null || true; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -212,6 +216,34 @@ send clear Enter
 send "stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | sort | tr '\n' ' '; echo" Enter
 wait_for '^echo icanon' 5
 
+echo "e2e_tmux: the terminal goes away under a process that gets no SIGHUP"
+# setsid: emdb-tui runs in a session of its own, so closing the pane's
+# terminal sends it no signal; its reads of the terminal see end of file.
+cat >"$WORK/detached.sh" <<SCRIPT
+sh -c 'echo \$\$ > "$WORK/gone.pid"; exec "$BIN" "$DB"'
+echo \$? > "$WORK/gone.status"
+SCRIPT
+tmx new-session -d -s gone -x 100 -y 30 "setsid -w sh $WORK/detached.sh"
+deadline=$((SECONDS + 15))
+until tmx capture-pane -p -t gone 2>/dev/null | grep -q 'Keys [0-9]'; do
+    [ $SECONDS -lt $deadline ] || fail "the detached emdb-tui did not start"
+    sleep 0.2
+done
+gone_pid=$(cat "$WORK/gone.pid")
+tmx kill-session -t gone
+deadline=$((SECONDS + 6))
+until [ -s "$WORK/gone.status" ]; do
+    if [ $SECONDS -ge $deadline ]; then
+        ticks=$(awk '{print $14 + $15}' "/proc/$gone_pid/stat" 2>/dev/null || echo "?")
+        fail "emdb-tui (pid $gone_pid) still runs 6 s after its terminal went away (CPU ticks used: $ticks)"
+    fi
+    sleep 0.2
+done
+[ "$(cat "$WORK/gone.status")" -eq 129 ] ||
+    fail "after its terminal went away emdb-tui exited with $(cat "$WORK/gone.status"), not 129 (SIGHUP)"
+if kill -0 "$gone_pid" 2>/dev/null; then fail "emdb-tui pid $gone_pid is still alive"; fi
+echo "e2e_tmux: ended by SIGHUP after its terminal went away"
+
 echo "e2e_tmux: --write after the writer stopped: stage, review, write"
 kill "$WRITER_PID"
 wait "$WRITER_PID" 2>/dev/null || true
@@ -232,6 +264,20 @@ wait_for 'wrote 1 change'
 send '/' '^e2e:' Enter
 wait_for 'hello from tmux'
 save write
+# y copies the key with OSC 52; tmux (set-clipboard on) keeps it as a buffer.
+tmx set -s set-clipboard on
+send y
+wait_for 'copied the key'
+[ "$(tmx show-buffer)" = "e2e:key" ] || fail "y put '$(tmx show-buffer 2>&1)' on the clipboard, not e2e:key"
+# L sets a time to live alone; the value stays.
+send L '2h' Enter
+wait_for 'staged put e2e:key'
+send w
+wait_for 'ttl 2h'
+send y
+wait_for 'wrote 1 change'
+wait_for 'hello from tmux'
+wait_for '1h 5[0-9]m|2h'
 send q
 wait_for '^EXIT=0'
 

@@ -326,7 +326,10 @@ fn every_size_draws() {
 fn help_says_when_there_is_more() {
     let (_dir, _db, mut app) = setup(false);
     keys(&mut app, "?");
-    assert!(!shot(&app).contains("more:"), "it fits at 120x32");
+    assert!(
+        !screen(&app, 120, 40).contains("more:"),
+        "it fits at 120x40"
+    );
     let s = screen(&app, 120, 20);
     assert!(s.contains("↓ more: j, PgDn"), "{s}");
     keys(&mut app, "j");

@@ -231,7 +231,7 @@ fn switching_namespaces_loads_their_keys() {
 #[test]
 fn mouse_wheel_and_click() {
     let (_dir, _db, mut app) = setup();
-    let areas = app.areas.get();
+    let areas = app.areas;
     let wheel = |kind, column, row| {
         Event::Mouse(MouseEvent {
             kind,

@@ -32,6 +32,13 @@ pub fn confirm(frame: &mut Frame, area: Rect, q: &Question) {
                 escape(key)
             ),
         ),
+        Question::DropNamespace { name, keys } => (
+            "Drop namespace",
+            format!(
+                "Drop namespace {name} and its {}?\nThis is written at once; it cannot be undone here.",
+                units::plural(*keys, "key")
+            ),
+        ),
         Question::Quit => (
             "Quit",
             "Quit and discard the staged changes?\nThey were never written.".to_string(),

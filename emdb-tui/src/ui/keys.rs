@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use crate::app::{App, OldValue};
 use crate::escape::escape;
-use crate::keylist::{ListView, Row};
+use crate::keylist::{ListView, Row, SortBy};
 use crate::ui::theme;
 use crate::ui::{pane_block, selected_style};
 use crate::units;
@@ -31,6 +31,14 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         Span::raw(" Keys "),
         Span::styled(count, Style::new().bold()),
     ];
+    // The bytes of every value of the namespace (with a filter the count
+    // says "of N", and a total of all would read as the matches' total).
+    if list.pattern().is_none() && list.view() != ListView::Expiring {
+        title.push(Span::styled(
+            format!("· {} ", units::bytes(list.set().value_bytes())),
+            Style::new().fg(theme::MUTED),
+        ));
+    }
     if !list.filter().is_empty() {
         title.push(Span::styled(
             format!("/{} ", list.filter()),
@@ -38,7 +46,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         ));
     }
     match list.view() {
-        ListView::Flat => {}
+        ListView::Flat if list.sort() == SortBy::Key => {}
+        ListView::Flat => title.push(Span::styled(
+            format!("[{}] ", list.sort().label()),
+            Style::new().fg(theme::MODE),
+        )),
         ListView::Tree => title.push(Span::styled(
             format!("[tree '{}'] ", char::from(list.delimiter())),
             Style::new().fg(theme::MODE),
@@ -47,6 +59,19 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             "[expiring soon] ",
             Style::new().fg(theme::MODE),
         )),
+    }
+    if let Some(f) = app.found.as_ref().filter(|f| f.ns == app.shown_ns()) {
+        let text = if f.running {
+            format!("find {:?}… ", f.text)
+        } else {
+            let at = f.at.map_or(0, |i| i + 1);
+            format!(
+                "find {:?} {at}/{} ",
+                f.text,
+                units::count(f.keys.len() as u64)
+            )
+        };
+        title.push(Span::styled(text, Style::new().fg(theme::WARN)));
     }
     if let Some(l) = &app.keys.loading {
         title.push(Span::styled(
@@ -91,6 +116,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let mut nav = app.keys.nav;
     nav.follow(rows, height);
     let set = list.set();
+    let found = app.found.as_ref().filter(|f| f.ns == app.shown_ns());
     for (line, i) in (nav.offset..rows).take(height).enumerate() {
         let Some(row) = list.row(i) else { break };
         let y = inner.y + 1 + line as u16;
@@ -110,7 +136,12 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                 };
                 // Cut long keys visibly; the value pane shows them whole.
                 let text = ellipsize(&text, usize::from(key.width));
-                frame.render_widget(Paragraph::new(text), cell(key));
+                // Keys whose value holds what `f` found stand out.
+                let style = match found {
+                    Some(f) if f.holds(full) => Style::new().fg(theme::WARN).bold(),
+                    _ => Style::new(),
+                };
+                frame.render_widget(Paragraph::new(text).style(style), cell(key));
                 if let Some(e) = set.entry(entry as usize) {
                     frame.render_widget(
                         Paragraph::new(units::bytes(u64::from(e.size)))
@@ -150,6 +181,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             }
             Row::Group {
                 count,
+                bytes,
                 prefix_len,
                 skip,
                 depth,
@@ -173,6 +205,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                     ),
                 ]);
                 frame.render_widget(Paragraph::new(line), cell(key));
+                // A group's size is the bytes of all its values.
+                frame.render_widget(
+                    Paragraph::new(units::bytes(bytes))
+                        .alignment(Alignment::Right)
+                        .fg(theme::MUTED),
+                    cell(size),
+                );
             }
         }
         if i == nav.selected {

@@ -16,6 +16,7 @@ use ratatui::Frame;
 
 use crate::app::{App, Areas, Mode, Pane, PromptKind, Question, Tab};
 use crate::escape::escape;
+use crate::keymap::{self, Place};
 use crate::units;
 
 /// Messages stay this long.
@@ -77,10 +78,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     draw_tabs(frame, app, top);
     match app.tab {
         Tab::Browse => draw_browse(frame, app, body),
-        Tab::Dashboard => {
-            app.areas.set(Areas::default());
-            dashboard::draw(frame, app, body);
-        }
+        Tab::Dashboard => dashboard::draw(frame, app, body),
     }
     draw_message(frame, app, message);
     draw_status(frame, app, status);
@@ -120,7 +118,17 @@ fn draw_tabs(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(help, area);
 }
 
-fn draw_browse(frame: &mut Frame, app: &App, area: Rect) {
+/// Where the browser's panes go on a `screen` of that size (a pure
+/// function: `update` keeps the result for the mouse and paging, drawing
+/// computes the same for the frame it draws).
+pub fn layout(screen: Rect) -> Areas {
+    let [_top, area, _message, _status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(screen);
     let ns_width = if area.width < 80 {
         0
     } else {
@@ -131,14 +139,23 @@ fn draw_browse(frame: &mut Frame, app: &App, area: Rect) {
     let [keys, value] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
     let inner_rows = |r: Rect, extra: u16| r.height.saturating_sub(2 + extra);
-    app.areas.set(Areas {
+    Areas {
         namespaces: ns,
         keys,
         value,
         key_rows: inner_rows(keys, 1),
         ns_rows: inner_rows(ns, 0),
         value_rows: inner_rows(value, value::HEADER_LINES),
-    });
+    }
+}
+
+fn draw_browse(frame: &mut Frame, app: &App, _area: Rect) {
+    let Areas {
+        namespaces: ns,
+        keys,
+        value,
+        ..
+    } = layout(frame.area());
     if ns.width > 0 {
         namespaces::draw(frame, app, ns, app.focus == Pane::Namespaces);
     }
@@ -160,7 +177,7 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
     };
     let (line, cursor) = match &app.mode {
         Mode::Filter(input) => prompt(
-            "Filter (^ for prefix, Enter keep, Esc clear): ".into(),
+            "Filter (^prefix, * ? glob, ~regex; Enter keep, Esc clear): ".into(),
             input.text(),
             input.cursor(),
         ),
@@ -172,11 +189,28 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     "Time to live (e.g. 90s 15m 2h 7d; empty: keep or none): ".to_string()
                 }
                 PromptKind::EditValue { key } => format!("New value for {}: ", escape(key)),
+                PromptKind::RenameKey { key, .. } => format!("Rename {} to: ", escape(key)),
+                PromptKind::NewNamespace => "New namespace: ".to_string(),
+                PromptKind::ExportPath { keys } => format!(
+                    "Export {} to the new file (.jsonl, .csv or .resp): ",
+                    units::plural(*keys as u64, "listed key")
+                ),
+                PromptKind::FindInValues => {
+                    "Find in values (Enter looks, empty clears): ".to_string()
+                }
+                PromptKind::EditTtl { key, .. } => format!(
+                    "Time to live for {} (e.g. 90s 15m 2h 7d, never): ",
+                    escape(key)
+                ),
             };
             prompt(label, input.text(), input.cursor())
         }
         Mode::Confirm(Question::Delete { key }) => (
             Line::from(format!("Delete {}? y/n", escape(key))).fg(theme::WARN),
+            None,
+        ),
+        Mode::Confirm(Question::DropNamespace { name, .. }) => (
+            Line::from(format!("Drop namespace {name} and its keys now? y/n")).fg(theme::WARN),
             None,
         ),
         Mode::Confirm(Question::Quit) => (
@@ -197,7 +231,7 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     };
                     (Line::styled(m.text.clone(), style), None)
                 }
-                _ => (Line::default(), None),
+                _ => (key_bar(app, usize::from(area.width)), None),
             }
         }
     };
@@ -205,6 +239,42 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(pos) = cursor {
         frame.set_cursor_position(pos);
     }
+}
+
+/// The keys worth knowing here, as many as fit in `width` columns (the
+/// last, `? more`, always shows).
+fn key_bar(app: &App, width: usize) -> Line<'static> {
+    let place = match (app.tab, app.focus) {
+        (Tab::Dashboard, _) => Place::Dashboard,
+        (Tab::Browse, Pane::Namespaces) => Place::Namespaces,
+        (Tab::Browse, Pane::Keys) => Place::Keys,
+        (Tab::Browse, Pane::Value) => Place::Value,
+    };
+    let items = keymap::key_bar(place, app.config.writable, !app.staged.is_empty());
+    let len = |(k, w): &(&str, &str)| k.chars().count() + w.chars().count() + 3;
+    let more = items.last().map_or(0, len);
+    let mut used = 1 + more;
+    let mut spans = vec![Span::raw(" ")];
+    let (last, rest) = items.split_last().unzip();
+    for item in rest.unwrap_or(&[]) {
+        if used + len(item) > width {
+            break;
+        }
+        used += len(item);
+        push_key(&mut spans, item);
+    }
+    if let Some(item) = last {
+        push_key(&mut spans, item);
+    }
+    Line::from(spans)
+}
+
+fn push_key(spans: &mut Vec<Span<'static>>, (keys, what): &(&'static str, &'static str)) {
+    spans.push(Span::styled(*keys, Style::new().fg(theme::LABEL).bold()));
+    spans.push(Span::styled(
+        format!(" {what}  "),
+        Style::new().fg(theme::MUTED),
+    ));
 }
 
 fn draw_compaction(frame: &mut Frame, app: &App, c: &crate::app::Compaction, area: Rect) {

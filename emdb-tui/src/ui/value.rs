@@ -61,7 +61,6 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
 
     let row = app.keys.list.row(app.keys.nav.selected);
     let Some(target) = app.value.target.as_deref() else {
-        app.value.lines.set(0);
         let text = match row {
             Some(r @ Row::Group { count, .. }) => format!(
                 "group {} with {} keys (Enter opens it)",
@@ -92,12 +91,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let staged = app.staged_for(target);
     let loaded = app.value.loaded.as_ref().filter(|l| l.key == target);
     let Some(loaded) = loaded else {
-        app.value.lines.set(0);
         frame.render_widget(dim("loading…".into()), line_at(1));
         return;
     };
     if loaded.value.is_none() && staged.is_none() {
-        app.value.lines.set(0);
         let text = if app.value.deleted_by_writer {
             "deleted by the writer"
         } else {
@@ -107,10 +104,15 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         return;
     }
 
-    ensure_formatted(app, body.width);
-    let cache = app.value.formatted.borrow();
-    let Some(formatted) = cache.as_ref() else {
-        return;
+    // Made in `update` for the pane's width; a frame of another size (a
+    // test drawing at several sizes) formats its own copy.
+    let made;
+    let formatted = match app.value.formatted.as_ref() {
+        Some(f) if is_current(app, f, body.width) => f,
+        _ => {
+            made = make_formatted(app, body.width);
+            &made
+        }
     };
     let mut meta = Vec::new();
     if let Some(v) = &loaded.value {
@@ -181,7 +183,6 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     } else {
         formatted.lines.len()
     };
-    app.value.lines.set(total);
     let scroll = app.value.scroll.min(total.saturating_sub(height));
     let lines: Vec<Line> = (scroll..total)
         .take(height)
@@ -209,23 +210,44 @@ fn styled_line(text: &str, diff: bool) -> Line<'static> {
     Line::styled(text.to_string(), style)
 }
 
-/// Format the current value for this view and width, unless the cache
-/// already holds it.
-fn ensure_formatted(app: &App, width: u16) {
-    let v = &app.value;
-    let fresh = v.formatted.borrow().as_ref().is_some_and(|f| {
-        f.version == v.version
-            && f.mode == v.mode
-            && f.width == width
-            && f.staged_version == app.staged_version
-    });
-    if !fresh {
-        let f = make_formatted(app, width);
-        *v.formatted.borrow_mut() = Some(f);
+/// True when `f` is the current value formatted for `width`.
+fn is_current(app: &App, f: &Formatted, width: u16) -> bool {
+    f.version == app.value.version
+        && f.mode == app.value.mode
+        && f.width == width
+        && f.staged_version == app.staged_version
+}
+
+/// The width values are formatted to in a value pane drawn in `pane`.
+pub fn body_width(pane: Rect) -> u16 {
+    pane.width.saturating_sub(2)
+}
+
+/// Display lines of the shown value at `width` (0 when there is none to
+/// show): what scrolling is bounded by.
+pub fn line_count(app: &App, width: u16) -> usize {
+    let Some(target) = app.value.target.as_deref() else {
+        return 0;
+    };
+    let staged = app.staged_for(target);
+    let Some(loaded) = app.value.loaded.as_ref().filter(|l| l.key == target) else {
+        return 0;
+    };
+    if loaded.value.is_none() && staged.is_none() {
+        return 0;
+    }
+    match app.value.formatted.as_ref() {
+        Some(f) if f.shown == Shown::Hex && staged.is_none() => value_format::hex_line_count(
+            loaded.value.as_ref().map_or(0, Vec::len),
+            hex_bytes_per_line(width),
+        ),
+        Some(f) => f.lines.len(),
+        None => 0,
     }
 }
 
-fn make_formatted(app: &App, width: u16) -> Formatted {
+/// The current value (or the staged change's diff) formatted for `width`.
+pub fn make_formatted(app: &App, width: u16) -> Formatted {
     let v = &app.value;
     let loaded = v.loaded.as_ref();
     let bytes: &[u8] = loaded.and_then(|l| l.value.as_deref()).unwrap_or(&[]);

@@ -34,6 +34,49 @@ pub(super) fn write_command(app: &mut App, c: Command) {
                 );
             }
         }
+        Command::Rename => {
+            let Some((key, value)) = editable_value(app) else {
+                return;
+            };
+            let text = escape(&key);
+            open_prompt(
+                app,
+                PromptKind::RenameKey { key, value },
+                Input::with_text(&text),
+            );
+        }
+        Command::CreateNamespace => open_prompt(app, PromptKind::NewNamespace, Input::default()),
+        Command::DropNamespace => match app.selected_ns() {
+            None => app.complain(
+                "the default namespace cannot be dropped (select another in the namespace pane)",
+            ),
+            Some(name) => {
+                let staged = app
+                    .staged
+                    .iter()
+                    .filter(|s| s.change.ns.as_deref() == Some(name.as_str()))
+                    .count();
+                if staged > 0 {
+                    app.complain(format!(
+                        "{} staged in {name}: write or unstage them first",
+                        units::plural(staged as u64, "change")
+                    ));
+                } else {
+                    let keys = app
+                        .namespaces
+                        .iter()
+                        .find(|n| n.name.as_deref() == Some(name.as_str()))
+                        .map_or(0, |n| n.count);
+                    app.mode = Mode::Confirm(Question::DropNamespace { name, keys });
+                }
+            }
+        },
+        Command::EditTtl => {
+            let Some((key, value)) = editable_value(app) else {
+                return;
+            };
+            open_prompt(app, PromptKind::EditTtl { key, value }, Input::default());
+        }
         Command::Delete => match app.selected_key() {
             Some(key) => {
                 app.mode = Mode::Confirm(Question::Delete { key: key.to_vec() });
@@ -159,6 +202,110 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
             app.mode = Mode::Normal;
             stage(app, key, Some(bytes), NewTtl::Keep);
         }
+        PromptKind::RenameKey { key, value } => {
+            if bytes.is_empty() {
+                app.complain("the new key is empty");
+                return;
+            }
+            if bytes == key {
+                app.mode = Mode::Normal;
+                app.say("same name: nothing staged");
+                return;
+            }
+            let taken = app.keys.list.set().find(&bytes).is_some()
+                || app
+                    .staged_for(&bytes)
+                    .is_some_and(|s| s.change.value.is_some());
+            if taken {
+                app.complain(format!(
+                    "{} exists already; delete it first or pick another name",
+                    escape(&bytes)
+                ));
+                return;
+            }
+            app.mode = Mode::Normal;
+            // The new key keeps the old one's lifetime.
+            let expires_ms = match &app.value.loaded {
+                Some(l) if l.key == key => l.expires_ms,
+                _ => None,
+            };
+            let ttl = match expires_ms {
+                Some(at) => {
+                    NewTtl::After(Duration::from_millis(at.saturating_sub(app.now_ms).max(1)))
+                }
+                None => NewTtl::Never,
+            };
+            stage(app, bytes.clone(), Some(value), ttl);
+            stage(app, key.clone(), None, NewTtl::Keep);
+            app.say(format!(
+                "staged renaming {} to {}; {} staged, w to review and write",
+                escape(&key),
+                escape(&bytes),
+                units::plural(app.staged.len() as u64, "change")
+            ));
+        }
+        PromptKind::ExportPath { .. } => {
+            let path = text.trim();
+            if path.is_empty() {
+                app.complain("type a file name (.jsonl or .csv)");
+                return;
+            }
+            app.mode = Mode::Normal;
+            let keys: Vec<Vec<u8>> = app.keys.list.listed_keys().map(<[u8]>::to_vec).collect();
+            app.say(format!(
+                "exporting {} to {path}…",
+                units::plural(keys.len() as u64, "key")
+            ));
+            let ns = app.shown_ns();
+            app.request(Request::Export {
+                ns,
+                keys,
+                path: std::path::PathBuf::from(path),
+            });
+        }
+        PromptKind::NewNamespace => {
+            let Ok(name) = String::from_utf8(bytes) else {
+                app.complain("a namespace name is text (UTF-8)");
+                return;
+            };
+            if name.is_empty() {
+                app.complain("the name is empty");
+                return;
+            }
+            app.mode = Mode::Normal;
+            app.say(format!("creating namespace {name}…"));
+            app.request(Request::CreateNamespace(name));
+        }
+        PromptKind::FindInValues => {
+            app.mode = Mode::Normal;
+            if bytes.is_empty() {
+                app.found = None;
+                app.say("search cleared");
+                return;
+            }
+            let ns = app.shown_ns();
+            let ignore_case = !bytes.iter().any(u8::is_ascii_uppercase);
+            app.found = Some(Found {
+                ns: ns.clone(),
+                text: text.to_string(),
+                running: true,
+                ..Found::default()
+            });
+            app.say(format!("looking for {text:?} in the values…"));
+            app.request(Request::FindInValues {
+                ns,
+                needle: bytes,
+                ignore_case,
+            });
+        }
+        PromptKind::EditTtl { key, value } => match parse_ttl(text) {
+            Ok(NewTtl::Keep) => app.complain("type a time to live (e.g. 15m, 7d) or never"),
+            Ok(ttl) => {
+                app.mode = Mode::Normal;
+                stage(app, key, Some(value), ttl);
+            }
+            Err(e) => app.complain(e),
+        },
     }
 }
 
@@ -213,9 +360,11 @@ pub(super) fn stage(app: &mut App, key: Vec<u8>, value: Option<Vec<u8>>, ttl: Ne
             _ => (OldValue::Loading, None),
         },
     };
-    // A put of the stored value with its lifetime kept changes nothing:
-    // nothing to stage (and a staged change of the key goes away).
-    if ttl == NewTtl::Keep && value.is_some() && old == OldValue::Known(value.clone()) {
+    // A put of the stored value with its lifetime kept (or "never" for a
+    // key that has none) changes nothing: nothing to stage (and a staged
+    // change of the key goes away).
+    let same_ttl = ttl == NewTtl::Keep || (ttl == NewTtl::Never && old_expires_ms.is_none());
+    if same_ttl && value.is_some() && old == OldValue::Known(value.clone()) {
         if let Some(i) = existing {
             app.staged.remove(i);
             app.staged_version += 1;

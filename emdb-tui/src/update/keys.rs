@@ -95,6 +95,16 @@ pub(super) fn filter_mode(app: &mut App, mut input: Input, action: Action) {
             let text = input.text().to_string();
             app.mode = Mode::Filter(input);
             set_filter(app, &text);
+            // A regular expression that does not parse matches nothing;
+            // say why (the status bar shows it while the filter is typed).
+            match app.keys.list.pattern().and_then(|p| p.error.clone()) {
+                Some(e) => app.complain(e),
+                None => {
+                    if app.message.as_ref().is_some_and(|m| m.error) {
+                        app.message = None;
+                    }
+                }
+            }
         }
         Action::Submit => app.mode = Mode::Normal,
         Action::Cancel => {
@@ -223,6 +233,10 @@ pub(super) fn confirmed(app: &mut App, q: Question) {
     match q {
         Question::Delete { key } => stage(app, key, None, NewTtl::Keep),
         Question::Quit => app.quit = true,
+        Question::DropNamespace { name, .. } => {
+            app.say(format!("dropping namespace {name}…"));
+            app.request(Request::DropNamespace(name));
+        }
     }
 }
 

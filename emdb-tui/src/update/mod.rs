@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use crate::action::{Action, Command};
 use crate::app::{
-    App, Compaction, EditorJob, Input, LoadedValue, Mode, NsItem, OldValue, Pane, PromptKind,
-    Question, Staged, Tab, DELIMITERS,
+    App, Compaction, EditorJob, Found, Input, LoadedValue, Mode, NsItem, OldValue, Pane,
+    PromptKind, Question, Staged, Tab, DELIMITERS,
 };
 use crate::escape::{escape, unescape};
 use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
@@ -43,6 +43,28 @@ const MAX_INLINE_EDIT: usize = 16 * 1024;
 /// something on screen counts time) and a stats sample (only when it
 /// differs from the last one).
 pub fn update(app: &mut App, action: Action) {
+    apply(app, action);
+    prepare_value(app);
+}
+
+/// Format the shown value for the value pane's width, unless that is done
+/// already: drawing then only reads it (and how many lines it has, which
+/// bounds scrolling).
+fn prepare_value(app: &mut App) {
+    let width = crate::ui::value::body_width(app.areas.value);
+    let fresh = app.value.formatted.as_ref().is_some_and(|f| {
+        f.version == app.value.version
+            && f.mode == app.value.mode
+            && f.width == width
+            && f.staged_version == app.staged_version
+    });
+    if !fresh {
+        app.value.formatted = Some(crate::ui::value::make_formatted(app, width));
+    }
+    app.value.lines = crate::ui::value::line_count(app, width);
+}
+
+fn apply(app: &mut App, action: Action) {
     match &action {
         Action::Tick(now) => {
             let second = |ms: u64| ms / 1000;
@@ -64,7 +86,9 @@ pub fn update(app: &mut App, action: Action) {
         Action::Suspend => app.suspend = true,
         Action::Tick(now) => tick(app, unix_ms(now)),
         Action::Worker(resp) => on_response(app, *resp),
-        Action::Resize => {}
+        Action::Resize { width, height } => {
+            app.areas = crate::ui::layout(ratatui::layout::Rect::new(0, 0, width, height));
+        }
         Action::Edited { job, result } => on_edited(app, job, result),
         Action::Scroll { column, row, lines } => on_scroll(app, column, row, lines),
         Action::Click { column, row } => on_click(app, column, row),
@@ -202,21 +226,21 @@ pub(super) fn maybe_reload_keys(app: &mut App) {
 }
 
 pub(super) fn key_rows(app: &App) -> usize {
-    match app.areas.get().key_rows {
+    match app.areas.key_rows {
         0 => 20,
         n => usize::from(n),
     }
 }
 
 pub(super) fn ns_rows(app: &App) -> usize {
-    match app.areas.get().ns_rows {
+    match app.areas.ns_rows {
         0 => 10,
         n => usize::from(n),
     }
 }
 
 pub(super) fn value_rows(app: &App) -> usize {
-    match app.areas.get().value_rows {
+    match app.areas.value_rows {
         0 => 20,
         n => usize::from(n),
     }
@@ -288,15 +312,134 @@ pub(super) fn command(app: &mut App, c: Command) {
             app.value.mode = app.value.mode.next();
             app.value.scroll = 0;
         }
+        Command::Sort => {
+            let sort = app.keys.list.sort().next();
+            keep_selection(app, |list| list.set_sort(sort));
+            let note = match app.keys.list.view() {
+                ListView::Flat => "",
+                ListView::Tree => " (in the flat view; t leaves the tree)",
+                ListView::Expiring => " (in the flat view; x leaves this one)",
+            };
+            app.say(format!("keys sorted {}{note}", sort.label()));
+        }
+        Command::FindInValues => {
+            let text = app
+                .found
+                .as_ref()
+                .map(|f| f.text.clone())
+                .unwrap_or_default();
+            app.focus = Pane::Keys;
+            open_prompt(app, PromptKind::FindInValues, Input::with_text(&text));
+        }
+        Command::NextFound => step_found(app, true),
+        Command::PrevFound => step_found(app, false),
+        Command::Export => {
+            let keys = app.keys.list.listed_keys().count();
+            if keys == 0 {
+                app.complain("no keys listed to export");
+            } else {
+                open_prompt(app, PromptKind::ExportPath { keys }, Input::default());
+            }
+        }
+        Command::CopyKey => match app.selected_key().map(<[u8]>::to_vec) {
+            Some(key) => copy(app, key, "key"),
+            None => app.complain("select a key to copy"),
+        },
+        Command::CopyValue => {
+            let key = app.selected_key().map(<[u8]>::to_vec);
+            let value = match (&key, &app.value.loaded) {
+                (Some(k), Some(l)) if l.key == *k => l.value.clone(),
+                _ => None,
+            };
+            match (key, value) {
+                (None, _) => app.complain("select a key to copy its value"),
+                (Some(_), None) => app.complain("the value is not loaded yet"),
+                (Some(_), Some(v)) => copy(app, v, "value"),
+            }
+        }
         Command::Put
         | Command::Edit
         | Command::EditExternal
         | Command::Delete
         | Command::Unstage
+        | Command::EditTtl
+        | Command::Rename
+        | Command::CreateNamespace
+        | Command::DropNamespace
         | Command::Review
         | Command::Flush
         | Command::Compact => write_command(app, c),
     }
+}
+
+/// Select the next (or previous) key found in values, in key order from
+/// the selected key, wrapping around.
+pub(super) fn step_found(app: &mut App, forward: bool) {
+    let Some(found) = &app.found else {
+        app.say("nothing found yet: f looks for text inside values");
+        return;
+    };
+    if found.running {
+        app.say("still looking…");
+        return;
+    }
+    if found.keys.is_empty() {
+        app.say(format!("{:?} is in no value", found.text));
+        return;
+    }
+    let n = found.keys.len();
+    let here = app.selected_key().map(<[u8]>::to_vec);
+    let pos = match &here {
+        Some(k) => found.keys.binary_search(k),
+        None => Err(0),
+    };
+    let i = match (pos, forward) {
+        (Ok(i), true) => (i + 1) % n,
+        (Err(i), true) => i % n,
+        (Ok(i) | Err(i), false) => (i + n - 1) % n,
+    };
+    let key = found.keys[i].clone();
+    let wrapped = match &here {
+        Some(h) => (forward && key <= *h) || (!forward && key >= *h),
+        None => false,
+    };
+    if let Some(f) = &mut app.found {
+        f.at = Some(i);
+    }
+    match app.keys.list.row_of(&key) {
+        Some(row) => {
+            let (len, h) = (app.keys.list.row_count(), key_rows(app));
+            app.keys.nav.select(row, len, h);
+            selection_changed(app);
+            let wrap = if wrapped && n > 1 { " (wrapped)" } else { "" };
+            app.say(format!("found {} of {}{wrap}", i + 1, n));
+        }
+        None => app.say(format!(
+            "{} holds it but is hidden by the filter or view",
+            escape(&key)
+        )),
+    }
+}
+
+/// Most bytes handed to the clipboard: terminals and tmux cap OSC 52
+/// sequences (and a huge one would stall the terminal).
+pub const MAX_COPY: usize = 512 * 1024;
+
+/// Put `bytes` on the terminal's clipboard (OSC 52, sent by the main loop).
+fn copy(app: &mut App, bytes: Vec<u8>, what: &str) {
+    if bytes.len() > MAX_COPY {
+        app.complain(format!(
+            "the {what} is {}; the clipboard takes at most {}",
+            units::bytes(bytes.len() as u64),
+            units::bytes(MAX_COPY as u64)
+        ));
+        return;
+    }
+    app.say(format!(
+        "copied the {what} ({}) to the clipboard",
+        units::bytes(bytes.len() as u64)
+    ));
+    app.clipboard = Some(bytes);
 }
 
 pub(super) fn page(app: &App) -> usize {
@@ -325,7 +468,7 @@ pub(super) fn step(app: &mut App, delta: isize) {
             selection_changed(app);
         }
         Pane::Value => {
-            let max = app.value.lines.get().saturating_sub(value_rows(app));
+            let max = app.value.lines.saturating_sub(value_rows(app));
             app.value.scroll = app.value.scroll.saturating_add_signed(delta).min(max);
         }
     }
@@ -352,7 +495,7 @@ pub(super) fn on_click(app: &mut App, column: u16, row: u16) {
         return;
     };
     app.focus = pane;
-    let areas = app.areas.get();
+    let areas = app.areas;
     match pane {
         Pane::Namespaces => {
             // One border row above the first item.
@@ -379,7 +522,7 @@ pub(super) fn on_click(app: &mut App, column: u16, row: u16) {
 }
 
 pub(super) fn pane_at(app: &App, column: u16, row: u16) -> Option<Pane> {
-    let a = app.areas.get();
+    let a = app.areas;
     let pos = ratatui::layout::Position::new(column, row);
     [
         (a.namespaces, Pane::Namespaces),

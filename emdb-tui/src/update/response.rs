@@ -203,6 +203,36 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 app.staged_version += 1;
             }
         },
+        Response::Found {
+            ns,
+            needle: _,
+            keys,
+            scanned,
+            truncated,
+        } => {
+            let Some(found) = app.found.as_mut().filter(|f| f.running && f.ns == ns) else {
+                return;
+            };
+            found.keys = keys;
+            found.scanned = scanned;
+            found.truncated = truncated;
+            found.running = false;
+            let (n, text) = (found.keys.len(), found.text.clone());
+            if n == 0 {
+                app.say(format!(
+                    "{text:?} is in none of {} values",
+                    units::count(scanned as u64)
+                ));
+            } else {
+                step_found(app, true);
+                let more = if truncated { " (the first ones)" } else { "" };
+                app.say(format!(
+                    "{text:?} is in {} of {} values{more}: n next, N previous",
+                    units::count(n as u64),
+                    units::count(scanned as u64)
+                ));
+            }
+        }
         Response::Applied(n) => {
             app.staged.clear();
             app.staged_version += 1;
@@ -211,6 +241,45 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 units::plural(n as u64, "change")
             ));
             refresh(app);
+        }
+        Response::Exported {
+            path,
+            format,
+            written,
+            skipped,
+        } => {
+            let gone = if skipped > 0 {
+                format!(" ({skipped} deleted meanwhile)")
+            } else {
+                String::new()
+            };
+            app.say(format!(
+                "exported {} to {} ({format}){gone}",
+                units::plural(written as u64, "key"),
+                path.display()
+            ));
+        }
+        Response::NamespaceCreated(name, new) => {
+            if new {
+                app.say(format!("created namespace {name}"));
+            } else {
+                app.say(format!("namespace {name} exists already"));
+            }
+            app.stats_pending = true;
+            app.request(Request::Stats);
+        }
+        Response::NamespaceDropped(name, dropped) => {
+            if dropped {
+                // Leave it now, so the next stats do not report it gone.
+                if app.shown_ns().as_deref() == Some(name.as_str()) {
+                    namespace_gone(app, name.clone());
+                }
+                app.say(format!("dropped namespace {name} and its keys"));
+            } else {
+                app.say(format!("namespace {name} was not there"));
+            }
+            app.stats_pending = true;
+            app.request(Request::Stats);
         }
         Response::Flushed(took) => app.say(format!("flushed in {}", units::latency(took))),
         Response::Compacted { took, reclaimed } => {
@@ -228,6 +297,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 Job::LoadKeys => app.keys.loading = None,
                 Job::Stats => app.stats_pending = false,
                 Job::Compact => app.compaction = None,
+                Job::FindInValues => app.found = None,
                 _ => {}
             }
             let gone = match &error {

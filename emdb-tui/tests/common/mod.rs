@@ -78,6 +78,14 @@ pub fn app_for(db: &Emdb, writable: bool) -> App {
     let mut app = App::new(config, Worker::inline(db.clone()), t0());
     app.start();
     emdb_tui::drain(&mut app);
+    // The terminal of the snapshots (the real loop sends its size first).
+    act(
+        &mut app,
+        Action::Resize {
+            width: 120,
+            height: 32,
+        },
+    );
     app
 }
 
@@ -135,10 +143,8 @@ pub fn buffer_text(buf: &ratatui::buffer::Buffer) -> String {
     out
 }
 
-/// The standard screen size of the snapshots.
+/// The standard screen size of the snapshots (the size [`app_for`] gives
+/// the app).
 pub fn shot(app: &App) -> String {
-    // Draw twice: the first draw records the pane sizes that navigation
-    // uses, like the real loop does.
-    screen(app, 120, 32);
     screen(app, 120, 32)
 }
