@@ -234,7 +234,7 @@ fn damaged_error(r: &CheckReport) -> CliResult {
             if ranges == 1 { "range" } else { "ranges" }
         ),
     )
-    .hint("`emdb check --repair` salvages the rest (keeping a copy of the damaged file), or restore a backup"))
+    .hint("`emdb export --salvage` saves what still verifies without changing the file; `emdb check --repair` salvages the file itself (keeping a copy of the damaged one); or restore a backup"))
 }
 
 /// `<path><suffix>` next to `path`.
