@@ -306,6 +306,57 @@ fn export_salvage_of_a_sound_database_says_so() {
     missing.cmd(["export", "--salvage"]).assert().code(6);
 }
 
+/// A database of 16,000 records of 1 KiB (about 16 MiB), half overwritten.
+fn sixteen_mib() -> TestDb {
+    let db = TestDb::new();
+    let mut jsonl = String::from("{\"emdb_export\":1,\"namespaces\":[\"\"],\"encrypted\":false}\n");
+    for i in (0..16_000).chain(0..8_000) {
+        jsonl.push_str(&format!(
+            "{{\"key\":\"k{i:05}\",\"value\":\"{}\"}}\n",
+            "v".repeat(1000)
+        ));
+    }
+    db.cmd(["import", "-"])
+        .write_stdin(jsonl)
+        .assert()
+        .success();
+    db
+}
+
+#[test]
+fn long_operations_show_the_engines_progress_on_a_terminal() {
+    let db = sixteen_mib();
+    let key = db.file("k.key");
+    std::fs::write(&key, [7u8; 32]).unwrap();
+    let new_key = db.file("k2.key");
+    std::fs::write(&new_key, [8u8; 32]).unwrap();
+    let backup = db.file("b.emdb");
+    let key_arg = format!("--key-file '{}'", key.display());
+    for (args, label) in [
+        ("compact".to_string(), "compacting ["),
+        ("check".to_string(), "checking ["),
+        (format!("backup '{}'", backup.display()), "backing up ["),
+        (format!("encrypt {key_arg} --yes"), "encrypting ["),
+        (
+            format!(
+                "{key_arg} rotate-key --new-key-file '{}' --yes",
+                new_key.display()
+            ),
+            "re-encrypting [",
+        ),
+    ] {
+        let Some((code, screen)) = common::on_terminal(&db, &args, "") else {
+            return;
+        };
+        assert_eq!(code, 0, "{args}: {screen}");
+        // A bar of bytes against the engine's total (several MiB), not a
+        // spinner counting nothing ("compacting 0").
+        assert!(screen.contains(label), "{args}: {screen}");
+        assert!(screen.contains(" MiB ("), "{args}: {screen}");
+        assert!(!screen.contains("compacting 0"), "{args}: {screen}");
+    }
+}
+
 #[test]
 fn check_of_a_missing_database_exits_6() {
     let db = TestDb::new();

@@ -27,6 +27,7 @@ use crate::fs as efs;
 use crate::index::SHARDS;
 use crate::log::{allocate, Log, LogFile, Region};
 use crate::namespace::{frame_at, open_frame, read_at, NsEntry, NsTable};
+use crate::progress::{Meter, Phase};
 use crate::recovery::decode_unit;
 
 /// A log being written by compaction (no readers until it is swapped in).
@@ -190,6 +191,10 @@ impl Engine {
         let old_bytes = old_region
             .slice(0, e0)
             .ok_or_else(|| Error::corruption(e0, "log shorter than its end"))?;
+        let mut meter = Meter::start(
+            Phase::Compacting,
+            namespaces.iter().map(|n| n.keydir.live_bytes()).sum(),
+        );
         let mut copy_live = || -> Result<()> {
             for ns in &namespaces {
                 let Some(target) = table.get(ns.id).cloned() else {
@@ -202,6 +207,7 @@ impl Engine {
                         }
                         let mut scratch = zeroize::Zeroizing::new(Vec::new());
                         let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
+                        meter.add(f.len as u64);
                         if expired(f.expires_at, now) {
                             continue;
                         }
@@ -226,6 +232,7 @@ impl Engine {
         };
         // Frames were verified, then copied: a cut between the two copied zeros.
         let copied = copy_live();
+        meter.finish();
         old.log.vouch(&old_region, copied)?;
         drop(old_region);
 

@@ -113,10 +113,9 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 }
 
 fn verify(s: &mut Session, path: &Path, quiet: bool) -> CliResult<VerifyReport> {
-    let pb = progress::spinner("checking", quiet);
-    let found = s.with_secret(path, |secret| Emdb::verify(path, secret));
-    pb.finish_and_clear();
-    found
+    progress::engine("checking", quiet, || {
+        s.with_secret(path, |secret| Emdb::verify(path, secret))
+    })
 }
 
 fn salvage(s: &mut Session, path: &Path, keep: &Path, quiet: bool) -> CliResult<RepairReport> {

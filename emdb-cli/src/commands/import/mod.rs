@@ -72,7 +72,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                         "`import -` (stdin) is not available inside `emdb shell`",
                     ));
                 }
-                let pb = progress::spinner("importing", ui.quiet);
+                let pb = progress::counter("importing", ui.quiet);
                 let mut input: Box<dyn BufRead> = Box::new(std::io::stdin().lock());
                 skip_bom(&mut input)?;
                 let items = transfer::reader(format, input, ui.codec);
