@@ -28,9 +28,13 @@ pub fn bar(len: u64, bytes: bool, message: &str, quiet: bool) -> ProgressBar {
     let style = ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
-    let pb =
-        ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style);
-    pb.set_message(message.to_string());
+    // Drawn from its first update on: a bar whose length is set later
+    // (`import --from`: the server's DBSIZE) would first flash as a full
+    // bar of 0/0.
+    let pb = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden())
+        .with_style(style)
+        .with_message(message.to_string());
+    pb.set_draw_target(ProgressDrawTarget::stderr());
     pb
 }
 

@@ -335,6 +335,8 @@ fn import_from_redis_draws_a_bar_on_a_terminal() {
     assert_eq!(code, 0, "{screen}");
     // The bar counts keys of DBSIZE's total.
     assert!(screen.contains("/20,000"), "{screen}");
+    // Not first drawn as a full bar of nothing, before DBSIZE was known.
+    assert!(!screen.contains(" 0/0 "), "{screen}");
     assert!(screen.contains("imported 20000 records"), "{screen}");
 }
 
