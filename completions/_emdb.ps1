@@ -50,7 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Sizes and activity counters of the database')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Rewrite the file with only live records, reclaiming dead bytes')
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Inspect or remove the writer lock')
-            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol, or copy the string keys of a Redis server (--from)')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names')
             [CompletionResult]::new('ttl', 'ttl', [CompletionResultType]::ParameterValue, 'Print the time left before a key expires (exit 1 when missing)')
             [CompletionResult]::new('expire', 'expire', [CompletionResultType]::ParameterValue, 'Make a key expire DURATION from now (exit 1 when missing)')
@@ -360,6 +360,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             break
         }
         'emdb;import' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Copy the string keys of a Redis server instead, with their TTLs, using SCAN: redis://[:PASSWORD@]HOST:PORT[/DB]. Keys of other types are counted and reported, not copied; keys go to -n''s namespace, else the default one')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Input format [default: from the file extension (.csv, .resp), else jsonl]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
@@ -392,6 +393,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--passphrase-file', '--passphrase-file', [CompletionResultType]::ParameterName, 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted')
             [CompletionResult]::new('--key-file', '--key-file', [CompletionResultType]::ParameterName, 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)')
+            [CompletionResult]::new('--salvage', '--salvage', [CompletionResultType]::ParameterName, 'Export what still verifies from a damaged database, and report what was skipped, without changing it: the file is copied to a private temporary directory (TMPDIR; room for about twice its size) and the copy is salvaged as `check --repair` would')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')
@@ -750,7 +752,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Sizes and activity counters of the database')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Rewrite the file with only live records, reclaiming dead bytes')
             [CompletionResult]::new('lock', 'lock', [CompletionResultType]::ParameterValue, 'Inspect or remove the writer lock')
-            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol, or copy the string keys of a Redis server (--from)')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names')
             [CompletionResult]::new('ttl', 'ttl', [CompletionResultType]::ParameterValue, 'Print the time left before a key expires (exit 1 when missing)')
             [CompletionResult]::new('expire', 'expire', [CompletionResultType]::ParameterValue, 'Make a key expire DURATION from now (exit 1 when missing)')

@@ -47,7 +47,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand stats 'Sizes and activity counters of the database'
             cand compact 'Rewrite the file with only live records, reclaiming dead bytes'
             cand lock 'Inspect or remove the writer lock'
-            cand import 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol'
+            cand import 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol, or copy the string keys of a Redis server (--from)'
             cand export 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names'
             cand ttl 'Print the time left before a key expires (exit 1 when missing)'
             cand expire 'Make a key expire DURATION from now (exit 1 when missing)'
@@ -339,6 +339,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;lock;help;help'= {
         }
         &'emdb;import'= {
+            cand --from 'Copy the string keys of a Redis server instead, with their TTLs, using SCAN: redis://[:PASSWORD@]HOST:PORT[/DB]. Keys of other types are counted and reported, not copied; keys go to -n''s namespace, else the default one'
             cand --format 'Input format [default: from the file extension (.csv, .resp), else jsonl]'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
             cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
@@ -370,6 +371,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --passphrase-file 'Read the passphrase from FILE (its contents without a trailing newline). Else the EMDB_PASSPHRASE environment variable; else, on a terminal, emdb asks when the database is encrypted'
             cand --key-file 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable'
             cand --force 'Replace FILE when it exists already (without it, an existing file is refused with exit 2 and left alone)'
+            cand --salvage 'Export what still verifies from a damaged database, and report what was skipped, without changing it: the file is copied to a private temporary directory (TMPDIR; room for about twice its size) and the copy is salvaged as `check --repair` would'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -708,7 +710,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand stats 'Sizes and activity counters of the database'
             cand compact 'Rewrite the file with only live records, reclaiming dead bytes'
             cand lock 'Inspect or remove the writer lock'
-            cand import 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol'
+            cand import 'Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol, or copy the string keys of a Redis server (--from)'
             cand export 'Write every record, with its namespace and expiry, to a file (or stdout); all namespaces, or only the one -n names'
             cand ttl 'Print the time left before a key expires (exit 1 when missing)'
             cand expire 'Make a key expire DURATION from now (exit 1 when missing)'

@@ -241,19 +241,22 @@ pub enum Command {
     #[command(subcommand)]
     Lock(LockCommand),
 
-    /// Load records from a file (or stdin) in JSON Lines, CSV or Redis protocol.
+    /// Load records from a file (or stdin) in JSON Lines, CSV or Redis
+    /// protocol, or copy the string keys of a Redis server (--from).
     ///
     /// Each record goes to the namespace it names, else to the one -n names,
     /// else to the default one; its expiry is kept, and records that have
     /// expired already are skipped. Atomic batches of 10,000 records.
     #[command(after_help = "Examples:\n  emdb import dump.jsonl\n  \
-        emdb import --format csv data.csv\n  cat dump.jsonl | emdb import -")]
+        emdb import --format csv data.csv\n  cat dump.jsonl | emdb import -\n  \
+        emdb import --from redis://127.0.0.1:6379/0")]
     Import(ImportArgs),
 
     /// Write every record, with its namespace and expiry, to a file (or
     /// stdout); all namespaces, or only the one -n names.
     #[command(after_help = "Examples:\n  emdb export > dump.jsonl\n  \
-        emdb export --format csv data.csv\n  emdb export --format resp | redis-cli --pipe")]
+        emdb export --format csv data.csv\n  emdb export --format resp | redis-cli --pipe\n  \
+        emdb export --salvage rescued.jsonl")]
     Export(ExportArgs),
 
     /// Print the time left before a key expires (exit 1 when missing).
@@ -712,7 +715,15 @@ pub struct LockBreakArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ImportArgs {
     /// File to read, or `-` for stdin.
-    pub file: PathBuf,
+    #[arg(required_unless_present = "from", conflicts_with = "from")]
+    pub file: Option<PathBuf>,
+
+    /// Copy the string keys of a Redis server instead, with their TTLs,
+    /// using SCAN: redis://[:PASSWORD@]HOST:PORT[/DB]. Keys of other types
+    /// are counted and reported, not copied; keys go to -n's namespace,
+    /// else the default one.
+    #[arg(long, value_name = "URL", conflicts_with = "format")]
+    pub from: Option<String>,
 
     /// Input format [default: from the file extension (.csv, .resp),
     /// else jsonl].
@@ -745,6 +756,13 @@ pub struct ExportArgs {
     /// else jsonl].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
+
+    /// Export what still verifies from a damaged database, and report what
+    /// was skipped, without changing it: the file is copied to a private
+    /// temporary directory (TMPDIR; room for about twice its size) and the
+    /// copy is salvaged as `check --repair` would.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// File formats of `import` and `export`.

@@ -209,10 +209,32 @@ pub struct TransferReport {
     /// Records skipped because they had expired already (import only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expired: Option<u64>,
-    /// `jsonl`, `csv` or `resp`.
+    /// `jsonl`, `csv`, `resp`, or `redis` for `import --from`.
     pub format: &'static str,
     /// Seconds taken.
     pub seconds: f64,
+    /// `import --from`: keys of other types than string, by type; not copied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_types: Option<std::collections::BTreeMap<String, u64>>,
+    /// `import --from`: keys that expired or were deleted during the copy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gone: Option<u64>,
+    /// `export --salvage`: what the salvage skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub salvage: Option<SalvageReport>,
+}
+
+/// What `export --salvage` left out of a damaged database.
+#[derive(Debug, Serialize)]
+pub struct SalvageReport {
+    /// The damaged ranges skipped (offsets into the database file).
+    pub skipped: Vec<DamageReport>,
+    /// Their bytes, all together.
+    pub skipped_bytes: u64,
+    /// Records that verified but whose namespace was lost with a range.
+    pub orphaned_records: u64,
+    /// Where an unsynced, incomplete tail was cut (not damage).
+    pub truncated_tail_at: Option<u64>,
 }
 
 /// `stats --json`.

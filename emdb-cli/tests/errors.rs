@@ -306,19 +306,60 @@ fn a_directory_without_permission_says_so() {
     std::fs::create_dir(&locked).unwrap();
     std::fs::write(locked.join("app.emdb"), b"x").unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-    // Root reads through any permission bits: nothing to check then.
-    let blocked = std::fs::metadata(locked.join("app.emdb")).is_err();
-    if blocked {
+    let target = locked.join("app.emdb");
+    // Root reads through any permission bits: run emdb as `nobody` then
+    // (util-linux setpriv), or skip saying why.
+    let blocked = std::fs::metadata(&target).is_err();
+    let mut cmd = if blocked {
         common::bare(db.dir.path())
-            .arg("--db")
-            .arg(locked.join("app.emdb"))
-            .args(["get", "k"])
-            .assert()
-            .code(6)
-            .stderr(predicate::str::contains("permission denied"))
-            .stderr(predicate::str::contains("no database").not());
     } else {
-        eprintln!("skipped: permission bits do not apply to this user");
-    }
+        match as_nobody(db.dir.path()) {
+            Some(c) => c,
+            None => {
+                eprintln!(
+                    "skipped: running as root, where permission bits are not enforced, \
+                     and `setpriv` cannot run emdb as nobody"
+                );
+                std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+                return;
+            }
+        }
+    };
+    cmd.arg("--db")
+        .arg(&target)
+        .args(["get", "k"])
+        .assert()
+        .code(6)
+        .stderr(predicate::str::contains("permission denied"))
+        .stderr(predicate::str::contains("no database").not());
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `emdb` run as the unprivileged user `nobody` through util-linux
+/// `setpriv` (root only), with `home` opened up so that nobody can reach
+/// what the test made in it; `None` when that does not work here.
+#[cfg(unix)]
+fn as_nobody(home: &std::path::Path) -> Option<assert_cmd::Command> {
+    use std::os::unix::fs::PermissionsExt;
+    let drop_to_nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let works = std::process::Command::new("setpriv")
+        .args(drop_to_nobody)
+        .arg("true")
+        .status()
+        .is_ok_and(|s| s.success());
+    if !works {
+        return None;
+    }
+    std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).ok()?;
+    let mut c = assert_cmd::Command::new("setpriv");
+    c.args(drop_to_nobody)
+        .arg(assert_cmd::cargo::cargo_bin("emdb"))
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
+        .env_remove("EMDB_LOCK_TIMEOUT")
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .timeout(std::time::Duration::from_secs(60));
+    Some(c)
 }

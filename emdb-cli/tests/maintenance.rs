@@ -1,4 +1,4 @@
-//! backup, check, check --repair.
+//! backup, check, check --repair, export --salvage.
 
 // Test helpers: a failure here should fail the test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -193,6 +193,168 @@ fn check_finds_damage_and_repair_salvages_the_rest() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("before-repair exists"));
+}
+
+/// The names in the database's directory, sorted.
+fn listing(db: &TestDb) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(db.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn export_salvage_saves_what_verifies_and_never_writes_the_file() {
+    let db = written_one_by_one(200);
+    let at = damage(&db);
+    let damaged = std::fs::read(&db.path).unwrap();
+    let names = listing(&db);
+    // A plain export fails, and its hint names both ways out.
+    db.cmd(["export"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("export --salvage"))
+        .stderr(predicate::str::contains("check --repair"))
+        .stderr(predicate::str::contains("open with salvage").not());
+    // `check` names them too.
+    db.cmd(["check"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("export --salvage"));
+
+    let out = db.file("rescued.jsonl");
+    db.cmd(["export", "--salvage"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("exported 199 records to "))
+        .stdout(predicate::str::contains(
+            "salvaged: skipped 1 damaged range (",
+        ))
+        .stdout(predicate::str::contains(
+            "the database file was not changed",
+        ));
+    // Every record but the damaged one, each intact.
+    let dump = std::fs::read_to_string(&out).unwrap();
+    let records: Vec<serde_json::Value> = dump
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 199);
+    let missing: Vec<usize> = (0..200)
+        .filter(|i| {
+            !records
+                .iter()
+                .any(|r| r["key"] == format!("key{i:04}").as_str())
+        })
+        .collect();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    for r in &records {
+        let key = r["key"].as_str().unwrap();
+        let value = r["value"].as_str().unwrap();
+        assert_eq!(
+            value,
+            format!("value-{}-{}", &key[3..], "x".repeat(40)),
+            "{r}"
+        );
+    }
+    // The database: the same bytes, and no file made beside it.
+    let mut after = listing(&db);
+    after.retain(|n| n != "rescued.jsonl");
+    assert_eq!(after, names);
+    assert_eq!(std::fs::read(&db.path).unwrap(), damaged);
+
+    // JSON: the skipped range, at the damaged byte.
+    let j: serde_json::Value = serde_json::from_slice(
+        &db.cmd(["--json", "export", "--salvage", "--force"])
+            .arg(&out)
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(j["records"], 199);
+    let skipped = &j["salvage"]["skipped"];
+    assert_eq!(skipped.as_array().unwrap().len(), 1, "{j}");
+    let (off, len) = (
+        skipped[0]["offset"].as_u64().unwrap(),
+        skipped[0]["len"].as_u64().unwrap(),
+    );
+    assert!(off <= at && at < off + len, "{off}+{len} {at}");
+    assert_eq!(std::fs::read(&db.path).unwrap(), damaged);
+}
+
+#[test]
+fn export_salvage_of_a_sound_database_says_so() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.cmd(["-n", "s", "put", "b", "2"]).assert().success();
+    let out = db
+        .cmd(["export", "--salvage"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("salvage found no damage"))
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(text(&out).lines().count(), 3, "{}", text(&out));
+    let missing = TestDb::new();
+    missing.cmd(["export", "--salvage"]).assert().code(6);
+}
+
+/// A database of 16,000 records of 1 KiB (about 16 MiB), half overwritten.
+fn sixteen_mib() -> TestDb {
+    let db = TestDb::new();
+    let mut jsonl = String::from("{\"emdb_export\":1,\"namespaces\":[\"\"],\"encrypted\":false}\n");
+    for i in (0..16_000).chain(0..8_000) {
+        jsonl.push_str(&format!(
+            "{{\"key\":\"k{i:05}\",\"value\":\"{}\"}}\n",
+            "v".repeat(1000)
+        ));
+    }
+    db.cmd(["import", "-"])
+        .write_stdin(jsonl)
+        .assert()
+        .success();
+    db
+}
+
+#[test]
+fn long_operations_show_the_engines_progress_on_a_terminal() {
+    let db = sixteen_mib();
+    let key = db.file("k.key");
+    std::fs::write(&key, [7u8; 32]).unwrap();
+    let new_key = db.file("k2.key");
+    std::fs::write(&new_key, [8u8; 32]).unwrap();
+    let backup = db.file("b.emdb");
+    let key_arg = format!("--key-file '{}'", key.display());
+    for (args, label) in [
+        ("compact".to_string(), "compacting ["),
+        ("check".to_string(), "checking ["),
+        (format!("backup '{}'", backup.display()), "backing up ["),
+        (format!("encrypt {key_arg} --yes"), "encrypting ["),
+        (
+            format!(
+                "{key_arg} rotate-key --new-key-file '{}' --yes",
+                new_key.display()
+            ),
+            "re-encrypting [",
+        ),
+    ] {
+        let Some((code, screen)) = common::on_terminal(&db, &args, "") else {
+            return;
+        };
+        assert_eq!(code, 0, "{args}: {screen}");
+        // A bar of bytes against the engine's total (several MiB), not a
+        // spinner counting nothing ("compacting 0").
+        assert!(screen.contains(label), "{args}: {screen}");
+        assert!(screen.contains(" MiB ("), "{args}: {screen}");
+        assert!(!screen.contains("compacting 0"), "{args}: {screen}");
+    }
 }
 
 #[test]

@@ -32,6 +32,7 @@ use crate::fs::{fsync_parent, rename, sibling};
 use crate::index::SHARDS;
 use crate::lock::WriterLock;
 use crate::namespace::read_at;
+use crate::progress::{Meter, Phase};
 
 /// Path of the backup an encryption rewrite leaves behind.
 pub(crate) fn encbak_path(db: &Path) -> PathBuf {
@@ -140,7 +141,12 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
     let now = source.now();
     let region = src_gen.log.region();
     let bytes = src_gen.bytes(&region);
-    for ns in src_gen.ns.read().all() {
+    let namespaces = src_gen.ns.read().all();
+    let mut meter = Meter::start(
+        Phase::Rewriting,
+        namespaces.iter().map(|n| n.keydir.live_bytes()).sum(),
+    );
+    for ns in namespaces {
         let id = if ns.id == 0 {
             0
         } else {
@@ -154,6 +160,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
                 let f = src_gen
                     .log
                     .vouch(&region, read_at(bytes, off, ns.crypt(), &mut scratch))?;
+                meter.add(f.len as u64);
                 if crate::engine::expired(f.expires_at, now) {
                     continue;
                 }
@@ -168,6 +175,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
         }
         batch.commit()?;
     }
+    meter.finish();
     // Values were copied out of the source mapping after their check.
     src_gen.log.vouch(&region, Ok(()))?;
     target.flush()?;

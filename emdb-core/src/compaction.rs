@@ -28,6 +28,7 @@ use crate::format::record::{self, FrameSpec, Kind};
 use crate::fs as efs;
 use crate::log::{allocate, Log, LogFile, Region};
 use crate::namespace::{frame_at, open_frame, read_at, NsEntry, NsTable};
+use crate::progress::{Meter, Phase};
 use crate::recovery::decode_unit;
 use crate::sorted::{Base, KeySource, Merge};
 
@@ -200,6 +201,10 @@ impl Engine {
         let old_bytes = old_region
             .slice(0, e0)
             .ok_or_else(|| Error::corruption(e0, "log shorter than its end"))?;
+        let mut meter = Meter::start(
+            Phase::Compacting,
+            namespaces.iter().map(|n| n.keydir.live_bytes()).sum(),
+        );
         let mut copy_live = || -> Result<()> {
             for (ns, view) in namespaces.iter().zip(&views) {
                 let Some(target) = table.get(ns.id).cloned() else {
@@ -219,6 +224,7 @@ impl Engine {
                     let off = w.off;
                     let mut scratch = zeroize::Zeroizing::new(Vec::new());
                     let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
+                    meter.add(f.len as u64);
                     let (at, len) = if f.sealed {
                         let spec = FrameSpec::put(f.ns, f.key, f.value, f.expires_at);
                         let at = out.append_frame(&spec)?;
@@ -241,6 +247,7 @@ impl Engine {
         };
         // Frames were verified, then copied: a cut between the two copied zeros.
         let copied = copy_live();
+        meter.finish();
         old.log.vouch(&old_region, copied)?;
         drop(old_region);
 

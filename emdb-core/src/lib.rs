@@ -76,6 +76,7 @@ mod lock;
 mod log;
 mod namespace;
 mod nested;
+pub mod progress;
 mod recovery;
 mod sorted;
 mod stats;

@@ -13,6 +13,7 @@ use crate::engine::{crypt_for, read_identity};
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::namespace::open_frame;
+use crate::progress::{Meter, Phase};
 use crate::recovery::{decode_unit, resync, short_of_durable, short_reason};
 
 /// One damaged range found by [`Emdb::verify`](crate::Emdb::verify).
@@ -83,7 +84,9 @@ pub(crate) fn verify(path: &Path, encryption: Option<EncryptionInput>) -> Result
     };
     let mut at = HEADER_SIZE as u64;
     let total = bytes.len() as u64;
+    let mut meter = Meter::start(Phase::Verifying, total - at);
     while at < total {
+        let from = at;
         let checked = decode_unit(&bytes, at)
             .map_err(str::to_string)
             .and_then(|unit| {
@@ -117,7 +120,9 @@ pub(crate) fn verify(path: &Path, encryption: Option<EncryptionInput>) -> Result
                 at = end;
             }
         }
+        meter.add(at - from);
     }
+    meter.finish();
     rep.bytes = at.min(total);
     // The same rule as open: a log shorter than its durable end lost data.
     if let Some(lost) = short_of_durable(total, slot.durable_end, true)? {

@@ -168,6 +168,16 @@ pub fn display(enc: Encoding, bytes: &[u8], layout: Layout) -> Cow<'_, str> {
 /// for C1 controls. Since every backslash is escaped, the output is
 /// unambiguous: [`unescape_text`] turns it back into the exact bytes.
 pub fn escape_text(bytes: &[u8], layout: Layout) -> Cow<'_, str> {
+    // The common case, printable ASCII without a backslash, in one cheap
+    // pass over bytes rather than chars.
+    if bytes
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) && b != b'\\')
+    {
+        if let Ok(s) = std::str::from_utf8(bytes) {
+            return Cow::Borrowed(s);
+        }
+    }
     if let Ok(s) = std::str::from_utf8(bytes) {
         if !s.chars().any(|c| needs_escape(c, layout)) {
             return Cow::Borrowed(s);

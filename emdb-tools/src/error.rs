@@ -159,7 +159,7 @@ impl From<emdb_core::Error> for ToolError {
                     "",
                 ),
             )
-            .hint("`emdb check` shows the damage; `emdb check --repair` salvages the rest (keeping a copy of the damaged file), or restore a backup"),
+            .hint("`emdb check` shows the damage; `emdb export --salvage` saves what still verifies without changing the file; `emdb check --repair` salvages the file itself (keeping a copy of the damaged one); or restore a backup"),
             E::NotADatabase { .. } => ToolError::new(Kind::Corrupt, message)
                 .hint("check the --db path or EMDB_PATH; emdb only opens its own files"),
             E::UnsupportedVersion { .. } => ToolError::new(Kind::Corrupt, message),

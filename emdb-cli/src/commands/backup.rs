@@ -23,10 +23,7 @@ pub fn run(args: &BackupArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let db = s.reader()?;
     let encrypted = db.stats()?.encrypted;
-    let pb = progress::spinner("backing up", ui.quiet);
-    let done = db.backup_to(dest);
-    pb.finish_and_clear();
-    done?;
+    progress::engine("backing up", ui.quiet, || db.backup_to(dest))?;
     let bytes = std::fs::metadata(dest)
         .map_err(|e| CliError::io("reading the size of", Some(dest), e))?
         .len();

@@ -113,10 +113,9 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 }
 
 fn verify(s: &mut Session, path: &Path, quiet: bool) -> CliResult<VerifyReport> {
-    let pb = progress::spinner("checking", quiet);
-    let found = s.with_secret(path, |secret| Emdb::verify(path, secret));
-    pb.finish_and_clear();
-    found
+    progress::engine("checking", quiet, || {
+        s.with_secret(path, |secret| Emdb::verify(path, secret))
+    })
 }
 
 fn salvage(s: &mut Session, path: &Path, keep: &Path, quiet: bool) -> CliResult<RepairReport> {
@@ -234,7 +233,7 @@ fn damaged_error(r: &CheckReport) -> CliResult {
             if ranges == 1 { "range" } else { "ranges" }
         ),
     )
-    .hint("`emdb check --repair` salvages the rest (keeping a copy of the damaged file), or restore a backup"))
+    .hint("`emdb export --salvage` saves what still verifies without changing the file; `emdb check --repair` salvages the file itself (keeping a copy of the damaged one); or restore a backup"))
 }
 
 /// `<path><suffix>` next to `path`.

@@ -31,10 +31,8 @@ pub fn run(args: &CompactArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
     let db = s.writer("compact")?;
     let before = db.stats()?;
-    // The engine reports no progress during compaction: show a spinner.
-    let pb = progress::spinner("compacting", ui.quiet);
-    db.compact()?;
-    pb.finish_and_clear();
+    // Bytes of live records copied, as the engine reports them.
+    progress::engine("compacting", ui.quiet, || db.compact())?;
     s.wrote()?;
     let after = db.stats()?;
     let reclaimed = before

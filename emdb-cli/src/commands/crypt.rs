@@ -43,7 +43,7 @@ pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let seconds = rewrite(s, "encrypting", ui.quiet, || {
         Emdb::enable_encryption_with(&path, target.clone(), cipher)
     })?;
-    verify_all(&path, Some(target))?;
+    verify_all(&path, Some(target), ui.quiet)?;
     let note = "it holds the data unencrypted: delete it once you have checked the database";
     finish(
         "encrypt",
@@ -72,7 +72,7 @@ pub fn decrypt(args: &AdminArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let seconds = rewrite(s, "decrypting", ui.quiet, || {
         Emdb::disable_encryption(&path, current.clone())
     })?;
-    verify_all(&path, None)?;
+    verify_all(&path, None, ui.quiet)?;
     let note = "it is still encrypted with the old secret";
     finish("decrypt", &path, None, args, note, seconds, ui)
 }
@@ -106,7 +106,7 @@ pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResu
     let seconds = rewrite(s, "re-encrypting", ui.quiet, || {
         Emdb::rotate_encryption_key(&path, current.clone(), new.clone())
     })?;
-    verify_all(&path, Some(new))?;
+    verify_all(&path, Some(new), ui.quiet)?;
     let note = "it still opens with the old secret: delete it once you have checked the database";
     finish("rotate-key", &path, None, &args.admin, note, seconds, ui)
 }
@@ -158,7 +158,7 @@ fn opens_with(path: &Path, secret: Option<EncryptionInput>) -> CliResult {
 
 /// Read every record of every namespace of `path` under `secret`: a
 /// record that does not decrypt fails here, before the backup is deleted.
-fn verify_all(path: &Path, secret: Option<EncryptionInput>) -> CliResult<u64> {
+fn verify_all(path: &Path, secret: Option<EncryptionInput>, quiet: bool) -> CliResult<u64> {
     let mut b = Emdb::builder().path(path).read_only(true);
     if let Some(secret) = secret {
         b = b.encryption(secret);
@@ -170,6 +170,7 @@ fn verify_all(path: &Path, secret: Option<EncryptionInput>) -> CliResult<u64> {
             spaces.push(Space::Named(db.namespace(&name)?));
         }
     }
+    let pb = progress::bar(db.stats()?.live_records, false, "verifying", quiet);
     let mut records = 0u64;
     for space in &spaces {
         for key in space.keys()? {
@@ -177,8 +178,12 @@ fn verify_all(path: &Path, secret: Option<EncryptionInput>) -> CliResult<u64> {
             // The value is decrypted and its tag checked here.
             space.get_owned(&key)?;
             records += 1;
+            if records.is_multiple_of(4096) {
+                pb.set_position(records);
+            }
         }
     }
+    pb.finish_and_clear();
     Ok(records)
 }
 
@@ -247,11 +252,9 @@ fn rewrite(
 ) -> CliResult<f64> {
     let start = Instant::now();
     let timeout = s.lock_timeout();
-    // The engine reports no progress while rewriting: show a spinner.
-    let pb = progress::spinner(label, quiet);
-    let done = retry_locked(timeout, op).map_err(|e| gave_up(e.into(), timeout));
-    pb.finish_and_clear();
-    done?;
+    // Bytes of live records rewritten, as the engine reports them.
+    progress::engine(label, quiet, || retry_locked(timeout, op))
+        .map_err(|e| gave_up(e.into(), timeout))?;
     Ok(start.elapsed().as_secs_f64())
 }
 

@@ -6,13 +6,14 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use emdb_core::Emdb;
+use emdb_core::{Emdb, RecoveryReport};
+use tempfile::TempDir;
 
 use crate::cli::ExportArgs;
 use crate::database::{unknown_namespace, Session};
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
-use crate::output::{TransferReport, Ui};
+use crate::output::{DamageReport, SalvageReport, TransferReport, Ui};
 use crate::progress;
 use crate::space::Space;
 use crate::transfer::TransferFormat;
@@ -44,8 +45,15 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         ))
         .hint("pass --force to replace it, or choose another file name"));
     }
-    let live = s.reader()?;
     let path = s.path()?;
+    // The salvaged copy lives in `_salvage_dir` until the export is done.
+    let (live, salvaged, _salvage_dir) = if args.salvage {
+        let (db, dir) = salvage_copy(&path, s, ui.quiet)?;
+        let report = db.recovery_report().clone();
+        (db, Some(report), Some(dir))
+    } else {
+        (s.reader()?, None, None)
+    };
     // Another process can only write while this one reads read-only.
     let writer_alive = live.is_read_only() && Emdb::lock_holder(&path)?.is_some_and(|h| h.alive);
     let db = if writer_alive {
@@ -101,12 +109,18 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         expired: None,
         format: format_name(format),
         seconds,
+        other_types: None,
+        gone: None,
+        salvage: salvaged.as_ref().map(salvage_report),
     };
     let target = file.map_or("stdout".into(), |p| p.display().to_string());
-    let text = format!(
+    let mut text = format!(
         "exported {records} records to {target} ({}, {seconds:.2}s)",
         format_name(format)
     );
+    if let Some(r) = &report.salvage {
+        text.push_str(&salvage_text(r));
+    }
     if file.is_some() {
         return ui.report(&text, &report);
     }
@@ -120,6 +134,94 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         ui.note(&line);
     }
     Ok(())
+}
+
+/// `--salvage`: copy the database file into a private temporary directory
+/// and open the copy with salvage, which skips damaged ranges (and, being
+/// writable, compacts the copy). The database itself is only read: no lock,
+/// checkpoint or stats file is made beside it, and its bytes stay as they
+/// are. The returned directory holds the copy; dropping it deletes it.
+fn salvage_copy(path: &Path, s: &mut Session, quiet: bool) -> CliResult<(Emdb, TempDir)> {
+    emdb_tools::database::check_file(path, true)?;
+    let dir = tempfile::Builder::new()
+        .prefix("emdb-salvage-")
+        .tempdir()
+        .map_err(|e| CliError::io("creating a temporary directory for", Some(path), e))?;
+    let copy = dir.path().join("salvage.emdb");
+    let pb = progress::spinner("salvaging", quiet);
+    let opened = std::fs::copy(path, &copy)
+        .map_err(|e| {
+            CliError::io("copying", Some(path), e)
+                .hint("--salvage needs room for about twice the database in TMPDIR")
+        })
+        .and_then(|_| {
+            s.with_secret(path, |secret| {
+                let mut b = Emdb::builder()
+                    .path(&copy)
+                    .salvage(true)
+                    .checkpoint_on_close(false);
+                if let Some(secret) = secret {
+                    b = b.encryption(secret);
+                }
+                b.build()
+            })
+        });
+    pb.finish_and_clear();
+    Ok((opened?, dir))
+}
+
+fn salvage_report(r: &RecoveryReport) -> SalvageReport {
+    SalvageReport {
+        skipped: r
+            .skipped
+            .iter()
+            .map(|d| DamageReport {
+                offset: d.offset,
+                len: d.len,
+                reason: None,
+                durable: true,
+            })
+            .collect(),
+        skipped_bytes: r.skipped.iter().map(|d| d.len).sum(),
+        orphaned_records: r.orphaned_records,
+        truncated_tail_at: r.truncated_tail_at,
+    }
+}
+
+/// `; salvaged: skipped 1 damaged range (77 bytes at offset 4096) ...`.
+fn salvage_text(r: &SalvageReport) -> String {
+    if r.skipped.is_empty() && r.orphaned_records == 0 && r.truncated_tail_at.is_none() {
+        return "; salvage found no damage".into();
+    }
+    let mut text = String::from("; salvaged: ");
+    if r.skipped.is_empty() {
+        text.push_str("no damaged range");
+    } else {
+        let at: Vec<String> = r.skipped.iter().map(|d| d.offset.to_string()).collect();
+        text.push_str(&format!(
+            "skipped {} damaged {} ({} bytes, at {} {})",
+            r.skipped.len(),
+            if r.skipped.len() == 1 {
+                "range"
+            } else {
+                "ranges"
+            },
+            r.skipped_bytes,
+            if at.len() == 1 { "offset" } else { "offsets" },
+            at.join(", ")
+        ));
+    }
+    if r.orphaned_records > 0 {
+        text.push_str(&format!(
+            ", {} records whose namespace was lost",
+            r.orphaned_records
+        ));
+    }
+    if let Some(at) = r.truncated_tail_at {
+        text.push_str(&format!(", an unsynced tail cut at offset {at}"));
+    }
+    text.push_str("; the database file was not changed");
+    text
 }
 
 /// A read-only handle on a database that a writer is changing, pinned at

@@ -8,7 +8,10 @@
 //! on a `flush` line (which also syncs) and at the end. Every other line goes
 //! through the full command-line parser, after the pending unit is
 //! committed, so the order of effects is the order of the lines. The batch
-//! ends with a summary on stderr, `lines: N, errors: M`.
+//! ends with a summary on stderr, `lines: N, errors: M`. A line of printable
+//! ASCII words separated by single spaces (the usual generated batch) is
+//! split in one pass over its bytes ([`plain_words`]) before any UTF-8
+//! check; docs/BENCH.md has the profile that led there.
 //!
 //! On a terminal the shell reads lines with editing and history (rustyline).
 
@@ -182,10 +185,18 @@ impl Shell<'_> {
         self.lines += 1;
         let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let outcome = match std::str::from_utf8(raw) {
-            Ok(text) => self.run_line(text.trim(), s, ui),
-            Err(_) => Err(CliError::bad_input("the line is not valid UTF-8")
-                .hint("give binary keys and values with --hex or --base64")),
+        let outcome = match plain_words(raw) {
+            Some(words) => self.fast_words(words, s, ui),
+            None => Ok(None),
+        };
+        let outcome = match outcome {
+            Ok(Some(flow)) => Ok(flow),
+            Ok(None) => match std::str::from_utf8(raw) {
+                Ok(text) => self.run_line(text.trim(), s, ui),
+                Err(_) => Err(CliError::bad_input("the line is not valid UTF-8")
+                    .hint("give binary keys and values with --hex or --base64")),
+            },
+            Err(e) => Err(e),
         };
         match outcome {
             Ok(flow) => Ok(flow),
@@ -238,23 +249,37 @@ impl Shell<'_> {
             return Ok(None);
         };
         let value = words.next();
-        if words.next().is_some()
-            || key.starts_with('-')
-            || value.is_some_and(|v| v.starts_with('-'))
-        {
+        if words.next().is_some() {
+            return Ok(None);
+        }
+        let words = Words {
+            cmd: cmd.as_bytes(),
+            key: key.as_bytes(),
+            value: value.map(str::as_bytes),
+        };
+        self.fast_words(words, s, ui)
+    }
+
+    /// [`Shell::fast`] on a line already split into words.
+    fn fast_words(
+        &mut self,
+        Words { cmd, key, value }: Words<'_>,
+        s: &mut Session,
+        ui: &mut Ui,
+    ) -> CliResult<Option<Flow>> {
+        if key.starts_with(b"-") || value.is_some_and(|v| v.starts_with(b"-")) {
             return Ok(None);
         }
         let codec = ui.codec;
         match (cmd, value) {
-            ("put", Some(value)) if !self.global.read_only => {
+            (b"put", Some(value)) if !self.global.read_only => {
                 let start = self.pending.bytes.len();
-                let klen = push_decoded(&mut self.pending.bytes, codec.key, key.as_bytes())
-                    .map_err(|e| {
-                        self.pending.bytes.truncate(start);
-                        e.context("KEY")
-                    })?;
-                let vlen = push_decoded(&mut self.pending.bytes, codec.value, value.as_bytes())
-                    .map_err(|e| {
+                let klen = push_decoded(&mut self.pending.bytes, codec.key, key).map_err(|e| {
+                    self.pending.bytes.truncate(start);
+                    e.context("KEY")
+                })?;
+                let vlen =
+                    push_decoded(&mut self.pending.bytes, codec.value, value).map_err(|e| {
                         self.pending.bytes.truncate(start);
                         e.context("VALUE")
                     })?;
@@ -269,11 +294,11 @@ impl Shell<'_> {
                 }
                 Ok(Some(Flow::Continue))
             }
-            ("get", None) => {
+            (b"get", None) => {
                 self.commit(s)?;
                 let key: Cow<'_, [u8]> = match codec.key {
-                    Encoding::Text => Cow::Borrowed(key.as_bytes()),
-                    enc => Cow::Owned(decode(enc, key.as_bytes()).map_err(|e| e.context("KEY"))?),
+                    Encoding::Text => Cow::Borrowed(key),
+                    enc => Cow::Owned(decode(enc, key).map_err(|e| e.context("KEY"))?),
                 };
                 if self.space.is_none() {
                     self.space = Some(self.space(s, false)?);
@@ -328,6 +353,53 @@ impl Shell<'_> {
         let count = self.pending.records.len();
         self.pending.clear();
         outcome.map_err(|e| CliError::from(e).context(format!("committing the last {count} puts")))
+    }
+}
+
+/// A fast-path line: a command and its one or two arguments.
+struct Words<'a> {
+    cmd: &'a [u8],
+    key: &'a [u8],
+    value: Option<&'a [u8]>,
+}
+
+/// Split a line of printable ASCII (no quote, no backslash) on single
+/// spaces into two or three words, in one pass over its bytes; `None` for
+/// anything else (other whitespace, a comment, one word, UTF-8, ...), which
+/// takes the general path: that path treats such a line exactly as this
+/// one would.
+fn plain_words(line: &[u8]) -> Option<Words<'_>> {
+    let mut cuts = [0usize; 2];
+    let mut n = 0;
+    for (i, &b) in line.iter().enumerate() {
+        match b {
+            b' ' => {
+                if n == 2 {
+                    return None;
+                }
+                cuts[n] = i;
+                n += 1;
+            }
+            b'!'..=b'~' if !matches!(b, b'\'' | b'"' | b'\\') => {}
+            _ => return None,
+        }
+    }
+    if line.first().is_none_or(|&b| b == b'#') {
+        return None;
+    }
+    let word = |from: usize, to: usize| Some(&line[from..to]).filter(|w| !w.is_empty());
+    match n {
+        1 => Some(Words {
+            cmd: word(0, cuts[0])?,
+            key: word(cuts[0] + 1, line.len())?,
+            value: None,
+        }),
+        2 => Some(Words {
+            cmd: word(0, cuts[0])?,
+            key: word(cuts[0] + 1, cuts[1])?,
+            value: Some(word(cuts[1] + 1, line.len())?),
+        }),
+        _ => None,
     }
 }
 
@@ -403,4 +475,43 @@ fn run_parsed(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> 
         s.set_namespace(old);
     }
     outcome.map(|()| Flow::Continue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(line: &str) -> Option<(String, String, Option<String>)> {
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+        plain_words(line.as_bytes()).map(|w| (text(w.cmd), text(w.key), w.value.map(text)))
+    }
+
+    #[test]
+    fn plain_lines_split_in_one_pass_and_others_go_the_general_way() {
+        let some = |c: &str, k: &str, v: Option<&str>| {
+            Some((c.to_string(), k.to_string(), v.map(str::to_string)))
+        };
+        assert_eq!(split("get key:1"), some("get", "key:1", None));
+        assert_eq!(split("put k v"), some("put", "k", Some("v")));
+        // Anything the byte loop does not handle exactly like the general
+        // path's trim and split goes there instead.
+        for other in [
+            "",
+            "quit",
+            "flush",
+            "# get k",
+            " get k",
+            "get k ",
+            "get  k",
+            "get\tk",
+            "put k v w",
+            "get 'k'",
+            "get \"k\"",
+            "get a\\nb",
+            "get é",
+            "get k\x0b",
+        ] {
+            assert_eq!(split(other), None, "{other:?}");
+        }
+    }
 }

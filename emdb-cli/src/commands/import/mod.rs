@@ -5,6 +5,9 @@
 //! without records leaves no file behind. Ctrl-C stops reading: the batches
 //! committed so far are synced and counted, the one being collected is
 //! dropped.
+//!
+//! `--from redis://...` feeds the same loop from a Redis server
+//! ([`from_redis`]).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -25,6 +28,11 @@ use crate::progress;
 use crate::space::{now_ms, Space};
 use crate::transfer::{self, format_name, Command, Entry, Item};
 
+mod from_redis;
+
+/// What the import reads: a file's records, or a Redis server's keys.
+type Items<'a> = Box<dyn Iterator<Item = CliResult<Item>> + 'a>;
+
 /// Records per atomic batch.
 const BATCH_RECORDS: usize = 10_000;
 /// Bytes per atomic batch, so huge values do not pile up in memory.
@@ -40,33 +48,53 @@ pub const ATOMIC_MAX_BYTES: usize = 1 << 30;
 /// and counted.
 pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
-    let from_stdin = args.file.as_os_str() == "-";
+    let from_stdin = args.file.as_deref().is_some_and(|f| f.as_os_str() == "-");
     let format = transfer::resolve_format(
         args.format.map(Into::into),
-        (!from_stdin).then_some(&*args.file),
+        args.file.as_deref().filter(|_| !from_stdin),
     );
     if !args.dry_run {
         s.require_writable("import")?;
     }
-    let (mut input, pb): (Box<dyn BufRead>, ProgressBar) = if from_stdin {
-        if !ui.stdin_free {
-            return Err(CliError::usage(
-                "`import -` (stdin) is not available inside `emdb shell`",
-            ));
-        }
-        let pb = progress::spinner("importing", ui.quiet);
-        (Box::new(std::io::stdin().lock()), pb)
-    } else {
-        let file = open(&args.file)?;
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let pb = progress::bar(len, true, "importing", ui.quiet);
-        let counted = Counted {
-            inner: file,
-            pb: pb.clone(),
+    let mut tally = None;
+    let (items, pb, source, format_label): (Items, ProgressBar, String, &str) =
+        match (&args.from, &args.file) {
+            (Some(url), _) => {
+                let pb = progress::bar(0, false, "importing", ui.quiet);
+                let redis = from_redis::Source::connect(url, pb.clone())?;
+                tally = Some(redis.tally());
+                let shown = redis.shown().to_string();
+                (Box::new(redis), pb, shown, "redis")
+            }
+            (None, _) if from_stdin => {
+                if !ui.stdin_free {
+                    return Err(CliError::usage(
+                        "`import -` (stdin) is not available inside `emdb shell`",
+                    ));
+                }
+                let pb = progress::counter("importing", ui.quiet);
+                let mut input: Box<dyn BufRead> = Box::new(std::io::stdin().lock());
+                skip_bom(&mut input)?;
+                let items = transfer::reader(format, input, ui.codec);
+                (items, pb, "stdin".into(), format_name(format))
+            }
+            (None, Some(path)) => {
+                let file = open(path)?;
+                let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+                let pb = progress::bar(len, true, "importing", ui.quiet);
+                let counted = Counted {
+                    inner: file,
+                    pb: pb.clone(),
+                };
+                let mut input: Box<dyn BufRead> =
+                    Box::new(BufReader::with_capacity(256 << 10, counted));
+                skip_bom(&mut input)?;
+                let items = transfer::reader(format, input, ui.codec);
+                let shown = path.display().to_string();
+                (items, pb, shown, format_name(format))
+            }
+            (None, None) => return Err(CliError::usage("import needs FILE, `-` or --from URL")),
         };
-        (Box::new(BufReader::with_capacity(256 << 10, counted)), pb)
-    };
-    skip_bom(&mut input)?;
     let interrupted = Arc::new(AtomicBool::new(false));
     // Without the handler Ctrl-C still ends the import, just without the count.
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted));
@@ -82,7 +110,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let mut batch: Vec<Pending> = Vec::with_capacity(BATCH_RECORDS);
     let mut batch_bytes = 0usize;
     let mut n = Counts::default();
-    for item in transfer::reader(format, input, ui.codec) {
+    for item in items {
         if interrupted.load(Ordering::Relaxed) {
             n.interrupted = true;
             break;
@@ -171,23 +199,20 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
     pb.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
-    let source = if from_stdin {
-        "stdin".into()
-    } else {
-        args.file.display().to_string()
-    };
     let report = TransferReport {
         records: if args.dry_run { n.read } else { n.records },
         batches: Some(n.batches),
         expired: Some(n.expired),
-        format: format_name(format),
+        format: format_label,
         seconds,
+        other_types: tally.as_ref().map(|t| t.borrow().other.clone()),
+        gone: tally.as_ref().map(|t| t.borrow().gone),
+        salvage: None,
     };
     let mut text = if args.dry_run {
         format!(
             "dry run: {} records in {source} would be imported ({}, {seconds:.2}s); nothing was written",
-            n.read,
-            format_name(format)
+            n.read, format_label
         )
     } else {
         format!(
@@ -195,11 +220,27 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             n.records,
             n.batches,
             if n.batches == 1 { "batch" } else { "batches" },
-            format_name(format)
+            format_label
         )
     };
     if n.expired > 0 {
         text.push_str(&format!("; skipped {} that had expired already", n.expired));
+    }
+    if let Some(t) = &tally {
+        let t = t.borrow();
+        if t.other_total() > 0 {
+            text.push_str(&format!(
+                "; not copied: {} keys of other types ({})",
+                t.other_total(),
+                t.other_text()
+            ));
+        }
+        if t.gone > 0 {
+            text.push_str(&format!(
+                "; {} keys expired or were deleted during the copy",
+                t.gone
+            ));
+        }
     }
     if spaces.db.is_none() && !args.dry_run && !s.path()?.exists() {
         text.push_str("; no database was created");
