@@ -2,7 +2,8 @@
 //!
 //! Two ways in. From a file or a pipe (batch mode) lines are read in large
 //! buffered chunks, and the common data commands (`put KEY VALUE`,
-//! `get KEY`, `exists KEY`, `flush`) take a fast path that needs no clap:
+//! `get KEY`, `flush`) take a fast path that needs no clap (`exists` and
+//! every other command go through the parser below):
 //! puts collect in a buffer that is committed as one atomic unit every
 //! [`UNIT_RECORDS`] records (or [`UNIT_BYTES`]), before any other command,
 //! on a `flush` line (which also syncs) and at the end. Every other line goes

@@ -86,6 +86,7 @@ impl Source {
     /// refuses the password or the database number is exit 9.
     pub fn connect(url: &str, pb: ProgressBar) -> CliResult<Source> {
         let info = url.into_connection_info().map_err(|e| {
+            let url = crate::commands::sync::without_password(url);
             CliError::usage(format!("--from {url:?} is not a Redis URL: {e}"))
                 .hint("write it as redis://HOST:PORT or redis://HOST:PORT/DB")
         })?;

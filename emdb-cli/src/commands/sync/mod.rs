@@ -131,7 +131,13 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let db = s.reader()?;
     let mut target = Target::new(&args.to, args.cluster)
         .map_err(|e| CliError::usage(format!("--to: {e}")).hint("use redis://HOST:PORT[/DB]"))?;
-    let shown = args.to.join(", ");
+    // Messages and logs never carry a password given in the URL.
+    let shown = args
+        .to
+        .iter()
+        .map(|u| without_password(u))
+        .collect::<Vec<_>>()
+        .join(", ");
     target.check().map_err(|e| target_down(&shown, &e))?;
 
     // Where to start: the saved cursor, mapped across a compaction if need be.
@@ -796,4 +802,34 @@ fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `url` without the user information of its authority
+/// (`redis://user:secret@host:6379/0` -> `redis://host:6379/0`), for messages.
+pub(crate) fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    match authority.rfind('@') {
+        Some(at) => format!("{scheme}://{}{path}", &authority[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::without_password;
+
+    #[test]
+    fn passwords_never_reach_messages() {
+        assert_eq!(
+            without_password("redis://user:s3cret@10.0.0.1:6379/2"),
+            "redis://10.0.0.1:6379/2"
+        );
+        assert_eq!(without_password("redis://:s3cret@host:1"), "redis://host:1");
+        assert_eq!(without_password("redis://host:1/0"), "redis://host:1/0");
+        assert_eq!(without_password("not a url"), "not a url");
+    }
 }
