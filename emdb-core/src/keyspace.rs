@@ -322,6 +322,12 @@ impl RangeIter {
         self.next_with(|k, _, _| k.to_vec())
     }
 
+    /// The next key with its value's length and expiry (ms since the Unix
+    /// epoch, 0 for none); the value is read and checked, not copied.
+    pub fn next_key_info(&mut self) -> Option<Result<(Vec<u8>, usize, u64)>> {
+        self.next_with(|k, v, exp| (k.to_vec(), v.len(), exp))
+    }
+
     /// The next pair with its expiry (`None`: the key does not expire).
     #[allow(clippy::type_complexity)] // the `Iterator::Item` plus one field
     pub fn next_with_expiry(&mut self) -> Option<Result<(Vec<u8>, Vec<u8>, Option<SystemTime>)>> {

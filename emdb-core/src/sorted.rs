@@ -423,14 +423,16 @@ impl Sorted {
         self.state.lock().epoch
     }
 
-    /// Bytes of memory held (anonymous memory only; a mapped base is not counted).
+    /// Bytes of memory its entries take (8 per offset held in memory; a
+    /// mapped base is not counted). Counted by entries, not allocations, so
+    /// sorting pending records into the delta leaves it unchanged.
     pub(crate) fn memory_bytes(&self) -> usize {
         let s = self.state.lock();
         let base = match &s.base {
-            Base::Heap(v) => v.len() * 8,
+            Base::Heap(v) => v.len(),
             Base::Mapped { .. } => 0,
         };
-        base + s.delta.capacity() * 8 + s.pending.capacity() * 8
+        (base + s.delta.len() + s.pending.len()) * 8
     }
 }
 

@@ -8,6 +8,7 @@
 //! the same work synchronously, for tests.
 
 use std::collections::VecDeque;
+use std::ops::Bound;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -412,8 +413,9 @@ fn count_live(db: &Emdb, stats: &Stats) -> emdb_core::Result<Vec<(String, u64)>>
 /// Send progress every this many keys.
 const PROGRESS_EVERY: usize = 100_000;
 
-/// Read every key of `ns` with its value size and expiry, and sort them.
-/// Returns `None` when cancelled.
+/// Read every key of `ns` with its value size and expiry, in key order
+/// from the engine's sorted order (one record read per key, no sort of
+/// our own). Returns `None` when cancelled.
 fn load_keys(
     db: &Emdb,
     ns: &NsName,
@@ -423,22 +425,24 @@ fn load_keys(
 ) -> Result<Option<KeySet>, JobError> {
     let space = space_for_read(db, ns)?;
     let mut set = KeySet::new();
-    for (n, key) in space.keys()?.enumerate() {
-        let key = key?;
-        if n % 4096 == 0 && cancel.load(Ordering::Relaxed) {
+    let mut range = space.range(Bound::Unbounded, Bound::Unbounded)?;
+    let mut n = 0usize;
+    while let Some(item) = range.next_key_info() {
+        let (key, size, expires_ms) = item?;
+        n += 1;
+        if n.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        if n > 0 && n % PROGRESS_EVERY == 0 {
+        if n.is_multiple_of(PROGRESS_EVERY) {
             out(Response::KeysProgress {
                 generation,
                 loaded: n,
             });
         }
-        // A key deleted since the walk saw it is simply left out.
-        if let Some((size, expires_ms)) = len_and_expiry(&space, &key)? {
-            set.push(&key, size, expires_ms);
-        }
+        set.push(&key, size as u64, expires_ms);
     }
+    // Already in key order: this only checks it (and keeps KeySet's rule
+    // that a loaded set is sorted whatever the source).
     set.sort();
     Ok(Some(set))
 }
