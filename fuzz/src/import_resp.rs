@@ -432,7 +432,9 @@ fn apply_break(
             cmds[c].ends[p].1 = end.to_vec();
         }
         Break::Name => {
-            const NAMES: [&[u8]; 6] = [b"DEL", b"GET", b"SETX", b"", b"SE", b"HSET"];
+            // Names the importer refuses (DEL, MSET, EXPIRE, SELECT... are
+            // accepted since the RESP import reads what redis-cli emits).
+            const NAMES: [&[u8]; 6] = [b"LPUSH", b"GET", b"SETX", b"", b"SE", b"HSET"];
             cmds[c].parts[0] = NAMES[u.choose_index(NAMES.len()).unwrap_or(0)].to_vec();
         }
         Break::Option => {
