@@ -26,7 +26,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -400,7 +400,7 @@ impl ChangeFeed {
                 .unwrap_or(usize::MAX)
                 .min(want);
             self.buf.resize(len, 0);
-            let got = read_upto(&self.file, &mut self.buf, self.position)
+            let got = crate::fs::read_upto(&self.file, &mut self.buf, self.position)
                 .map_err(|e| Error::io("read", Some(&self.path), e))?;
             let base = self.position;
             let mut pos = 0usize;
@@ -532,18 +532,4 @@ fn resend_reason(from: &Cursor, now: &Identity, cov: Option<Coverage>) -> String
             from.generation, now.generation
         ),
     }
-}
-
-/// `pread` as many bytes as the file has, up to `buf.len()`.
-fn read_upto(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    let mut done = 0;
-    while done < buf.len() {
-        match file.read_at(&mut buf[done..], at + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(done)
 }

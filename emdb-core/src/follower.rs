@@ -10,7 +10,7 @@
 //! renamed a new file over it), it opens the new file from scratch.
 
 use std::fs::File;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Weak;
@@ -74,7 +74,8 @@ pub(crate) fn replay_pread(
     'outer: while at < limit {
         let len = want.min(limit - at) as usize;
         buf.resize(len, 0);
-        let got = read_upto(file, &mut buf, at).map_err(|e| Error::io("read", Some(path), e))?;
+        let got = crate::fs::read_upto(file, &mut buf, at)
+            .map_err(|e| Error::io("read", Some(path), e))?;
         buf.truncate(got);
         let more_in_file = at + (got as u64) < limit;
         let mut pos = 0usize;
@@ -172,20 +173,6 @@ pub(crate) fn replay_pread(
         applied,
         last_frame_at,
     })
-}
-
-/// `pread` as many bytes as the file has, up to `buf.len()`.
-fn read_upto(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
-    let mut done = 0;
-    while done < buf.len() {
-        match file.read_at(&mut buf[done..], at + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(done)
 }
 
 impl Engine {

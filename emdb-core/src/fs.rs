@@ -146,6 +146,20 @@ pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// `pread` as many bytes as the file has, up to `buf.len()`.
+pub(crate) fn read_upto(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match std::os::unix::fs::FileExt::read_at(file, &mut buf[done..], at + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
