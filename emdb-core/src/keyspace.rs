@@ -246,8 +246,10 @@ impl Engine {
     }
 }
 
-/// The smallest key greater than every key starting with `prefix`, if any.
-pub(crate) fn prefix_end(prefix: &[u8]) -> Bound<Vec<u8>> {
+/// The smallest key greater than every key starting with `prefix`
+/// (`Unbounded` when the prefix is empty or all `0xff` bytes): the exclusive
+/// end of a prefix scan, for combining a prefix with other bounds.
+pub fn prefix_end(prefix: &[u8]) -> Bound<Vec<u8>> {
     let mut end = prefix.to_vec();
     while let Some(last) = end.pop() {
         if last < u8::MAX {

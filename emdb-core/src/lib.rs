@@ -93,7 +93,7 @@ pub use error::{Error, Result};
 #[cfg(feature = "fault-injection")]
 pub use fault::{Faults, FsEvent, ShortWrite, WriteSite};
 pub use flush::FlushPolicy;
-pub use keyspace::{Iter, Keys, Namespace, RangeIter};
+pub use keyspace::{prefix_end, Iter, Keys, Namespace, RangeIter};
 pub use limits::{
     MAX_KEYS_PER_NAMESPACE, MAX_KEY_LEN, MAX_LOG_SIZE, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN,
 };

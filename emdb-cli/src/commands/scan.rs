@@ -81,7 +81,7 @@ fn bounds(f: &Filter) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
         (None, Some(from)) => Bound::Included(from.clone()),
         (None, None) => Bound::Unbounded,
     };
-    let prefix_end = f.prefix.as_deref().map(prefix_end);
+    let prefix_end = f.prefix.as_deref().map(emdb_core::prefix_end);
     let end = match (prefix_end, &f.to) {
         (Some(Bound::Excluded(pe)), Some(to)) => Bound::Excluded(pe.min(to.clone())),
         (Some(Bound::Excluded(pe)), None) => Bound::Excluded(pe),
@@ -89,19 +89,6 @@ fn bounds(f: &Filter) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
         (_, None) => Bound::Unbounded,
     };
     (start, end)
-}
-
-/// The smallest key above every key that starts with `prefix` (unbounded
-/// when the prefix is all 0xff bytes).
-fn prefix_end(prefix: &[u8]) -> Bound<Vec<u8>> {
-    let mut end = prefix.to_vec();
-    while let Some(last) = end.pop() {
-        if last < u8::MAX {
-            end.push(last + 1);
-            return Bound::Excluded(end);
-        }
-    }
-    Bound::Unbounded
 }
 
 /// One scanned pair in the chosen output form.
