@@ -74,6 +74,11 @@ impl Server {
                 resp.extend_from_slice(b"\r\n");
             }
         }
+        self.pipe_raw(&resp);
+    }
+
+    /// Send RESP bytes through `redis-cli --pipe`; it must report no error.
+    fn pipe_raw(&self, resp: &[u8]) {
         let out = Command::new("redis-cli")
             .args(["-p", &self.port.to_string(), "--pipe"])
             .stdin(Stdio::piped())
@@ -81,7 +86,7 @@ impl Server {
             .spawn()
             .and_then(|mut c| {
                 use std::io::Write;
-                c.stdin.take().unwrap().write_all(&resp)?;
+                c.stdin.take().unwrap().write_all(resp)?;
                 c.wait_with_output()
             })
             .unwrap();
@@ -134,19 +139,7 @@ fn resp_export_loads_into_redis() {
         .assert()
         .success();
     let dump = db.stdout(["export", "--format", "resp"]);
-    let out = Command::new("redis-cli")
-        .args(["-p", &server.port.to_string(), "--pipe"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(&dump)?;
-            c.wait_with_output()
-        })
-        .unwrap();
-    let report = text(&out.stdout);
-    assert!(report.contains("errors: 0"), "{report}");
+    server.pipe_raw(&dump);
     assert_eq!(server.cli(&["DBSIZE"]), "5\n");
     assert_eq!(server.cli(&["GET", "plain"]), "v\n");
     assert_eq!(server.cli(&["GET", "users:u:2"]), "alex\n");
