@@ -182,3 +182,55 @@ fn interactive_shell_edits_lines_and_keeps_history() {
     let history = std::fs::read_to_string(&history).unwrap();
     assert!(history.contains("get a"), "{history}");
 }
+
+/// Gets are read ahead of their answers (to overlap their lookups): the
+/// answers, the errors and the effects of puts still come in line order.
+#[test]
+fn read_ahead_gets_answer_in_line_order() {
+    let db = TestDb::new();
+    let mut script = String::new();
+    let mut expected = String::new();
+    for i in 0..40 {
+        script.push_str(&format!("put k{i} v{i}\n"));
+    }
+    // Line 41 on: 40 gets, every seventh of a missing key, so errors fall
+    // inside runs of queued gets.
+    for i in 0..40 {
+        let line = 41 + i;
+        if i % 7 == 3 {
+            script.push_str(&format!("get missing{i}\n"));
+            expected.push_str(&format!(
+                "emdb: line {line}: key \"missing{i}\" not found\n"
+            ));
+        } else {
+            script.push_str(&format!("get k{i}\n"));
+            expected.push_str(&format!("v{i}\n"));
+        }
+    }
+    // A get queued before a put does not see it; one after does.
+    script.push_str("get late\nput late 1\nget late\nput k0 changed\nget k0\ncount\n");
+    expected.push_str("emdb: line 81: key \"late\" not found\n1\nchanged\n41\n");
+    expected.push_str("lines: 86, errors: 7\n");
+
+    // stdout and stderr into one file, to see their order.
+    let out_path = db.file("out.txt");
+    let out = std::fs::File::create(&out_path).unwrap();
+    let status = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path())
+        .arg("--db")
+        .arg(&db.path)
+        .arg("shell")
+        .stdin(std::process::Stdio::piped())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(script.as_bytes())?;
+            child.wait()
+        })
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&out_path).unwrap(), expected);
+}

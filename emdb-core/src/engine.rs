@@ -27,7 +27,7 @@ use crate::format::header::{
 };
 use crate::format::record::{self, batch_value, Frame, FrameSpec, Kind};
 use crate::fs::{self as efs, sibling};
-use crate::index::{Keydir, SHARDS};
+use crate::index::{KeyHash, Keydir, SHARDS};
 use crate::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
@@ -1447,6 +1447,7 @@ pub(crate) const BATCH_HEADER_LEN: u64 =
 struct BatchOp {
     ns: Arc<NsEntry>,
     off: u64,
+    hash: KeyHash,
 }
 
 /// An atomic group of writes. Frames are encoded straight into the log past
@@ -1474,6 +1475,7 @@ impl Batch<'_> {
         self.engine
             .fill_log(log, at, len as usize, |d| encode(&spec, crypt, at, d))?;
         self.ops.push(BatchOp {
+            hash: ns.hash(spec.key),
             ns,
             off: self.cursor,
         });
@@ -1534,9 +1536,21 @@ impl Batch<'_> {
         engine.publish(&self.w, &gen, self.ops.len() as u64)?;
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
-        let indexed = self.ops.iter().try_for_each(|op| {
+        // Each key's slot is asked for a few keys ahead, so the cache misses
+        // of a large batch overlap instead of coming one after the other.
+        const AHEAD: usize = 8;
+        let ops = &self.ops;
+        for op in ops.iter().take(AHEAD) {
+            op.ns.keydir.prefetch(op.hash);
+        }
+        let indexed = ops.iter().enumerate().try_for_each(|(i, op)| {
+            if let Some(next) = ops.get(i + AHEAD) {
+                next.ns.keydir.prefetch(next.hash);
+            }
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
-            let f = read_at(bytes, op.off, op.ns.crypt(), &mut scratch)?;
+            // This process encoded these frames a moment ago: their CRCs
+            // are checked by whoever reads them, not again here.
+            let f = read_at_checked(bytes, op.off, op.ns.crypt(), &mut scratch, false)?;
             match f.kind {
                 Kind::Put => op.ns.index_put(bytes, op.off, &f),
                 _ => op.ns.index_delete(bytes, f.key, op.off).map(|_| ()),

@@ -547,6 +547,21 @@ macro_rules! keyspace_api {
             })
         }
 
+        /// A hint that `key` is about to be read: starts loading the start of
+        /// its index entry into the CPU cache and returns at once. Calling it
+        /// for the next few keys before reading them overlaps their memory
+        /// latency (the CLI's `shell` does this for runs of `get` lines).
+        /// It has no other effect; a dropped namespace is ignored.
+        #[inline]
+        pub fn prefetch(&self, key: impl AsRef<[u8]>) {
+            let e = self.engine();
+            let gen = e.gen.load();
+            let _ = e.with_ns(&gen, self.ns_id(), |ns| {
+                ns.prefetch(key.as_ref());
+                Ok(())
+            });
+        }
+
         /// The value of `key` without copying: a [`ValueRef`](crate::ValueRef)
         /// into the mapped log, valid after later writes, growth and compaction.
         #[inline]

@@ -57,6 +57,12 @@ impl NsEntry {
         hash_key(key, self.seed)
     }
 
+    /// Start loading the index slot of `key` into the CPU cache.
+    #[inline]
+    pub(crate) fn prefetch(&self, key: &[u8]) {
+        self.keydir.prefetch(self.hash(key));
+    }
+
     /// Record keys, for encrypted databases.
     #[inline]
     pub(crate) fn crypt(&self) -> Option<&Crypt> {

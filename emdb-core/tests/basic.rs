@@ -30,6 +30,37 @@ fn insert_get_remove_round_trip() {
     }
 }
 
+/// `prefetch` is only a hint: on an empty index, a missing key, a
+/// checkpointed (mapped) index and a dropped namespace it changes nothing.
+#[test]
+fn prefetch_is_a_hint_with_no_effect() {
+    let dir = tempfile::tempdir().unwrap();
+    for db in both(&dir) {
+        db.prefetch("nothing yet");
+        for i in 0..5_000u32 {
+            db.insert(format!("k{i}"), i.to_le_bytes()).unwrap();
+        }
+        db.checkpoint().unwrap();
+        for i in (0..5_000u32).step_by(7) {
+            db.prefetch(format!("k{i}"));
+            db.prefetch(format!("absent{i}"));
+        }
+        for i in (0..5_000u32).step_by(7) {
+            assert_eq!(
+                db.get(format!("k{i}")).unwrap(),
+                Some(i.to_le_bytes().to_vec())
+            );
+            assert_eq!(db.get(format!("absent{i}")).unwrap(), None);
+        }
+        let ns = db.namespace("gone").unwrap();
+        ns.insert("a", "1").unwrap();
+        db.drop_namespace("gone").unwrap();
+        ns.prefetch("a");
+        assert!(matches!(ns.get("a"), Err(Error::NamespaceDropped)));
+        assert_eq!(db.len().unwrap(), 5_000);
+    }
+}
+
 #[test]
 fn data_survives_reopen_with_and_without_checkpoint() {
     let dir = tempfile::tempdir().unwrap();

@@ -59,6 +59,12 @@ impl Space {
         both!(self, s => s.get_zerocopy(key))
     }
 
+    /// Start loading `key`'s index entry into the CPU cache (a hint; see
+    /// [`Namespace::prefetch`]).
+    pub fn prefetch(&self, key: &[u8]) {
+        both!(self, s => s.prefetch(key))
+    }
+
     /// The value of `key`, copied out.
     pub fn get_owned(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         both!(self, s => s.get(key))

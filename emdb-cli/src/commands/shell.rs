@@ -8,7 +8,10 @@
 //! [`UNIT_RECORDS`] records (or [`UNIT_BYTES`]), before any other command,
 //! on a `flush` line (which also syncs) and at the end. Every other line goes
 //! through the full command-line parser, after the pending unit is
-//! committed, so the order of effects is the order of the lines. The batch
+//! committed, so the order of effects is the order of the lines. Gets are
+//! queued up to [`GETS_AHEAD`] lines ahead of their answers, each key's index
+//! entry prefetched as its line is read ([`Gets`]), and answered in order
+//! before any other line runs. The batch
 //! ends with a summary on stderr, `lines: N, errors: M`. A line of printable
 //! ASCII words separated by single spaces (the usual generated batch) is
 //! split in one pass over its bytes ([`plain_words`]) before any UTF-8
@@ -16,7 +19,6 @@
 //!
 //! On a terminal the shell reads lines with editing and history (rustyline).
 
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, IsTerminal};
 use std::path::PathBuf;
 
@@ -34,6 +36,8 @@ use crate::space::Space;
 const UNIT_RECORDS: usize = 10_000;
 /// Bytes of keys and values per atomic unit in batch mode.
 const UNIT_BYTES: usize = 8 << 20;
+/// `get` lines read ahead of their answers in batch mode.
+const GETS_AHEAD: usize = 16;
 
 /// Read commands from stdin until its end (or `quit`), run each, and exit
 /// with the code of the first failing line (0 when none failed).
@@ -51,6 +55,7 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let mut shell = Shell {
         global,
         pending: Pending::default(),
+        gets: Gets::default(),
         space: None,
         first_failure: None,
         lines: 0,
@@ -60,12 +65,15 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         shell.interactive(s, ui)?;
     } else {
         shell.batch(s, ui)?;
-        shell.commit(s)?;
+        shell.commit(s, ui)?;
+        // The summary comes after every answer, also when both streams
+        // go to one place.
+        ui.out.flush().map_err(CliError::stdout)?;
         if !ui.quiet && !global.output.quiet {
             eprintln!("lines: {}, errors: {}", shell.lines, shell.errors);
         }
     }
-    shell.commit(s)?;
+    shell.commit(s, ui)?;
     match shell.first_failure {
         None => Ok(()),
         Some(kind) => Err(CliError::silent(kind)),
@@ -101,9 +109,22 @@ impl Pending {
     }
 }
 
+/// `get` lines read but not answered yet: their decoded keys back to back.
+/// Each key's index entry is prefetched when its line is read, so the
+/// lookups of a run of gets overlap their memory latency; the answers
+/// still come out in line order, before anything a later line prints or
+/// writes.
+#[derive(Default)]
+struct Gets {
+    keys: Vec<u8>,
+    /// (line number, key length) per get, in order.
+    lines: Vec<(u64, usize)>,
+}
+
 struct Shell<'g> {
     global: &'g GlobalArgs,
     pending: Pending,
+    gets: Gets,
     /// The key space of the fast path, opened on first use and dropped
     /// after any line that went through the full parser (it may have
     /// dropped the namespace).
@@ -156,7 +177,7 @@ impl Shell<'_> {
                     let outcome = self.line(text.as_bytes(), s, ui);
                     // Each answer shows at once, and the next line sees
                     // this one's writes on disk only after `flush`.
-                    self.commit(s)?;
+                    self.commit(s, ui)?;
                     if let Flow::Quit = outcome? {
                         break;
                     }
@@ -201,16 +222,71 @@ impl Shell<'_> {
         };
         match outcome {
             Ok(flow) => Ok(flow),
-            Err(e) if e.kind == Kind::BrokenPipe => Err(e),
             Err(e) => {
-                self.errors += 1;
-                self.first_failure.get_or_insert(e.kind);
-                // What was printed before the error shows before it.
-                ui.out.flush().map_err(CliError::stdout)?;
-                crate::print_error(&e.context(format!("line {}", self.lines)), ui.quiet);
+                // The answers of earlier lines come first.
+                self.answer_gets(ui)?;
+                self.report(e, self.lines, ui)?;
                 Ok(Flow::Continue)
             }
         }
+    }
+
+    /// Count and print the failure of line `line`; only a closed stdout is
+    /// passed on.
+    fn report(&mut self, e: CliError, line: u64, ui: &mut Ui) -> CliResult {
+        if e.kind == Kind::BrokenPipe {
+            return Err(e);
+        }
+        self.errors += 1;
+        self.first_failure.get_or_insert(e.kind);
+        // What was printed before the error shows before it.
+        ui.out.flush().map_err(CliError::stdout)?;
+        crate::print_error(&e.context(format!("line {line}")), ui.quiet);
+        Ok(())
+    }
+
+    /// Answer the queued `get` lines, in order.
+    fn answer_gets(&mut self, ui: &mut Ui) -> CliResult {
+        if self.gets.lines.is_empty() {
+            return Ok(());
+        }
+        let Gets { keys, lines } = std::mem::take(&mut self.gets);
+        let mut at = 0;
+        for &(line, len) in &lines {
+            let key = &keys[at..at + len];
+            at += len;
+            if let Err(e) = self.answer_get(key, ui) {
+                self.report(e, line, ui)?;
+            }
+        }
+        // Keep the buffers' capacity for the next run.
+        self.gets = Gets { keys, lines };
+        self.gets.keys.clear();
+        self.gets.lines.clear();
+        Ok(())
+    }
+
+    /// Print the value of `key` (or fail with not found).
+    fn answer_get(&self, key: &[u8], ui: &mut Ui) -> CliResult {
+        let Some(space) = &self.space else {
+            return Err(CliError::new(Kind::Io, "the key space is not open"));
+        };
+        let Some(value) = space.get(key)? else {
+            if ui.json {
+                ui.line("null")?;
+            }
+            return Err(CliError::not_found(format!(
+                "key {} not found",
+                crate::commands::get::quoted(&ui.key_text(key))
+            )));
+        };
+        if ui.json {
+            let record = ui.record(key, Some(&value));
+            ui.json_line(&record)?;
+        } else {
+            ui.line(&display(ui.codec.value, &value, Layout::Block))?;
+        }
+        Ok(())
     }
 
     fn run_line(&mut self, line: &str, s: &mut Session, ui: &mut Ui) -> CliResult<Flow> {
@@ -220,7 +296,7 @@ impl Shell<'_> {
         match line {
             "quit" | "exit" => return Ok(Flow::Quit),
             "flush" => {
-                self.commit(s)?;
+                self.commit(s, ui)?;
                 s.flush()?;
                 return Ok(Flow::Continue);
             }
@@ -231,7 +307,7 @@ impl Shell<'_> {
         }
         // Everything else sees the pending puts committed, and may change
         // the namespaces the fast path cached.
-        self.commit(s)?;
+        self.commit(s, ui)?;
         self.space = None;
         let outcome = run_parsed(line, self.global, s, ui);
         if std::io::stdout().is_terminal() {
@@ -274,6 +350,8 @@ impl Shell<'_> {
         let codec = ui.codec;
         match (cmd, value) {
             (b"put", Some(value)) if !self.global.read_only => {
+                // Queued gets read the state before this put.
+                self.answer_gets(ui)?;
                 let start = self.pending.bytes.len();
                 let klen = push_decoded(&mut self.pending.bytes, codec.key, key).map_err(|e| {
                     self.pending.bytes.truncate(start);
@@ -291,36 +369,26 @@ impl Shell<'_> {
                 }
                 self.pending.records.push((klen, vlen));
                 if self.pending.full() {
-                    self.commit(s)?;
+                    self.commit(s, ui)?;
                 }
                 Ok(Some(Flow::Continue))
             }
             (b"get", None) => {
-                self.commit(s)?;
-                let key: Cow<'_, [u8]> = match codec.key {
-                    Encoding::Text => Cow::Borrowed(key),
-                    enc => Cow::Owned(decode(enc, key).map_err(|e| e.context("KEY"))?),
-                };
+                self.commit_puts(s)?;
+                let start = self.gets.keys.len();
+                let len = push_decoded(&mut self.gets.keys, codec.key, key).map_err(|e| {
+                    self.gets.keys.truncate(start);
+                    e.context("KEY")
+                })?;
                 if self.space.is_none() {
                     self.space = Some(self.space(s, false)?);
                 }
-                let Some(space) = &self.space else {
-                    return Ok(None);
-                };
-                let Some(value) = space.get(&key)? else {
-                    if ui.json {
-                        ui.line("null")?;
-                    }
-                    return Err(CliError::not_found(format!(
-                        "key {} not found",
-                        crate::commands::get::quoted(&ui.key_text(&key))
-                    )));
-                };
-                if ui.json {
-                    let record = ui.record(&key, Some(&value));
-                    ui.json_line(&record)?;
-                } else {
-                    ui.line(&display(codec.value, &value, Layout::Block))?;
+                if let Some(space) = &self.space {
+                    space.prefetch(&self.gets.keys[start..]);
+                }
+                self.gets.lines.push((self.lines, len));
+                if self.gets.lines.len() >= GETS_AHEAD {
+                    self.answer_gets(ui)?;
                 }
                 Ok(Some(Flow::Continue))
             }
@@ -344,8 +412,14 @@ impl Shell<'_> {
             .ok_or_else(|| CliError::new(Kind::Io, "the key space is not open"))
     }
 
+    /// Answer the queued gets, then commit the pending puts.
+    fn commit(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+        self.answer_gets(ui)?;
+        self.commit_puts(s)
+    }
+
     /// Commit the pending puts as one atomic unit (not yet synced).
-    fn commit(&mut self, s: &mut Session) -> CliResult {
+    fn commit_puts(&mut self, s: &mut Session) -> CliResult {
         if self.pending.records.is_empty() {
             return Ok(());
         }

@@ -101,6 +101,14 @@ impl Keydir {
         Ok(found)
     }
 
+    /// Start loading the slot where a lookup of `h` begins (see
+    /// [`Table::prefetch`]); a run of these ahead of the lookups overlaps
+    /// their cache misses.
+    #[inline]
+    pub(crate) fn prefetch(&self, h: KeyHash) {
+        self.shards[h.shard].0.read().prefetch(h.tag);
+    }
+
     /// Run a write on shard `i`, then keep the shards' capacities in step.
     fn write<T>(&self, i: usize, op: impl FnOnce(&mut Table, &Arenas) -> Result<T>) -> Result<T> {
         let target = self.arenas.target();

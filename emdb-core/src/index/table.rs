@@ -171,6 +171,16 @@ impl Table {
         }
     }
 
+    /// Start loading the first slot a lookup of `tag` probes into the CPU
+    /// cache (a hint: nothing is read, and a slot not mapped yet is skipped).
+    #[inline]
+    pub(crate) fn prefetch(&self, tag: u32) {
+        let slots = self.slots();
+        if let Some(slot) = slots.get(tag as usize & slots.len().wrapping_sub(1)) {
+            super::arena::prefetch(slot);
+        }
+    }
+
     /// Find the slot whose record satisfies `is_key`. `is_key` is called only
     /// for slots whose tag matches, with the record offset.
     #[inline]
