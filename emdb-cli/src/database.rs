@@ -29,6 +29,9 @@ pub struct Session {
     secret: Option<EncryptionInput>,
     secret_resolved: bool,
     can_prompt: bool,
+    /// Read-only opens follow the writer in the background (commands that
+    /// stay open); otherwise they are a snapshot and start no thread.
+    follow: bool,
 }
 
 impl Session {
@@ -46,7 +49,14 @@ impl Session {
             secret: None,
             secret_resolved: false,
             can_prompt: secret::can_prompt(),
+            follow: false,
         }
+    }
+
+    /// Read-only opens from now on follow the writer in the background,
+    /// for commands that stay open (`shell`, `sync`, `stats --watch`).
+    pub fn follow_writer(&mut self) {
+        self.follow = true;
     }
 
     /// The namespace data commands use (`None`: the default one).
@@ -121,6 +131,7 @@ impl Session {
             write: false,
             lock_timeout: None,
             checkpoint_on_close: false,
+            follow: self.follow,
         };
         let db = self.with_secret(&path, |secret| shared::open(&path, &options, secret))?;
         self.db = Some(db.clone());
@@ -198,6 +209,7 @@ impl Session {
             write: true,
             lock_timeout: self.lock_timeout,
             checkpoint_on_close,
+            follow: false,
         };
         let db = self
             .with_secret(&path, |secret| shared::open(&path, &options, secret))

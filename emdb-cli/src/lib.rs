@@ -56,7 +56,7 @@ use clap::{CommandFactory, FromArgMatches};
 pub use crate::error::{CliError, CliResult, Kind};
 pub use emdb_tools::{Codec, Encoding, TransferFormat};
 
-use crate::cli::Cli;
+use crate::cli::{Cli, Command};
 use crate::database::Session;
 use crate::output::Ui;
 
@@ -86,6 +86,16 @@ fn run_command(cli: &Cli) -> u8 {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut session = Session::new(&cli.global);
+    // Commands that stay open see a writer's later changes; the others
+    // read a snapshot and start no background thread.
+    let stays_open = match &cli.command {
+        Command::Shell | Command::Sync(_) => true,
+        Command::Stats(args) => args.watch.is_some(),
+        _ => false,
+    };
+    if stays_open {
+        session.follow_writer();
+    }
     let quiet = cli.global.output.quiet;
     let result = {
         let mut ui = Ui {

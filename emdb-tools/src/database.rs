@@ -31,6 +31,11 @@ pub struct OpenOptions {
     pub lock_timeout: Option<Duration>,
     /// Write the index checkpoint on close (writable handles only).
     pub checkpoint_on_close: bool,
+    /// Read-only handles: follow the writer in the background (a thread
+    /// that catches up about every 50 ms), for tools that stay open. A
+    /// one-shot command leaves it off: its handle is a snapshot of the
+    /// database as it was opened, and no thread is started.
+    pub follow: bool,
 }
 
 /// Open `path` with `secret`. A read-only open of a missing file fails
@@ -42,7 +47,10 @@ pub fn open(
     secret: Option<EncryptionInput>,
 ) -> emdb_core::Result<Emdb> {
     let build = || {
-        let mut b = Emdb::builder().path(path).read_only(!options.write);
+        let mut b = Emdb::builder()
+            .path(path)
+            .read_only(!options.write)
+            .follow(options.follow);
         if options.write {
             b = b.checkpoint_on_close(options.checkpoint_on_close);
         }
@@ -219,6 +227,7 @@ mod tests {
             write: false,
             lock_timeout: None,
             checkpoint_on_close: false,
+            follow: false,
         };
         let e = open_with_prompt(&missing, &options, None, false).unwrap_err();
         assert_eq!(e.kind.exit_code(), 6);
@@ -240,6 +249,7 @@ mod tests {
             write: false,
             lock_timeout: None,
             checkpoint_on_close: false,
+            follow: false,
         };
         let (db, _) = open_with_prompt(
             &path,
@@ -272,6 +282,7 @@ mod tests {
             write: true,
             lock_timeout: Some(Duration::from_millis(50)),
             checkpoint_on_close: false,
+            follow: false,
         };
         let start = Instant::now();
         let e = open_with_prompt(&path, &options, None, false).unwrap_err();
