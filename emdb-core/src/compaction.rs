@@ -4,7 +4,9 @@
 //! 1. Snapshot: note the log end `e0`; copy every live record below `e0`
 //!    in key order (frames are position-independent, so a copy is a
 //!    `memcpy`) into `<db>.compact.tmp`, building a new hash index; the
-//!    copies' offsets are the new sorted base. Writers keep appending to
+//!    copies' offsets are the new sorted base. An encrypted log keeps its
+//!    records' order instead (each is resealed at its new offset), so
+//!    positions never show how the sealed keys sort. Writers keep appending to
 //!    the old log; readers keep using the old generation.
 //! 2. Catch-up, under the writer lock: copy the units written since `e0`
 //!    verbatim (deletes and batch headers included, so a replay of the new
@@ -187,8 +189,8 @@ impl Engine {
             )));
         }
 
-        // Phase 1: live records below e0, in key order, without blocking
-        // writers. A key whose newest record is at or past e0 is left to the
+        // Phase 1: live records below e0 (in key order, for a plain log),
+        // without blocking writers. A key whose newest record is at or past e0 is left to the
         // catch-up, which copies that record.
         let now = self.now();
         // Taken before the region below, which then holds every record they name.
@@ -216,12 +218,25 @@ impl Engine {
                     crypt: ns.crypt(),
                 };
                 let mut walk = Merge::new(view, Bound::Unbounded, Bound::Unbounded);
-                let mut order = Vec::with_capacity(ns.keydir.len() as usize);
+                // The live records' offsets, in key order.
+                let mut live = Vec::with_capacity(ns.keydir.len() as usize);
                 while let Some(w) = walk.next(keys)? {
                     if w.off >= e0 || w.head.kind != Kind::Put || expired(w.head.expires_at, now) {
                         continue;
                     }
-                    let off = w.off;
+                    live.push(w.off);
+                }
+                // A plain log is rewritten in key order; an encrypted one
+                // keeps its records' order, since positions in key order
+                // would tell which sealed key sorts before which.
+                let mut copy_order: Vec<usize> = (0..live.len()).collect();
+                if out.crypt.is_some() {
+                    copy_order.sort_unstable_by_key(|&i| live[i]);
+                }
+                // New offsets, in key order: the namespace's new base.
+                let mut order = vec![0u64; live.len()];
+                for i in copy_order {
+                    let off = live[i];
                     let mut scratch = zeroize::Zeroizing::new(Vec::new());
                     let f = read_at(old_bytes, off, ns.crypt(), &mut scratch)?;
                     meter.add(f.len as u64);
@@ -235,12 +250,11 @@ impl Engine {
                         (at, f.len as u64)
                     };
                     out.last_frame_at = at;
-                    order.push(at);
+                    order[i] = at;
                     target.keydir.insert_new(target.hash(f.key), at)?;
                     target.keydir.account(len, 0);
                     target.keydir.account_expiring(f.expires_at != 0, false);
                 }
-                // Written in key order: the new base is the copies' offsets.
                 target.sorted.replace_base(Base::Heap(Arc::from(order)));
             }
             Ok(())

@@ -454,15 +454,33 @@ pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Ve
         spans.push((buf.len(), key.len()));
         buf.extend_from_slice(&key);
     }
-    let key_of = |(start, len): (usize, usize)| &buf[start..start + len];
-    let first = key_of(spans[0]);
+    let order = key_order(spans.len(), |i| {
+        let (start, len) = spans[i];
+        &buf[start..start + len]
+    })?;
+    // `offs` is ascending, so index order is offset order.
+    Ok(order.into_iter().map(|i| offs[i as usize]).collect())
+}
+
+/// The indexes `0..n` sorted by `(key_of(i), i)`. Compares the 8 bytes
+/// after the keys' common prefix as an integer first, so most comparisons
+/// touch neither the keys nor each other's memory.
+pub(crate) fn key_order<'k>(n: usize, key_of: impl Fn(usize) -> &'k [u8]) -> Result<Vec<u32>> {
+    let idx = |i: usize| {
+        u32::try_from(i)
+            .map_err(|_| Error::InvalidConfig("too many records to sort at once".into()))
+    };
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let first = key_of(0);
     let mut lcp = first.len();
-    for &sp in &spans[1..] {
-        let k = key_of(sp);
-        lcp = lcp.min(k.iter().zip(first).take_while(|(a, b)| a == b).count());
+    for i in 1..n {
         if lcp == 0 {
             break;
         }
+        let k = key_of(i);
+        lcp = lcp.min(k.iter().zip(first).take_while(|(a, b)| a == b).count());
     }
     let window = |k: &[u8]| {
         let mut w = [0u8; 8];
@@ -472,24 +490,18 @@ pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Ve
         // Big-endian: integer order is byte order.
         w.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
     };
-    // (window, index into spans/offs)
-    let mut items: Vec<(u64, u32)> = Vec::with_capacity(offs.len());
-    let idx = |i: usize| {
-        u32::try_from(i)
-            .map_err(|_| Error::InvalidConfig("too many records to sort at once".into()))
-    };
-    for (i, &sp) in spans.iter().enumerate() {
-        items.push((window(key_of(sp)), idx(i)?));
+    // (window, index)
+    let mut items: Vec<(u64, u32)> = Vec::with_capacity(n);
+    for i in 0..n {
+        items.push((window(key_of(i)), idx(i)?));
     }
     items.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0).then_with(|| {
-            let (ka, kb) = (key_of(spans[a.1 as usize]), key_of(spans[b.1 as usize]));
-            ka.get(lcp..)
-                .cmp(&kb.get(lcp..))
-                .then(offs[a.1 as usize].cmp(&offs[b.1 as usize]))
+            let (ka, kb) = (key_of(a.1 as usize), key_of(b.1 as usize));
+            ka.get(lcp..).cmp(&kb.get(lcp..)).then(a.1.cmp(&b.1))
         })
     });
-    Ok(items.into_iter().map(|(_, i)| offs[i as usize]).collect())
+    Ok(items.into_iter().map(|(_, i)| i).collect())
 }
 
 /// Merge two lists sorted by `(key, offset)`.
