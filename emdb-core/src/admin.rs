@@ -61,12 +61,7 @@ pub(crate) fn rewrite(
         .map_err(|e| Error::io("open", Some(path), e))?;
     let backup = encbak_path(&path);
     if backup.exists() {
-        return Err(Error::InvalidConfig(format!(
-            "{} exists: an earlier encryption change was interrupted or its backup was kept; \
-             check that {} opens with the key you expect, then remove the backup and retry",
-            backup.display(),
-            path.display()
-        )));
+        return Err(Error::EncryptionBackupLeft { backup, db: path });
     }
     // Hold the writer lock for the whole rewrite; read through a read-only
     // engine, which never writes to the old file (not even on close).

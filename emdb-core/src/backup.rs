@@ -33,17 +33,14 @@ impl Engine {
                 Some(src) => same_file(&src, target),
                 None => false,
             };
-            return Err(Error::InvalidConfig(if same {
-                format!(
-                    "{} is the database itself; back up to another path",
-                    target.display()
-                )
-            } else {
-                format!(
-                    "{} already exists; remove it or pick another path",
-                    target.display()
-                )
-            }));
+            return Err(Error::BackupTarget {
+                target: target.to_path_buf(),
+                reason: if same {
+                    "it is the database itself; back up to another path"
+                } else {
+                    "it already exists; remove it or pick another path"
+                },
+            });
         }
         let (gen, end) = {
             let w = self.writer.lock();

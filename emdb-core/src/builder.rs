@@ -75,7 +75,7 @@ impl Default for Config {
 ///   [`DEFAULT_DATABASE_NAME`];
 /// - none of them: an in-memory database.
 ///
-/// Mixing `path` with the other three is `Error::InvalidConfig`.
+/// Mixing `path` with the other three is `Error::InvalidPath`.
 #[derive(Clone, Debug, Default)]
 #[must_use]
 pub struct EmdbBuilder {
@@ -247,12 +247,15 @@ impl EmdbBuilder {
         let os_resolution =
             self.app_name.is_some() || self.database_name.is_some() || self.data_root.is_some();
         match (&self.path, os_resolution) {
-            (Some(_), true) => Err(Error::InvalidConfig(
-                "path() cannot be combined with app_name(), database_name() or data_root()".into(),
-            )),
+            (Some(_), true) => Err(Error::InvalidPath {
+                reason: "path() cannot be combined with app_name(), database_name() or data_root()"
+                    .into(),
+            }),
             (Some(p), false) => {
                 if p.as_os_str().is_empty() {
-                    return Err(Error::InvalidConfig("the database path is empty".into()));
+                    return Err(Error::InvalidPath {
+                        reason: "the database path is empty".into(),
+                    });
                 }
                 Ok(Some(p.clone()))
             }
@@ -280,10 +283,9 @@ impl EmdbBuilder {
         match self.resolve_path()? {
             None => {
                 if cfg.read_only {
-                    return Err(Error::InvalidConfig(
-                        "read_only needs a database path; an in-memory database starts empty"
-                            .into(),
-                    ));
+                    return Err(Error::NeedsFile {
+                        what: "read_only (an in-memory database starts empty)",
+                    });
                 }
                 finish(Engine::open_memory(cfg)?)
             }
@@ -383,10 +385,8 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
 
 /// The platform data directory (`$XDG_DATA_HOME`, `~/.local/share`, ...).
 fn platform_data_dir() -> Result<PathBuf> {
-    dirs::data_dir().ok_or_else(|| {
-        Error::InvalidConfig(
-            "no platform data directory (is HOME set?); use path() or data_root()".into(),
-        )
+    dirs::data_dir().ok_or_else(|| Error::InvalidPath {
+        reason: "no platform data directory (is HOME set?); use path() or data_root()".into(),
     })
 }
 
@@ -399,9 +399,11 @@ pub fn default_database_path() -> Result<PathBuf> {
 
 fn validate_component(what: &str, s: &str) -> Result<()> {
     if s.is_empty() || s == "." || s == ".." || s.contains(['/', '\\']) || s.contains('\0') {
-        return Err(Error::InvalidConfig(format!(
-            "{what} must be a single, non-empty name without path separators or '..', got {s:?}"
-        )));
+        return Err(Error::InvalidPath {
+            reason: format!(
+                "{what} must be a single, non-empty name without path separators or '..', got {s:?}"
+            ),
+        });
     }
     Ok(())
 }
@@ -434,7 +436,7 @@ mod tests {
     #[test]
     fn path_and_os_resolution_do_not_mix() {
         let b = EmdbBuilder::new().path("/tmp/x.emdb").app_name("a");
-        assert!(matches!(b.resolve_path(), Err(Error::InvalidConfig(_))));
+        assert!(matches!(b.resolve_path(), Err(Error::InvalidPath { .. })));
     }
 
     #[test]
@@ -455,12 +457,12 @@ mod tests {
         for bad in ["", "..", ".", "a/b", "a\\b"] {
             let b = EmdbBuilder::new().data_root("/d").app_name(bad);
             assert!(
-                matches!(b.resolve_path(), Err(Error::InvalidConfig(_))),
+                matches!(b.resolve_path(), Err(Error::InvalidPath { .. })),
                 "{bad:?}"
             );
             let b = EmdbBuilder::new().data_root("/d").database_name(bad);
             assert!(
-                matches!(b.resolve_path(), Err(Error::InvalidConfig(_))),
+                matches!(b.resolve_path(), Err(Error::InvalidPath { .. })),
                 "{bad:?}"
             );
         }

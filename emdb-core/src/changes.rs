@@ -172,8 +172,8 @@ impl ChangeFeed {
     /// once, to learn the namespace names in force there.
     pub fn open(db: &Emdb, from: Option<Cursor>) -> Result<(ChangeFeed, Start)> {
         let engine = db.engine_arc();
-        let path = engine.path().ok_or_else(|| {
-            Error::InvalidConfig("an in-memory database has no change feed".into())
+        let path = engine.path().ok_or(Error::NeedsFile {
+            what: "a change feed",
         })?;
         let base_crypt = engine.gen.load().crypt.clone();
         let (file, identity, page, durable_end, file_len) = open_log(&path)?;

@@ -456,10 +456,12 @@ impl Engine {
     /// Open (creating if needed) a file-backed engine, recovering the log.
     pub(crate) fn open_file(cfg: Config, path: PathBuf) -> Result<Engine> {
         if path.is_dir() {
-            return Err(Error::InvalidConfig(format!(
-                "{} is a directory; give the path of a database file",
-                path.display()
-            )));
+            return Err(Error::InvalidPath {
+                reason: format!(
+                    "{} is a directory; give the path of a database file",
+                    path.display()
+                ),
+            });
         }
         refuse_foreign(&path)?;
         let lock = if cfg.read_only {

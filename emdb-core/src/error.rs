@@ -79,10 +79,56 @@ pub enum Error {
         holder: Option<LockHolder>,
     },
 
-    /// The builder options are contradictory or invalid, or a feature that
-    /// was not enabled at open time was used.
+    /// The builder options are contradictory or invalid (for example bad
+    /// key-derivation parameters).
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
+
+    /// The database path is unusable: empty, a directory, combined with the
+    /// options that derive a path, or not derivable on this platform.
+    #[error("invalid database path: {reason}")]
+    InvalidPath {
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// The operation needs a database file, and this one is in memory (or
+    /// no path was given).
+    #[error("{what} needs a database file; an in-memory database has none")]
+    NeedsFile {
+        /// The operation.
+        what: &'static str,
+    },
+
+    /// A backup target that cannot be used: it exists, or it is the
+    /// database itself.
+    #[error("cannot back up to {}: {reason}", target.display())]
+    BackupTarget {
+        /// The target path.
+        target: PathBuf,
+        /// Why it was refused.
+        reason: &'static str,
+    },
+
+    /// An earlier encryption change left its backup (`<db>.encbak`): it was
+    /// interrupted, or its backup was kept. Nothing is changed until the
+    /// backup is checked and removed.
+    #[error(
+        "{} exists: an earlier encryption change was interrupted or its backup was kept; \
+         check that {} opens with the key you expect, then remove the backup and retry",
+        backup.display(),
+        db.display()
+    )]
+    EncryptionBackupLeft {
+        /// The leftover backup.
+        backup: PathBuf,
+        /// The database.
+        db: PathBuf,
+    },
+
+    /// Every namespace id has been used (ids are never reused).
+    #[error("no namespace id is left (ids are never reused)")]
+    NamespaceIdsExhausted,
 
     /// A key is longer than [`MAX_KEY_LEN`](crate::MAX_KEY_LEN).
     #[error("key is {len} bytes, the limit is {max} bytes")]

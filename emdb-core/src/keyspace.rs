@@ -50,9 +50,7 @@ impl Engine {
         }
         let id = gen.ns.read().next_id;
         if gen.ns.read().get(id).is_some() {
-            return Err(Error::InvalidConfig(
-                "no namespace id is left (ids are never reused)".into(),
-            ));
+            return Err(Error::NamespaceIdsExhausted);
         }
         let spec = FrameSpec {
             kind: Kind::NamespaceCreate,

@@ -275,7 +275,7 @@ fn foreign_files_are_left_untouched() {
     assert_eq!(std::fs::read(&path).unwrap(), content);
     assert!(matches!(
         Emdb::open(dir.path()),
-        Err(Error::InvalidConfig(_))
+        Err(Error::InvalidPath { .. })
     ));
 }
 

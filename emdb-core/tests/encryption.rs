@@ -512,7 +512,7 @@ fn enable_rotate_disable() {
             EncryptionInput::Key(KEY),
             EncryptionInput::Key(OTHER_KEY)
         ),
-        Err(Error::InvalidConfig(_))
+        Err(Error::EncryptionBackupLeft { .. })
     ));
     std::fs::remove_file(&backup).unwrap();
     Emdb::rotate_encryption_key(

@@ -288,10 +288,13 @@ fn backup_under_concurrent_writes_is_a_consistent_snapshot() {
     let target = dir.path().join("backup.emdb");
     db.backup_to(&target).unwrap();
     writer.join().unwrap();
-    assert!(matches!(db.backup_to(&path), Err(Error::InvalidConfig(_))));
+    assert!(matches!(
+        db.backup_to(&path),
+        Err(Error::BackupTarget { reason, .. }) if reason.contains("database itself")
+    ));
     assert!(matches!(
         db.backup_to(&target),
-        Err(Error::InvalidConfig(_))
+        Err(Error::BackupTarget { reason, .. }) if reason.contains("already exists")
     ));
     let copy = Emdb::open(&target).unwrap();
     let n = copy.len().unwrap() as u32;

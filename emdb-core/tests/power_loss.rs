@@ -869,7 +869,7 @@ fn check_change_state(
                 Arc::new(Faults::default()),
             );
             assert!(
-                matches!(r, Err(Error::InvalidConfig(_))),
+                matches!(r, Err(Error::EncryptionBackupLeft { .. })),
                 "{what}: retry with a backup: {r:?}"
             );
             std::fs::remove_file(&backup).unwrap();

@@ -166,9 +166,18 @@ impl From<emdb_core::Error> for ToolError {
             E::LockBusy { .. } => ToolError::new(Kind::Locked, message).hint(
                 "pass --lock-timeout 10s to wait for it; `emdb lock status` shows the holder",
             ),
-            E::InvalidConfig(_) => {
+            E::InvalidPath { .. } => {
                 ToolError::new(Kind::Usage, message).hint("check the --db path or EMDB_PATH")
             }
+            E::InvalidConfig(_) | E::NeedsFile { .. } | E::BackupTarget { .. } => {
+                ToolError::new(Kind::Usage, message)
+            }
+            E::EncryptionBackupLeft { db, .. } => ToolError::new(Kind::Leftover, message).hint(
+                format!(
+                    "`emdb --db {} check` with the secret you expect, then delete the backup and retry",
+                    db.display()
+                ),
+            ),
             E::KeyTooLarge { .. } | E::ValueTooLarge { .. } => {
                 ToolError::new(Kind::BadInput, message)
             }
