@@ -20,9 +20,14 @@
 //! Memory stays bounded without anyone reading in order: when the unsorted
 //! records outgrow twice the sorted ones (plus a constant), they are dropped
 //! and the order is rebuilt from the hash index at the next ordered read.
+//!
+//! A base that is searched often gets **fences** ([`Fences`]): the 8 bytes
+//! after the keys' common prefix of every [`FENCE_STEP`]th entry, so a seek
+//! narrows to one step of entries in memory before it reads any record.
 
 use std::ops::Bound;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
@@ -45,6 +50,133 @@ const FOLD_MIN: usize = 1 << 16;
 const PENDING_SLACK: usize = 6;
 #[cfg(test)]
 const FOLD_MIN: usize = 4;
+
+/// Entries between two fences of a base.
+#[cfg(not(test))]
+const FENCE_STEP: usize = 16;
+/// Seeks on a base after which its fences are built (a one-shot scan never
+/// pays for them).
+#[cfg(not(test))]
+const FENCE_AFTER: u32 = 64;
+/// Bases shorter than this are searched without fences.
+#[cfg(not(test))]
+const FENCE_MIN: usize = 4096;
+// Small in unit tests, so the model test seeks through fences.
+#[cfg(test)]
+const FENCE_STEP: usize = 3;
+#[cfg(test)]
+const FENCE_AFTER: u32 = 2;
+#[cfg(test)]
+const FENCE_MIN: usize = 2;
+
+/// Sparse fences over a base: the key window of every [`FENCE_STEP`]th entry.
+pub(crate) struct Fences {
+    /// The prefix every key of the base starts with (that of its first and
+    /// last keys).
+    prefix: Vec<u8>,
+    /// [`window`] of entries `0, FENCE_STEP, 2 * FENCE_STEP, ...`.
+    windows: Vec<u64>,
+}
+
+/// The 8 bytes of `tail` as a big-endian integer (zero-padded), so integer
+/// order is byte order.
+fn window(tail: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = tail.len().min(8);
+    w[..n].copy_from_slice(&tail[..n]);
+    // Big-endian: integer order is byte order.
+    w.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+}
+
+impl Fences {
+    /// Read the keys at the fences of `base` (`base.len() >= 1`).
+    fn build(keys: KeySource<'_>, base: &Base) -> Result<Fences> {
+        let n = base.len();
+        let mut first = Vec::new();
+        let mut k = Vec::new();
+        keys.read(base.get(0)?, &mut first)?;
+        keys.read(base.get(n - 1)?, &mut k)?;
+        let lcp = first.iter().zip(&k).take_while(|(a, b)| a == b).count();
+        first.truncate(lcp);
+        let mut windows = Vec::with_capacity(n.div_ceil(FENCE_STEP));
+        for i in (0..n).step_by(FENCE_STEP) {
+            keys.read(base.get(i)?, &mut k)?;
+            windows.push(window(k.get(lcp..).unwrap_or(&[])));
+        }
+        Ok(Fences {
+            prefix: first,
+            windows,
+        })
+    }
+
+    /// Where in a base of `n` entries the first key not before `s` can be
+    /// (for `s` included or excluded alike): `lo..=hi`. An entry whose
+    /// window is below `s`'s is before it; one above is after it.
+    fn bounds(&self, s: &[u8], n: usize) -> (usize, usize) {
+        let p = &self.prefix;
+        let m = s.len().min(p.len());
+        match s[..m].cmp(&p[..m]) {
+            std::cmp::Ordering::Less => return (0, 0),
+            std::cmp::Ordering::Greater => return (n, n),
+            std::cmp::Ordering::Equal if s.len() < p.len() => return (0, 0),
+            std::cmp::Ordering::Equal => {}
+        }
+        let ws = window(&s[p.len()..]);
+        let above = self.windows.partition_point(|&w| w <= ws);
+        let hi = if above < self.windows.len() {
+            (above * FENCE_STEP).min(n)
+        } else {
+            n
+        };
+        let below = self.windows.partition_point(|&w| w < ws);
+        let lo = match below {
+            0 => 0,
+            c => ((c - 1) * FENCE_STEP + 1).min(hi),
+        };
+        (lo, hi)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.windows.len() * 8 + self.prefix.len()
+    }
+}
+
+/// The fences of one base, built on its [`FENCE_AFTER`]th seek.
+#[derive(Default)]
+pub(crate) struct FenceSlot {
+    seeks: AtomicU32,
+    fences: OnceLock<Fences>,
+}
+
+impl FenceSlot {
+    /// Where the first entry of `base` not before `start` can be: `lo..=hi`
+    /// (the whole base until the fences are built).
+    fn bounds(
+        &self,
+        keys: KeySource<'_>,
+        base: &Base,
+        start: &Bound<Vec<u8>>,
+    ) -> Result<(usize, usize)> {
+        let n = base.len();
+        let s = match start {
+            Bound::Included(s) | Bound::Excluded(s) => s,
+            Bound::Unbounded => return Ok((0, 0)),
+        };
+        if let Some(f) = self.fences.get() {
+            return Ok(f.bounds(s, n));
+        }
+        // Exactly one seek builds them.
+        if n < FENCE_MIN || self.seeks.fetch_add(1, Ordering::Relaxed) + 1 != FENCE_AFTER {
+            return Ok((0, n));
+        }
+        let _ = self.fences.set(Fences::build(keys, base)?);
+        Ok(self.fences.get().map_or((0, n), |f| f.bounds(s, n)))
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.fences.get().map_or(0, Fences::memory_bytes)
+    }
+}
 
 /// The base: one offset per live key, in key order.
 #[derive(Clone)]
@@ -107,6 +239,8 @@ struct State {
     /// hash index.
     built: bool,
     base: Base,
+    /// The base's fences (a new slot whenever the base changes).
+    fences: Arc<FenceSlot>,
     /// Records since the base, sorted by `(key, offset)`.
     delta: Arc<Vec<u64>>,
     /// Records since the delta was last sorted, in log order.
@@ -165,6 +299,8 @@ pub(crate) struct Work {
 #[derive(Clone)]
 pub(crate) struct View {
     pub base: Base,
+    /// The base's fences.
+    pub fences: Arc<FenceSlot>,
     pub delta: Arc<Vec<u64>>,
 }
 
@@ -232,6 +368,7 @@ impl Sorted {
             state: Mutex::new(State {
                 built,
                 base,
+                fences: Arc::default(),
                 delta: Arc::new(Vec::new()),
                 pending: Vec::new(),
                 epoch: 0,
@@ -253,6 +390,7 @@ impl Sorted {
             *s = State {
                 built: false,
                 base: Base::empty(),
+                fences: Arc::default(),
                 delta: Arc::new(Vec::new()),
                 pending: Vec::new(),
                 epoch: s.epoch + 1,
@@ -266,6 +404,7 @@ impl Sorted {
         *s = State {
             built: true,
             base: Base::empty(),
+            fences: Arc::default(),
             delta: Arc::new(Vec::new()),
             pending: Vec::new(),
             epoch: s.epoch + 1,
@@ -282,6 +421,7 @@ impl Sorted {
         if s.built && s.pending.is_empty() && s.delta.len() < fold_at(s.base.len()) {
             return Refresh::Ready(View {
                 base: s.base.clone(),
+                fences: Arc::clone(&s.fences),
                 delta: Arc::clone(&s.delta),
             });
         }
@@ -290,6 +430,7 @@ impl Sorted {
             s.built = true;
             s.epoch += 1;
             s.base = Base::empty();
+            s.fences = Arc::default();
             s.delta = Arc::new(Vec::new());
             s.pending.clear();
             Work {
@@ -339,6 +480,7 @@ impl Sorted {
                     *s = State {
                         built: false,
                         base: Base::empty(),
+                        fences: Arc::default(),
                         delta: Arc::new(Vec::new()),
                         pending: Vec::new(),
                         epoch: work.epoch + 1,
@@ -347,17 +489,27 @@ impl Sorted {
                 return Err(e);
             }
         };
+        let fences = if same_base(&s.base, &base) {
+            Arc::clone(&s.fences)
+        } else {
+            Arc::default()
+        };
         if s.epoch == work.epoch {
             if !work.rebuild && !same_base(&s.base, &base) {
                 // Folded: a checkpoint taken before must not replace this base.
                 s.epoch += 1;
             }
             s.base = base.clone();
+            s.fences = Arc::clone(&fences);
             s.delta = Arc::clone(&delta);
         }
         // Otherwise the order was replaced meanwhile; this snapshot is still
         // a consistent view of the records it covers.
-        Ok(View { base, delta })
+        Ok(View {
+            base,
+            fences,
+            delta,
+        })
     }
 
     fn compute(
@@ -375,6 +527,7 @@ impl Sorted {
         if delta.len() >= fold_at(work.base.len()) {
             let view = View {
                 base: work.base.clone(),
+                fences: Arc::default(),
                 delta: Arc::new(delta),
             };
             let folded = fold(keys, &view)?;
@@ -393,6 +546,7 @@ impl Sorted {
         }
         s.built = true;
         s.base = Base::Heap(base);
+        s.fences = Arc::default();
         let delta: Vec<u64> = s
             .delta
             .iter()
@@ -412,6 +566,7 @@ impl Sorted {
         *s = State {
             built: true,
             base,
+            fences: Arc::default(),
             delta: Arc::new(Vec::new()),
             pending: Vec::new(),
             epoch,
@@ -432,7 +587,7 @@ impl Sorted {
             Base::Heap(v) => v.len(),
             Base::Mapped { .. } => 0,
         };
-        (base + s.delta.len() + s.pending.len()) * 8
+        (base + s.delta.len() + s.pending.len()) * 8 + s.fences.memory_bytes()
     }
 }
 
@@ -467,8 +622,9 @@ pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Ve
 /// touch neither the keys nor each other's memory.
 pub(crate) fn key_order<'k>(n: usize, key_of: impl Fn(usize) -> &'k [u8]) -> Result<Vec<u32>> {
     let idx = |i: usize| {
-        u32::try_from(i)
-            .map_err(|_| Error::InvalidConfig("too many records to sort at once".into()))
+        u32::try_from(i).map_err(|_| Error::TooManyKeys {
+            limit: u32::MAX as u64,
+        })
     };
     if n == 0 {
         return Ok(Vec::new());
@@ -482,14 +638,7 @@ pub(crate) fn key_order<'k>(n: usize, key_of: impl Fn(usize) -> &'k [u8]) -> Res
         let k = key_of(i);
         lcp = lcp.min(k.iter().zip(first).take_while(|(a, b)| a == b).count());
     }
-    let window = |k: &[u8]| {
-        let mut w = [0u8; 8];
-        let tail = k.get(lcp..).unwrap_or(&[]);
-        let n = tail.len().min(8);
-        w[..n].copy_from_slice(&tail[..n]);
-        // Big-endian: integer order is byte order.
-        w.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
-    };
+    let window = |k: &[u8]| window(k.get(lcp..).unwrap_or(&[]));
     // (window, index)
     let mut items: Vec<(u64, u32)> = Vec::with_capacity(n);
     for i in 0..n {
@@ -612,8 +761,9 @@ impl Merge {
             Bound::Excluded(s) => k <= s.as_slice(),
             Bound::Unbounded => false,
         };
-        // Binary search: the first entry whose key is not before `start`.
-        let (mut lo, mut hi) = (0usize, self.view.base.len());
+        // Binary search: the first entry whose key is not before `start`,
+        // between the fences around it once the base has them.
+        let (mut lo, mut hi) = self.view.fences.bounds(keys, &self.view.base, start)?;
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             keys.read(self.view.base.get(mid)?, &mut k)?;

@@ -228,6 +228,15 @@ mod tests {
         assert_eq!(ToolError::from(wrong).kind.exit_code(), 5);
         let missing = emdb_core::Error::EncryptionRequired { path: "/x".into() };
         assert_eq!(ToolError::from(missing).kind.exit_code(), 5);
+        let left = emdb_core::Error::EncryptionBackupLeft {
+            backup: "/x.emdb.encbak".into(),
+            db: "/x.emdb".into(),
+        };
+        let left = ToolError::from(left);
+        assert_eq!(left.kind.exit_code(), 8);
+        assert!(left.hint.as_deref().is_some_and(|h| h.contains("/x.emdb")));
+        let path = emdb_core::Error::InvalidPath { reason: "x".into() };
+        assert_eq!(ToolError::from(path).kind.exit_code(), 2);
         let pipe = ToolError::stdout(io::Error::from(io::ErrorKind::BrokenPipe));
         assert_eq!(pipe.kind, Kind::BrokenPipe);
     }
