@@ -319,6 +319,38 @@ pub(crate) struct Head {
 }
 
 impl KeySource<'_> {
+    /// Where the key of the plain record at `off` lies in `bytes`
+    /// (start, length); `None` for a sealed record, whose key must be
+    /// decrypted ([`KeySource::read`]). The CRC is not checked here.
+    pub(crate) fn span(&self, off: u64) -> Result<Option<(usize, usize)>> {
+        if self.crypt.is_some() {
+            return Ok(None);
+        }
+        if off < HEADER_SIZE as u64 || off >= self.bytes.len() as u64 {
+            return Err(Error::corruption(
+                off,
+                "sorted index points outside the log",
+            ));
+        }
+        let mut scratch = Vec::new();
+        let f = read_at_checked(self.bytes, off, None, &mut scratch, false)?;
+        if !matches!(f.kind, Kind::Put | Kind::Delete) {
+            return Err(Error::corruption(
+                off,
+                "sorted index points at a record that is not a put or delete",
+            ));
+        }
+        // A plain frame's key is a slice of `bytes`.
+        let start = (f.key.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize);
+        if start
+            .checked_add(f.key.len())
+            .is_none_or(|end| end > self.bytes.len())
+        {
+            return Err(Error::corruption(off, "record key outside the log"));
+        }
+        Ok(Some((start, f.key.len())))
+    }
+
     /// Read the record at `off`: its key into `key`, and its kind and expiry.
     /// The CRC is not checked here (readers verify the records they return).
     #[inline]
@@ -600,21 +632,68 @@ pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Ve
     }
     // Read the keys in log order: a forward pass the CPU prefetches, where
     // the hash index's order would be one cache miss per key.
-    offs.sort_unstable();
+    sort_u64(&mut offs);
+    // Where each key lies: in the log itself for plain records, else in
+    // `buf`, decrypted.
     let mut buf: Vec<u8> = Vec::new();
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(offs.len());
     let mut key = Vec::new();
     for &off in &offs {
-        keys.read(off, &mut key)?;
-        spans.push((buf.len(), key.len()));
-        buf.extend_from_slice(&key);
+        match keys.span(off)? {
+            Some(span) => spans.push(span),
+            None => {
+                keys.read(off, &mut key)?;
+                spans.push((buf.len(), key.len()));
+                buf.extend_from_slice(&key);
+            }
+        }
     }
+    let src = if keys.crypt.is_none() {
+        keys.bytes
+    } else {
+        &buf
+    };
     let order = key_order(spans.len(), |i| {
         let (start, len) = spans[i];
-        &buf[start..start + len]
+        src.get(start..start + len).unwrap_or(&[])
     })?;
     // `offs` is ascending, so index order is offset order.
     Ok(order.into_iter().map(|i| offs[i as usize]).collect())
+}
+
+/// Sort `v` ascending: a radix sort (16 bits a pass, only as many passes as
+/// the largest value needs) for large unsorted inputs, which here are log
+/// offsets in hash order; already sorted input costs one pass.
+fn sort_u64(v: &mut Vec<u64>) {
+    if v.is_sorted() {
+        return;
+    }
+    if v.len() < 1 << 12 {
+        v.sort_unstable();
+        return;
+    }
+    let max = v.iter().copied().max().unwrap_or(0);
+    let mut tmp = vec![0u64; v.len()];
+    let mut shift = 0;
+    while shift < 64 && (max >> shift) != 0 {
+        let mut counts = vec![0usize; 1 << 16];
+        for &x in v.iter() {
+            counts[((x >> shift) & 0xffff) as usize] += 1;
+        }
+        let mut at = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = at;
+            at += n;
+        }
+        for &x in v.iter() {
+            let d = ((x >> shift) & 0xffff) as usize;
+            tmp[counts[d]] = x;
+            counts[d] += 1;
+        }
+        std::mem::swap(v, &mut tmp);
+        shift += 16;
+    }
 }
 
 /// The indexes `0..n` sorted by `(key_of(i), i)`. Compares the 8 bytes
@@ -871,6 +950,7 @@ impl Merge {
 mod tests {
     use std::collections::BTreeMap;
 
+    use super::sort_u64;
     use crate::Emdb;
 
     /// A small deterministic generator (xorshift64*).
@@ -971,6 +1051,32 @@ mod tests {
             }
         }
         check(&db, &model, &mut r, usize::MAX);
+    }
+
+    #[test]
+    fn the_radix_sort_sorts() {
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+        for (n, bits) in [
+            (0usize, 8u32),
+            (5, 8),
+            (5_000, 12),
+            (70_000, 40),
+            (70_000, 64),
+        ] {
+            let mut v: Vec<u64> = (0..n)
+                .map(|_| {
+                    if bits == 64 {
+                        r.next()
+                    } else {
+                        r.below(1 << bits)
+                    }
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            sort_u64(&mut v);
+            assert_eq!(v, want, "{n} values of {bits} bits");
+        }
     }
 
     #[test]
