@@ -2,15 +2,16 @@
 //! checkpoint of either version (docs/FORMAT.md, "Checkpoint file").
 //!
 //! Writing streams the slot pages (CRC per page) to `<db>.ckpt.tmp`, then the
-//! CRC table, namespace table and header, fsyncs, renames over `<db>.ckpt`
-//! and fsyncs the directory: a crash leaves the old checkpoint or the new
-//! one. Opening a version-2 file reads its header page and table only and
+//! CRC table, namespace table (sealed under the key in an encrypted
+//! database) and header, fsyncs, renames over `<db>.ckpt` and fsyncs the
+//! directory: a crash leaves the old checkpoint or the new one. Opening a version-2 file reads its header page and table only and
 //! maps the rest ([`crate::index::image`]); a version-1 file is read and
 //! decoded whole, as emdb did before version 2.
 
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::crypto::Crypt;
 use crate::engine::Generation;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
@@ -57,8 +58,14 @@ impl Loaded {
 }
 
 /// Open the checkpoint at `path`: `Ok(None)` when there is none, `Err` with
-/// a reason when it cannot be used (the caller then replays the log).
-pub(crate) fn open(path: &Path, shards: usize) -> std::result::Result<Option<Loaded>, String> {
+/// a reason when it cannot be used (the caller then replays the log). With
+/// `crypt` (an encrypted database) the namespace table must be sealed under
+/// its key (docs/FORMAT.md).
+pub(crate) fn open(
+    path: &Path,
+    shards: usize,
+    crypt: Option<&Crypt>,
+) -> std::result::Result<Option<Loaded>, String> {
     use std::os::unix::fs::FileExt;
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -87,7 +94,17 @@ pub(crate) fn open(path: &Path, shards: usize) -> std::result::Result<Option<Loa
             {
                 return Err("checkpoint padding is not zeros".into());
             }
-            let metas = codec::decode_table(&table, &header, shards)?;
+            let metas = match crypt {
+                None => codec::decode_table(&table, &header, shards)?,
+                Some(c) => {
+                    codec::check_table_crc(&table, &header)?;
+                    let plain = c.open_blob(&codec::table_aad(&header), &table).ok_or(
+                        "checkpoint namespace table failed authentication \
+                         (not sealed under this database's key)",
+                    )?;
+                    codec::parse_table(&plain, &header, shards)?
+                }
+            };
             let map_len = usize::try_from(len).map_err(|_| "checkpoint too large to map")?;
             let map = ImageMap::map(&file, map_len)
                 .map_err(|e| format!("cannot map {}: {e}", path.display()))?;
@@ -170,6 +187,7 @@ impl Snapshot {
             self.binding,
             self.next_ns_id,
             &self.images,
+            self.gen.crypt.as_deref(),
             self.faults.as_deref(),
         );
         if written.is_err() {
@@ -194,9 +212,14 @@ fn write_file(
     binding: Binding,
     next_ns_id: u32,
     images: &[NsImage],
+    crypt: Option<&Crypt>,
     faults: Option<&Faults>,
 ) -> Result<()> {
-    let plan = codec::plan(binding, next_ns_id, images);
+    let mut plan = codec::plan(binding, next_ns_id, images, crypt.is_some());
+    // An encrypted database's names and counts are sealed (docs/FORMAT.md).
+    if let Some(c) = crypt {
+        plan.seal_table(|aad, plain| c.seal_blob(aad, plain))?;
+    }
     // Never through a link planted at the temp name (fs::create_fresh).
     let f = efs::create_fresh(tmp)?;
     let io = |e| Error::io("write", Some(tmp), e);
