@@ -268,3 +268,69 @@ fn write_file(
     fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
     Ok(())
 }
+
+#[cfg(all(test, feature = "encrypt"))]
+mod tests {
+    use super::*;
+    use crate::crypto::{Cipher, EncryptionInput, KdfParams};
+    use crate::format::checkpoint::{encode_v2, ShardImage};
+
+    fn crypt(key: u8) -> Crypt {
+        let input = EncryptionInput::Key([key; 32]);
+        Crypt::create(&input, Cipher::Aes256Gcm, KdfParams::default(), [3; 16])
+            .unwrap()
+            .0
+    }
+
+    fn images() -> Vec<NsImage> {
+        vec![NsImage {
+            id: 4,
+            name: b"hidden-name".to_vec(),
+            live_bytes: 0,
+            expiring: 0,
+            shards: vec![ShardImage::default(); crate::index::SHARDS],
+            sorted: None,
+        }]
+    }
+
+    fn binding() -> Binding {
+        Binding {
+            db_id: [3; 16],
+            generation: 0,
+            covered_end: 4096,
+            last_frame_at: 0,
+            last_frame_crc: 0,
+        }
+    }
+
+    fn names(loaded: Loaded) -> Vec<Vec<u8>> {
+        match loaded {
+            Loaded::V2 { metas, .. } => metas.into_iter().map(|m| m.name).collect(),
+            Loaded::V1(_) => panic!("version 1"),
+        }
+    }
+
+    #[test]
+    fn a_sealed_table_opens_only_with_its_key_and_a_plain_one_not_with_a_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let shards = crate::index::SHARDS;
+        let (key, other) = (crypt(1), crypt(2));
+        let sealed = dir.path().join("sealed.ckpt");
+        write_file(&sealed, binding(), 5, &images(), Some(&key), None).unwrap();
+        let bytes = std::fs::read(&sealed).unwrap();
+        assert!(!bytes.windows(11).any(|w| w == b"hidden-name"));
+        let got = open(&sealed, shards, Some(&key)).unwrap().unwrap();
+        assert_eq!(names(got), vec![b"hidden-name".to_vec()]);
+        for (who, c) in [("another key", Some(&other)), ("no key", None)] {
+            assert!(open(&sealed, shards, c).is_err(), "{who}");
+        }
+        // A table in clear (a plain database's, or an encrypted one's
+        // written before tables were sealed) is refused with a key.
+        let plain = dir.path().join("plain.ckpt");
+        std::fs::write(&plain, encode_v2(binding(), 5, &images())).unwrap();
+        let why = open(&plain, shards, Some(&key)).err().unwrap();
+        assert!(why.contains("authentication"), "{why}");
+        let got = open(&plain, shards, None).unwrap().unwrap();
+        assert_eq!(names(got), vec![b"hidden-name".to_vec()]);
+    }
+}
