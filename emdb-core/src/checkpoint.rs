@@ -277,9 +277,10 @@ mod tests {
 
     fn crypt(key: u8) -> Crypt {
         let input = EncryptionInput::Key([key; 32]);
-        Crypt::create(&input, Cipher::Aes256Gcm, KdfParams::default(), [3; 16])
-            .unwrap()
-            .0
+        match Crypt::create(&input, Cipher::Aes256Gcm, KdfParams::default(), [3; 16]) {
+            Ok((c, _)) => c,
+            Err(e) => panic!("keys: {e}"),
+        }
     }
 
     fn images() -> Vec<NsImage> {
