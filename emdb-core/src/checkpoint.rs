@@ -2,15 +2,16 @@
 //! checkpoint of either version (docs/FORMAT.md, "Checkpoint file").
 //!
 //! Writing streams the slot pages (CRC per page) to `<db>.ckpt.tmp`, then the
-//! CRC table, namespace table and header, fsyncs, renames over `<db>.ckpt`
-//! and fsyncs the directory: a crash leaves the old checkpoint or the new
-//! one. Opening a version-2 file reads its header page and table only and
+//! CRC table, namespace table (sealed under the key in an encrypted
+//! database) and header, fsyncs, renames over `<db>.ckpt` and fsyncs the
+//! directory: a crash leaves the old checkpoint or the new one. Opening a version-2 file reads its header page and table only and
 //! maps the rest ([`crate::index::image`]); a version-1 file is read and
 //! decoded whole, as emdb did before version 2.
 
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::crypto::Crypt;
 use crate::engine::Generation;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
@@ -57,8 +58,14 @@ impl Loaded {
 }
 
 /// Open the checkpoint at `path`: `Ok(None)` when there is none, `Err` with
-/// a reason when it cannot be used (the caller then replays the log).
-pub(crate) fn open(path: &Path, shards: usize) -> std::result::Result<Option<Loaded>, String> {
+/// a reason when it cannot be used (the caller then replays the log). With
+/// `crypt` (an encrypted database) the namespace table must be sealed under
+/// its key (docs/FORMAT.md).
+pub(crate) fn open(
+    path: &Path,
+    shards: usize,
+    crypt: Option<&Crypt>,
+) -> std::result::Result<Option<Loaded>, String> {
     use std::os::unix::fs::FileExt;
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -87,7 +94,17 @@ pub(crate) fn open(path: &Path, shards: usize) -> std::result::Result<Option<Loa
             {
                 return Err("checkpoint padding is not zeros".into());
             }
-            let metas = codec::decode_table(&table, &header, shards)?;
+            let metas = match crypt {
+                None => codec::decode_table(&table, &header, shards)?,
+                Some(c) => {
+                    codec::check_table_crc(&table, &header)?;
+                    let plain = c.open_blob(&codec::table_aad(&header), &table).ok_or(
+                        "checkpoint namespace table failed authentication \
+                         (not sealed under this database's key)",
+                    )?;
+                    codec::parse_table(&plain, &header, shards)?
+                }
+            };
             let map_len = usize::try_from(len).map_err(|_| "checkpoint too large to map")?;
             let map = ImageMap::map(&file, map_len)
                 .map_err(|e| format!("cannot map {}: {e}", path.display()))?;
@@ -170,6 +187,7 @@ impl Snapshot {
             self.binding,
             self.next_ns_id,
             &self.images,
+            self.gen.crypt.as_deref(),
             self.faults.as_deref(),
         );
         if written.is_err() {
@@ -194,9 +212,14 @@ fn write_file(
     binding: Binding,
     next_ns_id: u32,
     images: &[NsImage],
+    crypt: Option<&Crypt>,
     faults: Option<&Faults>,
 ) -> Result<()> {
-    let plan = codec::plan(binding, next_ns_id, images);
+    let mut plan = codec::plan(binding, next_ns_id, images, crypt.is_some());
+    // An encrypted database's names and counts are sealed (docs/FORMAT.md).
+    if let Some(c) = crypt {
+        plan.seal_table(|aad, plain| c.seal_blob(aad, plain))?;
+    }
     // Never through a link planted at the temp name (fs::create_fresh).
     let f = efs::create_fresh(tmp)?;
     let io = |e| Error::io("write", Some(tmp), e);
@@ -244,4 +267,71 @@ fn write_file(
     f.sync_all().map_err(|e| Error::io("fsync", Some(tmp), e))?;
     fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
     Ok(())
+}
+
+#[cfg(all(test, feature = "encrypt"))]
+mod tests {
+    use super::*;
+    use crate::crypto::{Cipher, EncryptionInput, KdfParams};
+    use crate::format::checkpoint::{encode_v2, ShardImage};
+
+    fn crypt(key: u8) -> Crypt {
+        let input = EncryptionInput::Key([key; 32]);
+        match Crypt::create(&input, Cipher::Aes256Gcm, KdfParams::default(), [3; 16]) {
+            Ok((c, _)) => c,
+            Err(e) => panic!("keys: {e}"),
+        }
+    }
+
+    fn images() -> Vec<NsImage> {
+        vec![NsImage {
+            id: 4,
+            name: b"hidden-name".to_vec(),
+            live_bytes: 0,
+            expiring: 0,
+            shards: vec![ShardImage::default(); crate::index::SHARDS],
+            sorted: None,
+        }]
+    }
+
+    fn binding() -> Binding {
+        Binding {
+            db_id: [3; 16],
+            generation: 0,
+            covered_end: 4096,
+            last_frame_at: 0,
+            last_frame_crc: 0,
+        }
+    }
+
+    fn names(loaded: Loaded) -> Vec<Vec<u8>> {
+        match loaded {
+            Loaded::V2 { metas, .. } => metas.into_iter().map(|m| m.name).collect(),
+            Loaded::V1(_) => panic!("version 1"),
+        }
+    }
+
+    #[test]
+    fn a_sealed_table_opens_only_with_its_key_and_a_plain_one_not_with_a_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let shards = crate::index::SHARDS;
+        let (key, other) = (crypt(1), crypt(2));
+        let sealed = dir.path().join("sealed.ckpt");
+        write_file(&sealed, binding(), 5, &images(), Some(&key), None).unwrap();
+        let bytes = std::fs::read(&sealed).unwrap();
+        assert!(!bytes.windows(11).any(|w| w == b"hidden-name"));
+        let got = open(&sealed, shards, Some(&key)).unwrap().unwrap();
+        assert_eq!(names(got), vec![b"hidden-name".to_vec()]);
+        for (who, c) in [("another key", Some(&other)), ("no key", None)] {
+            assert!(open(&sealed, shards, c).is_err(), "{who}");
+        }
+        // A table in clear (a plain database's, or an encrypted one's
+        // written before tables were sealed) is refused with a key.
+        let plain = dir.path().join("plain.ckpt");
+        std::fs::write(&plain, encode_v2(binding(), 5, &images())).unwrap();
+        let why = open(&plain, shards, Some(&key)).err().unwrap();
+        assert!(why.contains("authentication"), "{why}");
+        let got = open(&plain, shards, None).unwrap().unwrap();
+        assert_eq!(names(got), vec![b"hidden-name".to_vec()]);
+    }
 }

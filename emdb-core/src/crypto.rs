@@ -418,6 +418,41 @@ mod imp {
             Ok(())
         }
 
+        /// Seal a blob that is not a record (a checkpoint's namespace
+        /// table): `nonce(12) | ciphertext | tag(16)`, bound to `aad`.
+        pub(crate) fn seal_blob(&self, aad: &[u8], plain: &[u8]) -> Result<Vec<u8>> {
+            let mut nonce = [0u8; 12];
+            self.fresh_nonce(&mut nonce)?;
+            let mut out = Vec::with_capacity(plain.len() + SEAL_OVERHEAD);
+            out.extend_from_slice(&nonce);
+            out.extend_from_slice(plain);
+            let t = self.seal_detached(&nonce, aad, &mut out[12..])?;
+            out.extend_from_slice(&t);
+            self.sealed.fetch_add(1, Ordering::Relaxed);
+            Ok(out)
+        }
+
+        /// Authenticate and decrypt a blob made by [`Crypt::seal_blob`]
+        /// with the same `aad`; `None` if it fails.
+        pub(crate) fn open_blob(&self, aad: &[u8], sealed: &[u8]) -> Option<Vec<u8>> {
+            let len = sealed.len();
+            if len < SEAL_OVERHEAD {
+                return None;
+            }
+            let mut nonce = [0u8; 12];
+            nonce.copy_from_slice(&sealed[..12]);
+            let mut tag = [0u8; 16];
+            tag.copy_from_slice(&sealed[len - 16..]);
+            let mut out = sealed[12..len - 16].to_vec();
+            match self.open_detached(&nonce, aad, &mut out, &tag) {
+                Ok(()) => Some(out),
+                Err(()) => {
+                    out.zeroize();
+                    None
+                }
+            }
+        }
+
         /// Authenticate and decrypt a sealed payload into `out` (the plaintext).
         pub(crate) fn open_record(
             &self,
@@ -463,6 +498,12 @@ impl Crypt {
         match *self {}
     }
     pub(crate) fn for_generation(&self, _: u64) -> Result<Crypt> {
+        match *self {}
+    }
+    pub(crate) fn seal_blob(&self, _: &[u8], _: &[u8]) -> Result<Vec<u8>> {
+        match *self {}
+    }
+    pub(crate) fn open_blob(&self, _: &[u8], _: &[u8]) -> Option<Vec<u8>> {
         match *self {}
     }
 }

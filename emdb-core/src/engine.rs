@@ -328,7 +328,8 @@ fn load_checkpoint(
     bytes: &[u8],
     crypt: Option<Arc<Crypt>>,
 ) -> std::result::Result<Option<(Binding, NsTable)>, String> {
-    let Some(loaded) = crate::checkpoint::open(&checkpoint_path(path), SHARDS)? else {
+    let Some(loaded) = crate::checkpoint::open(&checkpoint_path(path), SHARDS, crypt.as_deref())?
+    else {
         return Ok(None);
     };
     let b = loaded.binding();

@@ -459,11 +459,25 @@ fn encrypted_sorted_order_is_never_written_down() {
         db.checkpoint().unwrap();
     }
     let ckpt = std::fs::read(format!("{}.ckpt", path.display())).unwrap();
-    // Version 2; the default namespace's table entry (id, name length 0,
-    // live_bytes, expiring) is followed by sorted_len and sorted_at.
     assert_eq!(&ckpt[8..12], &2u32.to_le_bytes());
-    let at = 4096 + 4 + 2 + 8 + 8;
-    assert_eq!(&ckpt[at..at + 16], &[0u8; 16], "no sorted block");
+    // The namespace table is sealed, so look for the block itself: a sorted
+    // block is page-aligned in the slot pages and starts with log offsets
+    // of live records (index entries carry a tag in their top bits).
+    let log = std::fs::read(&path).unwrap();
+    let records: HashSet<u64> = frames(&log, log.len())
+        .into_iter()
+        .map(|(off, _)| off as u64)
+        .collect();
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let (pages_at, crcs_at) = (u64_at(&ckpt, 72) as usize, u64_at(&ckpt, 88) as usize);
+    let starts_with_offsets =
+        |b: &[u8], page: usize| (0..16).all(|i| records.contains(&u64_at(b, page + 8 * i)));
+    assert!(
+        !(pages_at..crcs_at)
+            .step_by(4096)
+            .any(|p| starts_with_offsets(&ckpt, p)),
+        "no sorted block"
+    );
     let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
     assert!(db.recovery_report().used_checkpoint);
     let keys: Vec<Vec<u8>> = db.range_iter(..).unwrap().map(|r| r.unwrap().0).collect();
@@ -480,7 +494,198 @@ fn encrypted_sorted_order_is_never_written_down() {
         db.checkpoint().unwrap();
     }
     let ckpt = std::fs::read(format!("{}.ckpt", plain.display())).unwrap();
+    // Its table entry (id, name length 0, live_bytes, expiring) is followed
+    // by sorted_len, and the search above finds its block.
+    let at = 4096 + 4 + 2 + 8 + 8;
     assert_eq!(&ckpt[at..at + 8], &1000u64.to_le_bytes());
+    let log = std::fs::read(&plain).unwrap();
+    let records: HashSet<u64> = frames(&log, log.len())
+        .into_iter()
+        .map(|(off, _)| off as u64)
+        .collect();
+    let (pages_at, crcs_at) = (u64_at(&ckpt, 72) as usize, u64_at(&ckpt, 88) as usize);
+    assert!((pages_at..crcs_at)
+        .step_by(4096)
+        .any(|p| (0..16).all(|i| records.contains(&u64_at(&ckpt, p + 8 * i)))));
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Entries with an expiry in the secret namespace: a count the namespace
+/// table would hold in clear (its `expiring` field).
+const SECRET_EXPIRING: u32 = 4321;
+
+/// A database with two named namespaces and a checkpoint; the bytes of the
+/// checkpoint file.
+fn secret_namespaces(b: EmdbBuilder, path: &Path) -> Vec<u8> {
+    let db = b.build().unwrap();
+    let ns = db.namespace("secret-ns-name").unwrap();
+    db.transaction(|tx| {
+        let mut t = tx.namespace(&ns);
+        for i in 0..SECRET_EXPIRING {
+            t.insert_with_ttl(format!("k{i}"), "v", Ttl::After(Duration::from_secs(3600)))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    db.namespace("another-hidden-ns")
+        .unwrap()
+        .insert("a", "b")
+        .unwrap();
+    db.checkpoint().unwrap();
+    drop(db);
+    std::fs::read(format!("{}.ckpt", path.display())).unwrap()
+}
+
+/// The namespace table of a version-2 checkpoint, as stored.
+fn stored_table(ckpt: &[u8]) -> &[u8] {
+    let len = u64::from_le_bytes(ckpt[64..72].try_into().unwrap()) as usize;
+    &ckpt[4096..4096 + len]
+}
+
+fn assert_secret_namespaces_intact(db: &Emdb) {
+    let mut names = db.list_namespaces().unwrap();
+    names.sort();
+    assert!(names.contains(&"secret-ns-name".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"another-hidden-ns".to_string()),
+        "{names:?}"
+    );
+    let ns = db.namespace("secret-ns-name").unwrap();
+    assert_eq!(ns.len().unwrap(), SECRET_EXPIRING as usize);
+    assert_eq!(ns.expiring_len().unwrap(), u64::from(SECRET_EXPIRING));
+    assert_eq!(ns.get("k17").unwrap(), Some(b"v".to_vec()));
+    assert_eq!(
+        db.namespace("another-hidden-ns").unwrap().get("a").unwrap(),
+        Some(b"b".to_vec())
+    );
+}
+
+fn assert_no_secrets(ckpt: &[u8]) {
+    assert!(!contains(ckpt, b"secret-ns-name"));
+    assert!(!contains(ckpt, b"another-hidden-ns"));
+    let count = u64::from(SECRET_EXPIRING).to_le_bytes();
+    assert!(!contains(stored_table(ckpt), &count));
+}
+
+#[test]
+fn an_encrypted_checkpoint_shows_no_namespace_names_or_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    // The search works: a plain database's checkpoint shows both.
+    let plain = dir.path().join("plain.emdb");
+    let ckpt = secret_namespaces(Emdb::builder().path(&plain), &plain);
+    assert!(contains(&ckpt, b"secret-ns-name"));
+    let count = u64::from(SECRET_EXPIRING).to_le_bytes();
+    assert!(contains(stored_table(&ckpt), &count));
+
+    for cipher in [Cipher::Aes256Gcm, Cipher::ChaCha20Poly1305] {
+        let path = dir.path().join(format!("secret-{cipher:?}.emdb"));
+        let ckpt = secret_namespaces(keyed(&path, cipher), &path);
+        assert_eq!(&ckpt[8..12], &2u32.to_le_bytes());
+        assert_no_secrets(&ckpt);
+        // Opens from the checkpoint, without a replay.
+        let db = keyed(&path, cipher).build().unwrap();
+        let r = db.recovery_report();
+        assert!(r.used_checkpoint, "{:?}", r.checkpoint_rejected);
+        assert_eq!(r.records_replayed, 0);
+        assert_secret_namespaces_intact(&db);
+        drop(db);
+        // A wrong key is still refused.
+        assert!(matches!(
+            Emdb::builder()
+                .path(&path)
+                .encryption_key(OTHER_KEY)
+                .build(),
+            Err(Error::EncryptionKeyMismatch { .. })
+        ));
+    }
+}
+
+#[test]
+fn a_sealed_checkpoint_table_is_bound_to_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bound.emdb");
+    let ckpt_path = format!("{}.ckpt", path.display());
+    let good = secret_namespaces(keyed(&path, Cipher::Aes256Gcm), &path);
+    let reheader = |b: &mut [u8]| {
+        let crc = crc32fast::hash(&b[..100]);
+        b[100..104].copy_from_slice(&crc.to_le_bytes());
+    };
+    let retable = |b: &mut [u8]| {
+        let crc = crc32fast::hash(stored_table(b));
+        b[96..100].copy_from_slice(&crc.to_le_bytes());
+        let crc = crc32fast::hash(&b[..100]);
+        b[100..104].copy_from_slice(&crc.to_le_bytes());
+    };
+    // A header field changed (next namespace id), its CRC fixed; a byte of
+    // the sealed table flipped, both CRCs fixed: each is refused and the
+    // log replayed, with nothing lost.
+    let mut other_header = good.clone();
+    other_header[60] ^= 0x40;
+    reheader(&mut other_header);
+    let mut flipped = good.clone();
+    flipped[4096 + 40] ^= 0x01;
+    retable(&mut flipped);
+    for (what, bytes) in [("header", other_header), ("table", flipped)] {
+        std::fs::write(&ckpt_path, &bytes).unwrap();
+        let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+        let r = db.recovery_report();
+        assert!(!r.used_checkpoint, "{what}");
+        let why = r.checkpoint_rejected.clone().unwrap_or_default();
+        assert!(why.contains("authentication"), "{what}: {why}");
+        assert_secret_namespaces_intact(&db);
+    }
+}
+
+#[test]
+fn admin_rewrites_keep_checkpoint_names_sealed_only_when_encrypted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("admin-ns.emdb");
+    let ckpt_path = format!("{}.ckpt", path.display());
+    let backup = dir.path().join("admin-ns.emdb.encbak");
+    let read_ckpt = || std::fs::read(&ckpt_path).unwrap();
+    let ckpt = secret_namespaces(Emdb::builder().path(&path), &path);
+    assert!(contains(&ckpt, b"secret-ns-name"));
+    Emdb::enable_encryption(&path, EncryptionInput::Key(KEY)).unwrap();
+    std::fs::remove_file(&backup).unwrap();
+    assert_no_secrets(&read_ckpt());
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_key(KEY)
+            .build()
+            .unwrap();
+        assert!(db.recovery_report().used_checkpoint);
+        assert_secret_namespaces_intact(&db);
+    }
+    Emdb::rotate_encryption_key(
+        &path,
+        EncryptionInput::Key(KEY),
+        EncryptionInput::Key(OTHER_KEY),
+    )
+    .unwrap();
+    std::fs::remove_file(&backup).unwrap();
+    assert_no_secrets(&read_ckpt());
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_key(OTHER_KEY)
+            .build()
+            .unwrap();
+        assert!(db.recovery_report().used_checkpoint);
+        assert_secret_namespaces_intact(&db);
+    }
+    assert!(matches!(
+        Emdb::builder().path(&path).encryption_key(KEY).build(),
+        Err(Error::EncryptionKeyMismatch { .. })
+    ));
+    Emdb::disable_encryption(&path, EncryptionInput::Key(OTHER_KEY)).unwrap();
+    std::fs::remove_file(&backup).unwrap();
+    let db = Emdb::open(&path).unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    assert_secret_namespaces_intact(&db);
 }
 
 #[test]

@@ -369,17 +369,47 @@ pub(crate) fn encode_table(metas: &[NsMeta]) -> Vec<u8> {
     out
 }
 
-/// Decode and check the namespace table against `h`: sizes consistent, every
-/// shard's slots inside the slot pages, aligned so that a table of up to a
-/// page never straddles two pages, and no two blocks overlapping.
+/// Bytes a sealed namespace table adds to the plain one (nonce and AEAD tag,
+/// `crate::crypto::SEAL_OVERHEAD`).
+pub(crate) const TABLE_SEAL_OVERHEAD: u64 = 12 + 16;
+
+/// Associated data of an encrypted database's sealed namespace table: a
+/// label and the header's bytes `0..96` (all but the two CRCs), binding
+/// the table to the log and to the layout it describes (docs/FORMAT.md).
+pub(crate) fn table_aad(h: &HeaderV2) -> Vec<u8> {
+    let mut aad = b"emdb-ckpt-table-v2".to_vec();
+    aad.extend_from_slice(&h.encode()[..96]);
+    aad
+}
+
+/// Check the stored namespace table (sealed or not) against its CRC.
+pub(crate) fn check_table_crc(table: &[u8], h: &HeaderV2) -> Result<(), &'static str> {
+    if crc32fast::hash(table) != h.table_crc {
+        return Err("checkpoint namespace table checksum mismatch");
+    }
+    Ok(())
+}
+
+/// Decode and check a plain namespace table against `h`: its CRC, then
+/// [`parse_table`].
 pub(crate) fn decode_table(
     table: &[u8],
     h: &HeaderV2,
     shard_count: usize,
 ) -> Result<Vec<NsMeta>, &'static str> {
-    if crc32fast::hash(table) != h.table_crc {
-        return Err("checkpoint namespace table checksum mismatch");
-    }
+    check_table_crc(table, h)?;
+    parse_table(table, h, shard_count)
+}
+
+/// Decode and check the (plain, CRC-checked or authenticated) namespace
+/// table against `h`: sizes consistent, every shard's slots inside the slot
+/// pages, aligned so that a table of up to a page never straddles two
+/// pages, and no two blocks overlapping.
+pub(crate) fn parse_table(
+    table: &[u8],
+    h: &HeaderV2,
+    shard_count: usize,
+) -> Result<Vec<NsMeta>, &'static str> {
     let mut metas = Vec::with_capacity((h.ns_count as usize).min(1024));
     let mut at = 0usize;
     // (start, len) of every block: a shared block once, each private table.
@@ -531,8 +561,10 @@ pub(crate) struct Plan {
 /// Lay out the images: header page, table, shared blocks (page-aligned),
 /// private tables largest first (so each is aligned to its own size without
 /// padding), then the page CRCs. `table_crc` is filled in; the caller
-/// computes the page CRCs while writing.
-pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Plan {
+/// computes the page CRCs while writing. With `sealed`, room is left for
+/// the sealed table (`table_len` is the sealed length) and the caller seals
+/// `table` and sets `table_crc` ([`Plan::seal_table`]).
+pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage], sealed: bool) -> Plan {
     let shard_count = images.first().map_or(0, |n| n.shards.len());
     // Placeholders sized like the real table, to know where pages start.
     let mut metas: Vec<NsMeta> = images
@@ -546,7 +578,8 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Pla
             shards: vec![ShardPlace::default(); n.shards.len()],
         })
         .collect();
-    let table_len = encode_table(&metas).len() as u64;
+    let overhead = if sealed { TABLE_SEAL_OVERHEAD } else { 0 };
+    let table_len = encode_table(&metas).len() as u64 + overhead;
     let pages_at = (PAGE as u64 + table_len).next_multiple_of(PAGE as u64);
     let mut at = pages_at;
     let mut blocks = Vec::new();
@@ -623,7 +656,7 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Pla
     }
     let crcs_at = at.next_multiple_of(PAGE as u64);
     let table = encode_table(&metas);
-    debug_assert_eq!(table.len() as u64, table_len);
+    debug_assert_eq!(table.len() as u64 + overhead, table_len);
     Plan {
         header: HeaderV2 {
             binding,
@@ -637,6 +670,22 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Pla
         },
         table,
         blocks,
+    }
+}
+
+impl Plan {
+    /// Replace the plain table by its sealed form, made by `seal` from the
+    /// table's associated data ([`table_aad`]) and the plain table; the
+    /// length must be what [`plan`] left room for.
+    pub(crate) fn seal_table<E>(
+        &mut self,
+        seal: impl FnOnce(&[u8], &[u8]) -> Result<Vec<u8>, E>,
+    ) -> Result<(), E> {
+        let sealed = seal(&table_aad(&self.header), &self.table)?;
+        debug_assert_eq!(sealed.len() as u64, self.header.table_len);
+        self.header.table_crc = crc32fast::hash(&sealed);
+        self.table = sealed;
+        Ok(())
     }
 }
 
@@ -666,7 +715,7 @@ pub(crate) fn block_bytes(images: &[NsImage], kind: BlockKind, out: &mut Vec<u8>
 /// streams it with `crate::checkpoint`).
 #[cfg(test)]
 pub(crate) fn encode_v2(binding: Binding, next_ns_id: u32, images: &[NsImage]) -> Vec<u8> {
-    let p = plan(binding, next_ns_id, images);
+    let p = plan(binding, next_ns_id, images, false);
     let mut out = p.header.encode();
     out.extend_from_slice(&p.table);
     for b in &p.blocks {
