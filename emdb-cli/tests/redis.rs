@@ -30,27 +30,43 @@ impl Server {
             );
             return None;
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
-        let server = Server { child, port };
-        let start = Instant::now();
-        while server.cli(&["PING"]) != "PONG\n" {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "redis-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
+        // A port found free can be taken before the server binds it (then
+        // a PING would reach someone else's server): ours must answer with
+        // its own pid, or another port is tried.
+        for _ in 0..20 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut server = Server { child, port };
+            let ours = format!("process_id:{}", server.child.id());
+            let start = Instant::now();
+            loop {
+                if server.child.try_wait().unwrap().is_some() {
+                    break; // it could not bind the port
+                }
+                let info = server.cli(&["INFO", "server"]);
+                if info.lines().any(|l| l.trim() == ours) {
+                    return Some(server);
+                }
+                if info.contains("process_id:") {
+                    break; // another server answers there
+                }
+                assert!(
+                    start.elapsed() < Duration::from_secs(10),
+                    "redis-server did not start"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
-        Some(server)
+        panic!("redis-server did not start on any of 20 free ports");
     }
 
     fn cli(&self, args: &[&str]) -> String {

@@ -46,7 +46,21 @@ fn free_cluster_port() -> u16 {
 }
 
 impl Server {
+    /// A redis-server of our own on a free loopback port. A port found free
+    /// can be taken by someone else (another test's server, an outgoing
+    /// connection) before the server binds it: then our server exits and a
+    /// PING would reach the other one, so the server must answer with our
+    /// child's pid, or we try another port.
     fn start(cluster: bool) -> Server {
+        for _ in 0..20 {
+            if let Some(s) = Server::try_start(cluster) {
+                return s;
+            }
+        }
+        panic!("redis-server did not start on any of 20 free ports");
+    }
+
+    fn try_start(cluster: bool) -> Option<Server> {
         let dir = tempfile::tempdir().unwrap();
         let port = if cluster {
             free_cluster_port()
@@ -70,20 +84,32 @@ impl Server {
         let child = c
             .spawn()
             .expect("redis-server must be installed (.ci/run installs it)");
-        let s = Server {
+        let mut s = Server {
             child,
             port,
             _dir: dir,
         };
+        let ours = format!("process_id:{}", s.child.id());
         let start = Instant::now();
-        while s.cli(&["PING"]).trim() != "PONG" {
+        loop {
+            if s.child.try_wait().unwrap().is_some() {
+                // It could not bind the port.
+                return None;
+            }
+            let info = s.cli(&["INFO", "server"]);
+            if info.lines().any(|l| l.trim() == ours) {
+                return Some(s);
+            }
+            if info.contains("process_id:") {
+                // Another server answers on this port.
+                return None;
+            }
             assert!(
                 start.elapsed() < Duration::from_secs(10),
                 "redis-server did not start"
             );
             std::thread::sleep(Duration::from_millis(30));
         }
-        s
     }
 
     fn cli(&self, args: &[&str]) -> String {
@@ -224,6 +250,16 @@ fn same(a: &State, b: &State) -> bool {
 
 /// Wait until the target equals the export (the sync runs beside).
 fn wait_equal(db: &TestDb, servers: &[&Server], prefix: &dyn Fn(&str) -> String) {
+    wait_equal_or(db, servers, prefix, &String::new);
+}
+
+/// [`wait_equal`], adding `diagnose()` to the failure message.
+fn wait_equal_or(
+    db: &TestDb,
+    servers: &[&Server],
+    prefix: &dyn Fn(&str) -> String,
+    diagnose: &dyn Fn() -> String,
+) {
     let want = exported(db, prefix);
     let start = Instant::now();
     loop {
@@ -243,9 +279,10 @@ fn wait_equal(db: &TestDb, servers: &[&Server], prefix: &dyn Fn(&str) -> String)
                 .take(5)
                 .collect();
             panic!(
-                "target differs from the export: {} vs {} keys; missing {missing:?}, extra {extra:?}",
+                "target differs from the export: {} vs {} keys; missing {missing:?}, extra {extra:?}{}",
                 want.len(),
-                got.len()
+                got.len(),
+                diagnose()
             );
         }
         std::thread::sleep(Duration::from_millis(100));
@@ -564,14 +601,41 @@ fn dropped_connections_are_retried_without_losing_a_change() {
     let w = writer(&db.path);
     workload(&w, 0);
     let url = server.url();
-    let mut child = sync_child(&db, &["--to", &url, "--follow"]);
+    // The sync's stderr (its retries) goes to a file, shown if the test fails.
+    let log = db.file("sync.stderr");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .env("HOME", db.dir.path())
+        .env_remove("EMDB_PATH")
+        .arg("--db")
+        .arg(&db.path)
+        .args(["sync", "--to", &url, "--follow"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
     for round in 1..6 {
         workload(&w, round);
         // Cut every client connection, the sync's included, mid-stream.
         server.cli(&["CLIENT", "KILL", "TYPE", "normal"]);
         std::thread::sleep(Duration::from_millis(50));
     }
-    wait_equal(&db, &[&server], &default_prefix);
+    let pid = child.id();
+    wait_equal_or(&db, &[&server], &default_prefix, &|| {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("State:"))
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "exited".into());
+        let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+        let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
+        format!(
+            "\nsync process: {state}\nits stderr (last lines first):\n{}",
+            tail.join("\n")
+        )
+    });
     assert!(child.try_wait().unwrap().is_none(), "the sync gave up");
     sigkill(&mut child);
 }
