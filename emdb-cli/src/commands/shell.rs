@@ -353,10 +353,8 @@ impl Shell<'_> {
                 // Queued gets read the state before this put.
                 self.answer_gets(ui)?;
                 let start = self.pending.bytes.len();
-                let klen = push_decoded(&mut self.pending.bytes, codec.key, key).map_err(|e| {
-                    self.pending.bytes.truncate(start);
-                    e.context("KEY")
-                })?;
+                let klen = push_decoded(&mut self.pending.bytes, codec.key, key)
+                    .map_err(|e| e.context("KEY"))?;
                 let vlen =
                     push_decoded(&mut self.pending.bytes, codec.value, value).map_err(|e| {
                         self.pending.bytes.truncate(start);
@@ -376,10 +374,8 @@ impl Shell<'_> {
             (b"get", None) => {
                 self.commit_puts(s)?;
                 let start = self.gets.keys.len();
-                let len = push_decoded(&mut self.gets.keys, codec.key, key).map_err(|e| {
-                    self.gets.keys.truncate(start);
-                    e.context("KEY")
-                })?;
+                let len = push_decoded(&mut self.gets.keys, codec.key, key)
+                    .map_err(|e| e.context("KEY"))?;
                 if self.space.is_none() {
                     self.space = Some(self.space(s, false)?);
                 }
@@ -479,6 +475,7 @@ fn plain_words(line: &[u8]) -> Option<Words<'_>> {
 }
 
 /// Append `text` decoded from `enc`; returns how many bytes were added.
+/// Nothing is added when it does not decode.
 fn push_decoded(out: &mut Vec<u8>, enc: Encoding, text: &[u8]) -> CliResult<usize> {
     if enc == Encoding::Text {
         out.extend_from_slice(text);
