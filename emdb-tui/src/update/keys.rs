@@ -73,8 +73,16 @@ pub(super) fn keep_selection(app: &mut App, f: impl FnOnce(&mut KeyList)) {
         .list
         .row(app.keys.nav.selected)
         .map(|r| app.keys.list.row_bytes(r).to_vec());
+    // A row of a paged list whose chunk is not read yet has no key: it
+    // keeps its place.
+    let unread = before.as_ref().is_some_and(|k| k.is_empty()) && app.keys.list.is_paged();
+    let sel = app.keys.nav.selected;
     f(&mut app.keys.list);
-    let row = before.and_then(|k| app.keys.list.row_of(&k)).unwrap_or(0);
+    let row = if unread {
+        sel
+    } else {
+        before.and_then(|k| app.keys.list.row_of(&k)).unwrap_or(0)
+    };
     let (len, h) = (app.keys.list.row_count(), key_rows(app));
     app.keys.nav.select(row, len, h);
     selection_changed(app);
