@@ -603,10 +603,13 @@ impl App {
 
     /// Ask for the first stats and keys.
     pub fn start(&mut self) {
-        self.request(Request::Stats);
-        self.stats_pending = true;
+        // Keys first: the worker starts their scan on its own thread
+        // before it serves the first stats sample, which counts every
+        // namespace's unexpired keys (tens of ms at a million keys).
         let ns = self.config.namespace.clone();
         self.load_keys(ns);
+        self.request(Request::Stats);
+        self.stats_pending = true;
     }
 
     /// Send a request to the worker.

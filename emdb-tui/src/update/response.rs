@@ -188,7 +188,11 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             let same = app.keys.ns.as_ref() == Some(&ns)
                 && app.keys.list.scanned_filter() == filter
                 && (app.keys.list.row_count() > 0 || filter.is_empty());
-            if generation != app.keys.generation || same {
+            // (Only in the flat view by key: a provisional page would
+            // drop a tree or an order the whole answer can keep.)
+            let flat = app.keys.list.view() == ListView::Flat
+                && app.keys.list.sort() == crate::keylist::SortBy::Key;
+            if generation != app.keys.generation || same || !flat {
                 return;
             }
             let chunk = set.len();
