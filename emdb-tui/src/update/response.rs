@@ -105,7 +105,7 @@ fn install_list(
 /// Why the tree, the sorts and the expiring view are off in a paged list.
 pub(super) fn paged_note(app: &App) -> String {
     format!(
-        "{} keys are paged, not held: the tree, sorting by size or ttl, the expiring view and export need at most {} (filter first)",
+        "{} keys are paged, not held: tree, sort, x and export need at most {} (filter first)",
         units::count(app.keys.list.total() as u64),
         units::count(app.worker_paging().whole_limit as u64)
     )
