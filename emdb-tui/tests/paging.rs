@@ -252,3 +252,23 @@ fn staged_new_keys_show_in_a_paged_list() {
     assert_eq!(app.keys.list.row_of(b"k0000x"), Some(1));
     assert!(db.get("k0000x").unwrap().is_none());
 }
+
+#[test]
+fn found_keys_in_chunks_not_held_are_jumped_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with(&dir, 1000);
+    db.insert("k0900", "a needle here").unwrap();
+    db.insert("k0950", "another needle").unwrap();
+    db.flush().unwrap();
+    let mut app = paged_app(&db, false);
+    assert!(app.keys.list.row_of(b"k0900").is_none(), "not held yet");
+    keys(&mut app, "f");
+    keys(&mut app, "needle");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected(&app), "k0900");
+    assert_eq!(app.keys.nav.selected, 900);
+    keys(&mut app, "n");
+    assert_eq!(selected(&app), "k0950");
+    keys(&mut app, "n");
+    assert_eq!(selected(&app), "k0900");
+}
