@@ -272,3 +272,23 @@ fn found_keys_in_chunks_not_held_are_jumped_to() {
     keys(&mut app, "n");
     assert_eq!(selected(&app), "k0900");
 }
+
+#[test]
+fn a_reload_of_a_paged_list_keeps_the_selected_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with(&dir, 1000);
+    let mut app = paged_app(&db, false);
+    for _ in 0..10 {
+        press(&mut app, KeyCode::PageDown);
+    }
+    let before = selected(&app);
+    assert!(app.keys.nav.selected > 200);
+    // `r` reads every key again (as after a compaction): the new pages
+    // hold only their first chunk when they arrive.
+    keys(&mut app, "r");
+    assert_eq!(selected(&app), before);
+    db.compact().unwrap();
+    act(&mut app, Action::Tick(t0()));
+    act(&mut app, Action::Tick(t0()));
+    assert_eq!(selected(&app), before);
+}

@@ -81,7 +81,17 @@ pub(super) fn keep_selection(app: &mut App, f: impl FnOnce(&mut KeyList)) {
     let row = if unread {
         sel
     } else {
-        before.and_then(|k| app.keys.list.row_of(&k)).unwrap_or(0)
+        // In a paged list the key's chunk may not be read yet (a list read
+        // again holds only its first chunk): stand at the chunk's start
+        // and select the key when the chunk comes.
+        match before.and_then(|k| app.keys.list.row_near(&k).map(|(r, exact)| (r, exact, k))) {
+            Some((r, true, _)) => r,
+            Some((r, false, k)) => {
+                app.keys.pending_select = Some(k);
+                r
+            }
+            None => 0,
+        }
     };
     let (len, h) = (app.keys.list.row_count(), key_rows(app));
     app.keys.nav.select(row, len, h);

@@ -512,6 +512,8 @@ pub(super) fn step(app: &mut App, delta: isize) {
             }
         }
         Pane::Keys => {
+            // Moving on forgets a key waited for.
+            app.keys.pending_select = None;
             let (len, h) = (app.keys.list.row_count(), key_rows(app));
             app.keys.nav.step(delta, len, h);
             selection_changed(app);

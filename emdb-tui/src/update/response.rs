@@ -245,12 +245,15 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             }
             // A key waited for (a jump into a chunk not held yet).
             if let Some(key) = app.keys.pending_select.clone() {
-                if let Some((row, exact)) = app.keys.list.row_near(&key) {
-                    if exact {
+                match app.keys.list.row_near(&key) {
+                    Some((row, true)) => {
                         app.keys.pending_select = None;
                         let (len, h) = (app.keys.list.row_count(), key_rows(app));
                         app.keys.nav.select(row, len, h);
                     }
+                    Some((_, false)) => {}
+                    // Its chunk came without it: gone.
+                    None => app.keys.pending_select = None,
                 }
             }
             if was.is_none() || app.keys.pending_select.is_none() {
