@@ -1,5 +1,8 @@
-//! The key list model: every key of a namespace, sorted, with the filter,
-//! the tree grouping and the "expiring soon" view applied.
+//! The key list model: the keys of a namespace (every key, or the matches
+//! of a filter the worker scanned for), sorted, with the filter, the tree
+//! grouping and the "expiring soon" view applied; or, past
+//! [`crate::worker::WHOLE_LIMIT`] keys, pages of them (see
+//! [`crate::pages`]).
 //!
 //! Built for a million keys: keys live in one byte arena, a filter narrows
 //! the previous result while the user keeps typing (and steps back to a
@@ -775,7 +778,8 @@ impl KeyList {
         self.refilter();
     }
 
-    /// The underlying keys.
+    /// The held keys: every key of the namespace, or the matches of the
+    /// scanned filter (see [`KeyList::holds_all`]); empty in a paged list.
     pub fn set(&self) -> &KeySet {
         &self.set
     }
