@@ -222,6 +222,43 @@ fn in_process_follower_sees_writes_and_compaction() {
     assert_eq!(r.list_namespaces().unwrap(), vec!["n"]);
 }
 
+/// A refresh reads 64 KiB first and grows its reads while whole buffers
+/// decode: units bigger than the first read (and than the 4 MiB largest
+/// read), and megabytes of small units in one refresh, all arrive.
+#[test]
+fn a_follower_catches_up_with_units_bigger_than_its_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.emdb");
+    let w = Emdb::open(&path).unwrap();
+    w.insert("first", "1").unwrap();
+    w.flush().unwrap();
+    let r = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    let mut want: Vec<(String, Vec<u8>)> = Vec::new();
+    for (i, len) in [100usize << 10, 10, 1 << 20, 5 << 20, 70 << 10]
+        .into_iter()
+        .enumerate()
+    {
+        let key = format!("big{i}");
+        let value: Vec<u8> = (0..len).map(|j| (j * 31 + i) as u8).collect();
+        w.insert(&key, &value).unwrap();
+        want.push((key, value));
+    }
+    // 6 MiB of small records after them.
+    for i in 0..60_000u32 {
+        let key = format!("small{i:05}");
+        let value = vec![(i % 251) as u8; 100];
+        w.insert(&key, &value).unwrap();
+        want.push((key, value));
+    }
+    w.flush().unwrap();
+    // (The handle's own follower thread may have applied part already.)
+    r.refresh().unwrap();
+    for (key, value) in &want {
+        assert_eq!(r.get(key).unwrap().as_deref(), Some(&value[..]), "{key}");
+    }
+    assert_eq!(r.len().unwrap(), want.len() + 1);
+}
+
 /// A follower's sorted reads agree with its hash reads as it catches up:
 /// new keys, deletes, a checkpoint with a sorted block, a compaction.
 #[test]

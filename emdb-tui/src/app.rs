@@ -329,6 +329,8 @@ pub struct KeysPane {
     pub log_end: u64,
     /// A follow-up of the records since `log_end` is in flight.
     pub following: bool,
+    /// A key to select once its chunk of a paged list is read.
+    pub pending_select: Option<Vec<u8>>,
     /// Compactions counted when the shown keys were read: after one, log
     /// offsets mean something else and the keys are read again.
     pub compactions: u64,
@@ -601,15 +603,23 @@ impl App {
 
     /// Ask for the first stats and keys.
     pub fn start(&mut self) {
-        self.request(Request::Stats);
-        self.stats_pending = true;
+        // Keys first: the worker starts their scan on its own thread
+        // before it serves the first stats sample, which counts every
+        // namespace's unexpired keys (tens of ms at a million keys).
         let ns = self.config.namespace.clone();
         self.load_keys(ns);
+        self.request(Request::Stats);
+        self.stats_pending = true;
     }
 
     /// Send a request to the worker.
     pub fn request(&mut self, req: Request) {
         self.worker.send(req);
+    }
+
+    /// How the worker pages key lists.
+    pub fn worker_paging(&self) -> crate::worker::Paging {
+        self.worker.paging()
     }
 
     /// The next worker response, if any.
@@ -627,7 +637,19 @@ impl App {
             loaded: 0,
             started_ms: self.now_ms,
         });
-        self.request(Request::LoadKeys { ns, generation });
+        // A list that holds every key is read whole again (it filters
+        // itself); a paged one, or one holding a filter's matches, scans
+        // for the filter typed now. Another namespace starts without one.
+        let filter = if self.keys.ns.as_ref() == Some(&ns) && !self.keys.list.holds_all() {
+            self.keys.list.filter().to_string()
+        } else {
+            String::new()
+        };
+        self.request(Request::LoadKeys {
+            ns,
+            generation,
+            filter,
+        });
     }
 
     /// The namespace selected in the namespace pane.

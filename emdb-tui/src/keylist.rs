@@ -1,5 +1,8 @@
-//! The key list model: every key of a namespace, sorted, with the filter,
-//! the tree grouping and the "expiring soon" view applied.
+//! The key list model: the keys of a namespace (every key, or the matches
+//! of a filter the worker scanned for), sorted, with the filter, the tree
+//! grouping and the "expiring soon" view applied; or, past
+//! [`crate::worker::WHOLE_LIMIT`] keys, pages of them (see
+//! [`crate::pages`]).
 //!
 //! Built for a million keys: keys live in one byte arena, a filter narrows
 //! the previous result while the user keeps typing (and steps back to a
@@ -10,6 +13,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use crate::escape::unescape;
+use crate::pages::{ChunkWant, Pages};
 
 /// One key's place in the arena, with its value size and expiry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,6 +255,32 @@ impl KeySet {
         self.garbage = 0;
     }
 
+    /// The keys at positions `range`, as a set of their own.
+    pub fn slice(&self, range: Range<usize>) -> KeySet {
+        let mut out = KeySet::new();
+        for i in range {
+            if let Some(e) = self.entries.get(i) {
+                out.push(slice(&self.bytes, e), u64::from(e.size), e.expires_ms);
+            }
+        }
+        out
+    }
+
+    /// Keep only the first `len` keys.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.entries.len() {
+            return;
+        }
+        for e in &self.entries[len..] {
+            self.garbage += e.len as usize;
+            self.value_bytes -= u64::from(e.size);
+        }
+        self.entries.truncate(len);
+        self.relayout();
+        self.entries.shrink_to_fit();
+        self.bytes.shrink_to_fit();
+    }
+
     /// Sum of the value sizes of every key.
     pub fn value_bytes(&self) -> u64 {
         self.value_bytes
@@ -265,6 +295,11 @@ impl KeySet {
 fn slice<'a>(bytes: &'a [u8], e: &KeyEntry) -> &'a [u8] {
     let start = e.off as usize;
     bytes.get(start..start + e.len as usize).unwrap_or(&[])
+}
+
+/// The filter a scan for `text` applies (`None`: every key).
+fn base_pattern(text: &str) -> Option<Pattern> {
+    (!text.is_empty() && text != "^").then(|| Pattern::parse(text))
 }
 
 /// How a filter matches keys.
@@ -560,6 +595,16 @@ pub struct KeyList {
     delimiter: u8,
     expanded: HashSet<Vec<u8>>,
     rows: Vec<Row>,
+    /// The keys the set (or the pages) holds: those matching this filter
+    /// as the worker scanned for it, or every key (`None`).
+    base: Option<Pattern>,
+    /// The filter text `base` was parsed from.
+    base_text: String,
+    /// A big list held as chunks around the cursor (`set` is then empty).
+    paged: Option<Pages>,
+    /// The filter changed in a way the held keys cannot answer: the
+    /// worker has to scan for it.
+    want_scan: bool,
 }
 
 impl KeyList {
@@ -574,9 +619,145 @@ impl KeyList {
         list
     }
 
+    /// A list over what a worker scan for `scanned` (filter text, empty
+    /// for every key) found: the keys whole (`set`), or `pages` when there
+    /// were too many to hold. `filter` is the filter typed now (it may have
+    /// moved on since the scan started).
+    pub fn from_scan(
+        set: KeySet,
+        pages: Option<Pages>,
+        scanned: &str,
+        filter: &str,
+        delimiter: u8,
+    ) -> KeyList {
+        let base = base_pattern(scanned);
+        let mut list = KeyList {
+            set,
+            delimiter,
+            base,
+            base_text: scanned.to_string(),
+            paged: pages,
+            ..KeyList::default()
+        };
+        list.filter = filter.to_string();
+        list.refilter();
+        list
+    }
+
+    /// The filter text the held keys were scanned for (empty: every key).
+    pub fn scanned_filter(&self) -> &str {
+        &self.base_text
+    }
+
+    /// True when the list is paged (too many keys to hold).
+    pub fn is_paged(&self) -> bool {
+        self.paged.is_some()
+    }
+
+    /// The pages of a paged list.
+    pub fn pages(&self) -> Option<&Pages> {
+        self.paged.as_ref()
+    }
+
+    /// True (once) when the filter needs a scan by the worker.
+    pub fn take_want_scan(&mut self) -> bool {
+        std::mem::take(&mut self.want_scan)
+    }
+
+    /// True when the held keys are every key of the namespace (not only
+    /// the matches of a filter scanned for, nor pages).
+    pub fn holds_all(&self) -> bool {
+        self.base.is_none() && self.paged.is_none()
+    }
+
+    /// Keys of the namespace (or of the scanned filter's matches) in the
+    /// list, held or not.
+    pub fn total(&self) -> usize {
+        match &self.paged {
+            Some(p) => p.total(),
+            None => self.set.len(),
+        }
+    }
+
+    /// Bytes of the values of [`KeyList::total`]'s keys.
+    pub fn total_bytes(&self) -> u64 {
+        match &self.paged {
+            Some(p) => p.value_bytes(),
+            None => self.set.value_bytes(),
+        }
+    }
+
+    /// Whether `key` is in the list (`None`: unknown, its page is not held).
+    pub fn contains(&self, key: &[u8]) -> Option<bool> {
+        match &self.paged {
+            Some(p) => p.contains(key),
+            None => Some(self.set.find(key).is_some()),
+        }
+    }
+
+    /// Chunk reads a paged list needs to show rows `rows` around the
+    /// selected row `cursor` (see [`Pages::wants`]).
+    pub fn wants(&mut self, rows: Range<usize>, cursor: usize) -> Vec<ChunkWant> {
+        match &mut self.paged {
+            Some(p) => p.wants(rows, cursor),
+            None => Vec::new(),
+        }
+    }
+
+    /// Store a chunk read (see [`Pages::fill`]); returns true when rows moved.
+    pub fn fill_chunk(
+        &mut self,
+        chunk: usize,
+        lo: &Option<Vec<u8>>,
+        count: usize,
+        bytes: u64,
+        keys: Option<KeySet>,
+    ) -> bool {
+        match &mut self.paged {
+            Some(p) => p.fill(chunk, lo, count, bytes, keys),
+            None => false,
+        }
+    }
+
+    /// Row of `key`, or where its chunk starts when that is not held (a
+    /// paged list): `(row, exact)`.
+    pub fn row_near(&self, key: &[u8]) -> Option<(usize, bool)> {
+        match &self.paged {
+            Some(p) => match p.row_of(key) {
+                Ok(r) => Some((r, true)),
+                Err(Some(c)) => Some((p.start_of(c), false)),
+                Err(None) => None,
+            },
+            None => self.row_of(key).map(|r| (r, true)),
+        }
+    }
+
+    /// Size and expiry of the key of `row`.
+    pub fn row_entry(&self, row: Row) -> Option<&KeyEntry> {
+        match row {
+            Row::Key { entry, .. } => match &self.paged {
+                Some(p) => p.entry(entry as usize),
+                None => self.set.entry(entry as usize),
+            },
+            Row::Group { .. } => None,
+        }
+    }
+
     /// Apply changes to the keys (see [`KeySet::apply`]), keeping filter,
     /// view and open groups.
     pub fn apply(&mut self, changes: Vec<KeyChange>) {
+        // Keys the scanned filter does not match are not this list's.
+        let changes: Vec<KeyChange> = match &self.base {
+            Some(base) => changes
+                .into_iter()
+                .filter(|c| base.matches(c.key()))
+                .collect(),
+            None => changes,
+        };
+        if let Some(p) = &mut self.paged {
+            p.apply(changes, None);
+            return;
+        }
         if self.set.apply(changes) {
             self.cache.clear();
             self.refilter();
@@ -590,11 +771,15 @@ impl KeyList {
     /// Swap in a freshly loaded set, keeping filter, view and open groups.
     pub fn replace_set(&mut self, set: KeySet) {
         self.set = set;
+        self.paged = None;
+        self.base = None;
+        self.base_text.clear();
         self.cache.clear();
         self.refilter();
     }
 
-    /// The underlying keys.
+    /// The held keys: every key of the namespace, or the matches of the
+    /// scanned filter (see [`KeyList::holds_all`]); empty in a paged list.
     pub fn set(&self) -> &KeySet {
         &self.set
     }
@@ -640,6 +825,9 @@ impl KeyList {
     /// Number of keys that pass the filter (and, in the expiring view, have
     /// an expiry).
     pub fn match_count(&self) -> usize {
+        if let Some(p) = &self.paged {
+            return p.total();
+        }
         match self.view {
             ListView::Expiring => self.rows.len(),
             _ => self.matches.len(),
@@ -649,12 +837,17 @@ impl KeyList {
     /// The keys the list shows (every match of the filter; in the expiring
     /// view only those with an expiry), in key order, groups included
     /// whole.
-    pub fn listed_keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
+    /// A paged list lists none (its keys are not held): see
+    /// [`KeyList::is_paged`].
+    pub fn listed_keys(&self) -> Box<dyn Iterator<Item = &[u8]> + '_> {
+        if self.paged.is_some() {
+            return Box::new(std::iter::empty());
+        }
         let expiring = self.view == ListView::Expiring;
-        self.matches.iter().filter_map(move |&i| {
+        Box::new(self.matches.iter().filter_map(move |&i| {
             let e = self.set.entry(i as usize)?;
             (!expiring || e.expires_ms != 0).then(|| self.set.key(i as usize))
-        })
+        }))
     }
 
     /// Change the filter text, narrowing the last result when the new text
@@ -682,6 +875,24 @@ impl KeyList {
 
     fn refilter(&mut self) {
         let text = self.filter.clone();
+        let wanted = base_pattern(&text);
+        // The held keys answer the filter when they are every key, the
+        // matches of this very filter, or of one it narrows.
+        let answers = match (&self.base, &wanted) {
+            (None, None) => true,
+            (None, Some(_)) => self.paged.is_none(),
+            (Some(_), None) => false,
+            (Some(b), Some(w)) => b == w || (self.paged.is_none() && b.narrows_to(w)),
+        };
+        if !answers {
+            self.want_scan = true;
+        }
+        if self.paged.is_some() {
+            // Rows are the pages as scanned; a scan for the new filter
+            // replaces them.
+            self.pattern = wanted;
+            return;
+        }
         if text.is_empty() || text == "^" {
             self.pattern = None;
             self.cache.clear();
@@ -838,6 +1049,9 @@ impl KeyList {
 
     /// Number of rows shown.
     pub fn row_count(&self) -> usize {
+        if let Some(p) = &self.paged {
+            return p.total();
+        }
         if self.uses_rows() {
             self.rows.len()
         } else {
@@ -845,8 +1059,16 @@ impl KeyList {
         }
     }
 
-    /// Row `i`.
+    /// Row `i`. In a paged list the entry of a key row is the row itself
+    /// (its key is there once its chunk is held).
     pub fn row(&self, i: usize) -> Option<Row> {
+        if let Some(p) = &self.paged {
+            return (i < p.total()).then_some(Row::Key {
+                entry: u32::try_from(i).unwrap_or(u32::MAX),
+                depth: 0,
+                skip: 0,
+            });
+        }
         if self.uses_rows() {
             return self.rows.get(i).copied();
         }
@@ -860,7 +1082,10 @@ impl KeyList {
     /// The full key of a key row, or the prefix of a group row.
     pub fn row_bytes(&self, row: Row) -> &[u8] {
         match row {
-            Row::Key { entry, .. } => self.set.key(entry as usize),
+            Row::Key { entry, .. } => match &self.paged {
+                Some(p) => p.key(entry as usize).unwrap_or(&[]),
+                None => self.set.key(entry as usize),
+            },
             Row::Group {
                 first, prefix_len, ..
             } => {
@@ -873,6 +1098,9 @@ impl KeyList {
 
     /// The key of row `i`, when it is a key row.
     pub fn key_at(&self, i: usize) -> Option<&[u8]> {
+        if let Some(p) = &self.paged {
+            return p.key(i);
+        }
         match self.row(i)? {
             row @ Row::Key { .. } => Some(self.row_bytes(row)),
             Row::Group { .. } => None,
@@ -881,6 +1109,9 @@ impl KeyList {
 
     /// Row showing `key` (or, in the tree view, the group that hides it).
     pub fn row_of(&self, key: &[u8]) -> Option<usize> {
+        if let Some(p) = &self.paged {
+            return p.row_of(key).ok();
+        }
         match self.view {
             ListView::Flat if self.sort == SortBy::Key => {
                 let entry = self.set.find(key)? as u32;

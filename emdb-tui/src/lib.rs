@@ -41,6 +41,7 @@ pub mod event_loop;
 pub mod history;
 pub mod keylist;
 pub mod keymap;
+pub mod pages;
 pub mod terminal;
 pub mod ui;
 pub mod units;

@@ -8,7 +8,6 @@
 //! the same work synchronously, for tests.
 
 use std::collections::VecDeque;
-use std::ops::Bound;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -18,7 +17,31 @@ use std::time::{Duration, Instant};
 use emdb_core::{Emdb, Stats, Ttl};
 use emdb_tools::Space;
 
-use crate::keylist::{KeyChange, KeySet};
+use crate::keylist::{KeyChange, KeySet, Pattern};
+use crate::pages::{scan_bounds, Pages, CHUNK};
+
+/// When a key list is paged rather than held whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Paging {
+    /// A namespace (or a filter's matches) with more keys than this is
+    /// paged: only chunks around the cursor are held.
+    pub whole_limit: usize,
+    /// Keys per chunk.
+    pub chunk: usize,
+}
+
+impl Default for Paging {
+    /// Up to 100,000 keys whole (a few MB), chunks of [`CHUNK`] keys.
+    fn default() -> Paging {
+        Paging {
+            whole_limit: WHOLE_LIMIT,
+            chunk: CHUNK,
+        }
+    }
+}
+
+/// Keys held whole at most (see [`Paging`]).
+pub const WHOLE_LIMIT: usize = 100_000;
 
 /// A namespace: `None` is the default (unnamed) one.
 pub type NsName = Option<String>;
@@ -63,12 +86,35 @@ pub enum Request {
     Stats,
     /// Catch up with the writer now (read-only handles).
     Refresh,
-    /// Every key of a namespace, with sizes and expiries, sorted.
+    /// The keys of a namespace matching a filter, with sizes and
+    /// expiries, in key order: all of them when there are at most
+    /// [`Paging::whole_limit`], else the first chunk and the chunk index of
+    /// a paged list (see [`crate::pages`]).
     LoadKeys {
         /// The namespace.
         ns: NsName,
         /// Echoed in the response so stale loads can be ignored.
         generation: u64,
+        /// The filter text (empty: every key).
+        filter: String,
+    },
+    /// One chunk of a paged list: the keys matching `filter` in
+    /// `[lo, hi)`, or only their count and bytes.
+    LoadChunk {
+        /// The namespace.
+        ns: NsName,
+        /// The list's generation, echoed.
+        generation: u64,
+        /// The chunk's index, echoed.
+        chunk: usize,
+        /// Its first key (`None`: from the start of the filter's keys).
+        lo: Option<Vec<u8>>,
+        /// The next chunk's first key, excluded (`None`: to the end).
+        hi: Option<Vec<u8>>,
+        /// The list's filter text.
+        filter: String,
+        /// Count only, do not send the keys.
+        count_only: bool,
     },
     /// The keys of `ns` that records since log offset `since` touched,
     /// with their current size and expiry (or gone): the key list follows
@@ -145,19 +191,50 @@ pub enum Response {
         /// Keys read so far.
         loaded: usize,
     },
+    /// The first chunk of a key load still running, to show at once.
+    KeysFirst {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The filter text scanned for.
+        filter: String,
+        /// The first keys, sorted.
+        set: KeySet,
+    },
     /// A key load finished.
     Keys {
         /// The load's generation.
         generation: u64,
         /// The namespace.
         ns: NsName,
-        /// The keys, sorted.
+        /// The filter text scanned for (empty: every key).
+        filter: String,
+        /// The keys, sorted (empty when `pages` is given).
         set: KeySet,
+        /// The keys as pages, when there were more than
+        /// [`Paging::whole_limit`].
+        pages: Option<Pages>,
         /// Log size just before the keys were read: a later size means the
         /// list may be stale.
         log_end: u64,
         /// How long it took.
         took: Duration,
+    },
+    /// The answer to [`Request::LoadChunk`].
+    Chunk {
+        /// The list's generation.
+        generation: u64,
+        /// The chunk's index.
+        chunk: usize,
+        /// Its first key as asked.
+        lo: Option<Vec<u8>>,
+        /// Keys in it.
+        count: usize,
+        /// Bytes of their values.
+        bytes: u64,
+        /// The keys, unless only counted.
+        keys: Option<KeySet>,
     },
     /// The answer to [`Request::FollowKeys`].
     KeysTouched {
@@ -413,38 +490,121 @@ fn count_live(db: &Emdb, stats: &Stats) -> emdb_core::Result<Vec<(String, u64)>>
 /// Send progress every this many keys.
 const PROGRESS_EVERY: usize = 100_000;
 
-/// Read every key of `ns` with its value size and expiry, in key order
-/// from the engine's sorted order (one record read per key, no sort of
-/// our own). Returns `None` when cancelled.
+/// What a key scan found: every match, or the first chunk and the index
+/// of a paged list.
+struct Scanned {
+    set: KeySet,
+    pages: Option<Pages>,
+}
+
+/// Read the keys of `ns` matching `filter` with their value sizes and
+/// expiries, in key order from the engine's sorted order (one record read
+/// per key, no sort of our own), holding at most `paging.whole_limit` of
+/// them: past that only the first chunk is kept, and every chunk's first
+/// key, count and bytes. Sends the first chunk as soon as it is read.
+/// Returns `None` when cancelled.
 fn load_keys(
     db: &Emdb,
     ns: &NsName,
     generation: u64,
+    filter: &str,
+    paging: Paging,
     cancel: &AtomicBool,
     out: &mut dyn FnMut(Response),
-) -> Result<Option<KeySet>, JobError> {
+) -> Result<Option<Scanned>, JobError> {
     let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
     let mut set = KeySet::new();
-    let mut range = space.range(Bound::Unbounded, Bound::Unbounded)?;
-    let mut n = 0usize;
+    if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
+        return Ok(Some(Scanned { set, pages: None }));
+    }
+    let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
+    let mut range = space.range(lo, hi)?;
+    let chunk = paging.chunk.max(1);
+    let mut index: Vec<(Option<Vec<u8>>, usize, u64)> = vec![(None, 0, 0)];
+    let (mut scanned, mut n) = (0usize, 0usize);
+    let mut paged = false;
     while let Some(item) = range.next_key_info() {
         let (key, size, expires_ms) = item?;
-        n += 1;
-        if n.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
+        scanned += 1;
+        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        if n.is_multiple_of(PROGRESS_EVERY) {
+        if scanned.is_multiple_of(PROGRESS_EVERY) {
             out(Response::KeysProgress {
                 generation,
-                loaded: n,
+                loaded: scanned,
             });
         }
-        set.push(&key, size as u64, expires_ms);
+        if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+            continue;
+        }
+        if n > 0 && n.is_multiple_of(chunk) {
+            index.push((Some(key.clone()), 0, 0));
+        }
+        if let Some(last) = index.last_mut() {
+            last.1 += 1;
+            last.2 += size as u64;
+        }
+        n += 1;
+        if !paged {
+            set.push(&key, size as u64, expires_ms);
+            if n == chunk {
+                out(Response::KeysFirst {
+                    generation,
+                    ns: ns.clone(),
+                    filter: filter.to_string(),
+                    set: set.clone(),
+                });
+            }
+            if n > paging.whole_limit {
+                paged = true;
+                set.truncate(chunk);
+            }
+        }
     }
     // Already in key order: this only checks it (and keeps KeySet's rule
     // that a loaded set is sorted whatever the source).
     set.sort();
-    Ok(Some(set))
+    if paged {
+        let pages = Pages::new(index, set, chunk);
+        return Ok(Some(Scanned {
+            set: KeySet::new(),
+            pages: Some(pages),
+        }));
+    }
+    Ok(Some(Scanned { set, pages: None }))
+}
+
+/// The keys matching `filter` in `[lo, hi)` (a chunk of a paged list),
+/// with their count and bytes; only counted when `count_only`.
+fn load_chunk(
+    db: &Emdb,
+    ns: &NsName,
+    lo: Option<&[u8]>,
+    hi: Option<&[u8]>,
+    filter: &str,
+    count_only: bool,
+) -> Result<(usize, u64, Option<KeySet>), JobError> {
+    let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let (lo, hi) = scan_bounds(pattern.as_ref(), lo, hi);
+    let mut range = space.range(lo, hi)?;
+    let mut set = KeySet::new();
+    let (mut count, mut bytes) = (0usize, 0u64);
+    while let Some(item) = range.next_key_info() {
+        let (key, size, expires_ms) = item?;
+        if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+            continue;
+        }
+        count += 1;
+        bytes += size as u64;
+        if !count_only {
+            set.push(&key, size as u64, expires_ms);
+        }
+    }
+    set.sort();
+    Ok((count, bytes, (!count_only).then_some(set)))
 }
 
 /// The keys of `ns` touched since `since`, each with its state now.
@@ -603,6 +763,7 @@ fn serve(
     db: &Emdb,
     req: Request,
     compacting: bool,
+    paging: Paging,
     live: &mut LiveCounts,
     out: &mut dyn FnMut(Response),
 ) {
@@ -713,10 +874,33 @@ fn serve(
             Err(e) => out(fail(Job::Namespace, e.into())),
         },
         Request::Compact => compact(db, out),
-        Request::LoadKeys { ns, generation } => {
+        Request::LoadKeys {
+            ns,
+            generation,
+            filter,
+        } => {
             let cancel = AtomicBool::new(false);
-            keys_response(db, ns, generation, &cancel, out);
+            keys_response(db, ns, generation, filter, paging, &cancel, out);
         }
+        Request::LoadChunk {
+            ns,
+            generation,
+            chunk,
+            lo,
+            hi,
+            filter,
+            count_only,
+        } => match load_chunk(db, &ns, lo.as_deref(), hi.as_deref(), &filter, count_only) {
+            Ok((count, bytes, keys)) => out(Response::Chunk {
+                generation,
+                chunk,
+                lo,
+                count,
+                bytes,
+                keys,
+            }),
+            Err(e) => out(fail(Job::LoadKeys, e)),
+        },
     }
 }
 
@@ -724,16 +908,20 @@ fn keys_response(
     db: &Emdb,
     ns: NsName,
     generation: u64,
+    filter: String,
+    paging: Paging,
     cancel: &AtomicBool,
     out: &mut dyn FnMut(Response),
 ) {
     let start = Instant::now();
     let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
-    match load_keys(db, &ns, generation, cancel, out) {
-        Ok(Some(set)) => out(Response::Keys {
+    match load_keys(db, &ns, generation, &filter, paging, cancel, out) {
+        Ok(Some(Scanned { set, pages })) => out(Response::Keys {
             generation,
             ns,
+            filter,
             set,
+            pages,
             log_end,
             took: start.elapsed(),
         }),
@@ -774,6 +962,7 @@ fn compaction_tmp_len(db: &Emdb) -> Option<u64> {
 /// The UI's handle on the worker.
 pub struct Worker {
     inner: Inner,
+    paging: Paging,
 }
 
 enum Inner {
@@ -786,19 +975,26 @@ enum Inner {
         db: Emdb,
         queue: VecDeque<Response>,
         live: LiveCounts,
+        paging: Paging,
     },
 }
 
 impl Worker {
     /// A worker with its own threads.
     pub fn spawn(db: Emdb) -> Worker {
+        Worker::spawn_with(db, Paging::default())
+    }
+
+    /// A worker with its own threads, paging key lists as `paging` says.
+    pub fn spawn_with(db: Emdb, paging: Paging) -> Worker {
         let (req_tx, req_rx) = mpsc::channel();
         let (resp_tx, resp_rx) = mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("emdb-tui-io".into())
-            .spawn(move || io_thread(db, req_rx, resp_tx));
+            .spawn(move || io_thread(db, paging, req_rx, resp_tx));
         match spawned {
             Ok(thread) => Worker {
+                paging,
                 inner: Inner::Threaded {
                     requests: Some(req_tx),
                     responses: resp_rx,
@@ -813,6 +1009,7 @@ impl Worker {
                     error: JobError::Os(e),
                 });
                 Worker {
+                    paging,
                     inner: Inner::Threaded {
                         requests: None,
                         responses: rx,
@@ -826,9 +1023,17 @@ impl Worker {
     /// A worker that does each request at once on the calling thread
     /// (deterministic, for tests).
     pub fn inline(db: Emdb) -> Worker {
+        Worker::inline_with(db, Paging::default())
+    }
+
+    /// An inline worker paging key lists as `paging` says (tests page
+    /// small namespaces with it).
+    pub fn inline_with(db: Emdb, paging: Paging) -> Worker {
         Worker {
+            paging,
             inner: Inner::Inline {
                 db,
+                paging,
                 queue: VecDeque::new(),
                 live: LiveCounts {
                     min_every: Duration::ZERO,
@@ -839,6 +1044,11 @@ impl Worker {
         }
     }
 
+    /// How key lists are paged.
+    pub fn paging(&self) -> Paging {
+        self.paging
+    }
+
     /// Queue a request.
     pub fn send(&mut self, req: Request) {
         match &mut self.inner {
@@ -847,9 +1057,12 @@ impl Worker {
                     let _ = r.send(req);
                 }
             }
-            Inner::Inline { db, queue, live } => {
-                serve(db, req, false, live, &mut |r| queue.push_back(r))
-            }
+            Inner::Inline {
+                db,
+                queue,
+                live,
+                paging,
+            } => serve(db, req, false, *paging, live, &mut |r| queue.push_back(r)),
         }
     }
 
@@ -879,7 +1092,7 @@ impl Drop for Worker {
     }
 }
 
-fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
+fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<Response>) {
     let mut load_cancel: Option<Arc<AtomicBool>> = None;
     let mut loaders: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let compacting = Arc::new(AtomicBool::new(false));
@@ -910,7 +1123,11 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
                     purpose: ValuePurpose::Show,
                     ..
                 } if Some(i) != last_show => {}
-                Request::LoadKeys { ns, generation } => {
+                Request::LoadKeys {
+                    ns,
+                    generation,
+                    filter,
+                } => {
                     if let Some(c) = load_cancel.take() {
                         c.store(true, Ordering::Relaxed);
                     }
@@ -920,7 +1137,7 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
                     let spawned = std::thread::Builder::new()
                         .name("emdb-tui-keys".into())
                         .spawn(move || {
-                            keys_response(&db2, ns, generation, &cancel, &mut |r| {
+                            keys_response(&db2, ns, generation, filter, paging, &cancel, &mut |r| {
                                 let _ = out2.send(r);
                             })
                         });
@@ -960,6 +1177,7 @@ fn io_thread(db: Emdb, requests: Receiver<Request>, out: Sender<Response>) {
                     &db,
                     req,
                     compacting.load(Ordering::Acquire),
+                    paging,
                     &mut live,
                     &mut |r| {
                         let _ = out.send(r);

@@ -9,7 +9,8 @@
 # panic, SIGTERM and SIGHUP all leave the terminal usable (cooked mode, main
 # screen, no mouse reporting, cursor shown); Ctrl-Z suspends and fg resumes;
 # a time to live of 0 is refused; y copies a key through OSC 52 and L
-# sets a time to live alone; when its terminal goes away without a
+# sets a time to live alone; a namespace of 150,000 keys is paged (End,
+# Home, a prefix filter, the tree refused); when its terminal goes away without a
 # signal (the tmux session killed under a process in another session),
 # emdb-tui ends (as by SIGHUP) instead of spinning.
 #
@@ -278,6 +279,32 @@ send y
 wait_for 'wrote 1 change'
 wait_for 'hello from tmux'
 wait_for '1h 5[0-9]m|2h'
+send q
+wait_for '^EXIT=0'
+
+echo "e2e_tmux: a namespace past 100,000 keys is paged"
+BIG="$WORK/big.emdb"
+"$WRITER" "$BIG" --users 150000 --fill-only >"$WORK/big.log" 2>&1 || fail "could not fill $BIG"
+send clear Enter
+send "$BIN $BIG; echo EXIT=\$?" Enter
+wait_for 'Keys 150,0[0-9][0-9] ' 30
+top=$(screen | grep -o '> [^ ]*' | head -1)
+[ -n "$top" ] || fail "no selected key"
+# (user:NNNNN and user:1NNNNN sort by bytes: user:99999 is the last key.)
+send G
+wait_for '> user:99999 '
+save paged_end
+send g
+wait_for "$top "
+send '/' '^user:12345' Enter
+wait_for 'Keys 11 of 150,0[0-9][0-9] '
+wait_for 'user:123459 '
+send Escape
+sleep 0.3
+wait_for 'Keys 150,0[0-9][0-9] '
+send t
+wait_for 'paged, not held'
+save paged_tree
 send q
 wait_for '^EXIT=0'
 

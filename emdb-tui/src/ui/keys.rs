@@ -17,7 +17,17 @@ use crate::units;
 /// Draw the key pane in `area`.
 pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let list = &app.keys.list;
-    let total = list.set().len();
+    // Keys of the namespace: the list's own count when it holds them all
+    // (or pages them all), else the namespace pane's count.
+    let total = if list.scanned_filter().is_empty() {
+        list.total()
+    } else {
+        let ns = app.shown_ns();
+        app.namespaces
+            .iter()
+            .find(|n| n.name == ns)
+            .map_or(list.total(), |n| n.count as usize)
+    };
     let count = if list.pattern().is_some() || list.view() == ListView::Expiring {
         format!(
             "{} of {} ",
@@ -35,7 +45,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     // says "of N", and a total of all would read as the matches' total).
     if list.pattern().is_none() && list.view() != ListView::Expiring {
         title.push(Span::styled(
-            format!("· {} ", units::bytes(list.set().value_bytes())),
+            format!("· {} ", units::bytes(list.total_bytes())),
             Style::new().fg(theme::MUTED),
         ));
     }
@@ -115,7 +125,6 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let rows = list.row_count();
     let mut nav = app.keys.nav;
     nav.follow(rows, height);
-    let set = list.set();
     let found = app.found.as_ref().filter(|f| f.ns == app.shown_ns());
     for (line, i) in (nav.offset..rows).take(height).enumerate() {
         let Some(row) = list.row(i) else { break };
@@ -125,8 +134,17 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             frame.render_widget(Paragraph::new(">"), cell(mark));
         }
         match row {
-            Row::Key { entry, depth, skip } => {
-                let full = set.key(entry as usize);
+            Row::Key { depth, skip, .. } => {
+                let full = list.row_bytes(row);
+                if full.is_empty() && list.is_paged() {
+                    // Its chunk is being read.
+                    frame.render_widget(Paragraph::new("…").fg(theme::MUTED), cell(key));
+                    if i == nav.selected {
+                        let r = Rect::new(inner.x, y, inner.width, 1);
+                        frame.buffer_mut().set_style(r, selected_style(focused));
+                    }
+                    continue;
+                }
                 let shown = full.get(skip as usize..).unwrap_or(full);
                 let indent = "  ".repeat(usize::from(depth));
                 let text = if shown.is_empty() {
@@ -142,7 +160,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
                     _ => Style::new(),
                 };
                 frame.render_widget(Paragraph::new(text).style(style), cell(key));
-                if let Some(e) = set.entry(entry as usize) {
+                if let Some(e) = list.row_entry(row) {
                     frame.render_widget(
                         Paragraph::new(units::bytes(u64::from(e.size)))
                             .alignment(Alignment::Right)

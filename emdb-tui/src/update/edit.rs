@@ -212,7 +212,7 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 app.say("same name: nothing staged");
                 return;
             }
-            let taken = app.keys.list.set().find(&bytes).is_some()
+            let taken = app.keys.list.contains(&bytes) == Some(true)
                 || app
                     .staged_for(&bytes)
                     .is_some_and(|s| s.change.value.is_some());
@@ -400,7 +400,7 @@ pub(super) fn stage(app: &mut App, key: Vec<u8>, value: Option<Vec<u8>>, ttl: Ne
     app.staged_version += 1;
     if let Some(v) = &value {
         // A new key shows in the list (marked +) before it is written.
-        if app.keys.list.set().find(&key).is_none() {
+        if app.keys.list.contains(&key) != Some(true) {
             let expires_ms = match ttl {
                 NewTtl::After(d) => app
                     .now_ms

@@ -73,8 +73,26 @@ pub(super) fn keep_selection(app: &mut App, f: impl FnOnce(&mut KeyList)) {
         .list
         .row(app.keys.nav.selected)
         .map(|r| app.keys.list.row_bytes(r).to_vec());
+    // A row of a paged list whose chunk is not read yet has no key: it
+    // keeps its place.
+    let unread = before.as_ref().is_some_and(|k| k.is_empty()) && app.keys.list.is_paged();
+    let sel = app.keys.nav.selected;
     f(&mut app.keys.list);
-    let row = before.and_then(|k| app.keys.list.row_of(&k)).unwrap_or(0);
+    let row = if unread {
+        sel
+    } else {
+        // In a paged list the key's chunk may not be read yet (a list read
+        // again holds only its first chunk): stand at the chunk's start
+        // and select the key when the chunk comes.
+        match before.and_then(|k| app.keys.list.row_near(&k).map(|(r, exact)| (r, exact, k))) {
+            Some((r, true, _)) => r,
+            Some((r, false, k)) => {
+                app.keys.pending_select = Some(k);
+                r
+            }
+            None => 0,
+        }
+    };
     let (len, h) = (app.keys.list.row_count(), key_rows(app));
     app.keys.nav.select(row, len, h);
     selection_changed(app);
@@ -144,13 +162,30 @@ pub(super) fn request_value(app: &mut App, key: Vec<u8>) {
     });
 }
 
+/// Staged puts of the shown namespace, as list changes.
+pub(super) fn staged_puts(app: &App) -> Vec<KeyChange> {
+    let ns = app.shown_ns();
+    app.staged
+        .iter()
+        .filter(|s| s.change.ns == ns)
+        .filter_map(|s| {
+            let v = s.change.value.as_ref()?;
+            Some(KeyChange::Upsert {
+                key: s.change.key.clone(),
+                size: v.len() as u64,
+                expires_ms: 0,
+            })
+        })
+        .collect()
+}
+
 /// Staged puts of keys the shown list lacks, as list changes (new keys
 /// show in the list before they are written).
 pub(super) fn staged_new_keys(app: &App) -> Vec<KeyChange> {
     let ns = app.shown_ns();
     app.staged
         .iter()
-        .filter(|s| s.change.ns == ns && app.keys.list.set().find(&s.change.key).is_none())
+        .filter(|s| s.change.ns == ns && app.keys.list.contains(&s.change.key) == Some(false))
         .filter_map(|s| {
             let v = s.change.value.as_ref()?;
             Some(KeyChange::Upsert {
@@ -194,25 +229,6 @@ pub(super) fn apply_followed(app: &mut App, changes: Vec<KeyChange>) {
         app.keys.nav.select(len.saturating_sub(1), len, h);
         selection_changed(app);
     }
-}
-
-/// `set` with the staged new keys that it lacks, as changes to apply after
-/// it replaced the list.
-pub(super) fn staged_new_keys_for(app: &App, set: KeySet) -> (KeySet, Vec<KeyChange>) {
-    let ns = app.shown_ns();
-    let changes = app
-        .staged
-        .iter()
-        .filter(|s| s.change.ns == ns && set.find(&s.change.key).is_none())
-        .filter_map(|s| {
-            Some(KeyChange::Upsert {
-                key: s.change.key.clone(),
-                size: s.change.value.as_ref()?.len() as u64,
-                expires_ms: 0,
-            })
-        })
-        .collect();
-    (set, changes)
 }
 
 /// Take back from the list the new keys of staged changes being dropped

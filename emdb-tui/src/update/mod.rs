@@ -44,7 +44,44 @@ const MAX_INLINE_EDIT: usize = 16 * 1024;
 /// differs from the last one).
 pub fn update(app: &mut App, action: Action) {
     apply(app, action);
+    page_keys(app);
     prepare_value(app);
+}
+
+/// Rows read around the screen of a paged key list, each side.
+const PAGE_MARGIN: usize = 64;
+
+/// Ask the worker for what the key list lacks: a scan when the filter
+/// changed beyond what the held keys answer, and in a paged list the
+/// chunks near the screen (and counts of changed chunks elsewhere).
+fn page_keys(app: &mut App) {
+    if app.keys.list.take_want_scan() && app.keys.ns.is_some() {
+        let ns = app.shown_ns();
+        app.load_keys(ns);
+    }
+    if !app.keys.list.is_paged() {
+        return;
+    }
+    let nav = app.keys.nav;
+    let h = key_rows(app);
+    let rows = nav.offset.saturating_sub(PAGE_MARGIN)..nav.offset + h + PAGE_MARGIN;
+    let wants = app.keys.list.wants(rows, nav.selected);
+    if wants.is_empty() {
+        return;
+    }
+    let (ns, generation) = (app.shown_ns(), app.keys.generation);
+    let filter = app.keys.list.scanned_filter().to_string();
+    for w in wants {
+        app.request(Request::LoadChunk {
+            ns: ns.clone(),
+            generation,
+            chunk: w.chunk,
+            lo: w.lo,
+            hi: w.hi,
+            filter: filter.clone(),
+            count_only: w.count_only,
+        });
+    }
 }
 
 /// Format the shown value for the value pane's width, unless that is done
@@ -171,8 +208,9 @@ pub(super) fn shows_time(app: &App) -> bool {
     let list = &app.keys.list;
     let nav = app.keys.nav;
     let key_ttl = (nav.offset..list.row_count()).take(rows).any(|i| {
-        matches!(list.row(i), Some(Row::Key { entry, .. })
-            if list.set().entry(entry as usize).is_some_and(|e| e.expires_ms != 0))
+        list.row(i)
+            .and_then(|r| list.row_entry(r))
+            .is_some_and(|e| e.expires_ms != 0)
     });
     value_ttl || key_ttl
 }
@@ -280,6 +318,16 @@ pub(super) fn command(app: &mut App, c: Command) {
             if !app.keys.list.filter().is_empty() {
                 set_filter(app, "");
             }
+        }
+        Command::ToggleTree
+        | Command::ToggleExpiring
+        | Command::Sort
+        | Command::NextDelimiter
+        | Command::Export
+            if app.keys.list.is_paged() =>
+        {
+            let note = paged_note(app);
+            app.complain(note);
         }
         Command::ToggleTree => {
             let view = match app.keys.list.view() {
@@ -406,8 +454,9 @@ pub(super) fn step_found(app: &mut App, forward: bool) {
     if let Some(f) = &mut app.found {
         f.at = Some(i);
     }
-    match app.keys.list.row_of(&key) {
-        Some(row) => {
+    match app.keys.list.row_near(&key) {
+        Some((row, exact)) => {
+            app.keys.pending_select = (!exact).then(|| key.clone());
             let (len, h) = (app.keys.list.row_count(), key_rows(app));
             app.keys.nav.select(row, len, h);
             selection_changed(app);
@@ -463,6 +512,8 @@ pub(super) fn step(app: &mut App, delta: isize) {
             }
         }
         Pane::Keys => {
+            // Moving on forgets a key waited for.
+            app.keys.pending_select = None;
             let (len, h) = (app.keys.list.row_count(), key_rows(app));
             app.keys.nav.step(delta, len, h);
             selection_changed(app);

@@ -16,6 +16,101 @@ pub(super) fn refresh(app: &mut App) {
     }
 }
 
+/// Put a scan's answer in the key pane: the same namespace keeps its
+/// selection (and, for a whole list of every key, its open groups); a new
+/// one starts at the top.
+fn install_list(
+    app: &mut App,
+    ns: NsName,
+    set: KeySet,
+    pages: Option<crate::pages::Pages>,
+    scanned: &str,
+) {
+    let same_ns = app.keys.ns.as_ref() == Some(&ns);
+    let (view, sort, delim) = (
+        app.keys.list.view(),
+        app.keys.list.sort(),
+        app.keys.list.delimiter(),
+    );
+    let typed = if same_ns {
+        app.keys.list.filter().to_string()
+    } else {
+        String::new()
+    };
+    if same_ns {
+        // On the last row, stay on the last row: new keys at the end
+        // scroll in, like `tail -f`.
+        let rows = app.keys.list.row_count();
+        let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
+        let was = app.selected_key().map(<[u8]>::to_vec);
+        let whole_again = pages.is_none() && scanned.is_empty() && app.keys.list.holds_all();
+        let staged = staged_puts(app);
+        keep_selection(app, |list| {
+            if whole_again {
+                list.replace_set(set);
+            } else {
+                let mut fresh = KeyList::from_scan(set, pages, scanned, &typed, delim);
+                if !fresh.is_paged() {
+                    fresh.set_view(view);
+                    fresh.set_sort(sort);
+                }
+                *list = fresh;
+            }
+            let lacking = staged
+                .into_iter()
+                .filter(|c| match c {
+                    KeyChange::Upsert { key, .. } => list.contains(key) == Some(false),
+                    KeyChange::Remove(_) => false,
+                })
+                .collect();
+            list.apply(lacking);
+        });
+        if let Some(key) = was {
+            if app.keys.list.contains(&key) == Some(false)
+                && app.keys.list.filter() == scanned
+                && !app.config.writable
+            {
+                app.complain(format!("{} deleted by the writer", escape(&key)));
+            }
+        }
+        if at_end {
+            let (len, h) = (app.keys.list.row_count(), key_rows(app));
+            app.keys.nav.select(len.saturating_sub(1), len, h);
+            selection_changed(app);
+        }
+    } else {
+        let mut list = KeyList::from_scan(set, pages, scanned, &typed, delim);
+        if !list.is_paged() {
+            list.set_view(view);
+            list.set_sort(sort);
+        }
+        app.keys.list = list;
+        app.keys.ns = Some(ns);
+        app.keys.pending_select = None;
+        let staged = staged_new_keys(app);
+        app.keys.list.apply(staged);
+        app.keys.nav = Default::default();
+        app.value.target = None;
+        app.value.loaded = None;
+        if let Mode::Filter(_) = app.mode {
+            app.mode = Mode::Normal;
+        }
+        selection_changed(app);
+    }
+    if app.keys.list.is_paged() && (view != ListView::Flat || sort != crate::keylist::SortBy::Key) {
+        app.say(paged_note(app));
+    }
+}
+
+/// Why the tree, the sorts and the expiring view are off in a paged list.
+pub(super) fn paged_note(app: &App) -> String {
+    format!(
+        "{} keys are paged, not held: tree, sort, x and export need at most {} (filter first)",
+        units::count(app.keys.list.total() as u64),
+        units::count(app.worker_paging().whole_limit as u64)
+    )
+}
+
 pub(super) fn on_response(app: &mut App, resp: Response) {
     match resp {
         Response::Stats {
@@ -81,10 +176,35 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 }
             }
         }
+        Response::KeysFirst {
+            generation,
+            ns,
+            filter,
+            set,
+        } => {
+            // Show the first keys of a new namespace, or of a new filter's
+            // scan, while the rest is read; a reload of the same list
+            // waits for the whole answer (the cursor may be far down).
+            let same = app.keys.ns.as_ref() == Some(&ns)
+                && app.keys.list.scanned_filter() == filter
+                && (app.keys.list.row_count() > 0 || filter.is_empty());
+            // (Only in the flat view by key: a provisional page would
+            // drop a tree or an order the whole answer can keep.)
+            let flat = app.keys.list.view() == ListView::Flat
+                && app.keys.list.sort() == crate::keylist::SortBy::Key;
+            if generation != app.keys.generation || same || !flat {
+                return;
+            }
+            let chunk = set.len();
+            let pages = crate::pages::Pages::new(vec![(None, chunk, 0)], set, chunk);
+            install_list(app, ns, KeySet::new(), Some(pages), &filter);
+        }
         Response::Keys {
             generation,
             ns,
+            filter,
             set,
+            pages,
             log_end,
             took,
         } => {
@@ -99,41 +219,44 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             }
             app.keys.loaded_ms = app.now_ms;
             app.keys.took = took;
-            if app.keys.ns.as_ref() == Some(&ns) {
-                // On the last row, stay on the last row: new keys at the end
-                // scroll in, like `tail -f`.
-                let rows = app.keys.list.row_count();
-                let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
-                let staged = staged_new_keys_for(app, set);
-                let was = app.selected_key().map(<[u8]>::to_vec);
-                if let Some(key) = was.filter(|k| staged.0.find(k).is_none()) {
-                    if !app.config.writable {
-                        app.complain(format!("{} deleted by the writer", escape(&key)));
-                    }
-                }
-                keep_selection(app, |list| {
-                    list.replace_set(staged.0);
-                    list.apply(staged.1);
-                });
-                if at_end {
-                    let (len, h) = (app.keys.list.row_count(), key_rows(app));
-                    app.keys.nav.select(len.saturating_sub(1), len, h);
-                    selection_changed(app);
-                }
-            } else {
-                let (view, delim) = (app.keys.list.view(), app.keys.list.delimiter());
-                let mut list = KeyList::new(set, delim);
-                list.set_view(view);
-                app.keys.list = list;
-                app.keys.ns = Some(ns);
+            install_list(app, ns, set, pages, &filter);
+        }
+        Response::Chunk {
+            generation,
+            chunk,
+            lo,
+            count,
+            bytes,
+            keys,
+        } => {
+            if generation != app.keys.generation {
+                return;
+            }
+            let held = keys.is_some();
+            let was = app.selected_key().map(<[u8]>::to_vec);
+            keep_selection(app, |list| {
+                list.fill_chunk(chunk, &lo, count, bytes, keys);
+            });
+            if held {
                 let staged = staged_new_keys(app);
-                app.keys.list.apply(staged);
-                app.keys.nav = Default::default();
-                app.value.target = None;
-                app.value.loaded = None;
-                if let Mode::Filter(_) = app.mode {
-                    app.mode = Mode::Normal;
+                if !staged.is_empty() {
+                    keep_selection(app, |list| list.apply(staged));
                 }
+            }
+            // A key waited for (a jump into a chunk not held yet).
+            if let Some(key) = app.keys.pending_select.clone() {
+                match app.keys.list.row_near(&key) {
+                    Some((row, true)) => {
+                        app.keys.pending_select = None;
+                        let (len, h) = (app.keys.list.row_count(), key_rows(app));
+                        app.keys.nav.select(row, len, h);
+                    }
+                    Some((_, false)) => {}
+                    // Its chunk came without it: gone.
+                    None => app.keys.pending_select = None,
+                }
+            }
+            if was.is_none() || app.keys.pending_select.is_none() {
                 selection_changed(app);
             }
         }

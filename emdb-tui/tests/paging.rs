@@ -1,0 +1,294 @@
+//! The paged key list (see src/pages.rs) on a small scale: the worker pages
+//! any namespace over 50 keys in chunks of 8, so 1,000 keys exercise what
+//! a million does. Every check compares the rows with a model (a sorted
+//! vector of the keys in the database).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use crossterm::event::KeyCode;
+use emdb_core::Emdb;
+use emdb_tui::action::Action;
+use emdb_tui::app::{App, Config};
+use emdb_tui::keylist::ListView;
+use emdb_tui::worker::{Paging, Worker};
+
+const PAGING: Paging = Paging {
+    whole_limit: 50,
+    chunk: 8,
+};
+
+fn db_with(dir: &tempfile::TempDir, n: usize) -> (Emdb, BTreeMap<String, usize>) {
+    let db = Emdb::builder()
+        .path(dir.path().join("paged.emdb"))
+        .build()
+        .unwrap();
+    let mut model = BTreeMap::new();
+    for i in 0..n {
+        let key = format!("k{i:04}");
+        let value = "v".repeat(i % 7 + 1);
+        db.insert(&key, &value).unwrap();
+        model.insert(key, value.len());
+    }
+    db.flush().unwrap();
+    (db, model)
+}
+
+fn paged_app(db: &Emdb, writable: bool) -> App {
+    let mut config = Config::new(SHOWN_PATH);
+    config.writable = writable;
+    let mut app = App::new(config, Worker::inline_with(db.clone(), PAGING), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    act(
+        &mut app,
+        Action::Resize {
+            width: 120,
+            height: 32,
+        },
+    );
+    app
+}
+
+fn selected(app: &App) -> String {
+    String::from_utf8_lossy(app.selected_key().unwrap_or(b"<none>")).into_owned()
+}
+
+/// Every shown row's key against the model, and no more than a few chunks
+/// held.
+fn check_screen(app: &App, model: &[String]) {
+    let list = &app.keys.list;
+    assert!(list.is_paged());
+    assert_eq!(list.row_count(), model.len());
+    let nav = app.keys.nav;
+    for (i, want) in model.iter().enumerate().skip(nav.offset).take(20) {
+        let got = list
+            .key_at(i)
+            .map(|k| String::from_utf8_lossy(k).into_owned());
+        assert_eq!(got.as_deref(), Some(want.as_str()), "row {i}");
+    }
+    // The screen and 64 rows each side (8-key chunks), and a few kept
+    // around the cursor: far fewer than the 125 chunks of 1,000 keys.
+    let held = list.pages().unwrap().held();
+    assert!(held <= 32, "{held} chunks held");
+}
+
+#[test]
+fn a_big_namespace_is_paged_and_moving_reads_the_right_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with(&dir, 1000);
+    let keys: Vec<String> = model.keys().cloned().collect();
+    let mut app = paged_app(&db, false);
+    check_screen(&app, &keys);
+    assert_eq!(selected(&app), "k0000");
+    assert_eq!(
+        app.keys.list.total_bytes(),
+        model.values().map(|&v| v as u64).sum::<u64>()
+    );
+    let screen = shot(&app);
+    assert!(screen.contains("Keys 1,000"), "{screen}");
+    press(&mut app, KeyCode::End);
+    assert_eq!(selected(&app), "k0999");
+    check_screen(&app, &keys);
+    press(&mut app, KeyCode::Home);
+    assert_eq!(selected(&app), "k0000");
+    for _ in 0..5 {
+        press(&mut app, KeyCode::PageDown);
+    }
+    let at = app.keys.nav.selected;
+    assert!(at > 50, "{at}");
+    assert_eq!(selected(&app), keys[at]);
+    check_screen(&app, &keys);
+    keys_typed(&mut app, "k");
+    assert_eq!(selected(&app), keys[at - 1]);
+    // Far rows drawn, the first chunk too.
+    let screen = shot(&app);
+    assert!(screen.contains(&keys[at]), "{screen}");
+}
+
+fn keys_typed(app: &mut App, s: &str) {
+    keys(app, s);
+}
+
+#[test]
+fn filters_on_a_paged_list_scan_the_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with(&dir, 1000);
+    let mut app = paged_app(&db, false);
+    // A prefix with more matches than are held whole stays paged.
+    keys(&mut app, "/^k01");
+    press(&mut app, KeyCode::Enter);
+    let want: Vec<String> = model
+        .keys()
+        .filter(|k| k.starts_with("k01"))
+        .cloned()
+        .collect();
+    assert_eq!(want.len(), 100);
+    check_screen(&app, &want);
+    press(&mut app, KeyCode::End);
+    assert_eq!(selected(&app), "k0199");
+    // A substring with few matches is held whole.
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "99");
+    press(&mut app, KeyCode::Enter);
+    let want: Vec<String> = model.keys().filter(|k| k.contains("99")).cloned().collect();
+    assert!(!app.keys.list.is_paged());
+    assert_eq!(app.keys.list.row_count(), want.len());
+    let shown: Vec<String> = (0..want.len())
+        .map(|i| String::from_utf8_lossy(app.keys.list.key_at(i).unwrap()).into_owned())
+        .collect();
+    assert_eq!(shown, want);
+    let screen = shot(&app);
+    assert!(
+        screen.contains(&format!("Keys {} of 1,000", want.len())),
+        "{screen}"
+    );
+    // Narrowing it is answered from the held matches; clearing it pages
+    // every key again.
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "299");
+    press(&mut app, KeyCode::Enter);
+    assert!(!app.keys.list.is_paged());
+    assert_eq!(app.keys.list.row_count(), 1);
+    assert_eq!(selected(&app), "k0299");
+    press(&mut app, KeyCode::Esc);
+    let all: Vec<String> = model.keys().cloned().collect();
+    check_screen(&app, &all);
+}
+
+#[test]
+fn the_tree_and_sorts_say_why_they_are_off_on_a_paged_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with(&dir, 1000);
+    let mut app = paged_app(&db, false);
+    for key in ["t", "s", "x"] {
+        keys(&mut app, key);
+        assert_eq!(app.keys.list.view(), ListView::Flat);
+        let m = app.message.as_ref().expect("a message");
+        assert!(m.error && m.text.contains("paged"), "{}", m.text);
+    }
+    // Filtered down to a list held whole, they work.
+    keys(&mut app, "/^k000");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "t");
+    assert_eq!(app.keys.list.view(), ListView::Tree);
+}
+
+#[test]
+fn followed_writes_change_the_pages_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, mut model) = db_with(&dir, 1000);
+    let mut app = paged_app(&db, false);
+    // Stand in the middle of the list.
+    for _ in 0..4 {
+        press(&mut app, KeyCode::PageDown);
+    }
+    let before = selected(&app);
+    let mut seed = 7u64;
+    for round in 0..20 {
+        for _ in 0..15 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let i = (seed >> 33) % 400;
+            let key = format!("k{i:04}");
+            if key == before {
+                continue;
+            }
+            if (seed >> 20).is_multiple_of(3) {
+                db.remove(&key).unwrap();
+                model.remove(&key);
+            } else {
+                db.insert(&key, "xy").unwrap();
+                model.insert(key, 2);
+            }
+        }
+        // Keys before the first anchor and past the last one too.
+        db.insert(format!("a{round:02}"), "z").unwrap();
+        model.insert(format!("a{round:02}"), 1);
+        db.insert(format!("z{round:02}"), "z").unwrap();
+        model.insert(format!("z{round:02}"), 1);
+        db.flush().unwrap();
+        act(&mut app, Action::Tick(t0()));
+        let keys: Vec<String> = model.keys().cloned().collect();
+        check_screen(&app, &keys);
+        // The selection stays on its key.
+        assert_eq!(selected(&app), before, "round {round}");
+    }
+    // The whole list agrees with the model, read page by page.
+    press(&mut app, KeyCode::Home);
+    let keys: Vec<String> = model.keys().cloned().collect();
+    let mut seen = Vec::new();
+    for i in 0..keys.len() {
+        if i > 0 {
+            press(&mut app, KeyCode::Down);
+        }
+        seen.push(selected(&app));
+    }
+    assert_eq!(seen, keys);
+    assert_eq!(
+        app.keys.list.total_bytes(),
+        model.values().map(|&v| v as u64).sum::<u64>()
+    );
+}
+
+#[test]
+fn staged_new_keys_show_in_a_paged_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with(&dir, 1000);
+    let mut app = paged_app(&db, true);
+    keys(&mut app, "a");
+    keys(&mut app, "k0000x");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "val");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.staged.len(), 1);
+    assert_eq!(app.keys.list.row_count(), 1001);
+    assert_eq!(app.keys.list.row_of(b"k0000x"), Some(1));
+    assert!(db.get("k0000x").unwrap().is_none());
+}
+
+#[test]
+fn found_keys_in_chunks_not_held_are_jumped_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with(&dir, 1000);
+    db.insert("k0900", "a needle here").unwrap();
+    db.insert("k0950", "another needle").unwrap();
+    db.flush().unwrap();
+    let mut app = paged_app(&db, false);
+    assert!(app.keys.list.row_of(b"k0900").is_none(), "not held yet");
+    keys(&mut app, "f");
+    keys(&mut app, "needle");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected(&app), "k0900");
+    assert_eq!(app.keys.nav.selected, 900);
+    keys(&mut app, "n");
+    assert_eq!(selected(&app), "k0950");
+    keys(&mut app, "n");
+    assert_eq!(selected(&app), "k0900");
+}
+
+#[test]
+fn a_reload_of_a_paged_list_keeps_the_selected_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with(&dir, 1000);
+    let mut app = paged_app(&db, false);
+    for _ in 0..10 {
+        press(&mut app, KeyCode::PageDown);
+    }
+    let before = selected(&app);
+    assert!(app.keys.nav.selected > 200);
+    // `r` reads every key again (as after a compaction): the new pages
+    // hold only their first chunk when they arrive.
+    keys(&mut app, "r");
+    assert_eq!(selected(&app), before);
+    db.compact().unwrap();
+    act(&mut app, Action::Tick(t0()));
+    act(&mut app, Action::Tick(t0()));
+    assert_eq!(selected(&app), before);
+}
