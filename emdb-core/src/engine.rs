@@ -1486,11 +1486,6 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Whether the records are sealed (an encrypted database).
-    pub(crate) fn encrypted(&self) -> bool {
-        self.gen.crypt.is_some()
-    }
-
     /// Add an insert.
     pub(crate) fn put(
         &mut self,

@@ -507,22 +507,9 @@ impl Engine {
         V: AsRef<[u8]>,
     {
         let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg.default_ttl);
-        let items: Vec<(K, V)> = items.into_iter().collect();
         let mut batch = self.batch()?;
-        if batch.encrypted() {
-            // Positions in key order would tell which sealed key sorts
-            // before which: an encrypted batch keeps the caller's order.
-            for (k, v) in &items {
-                batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
-            }
-        } else {
-            // A sorted run: keys read in order then sit side by side in the
-            // log (one page for a short range instead of a miss per key).
-            // Equal keys keep their order, so the last one still wins.
-            for i in crate::sorted::key_order(items.len(), |i| items[i].0.as_ref())? {
-                let (k, v) = &items[i as usize];
-                batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
-            }
+        for (k, v) in items {
+            batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
         }
         batch.commit()
     }

@@ -1,7 +1,7 @@
-//! Where records land in the log: `insert_many` writes a plain database's
-//! batch as a sorted run and compaction rewrites it in key order; an
-//! encrypted database keeps the caller's (and then the log's) order, so
-//! record positions never show how the sealed keys sort.
+//! Where records land in the log: a batch in the caller's order, and a
+//! plain database's compaction rewrites the log in key order; an encrypted
+//! database's compaction keeps the log's order, so record positions never
+//! show how the sealed keys sort.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use emdb_core::Emdb;
@@ -24,7 +24,7 @@ fn is_ascending(v: &[u64]) -> bool {
 }
 
 #[test]
-fn a_plain_batch_is_a_sorted_run_and_the_last_duplicate_wins() {
+fn a_plain_compaction_writes_key_order_and_the_last_duplicate_wins() {
     let dir = tempfile::tempdir().unwrap();
     let db = Emdb::open(dir.path().join("plain.emdb")).unwrap();
     let keys = scrambled(1000);
@@ -36,14 +36,19 @@ fn a_plain_batch_is_a_sorted_run_and_the_last_duplicate_wins() {
     db.insert_many(items).unwrap();
     assert_eq!(db.get(&keys[10]).unwrap(), Some(b"third".to_vec()));
     assert_eq!(db.len().unwrap(), 1000);
-
+    // A batch lands in the caller's order ...
+    let mut firsts = keys.clone();
+    firsts.retain(|k| k != &keys[10]);
+    assert!(is_ascending(&offsets(&db, &firsts)));
+    // ... and compaction rewrites the log in key order.
+    db.compact().unwrap();
     let mut sorted = keys.clone();
     sorted.sort();
-    sorted.retain(|k| k != &keys[10]);
     assert!(
         is_ascending(&offsets(&db, &sorted)),
-        "a batch is not written in key order"
+        "compaction did not write key order"
     );
+    assert_eq!(db.get(&keys[10]).unwrap(), Some(b"third".to_vec()));
     let listed: Vec<Vec<u8>> = db.range(..).unwrap().into_iter().map(|(k, _)| k).collect();
     assert_eq!(listed.len(), 1000);
     assert!(listed.windows(2).all(|w| w[0] < w[1]));
