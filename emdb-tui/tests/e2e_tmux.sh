@@ -53,6 +53,9 @@ fail() {
     exit 1
 }
 screen() { tmx capture-pane -p -t e2e; }
+# The screen with the lines scrolled off above it (a long message, such as a
+# panic's with a backtrace, may not fit).
+scrollback() { tmx capture-pane -p -S -300 -t e2e; }
 save() {
     if [ -n "${E2E_CAPTURE_DIR:-}" ]; then
         mkdir -p "$E2E_CAPTURE_DIR"
@@ -211,7 +214,7 @@ echo "e2e_tmux: the terminal is restored after a panic"
 send clear Enter
 send "EMDB_TUI_CRASH_TEST=1 $BIN $DB; echo EXIT=\$?" Enter
 wait_for '^EXIT=' 20
-screen | grep -q 'crashing on purpose' || fail "the panic message is not on the main screen"
+scrollback | grep -q 'crashing on purpose' || fail "the panic message is not on the main screen"
 screen | grep -q '^EXIT=101' || fail "a panic should exit with 101"
 send clear Enter
 send "stty -a | tr ' ' '\n' | grep -x -e icanon -e echo | sort | tr '\n' ' '; echo" Enter
