@@ -169,7 +169,11 @@ impl FenceSlot {
         if n < FENCE_MIN || self.seeks.fetch_add(1, Ordering::Relaxed) + 1 != FENCE_AFTER {
             return Ok((0, n));
         }
-        let _ = self.fences.set(Fences::build(keys, base)?);
+        // A record that fails to read is reported by the reads that need
+        // it, not by every seek: without fences the search goes on as before.
+        if let Ok(f) = Fences::build(keys, base) {
+            let _ = self.fences.set(f);
+        }
         Ok(self.fences.get().map_or((0, n), |f| f.bounds(s, n)))
     }
 
