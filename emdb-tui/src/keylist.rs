@@ -605,6 +605,19 @@ pub struct KeyList {
     /// The filter changed in a way the held keys cannot answer: the
     /// worker has to scan for it.
     want_scan: bool,
+    /// The held keys are only the first of a list too big to hold, in the
+    /// order of the sort or view (see [`KeyList::top`]).
+    top: Option<TopOf>,
+}
+
+/// What a list of the first keys in some order (the biggest, the soonest
+/// to expire) was taken from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TopOf {
+    /// Keys that matched the scanned filter, held or not.
+    pub matched: usize,
+    /// Ranked by expiry (else by size).
+    pub by_expiry: bool,
 }
 
 impl KeyList {
@@ -644,6 +657,33 @@ impl KeyList {
         list
     }
 
+    /// A list of the first keys in an order, out of more than can be held
+    /// (a worker top scan): `set` holds them, `top` says of how many. The
+    /// view and the order are the ones the scan ranked by.
+    #[allow(clippy::too_many_arguments)]
+    pub fn top_of(
+        set: KeySet,
+        scanned: &str,
+        filter: &str,
+        delimiter: u8,
+        view: ListView,
+        sort: SortBy,
+        top: TopOf,
+    ) -> KeyList {
+        let mut list = KeyList::from_scan(set, None, scanned, filter, delimiter);
+        list.top = Some(top);
+        list.view = view;
+        list.sort = sort;
+        list.rebuild_rows();
+        list
+    }
+
+    /// What a list of the first keys in an order was taken from (`None`:
+    /// the list holds or pages every key).
+    pub fn top(&self) -> Option<TopOf> {
+        self.top
+    }
+
     /// The filter text the held keys were scanned for (empty: every key).
     pub fn scanned_filter(&self) -> &str {
         &self.base_text
@@ -667,7 +707,7 @@ impl KeyList {
     /// True when the held keys are every key of the namespace (not only
     /// the matches of a filter scanned for, nor pages).
     pub fn holds_all(&self) -> bool {
-        self.base.is_none() && self.paged.is_none()
+        self.base.is_none() && self.paged.is_none() && self.top.is_none()
     }
 
     /// Keys of the namespace (or of the scanned filter's matches) in the
@@ -754,6 +794,16 @@ impl KeyList {
                 .collect(),
             None => changes,
         };
+        // The first keys in an order keep only their own keys' changes: a
+        // new key's place among the rest is unknown until a scan.
+        let changes = if self.top.is_some() {
+            changes
+                .into_iter()
+                .filter(|c| self.set.find(c.key()).is_some())
+                .collect()
+        } else {
+            changes
+        };
         if let Some(p) = &mut self.paged {
             p.apply(changes, None);
             return;
@@ -772,6 +822,7 @@ impl KeyList {
     pub fn replace_set(&mut self, set: KeySet) {
         self.set = set;
         self.paged = None;
+        self.top = None;
         self.base = None;
         self.base_text.clear();
         self.cache.clear();
@@ -878,11 +929,13 @@ impl KeyList {
         let wanted = base_pattern(&text);
         // The held keys answer the filter when they are every key, the
         // matches of this very filter, or of one it narrows.
+        // (Not a part of the keys: the first ones in an order, or pages.)
+        let whole = self.paged.is_none() && self.top.is_none();
         let answers = match (&self.base, &wanted) {
             (None, None) => true,
-            (None, Some(_)) => self.paged.is_none(),
+            (None, Some(_)) => whole,
             (Some(_), None) => false,
-            (Some(b), Some(w)) => b == w || (self.paged.is_none() && b.narrows_to(w)),
+            (Some(b), Some(w)) => b == w || (whole && b.narrows_to(w)),
         };
         if !answers {
             self.want_scan = true;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use emdb_core::{Emdb, Stats, Ttl};
 use emdb_tools::Space;
 
-use crate::keylist::{KeyChange, KeySet, Pattern};
+use crate::keylist::{KeyChange, KeySet, ListView, Pattern, SortBy};
 use crate::pages::{scan_bounds, Pages, CHUNK};
 
 /// When a key list is paged rather than held whole.
@@ -97,6 +97,25 @@ pub enum Request {
         generation: u64,
         /// The filter text (empty: every key).
         filter: String,
+    },
+    /// The first `limit` keys of `ns` matching `filter` in the order of
+    /// `sort` (biggest values, or soonest expiry): one scan that holds at
+    /// most `limit` keys, for the sorts and the expiring view of a list too
+    /// big to hold. Shares the key loads' cancelling and progress.
+    TopKeys {
+        /// The namespace.
+        ns: NsName,
+        /// The load's generation, echoed.
+        generation: u64,
+        /// The filter text (empty: every key).
+        filter: String,
+        /// The view asked for, echoed ([`ListView::Expiring`] ranks by
+        /// expiry whatever `sort` is).
+        view: ListView,
+        /// The order asked for, echoed.
+        sort: SortBy,
+        /// Keys kept at most.
+        limit: usize,
     },
     /// One chunk of a paged list: the keys matching `filter` in
     /// `[lo, hi)`, or only their count and bytes.
@@ -217,6 +236,27 @@ pub enum Response {
         pages: Option<Pages>,
         /// Log size just before the keys were read: a later size means the
         /// list may be stale.
+        log_end: u64,
+        /// How long it took.
+        took: Duration,
+    },
+    /// The answer to [`Request::TopKeys`].
+    Top {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The filter text scanned for.
+        filter: String,
+        /// The view asked for.
+        view: ListView,
+        /// The order asked for.
+        sort: SortBy,
+        /// The kept keys, sorted by key.
+        set: KeySet,
+        /// Keys matching the filter, kept or not.
+        matched: usize,
+        /// Log size just before the scan.
         log_end: u64,
         /// How long it took.
         took: Duration,
@@ -576,6 +616,101 @@ fn load_keys(
     Ok(Some(Scanned { set, pages: None }))
 }
 
+/// Which keys a top scan keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopBy {
+    /// The biggest values (ties by key).
+    Size,
+    /// The soonest expiries, keys without one after every key with one
+    /// (ties by key).
+    Expiry,
+}
+
+impl TopBy {
+    /// The ranking a view and an order ask for: `None` for the order by key.
+    pub fn of(view: ListView, sort: SortBy) -> Option<TopBy> {
+        match (view, sort) {
+            (ListView::Expiring, _) | (_, SortBy::Ttl) => Some(TopBy::Expiry),
+            (_, SortBy::Size) => Some(TopBy::Size),
+            (_, SortBy::Key) => None,
+        }
+    }
+
+    /// Rank of a key (lower first).
+    fn rank(self, size: u64, expires_ms: u64) -> u64 {
+        match self {
+            TopBy::Size => u64::MAX - size,
+            TopBy::Expiry if expires_ms == 0 => u64::MAX,
+            TopBy::Expiry => expires_ms,
+        }
+    }
+}
+
+/// The first `limit` keys of `ns` matching `filter` as `by` ranks them,
+/// and how many matched: a bounded heap, so at most `limit` keys are held
+/// however many there are. Returns `None` when cancelled.
+#[allow(clippy::too_many_arguments)]
+fn top_keys(
+    db: &Emdb,
+    ns: &NsName,
+    generation: u64,
+    filter: &str,
+    by: TopBy,
+    limit: usize,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) -> Result<Option<(KeySet, usize)>, JobError> {
+    use std::collections::BinaryHeap;
+    let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
+        return Ok(Some((KeySet::new(), 0)));
+    }
+    let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
+    let mut range = space.range(lo, hi)?;
+    // A max-heap of (rank, key): the top is the worst kept, replaced by
+    // anything better once `limit` are kept.
+    let mut heap: BinaryHeap<(u64, Vec<u8>, u64, u64)> = BinaryHeap::new();
+    let (mut scanned, mut matched) = (0usize, 0usize);
+    while let Some(item) = range.next_key_info() {
+        let (key, size, expires_ms) = item?;
+        scanned += 1;
+        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        if scanned.is_multiple_of(PROGRESS_EVERY) {
+            out(Response::KeysProgress {
+                generation,
+                loaded: scanned,
+            });
+        }
+        if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+            continue;
+        }
+        matched += 1;
+        if limit == 0 {
+            continue;
+        }
+        let rank = by.rank(size as u64, expires_ms);
+        if heap.len() == limit {
+            let better = heap
+                .peek()
+                .is_some_and(|w| (rank, key.as_slice()) < (w.0, w.1.as_slice()));
+            if !better {
+                continue;
+            }
+            heap.pop();
+        }
+        heap.push((rank, key, size as u64, expires_ms));
+    }
+    let mut set = KeySet::new();
+    for (_, key, size, expires_ms) in heap.into_vec() {
+        set.push(&key, size, expires_ms);
+    }
+    set.sort();
+    Ok(Some((set, matched)))
+}
+
 /// The keys matching `filter` in `[lo, hi)` (a chunk of a paged list),
 /// with their count and bytes; only counted when `count_only`.
 fn load_chunk(
@@ -882,6 +1017,17 @@ fn serve(
             let cancel = AtomicBool::new(false);
             keys_response(db, ns, generation, filter, paging, &cancel, out);
         }
+        Request::TopKeys {
+            ns,
+            generation,
+            filter,
+            view,
+            sort,
+            limit,
+        } => {
+            let cancel = AtomicBool::new(false);
+            top_response(db, ns, generation, filter, view, sort, limit, &cancel, out);
+        }
         Request::LoadChunk {
             ns,
             generation,
@@ -922,6 +1068,41 @@ fn keys_response(
             filter,
             set,
             pages,
+            log_end,
+            took: start.elapsed(),
+        }),
+        Ok(None) => {}
+        Err(e) => out(Response::Failed {
+            job: Job::LoadKeys,
+            error: e,
+        }),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn top_response(
+    db: &Emdb,
+    ns: NsName,
+    generation: u64,
+    filter: String,
+    view: ListView,
+    sort: SortBy,
+    limit: usize,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) {
+    let start = Instant::now();
+    let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
+    let by = TopBy::of(view, sort).unwrap_or(TopBy::Size);
+    match top_keys(db, &ns, generation, &filter, by, limit, cancel, out) {
+        Ok(Some((set, matched))) => out(Response::Top {
+            generation,
+            ns,
+            filter,
+            view,
+            sort,
+            set,
+            matched,
             log_end,
             took: start.elapsed(),
         }),
@@ -1123,11 +1304,7 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                     purpose: ValuePurpose::Show,
                     ..
                 } if Some(i) != last_show => {}
-                Request::LoadKeys {
-                    ns,
-                    generation,
-                    filter,
-                } => {
+                req @ (Request::LoadKeys { .. } | Request::TopKeys { .. }) => {
                     if let Some(c) = load_cancel.take() {
                         c.store(true, Ordering::Relaxed);
                     }
@@ -1137,9 +1314,30 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                     let spawned = std::thread::Builder::new()
                         .name("emdb-tui-keys".into())
                         .spawn(move || {
-                            keys_response(&db2, ns, generation, filter, paging, &cancel, &mut |r| {
+                            let mut send = |r| {
                                 let _ = out2.send(r);
-                            })
+                            };
+                            match req {
+                                Request::TopKeys {
+                                    ns,
+                                    generation,
+                                    filter,
+                                    view,
+                                    sort,
+                                    limit,
+                                } => top_response(
+                                    &db2, ns, generation, filter, view, sort, limit, &cancel,
+                                    &mut send,
+                                ),
+                                Request::LoadKeys {
+                                    ns,
+                                    generation,
+                                    filter,
+                                } => keys_response(
+                                    &db2, ns, generation, filter, paging, &cancel, &mut send,
+                                ),
+                                _ => {}
+                            }
                         });
                     match spawned {
                         Ok(handle) => loaders.push(handle),

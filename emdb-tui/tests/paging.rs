@@ -163,16 +163,14 @@ fn filters_on_a_paged_list_scan_the_namespace() {
 }
 
 #[test]
-fn the_tree_and_sorts_say_why_they_are_off_on_a_paged_list() {
+fn the_tree_says_why_it_is_off_on_a_paged_list() {
     let dir = tempfile::tempdir().unwrap();
     let (db, _) = db_with(&dir, 1000);
     let mut app = paged_app(&db, false);
-    for key in ["t", "s", "x"] {
-        keys(&mut app, key);
-        assert_eq!(app.keys.list.view(), ListView::Flat);
-        let m = app.message.as_ref().expect("a message");
-        assert!(m.error && m.text.contains("paged"), "{}", m.text);
-    }
+    keys(&mut app, "t");
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+    let m = app.message.as_ref().expect("a message");
+    assert!(m.error && m.text.contains("paged"), "{}", m.text);
     // Filtered down to a list held whole, they work.
     keys(&mut app, "/^k000");
     press(&mut app, KeyCode::Enter);
@@ -291,4 +289,157 @@ fn a_reload_of_a_paged_list_keeps_the_selected_key() {
     act(&mut app, Action::Tick(t0()));
     act(&mut app, Action::Tick(t0()));
     assert_eq!(selected(&app), before);
+}
+
+/// 1,000 keys of varied sizes, a third with a time to live: the model
+/// holds (size, expiry in ms or 0) per key.
+fn db_with_ttls(dir: &tempfile::TempDir) -> (Emdb, BTreeMap<String, (usize, u64)>) {
+    let db = Emdb::builder()
+        .path(dir.path().join("top.emdb"))
+        .build()
+        .unwrap();
+    for i in 0..1000usize {
+        let key = format!("k{i:04}");
+        let value = "v".repeat((i * 37) % 101 + 1);
+        if i % 3 == 0 {
+            let ttl = std::time::Duration::from_secs(10_000 - i as u64);
+            db.insert_with_ttl(&key, &value, emdb_core::Ttl::After(ttl))
+                .unwrap();
+        } else {
+            db.insert(&key, &value).unwrap();
+        }
+    }
+    db.flush().unwrap();
+    let mut model = BTreeMap::new();
+    for i in 0..1000usize {
+        let key = format!("k{i:04}");
+        let exp = db.expires_at(&key).unwrap().map_or(0, |t| {
+            t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+        });
+        model.insert(key, ((i * 37) % 101 + 1, exp));
+    }
+    (db, model)
+}
+
+/// The rows of a held list, in order.
+fn rows(app: &App) -> Vec<String> {
+    let list = &app.keys.list;
+    (0..list.row_count())
+        .map(|i| String::from_utf8_lossy(list.key_at(i).unwrap()).into_owned())
+        .collect()
+}
+
+/// The first `n` keys of the model passing `keep`, ranked by `rank`.
+fn first_by<R: Ord>(
+    model: &BTreeMap<String, (usize, u64)>,
+    n: usize,
+    keep: impl Fn(&str) -> bool,
+    rank: impl Fn(&(usize, u64)) -> R,
+) -> Vec<String> {
+    let mut all: Vec<(R, String)> = model
+        .iter()
+        .filter(|(k, _)| keep(k))
+        .map(|(k, v)| (rank(v), k.clone()))
+        .collect();
+    all.sort();
+    all.into_iter().take(n).map(|(_, k)| k).collect()
+}
+
+#[test]
+fn sorts_and_the_expiring_view_of_a_paged_list_show_its_first_keys() {
+    use emdb_tui::keylist::SortBy;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with_ttls(&dir);
+    let all: Vec<String> = model.keys().cloned().collect();
+    let mut app = paged_app(&db, false);
+    check_screen(&app, &all);
+    let biggest = first_by(&model, 50, |_| true, |&(size, _)| std::cmp::Reverse(size));
+    let soonest = first_by(
+        &model,
+        50,
+        |_| true,
+        |&(_, exp)| if exp == 0 { u64::MAX } else { exp },
+    );
+
+    // s: the 50 biggest (the holding limit) of 1,000, biggest first.
+    keys(&mut app, "s");
+    let list = &app.keys.list;
+    assert!(!list.is_paged());
+    assert_eq!(list.sort(), SortBy::Size);
+    assert_eq!(list.top().map(|t| t.matched), Some(1000));
+    assert_eq!(list.set().len(), 50);
+    assert_eq!(rows(&app), biggest);
+    assert_eq!(selected(&app), biggest[0]);
+    let screen = shot(&app);
+    assert!(screen.contains("Keys 50 largest of 1,000"), "{screen}");
+    // s again: the 50 soonest to expire.
+    keys(&mut app, "s");
+    assert_eq!(app.keys.list.sort(), SortBy::Ttl);
+    assert_eq!(rows(&app), soonest);
+    assert!(shot(&app).contains("Keys 50 soonest to expire of 1,000"));
+    // s again: back to every key, paged, by key.
+    keys(&mut app, "s");
+    assert_eq!(app.keys.list.sort(), SortBy::Key);
+    assert!(app.keys.list.top().is_none());
+    check_screen(&app, &all);
+
+    // x: the soonest to expire, only keys with an expiry.
+    keys(&mut app, "x");
+    assert_eq!(app.keys.list.view(), ListView::Expiring);
+    assert_eq!(rows(&app), soonest);
+    assert!(app.keys.list.set().len() <= 50);
+    // x again: back to the pages.
+    keys(&mut app, "x");
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+    check_screen(&app, &all);
+
+    // With a filter that still pages, the first of its matches only.
+    keys(&mut app, "/^k01");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.is_paged());
+    keys(&mut app, "s");
+    let want = first_by(
+        &model,
+        50,
+        |k| k.starts_with("k01"),
+        |&(size, _)| std::cmp::Reverse(size),
+    );
+    assert_eq!(app.keys.list.top().map(|t| t.matched), Some(100));
+    assert_eq!(rows(&app), want);
+    // Clearing the filter scans the whole namespace again, in the same order.
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.top().map(|t| t.matched), Some(1000));
+    assert_eq!(rows(&app), biggest);
+    // A filter with few matches holds them whole, still biggest first.
+    keys(&mut app, "/");
+    keys(&mut app, "99");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.top().is_none() && !app.keys.list.is_paged());
+    let want = first_by(
+        &model,
+        1000,
+        |k| k.contains("99"),
+        |&(size, _)| std::cmp::Reverse(size),
+    );
+    assert_eq!(rows(&app), want);
+}
+
+#[test]
+fn followed_writes_change_the_first_keys_they_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with_ttls(&dir);
+    let mut app = paged_app(&db, false);
+    keys(&mut app, "s");
+    let before = rows(&app);
+    // A held key deleted goes; a new key (not known to rank) does not come.
+    db.remove(&before[3]).unwrap();
+    db.insert("new", "x".repeat(500)).unwrap();
+    db.flush().unwrap();
+    act(&mut app, Action::Tick(t0()));
+    let mut want = before.clone();
+    want.remove(3);
+    assert_eq!(rows(&app), want);
+    assert_eq!(model.len(), 1000);
 }

@@ -98,6 +98,57 @@ pub(super) fn keep_selection(app: &mut App, f: impl FnOnce(&mut KeyList)) {
     selection_changed(app);
 }
 
+/// Show the first keys of a list too big to hold in the order of `view`
+/// and `sort` (biggest, soonest to expire): the worker scans once keeping
+/// at most the holding limit; the key order brings the paged list back.
+pub(super) fn view_big(app: &mut App, view: ListView, sort: crate::keylist::SortBy) {
+    let Some(by) = crate::worker::TopBy::of(view, sort) else {
+        // Back to every key in key order: read them again (paged).
+        keep_selection(app, |list| {
+            list.set_view(view);
+            list.set_sort(sort);
+        });
+        let ns = app.shown_ns();
+        app.load_keys(ns);
+        app.say("back to every key, by key");
+        return;
+    };
+    let ns = app.shown_ns();
+    app.keys.generation += 1;
+    app.keys.stale = false;
+    let generation = app.keys.generation;
+    app.keys.loading = Some(crate::app::Loading {
+        generation,
+        loaded: 0,
+        started_ms: app.now_ms,
+    });
+    let limit = app.worker_paging().whole_limit;
+    let what = match by {
+        crate::worker::TopBy::Size => "largest",
+        crate::worker::TopBy::Expiry => "soonest to expire",
+    };
+    app.say(format!(
+        "finding the {} {what} of {} keys…",
+        units::count(limit as u64),
+        units::count(app.keys.list.total() as u64)
+    ));
+    let filter = app.keys.list.filter().to_string();
+    app.request(Request::TopKeys {
+        ns,
+        generation,
+        filter,
+        view,
+        sort,
+        limit,
+    });
+}
+
+/// True when the list is too big to hold: paged, or the first keys in an
+/// order out of more.
+pub(super) fn is_big(app: &App) -> bool {
+    app.keys.list.is_paged() || app.keys.list.top().is_some()
+}
+
 pub(super) fn set_view(app: &mut App, view: ListView) {
     keep_selection(app, |list| list.set_view(view));
 }

@@ -319,15 +319,34 @@ pub(super) fn command(app: &mut App, c: Command) {
                 set_filter(app, "");
             }
         }
-        Command::ToggleTree
-        | Command::ToggleExpiring
-        | Command::Sort
-        | Command::NextDelimiter
-        | Command::Export
+        Command::ToggleTree | Command::NextDelimiter | Command::Export
             if app.keys.list.is_paged() =>
         {
             let note = paged_note(app);
             app.complain(note);
+        }
+        Command::ToggleTree | Command::NextDelimiter if app.keys.list.top().is_some() => {
+            app.complain("no tree of the first keys in an order: s or x back to every key first");
+        }
+        Command::ToggleExpiring if is_big(app) => {
+            let view = match app.keys.list.view() {
+                ListView::Expiring => ListView::Flat,
+                _ => ListView::Expiring,
+            };
+            view_big(app, view, app.keys.list.sort());
+        }
+        Command::Sort if is_big(app) => {
+            let (view, sort) = (app.keys.list.view(), app.keys.list.sort().next());
+            if view == ListView::Expiring {
+                // The soonest to expire stay soonest first.
+                app.keys.list.set_sort(sort);
+                app.say(format!(
+                    "keys sorted {} (in the flat view; x leaves this one)",
+                    sort.label()
+                ));
+            } else {
+                view_big(app, view, sort);
+            }
         }
         Command::ToggleTree => {
             let view = match app.keys.list.view() {
