@@ -177,6 +177,17 @@ pub enum Request {
         /// The file; it must not exist yet.
         path: PathBuf,
     },
+    /// Write every key of `ns` matching `filter` (a paged list's keys) with
+    /// its value and expiry to a new file, streamed from the engine's
+    /// sorted order: the keys are never held.
+    ExportRange {
+        /// The namespace.
+        ns: NsName,
+        /// The list's filter text (empty: every key).
+        filter: String,
+        /// The file; it must not exist yet.
+        path: PathBuf,
+    },
     /// Create a namespace (written and flushed at once).
     CreateNamespace(String),
     /// Drop a namespace and its keys (written and flushed at once).
@@ -330,6 +341,14 @@ pub enum Response {
         written: usize,
         /// Keys gone since they were listed.
         skipped: usize,
+    },
+    /// A streamed export ([`Request::ExportRange`]) wrote this many records
+    /// so far.
+    Exporting {
+        /// The file.
+        path: PathBuf,
+        /// Records written so far.
+        written: usize,
     },
     /// A namespace was created (false: it existed already).
     NamespaceCreated(String, bool),
@@ -777,9 +796,82 @@ fn export(
     keys: &[Vec<u8>],
     path: &std::path::Path,
 ) -> Result<(&'static str, usize, usize), JobError> {
+    let space = space_for_read(db, ns)?;
+    export_with(db, ns, path, |record| {
+        let mut skipped = 0;
+        for key in keys {
+            let Some(value) = space.get(key)? else {
+                skipped += 1;
+                continue;
+            };
+            let expires = space.expires_at_ms(key)?;
+            record(key, &value, expires)?;
+        }
+        Ok(skipped)
+    })
+}
+
+/// Records a streamed export reports progress after, each time.
+const EXPORT_PROGRESS_EVERY: usize = 100_000;
+
+/// Write every key of `ns` matching `filter` to `path` as [`export`] does,
+/// reading key, value and expiry from one range read in key order (a
+/// `^prefix` filter reads only its range): nothing but the record being
+/// written is held. Sends [`Response::Exporting`] as it goes.
+fn export_range(
+    db: &Emdb,
+    ns: &NsName,
+    filter: &str,
+    path: &std::path::Path,
+    out: &mut dyn FnMut(Response),
+) -> Result<(&'static str, usize, usize), JobError> {
+    let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    if let Some(e) = pattern.as_ref().and_then(|p| p.error.clone()) {
+        return Err(JobError::Tool(emdb_tools::ToolError::usage(format!(
+            "the filter does not parse: {e}"
+        ))));
+    }
+    let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
+    let mut range = space.range(lo, hi)?;
+    export_with(db, ns, path, |record| {
+        let mut written = 0usize;
+        while let Some(item) = range.next_with_expiry() {
+            let (key, value, expires) = item?;
+            if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+                continue;
+            }
+            let expires = expires.map(|t| {
+                t.duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            });
+            record(&key, &value, expires)?;
+            written += 1;
+            if written.is_multiple_of(EXPORT_PROGRESS_EVERY) {
+                out(Response::Exporting {
+                    path: path.to_path_buf(),
+                    written,
+                });
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// A record sink: key, value, expiry (ms since the epoch).
+type RecordFn<'a> = dyn FnMut(&[u8], &[u8], Option<u64>) -> Result<(), JobError> + 'a;
+
+/// Create `path` (new, mode 0600) and write the records `feed` passes to
+/// its sink in the format the extension names; `feed` returns how many
+/// keys it skipped. Returns the format's name, records written, skipped.
+fn export_with(
+    db: &Emdb,
+    ns: &NsName,
+    path: &std::path::Path,
+    feed: impl FnOnce(&mut RecordFn<'_>) -> Result<usize, JobError>,
+) -> Result<(&'static str, usize, usize), JobError> {
     use emdb_tools::transfer::{self, Plan};
     use std::os::unix::fs::OpenOptionsExt;
-    let space = space_for_read(db, ns)?;
     let format = transfer::resolve_format(None, Some(path));
     let tool = |e: emdb_tools::ToolError| JobError::Tool(e);
     let file = std::fs::OpenOptions::new()
@@ -802,19 +894,16 @@ fn export(
         any_expiry: true,
     };
     let name = ns.as_deref().unwrap_or("");
-    let (mut written, mut skipped) = (0, 0);
+    let mut written = 0;
+    let skipped;
     {
         let mut w = transfer::writer(format, &mut out, emdb_tools::Codec::default(), &plan)
             .map_err(tool)?;
-        for key in keys {
-            let Some(value) = space.get(key)? else {
-                skipped += 1;
-                continue;
-            };
-            let expires = space.expires_at_ms(key)?;
-            w.record(name, key, &value, expires).map_err(tool)?;
+        skipped = feed(&mut |key: &[u8], value: &[u8], expires: Option<u64>| {
+            w.record(name, key, value, expires).map_err(tool)?;
             written += 1;
-        }
+            Ok(())
+        })?;
         w.finish().map_err(tool)?;
     }
     std::io::Write::flush(&mut out)
@@ -987,6 +1076,17 @@ fn serve(
             }),
             Err(e) => out(fail(Job::Export, e)),
         },
+        Request::ExportRange { ns, filter, path } => {
+            match export_range(db, &ns, &filter, &path, out) {
+                Ok((format, written, skipped)) => out(Response::Exported {
+                    path,
+                    format,
+                    written,
+                    skipped,
+                }),
+                Err(e) => out(fail(Job::Export, e)),
+            }
+        }
         Request::CreateNamespace(name) => {
             let created = db
                 .list_namespaces()
@@ -1349,6 +1449,29 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                         }
                     }
                     loaders.retain(|h| !h.is_finished());
+                }
+                req @ Request::ExportRange { .. } => {
+                    // A streamed export may take a while: its own thread,
+                    // so stats and values keep coming.
+                    let (db2, out2) = (db.clone(), out.clone());
+                    let spawned = std::thread::Builder::new()
+                        .name("emdb-tui-export".into())
+                        .spawn(move || {
+                            let mut live = LiveCounts {
+                                min_every: LIVE_COUNT_EVERY,
+                                every: LIVE_COUNT_EVERY,
+                                last: None,
+                            };
+                            serve(&db2, req, false, paging, &mut live, &mut |r| {
+                                let _ = out2.send(r);
+                            })
+                        });
+                    if let Err(e) = spawned {
+                        let _ = out.send(Response::Failed {
+                            job: Job::Export,
+                            error: JobError::Os(e),
+                        });
+                    }
                 }
                 Request::Compact => {
                     if compacting.swap(true, Ordering::AcqRel) {

@@ -443,3 +443,90 @@ fn followed_writes_change_the_first_keys_they_hold() {
     assert_eq!(rows(&app), want);
     assert_eq!(model.len(), 1000);
 }
+
+fn read_export(path: &std::path::Path) -> Vec<emdb_tools::transfer::Entry> {
+    use emdb_tools::transfer::{self, Item};
+    let format = transfer::resolve_format(None, Some(path));
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    transfer::reader(format, Box::new(file), emdb_tools::Codec::default())
+        .filter_map(|item| match item.unwrap() {
+            Item::Record(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The file's keys with their value sizes and expiries (0 for none).
+fn exported(path: &std::path::Path) -> Vec<(String, usize, u64)> {
+    read_export(path)
+        .into_iter()
+        .map(|e| {
+            (
+                String::from_utf8(e.key).unwrap(),
+                e.value.len(),
+                e.expires_at_ms.unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+fn export_to(app: &mut App, path: &std::path::Path) -> String {
+    keys(app, "O");
+    keys(app, path.to_str().unwrap());
+    press(app, KeyCode::Enter);
+    shot(app)
+}
+
+#[test]
+fn export_streams_a_paged_list_from_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with_ttls(&dir);
+    let want = |keep: &dyn Fn(&str) -> bool| -> Vec<(String, usize, u64)> {
+        model
+            .iter()
+            .filter(|(k, _)| keep(k))
+            .map(|(k, &(size, exp))| (k.clone(), size, exp))
+            .collect()
+    };
+    let mut app = paged_app(&db, false);
+    keys(&mut app, "O");
+    assert!(shot(&app).contains("Export 1,000 listed keys"));
+    press(&mut app, KeyCode::Esc);
+    // Every key, in key order, with its value and expiry.
+    let all = dir.path().join("all.jsonl");
+    let s = export_to(&mut app, &all);
+    assert!(s.contains("exported 1,000 keys to"), "{s}");
+    assert_eq!(exported(&all), want(&|_| true));
+    // A prefix filter's matches (still paged: 100 > 50), as CSV.
+    keys(&mut app, "/^k01");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.is_paged());
+    let csv = dir.path().join("k01.csv");
+    export_to(&mut app, &csv);
+    assert_eq!(exported(&csv), want(&|k| k.starts_with("k01")));
+    // A regex filter's matches (every key read, 100 kept).
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "~5$");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.is_paged());
+    let ends5 = dir.path().join("ends5.jsonl");
+    export_to(&mut app, &ends5);
+    assert_eq!(exported(&ends5), want(&|k| k.ends_with('5')));
+    // An existing file is not overwritten.
+    let before = std::fs::read(&ends5).unwrap();
+    let s = export_to(&mut app, &ends5);
+    assert!(s.contains("exists already"), "{s}");
+    assert_eq!(std::fs::read(&ends5).unwrap(), before);
+    // The biggest keys' view exports the keys it holds.
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "s");
+    let big = dir.path().join("big.jsonl");
+    export_to(&mut app, &big);
+    let mut biggest = first_by(&model, 50, |_| true, |&(size, _)| std::cmp::Reverse(size));
+    biggest.sort();
+    let got: Vec<String> = exported(&big).into_iter().map(|e| e.0).collect();
+    assert_eq!(got, biggest);
+}

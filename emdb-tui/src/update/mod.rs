@@ -319,9 +319,7 @@ pub(super) fn command(app: &mut App, c: Command) {
                 set_filter(app, "");
             }
         }
-        Command::ToggleTree | Command::NextDelimiter | Command::Export
-            if app.keys.list.is_paged() =>
-        {
+        Command::ToggleTree | Command::NextDelimiter if app.keys.list.is_paged() => {
             let note = paged_note(app);
             app.complain(note);
         }
@@ -401,7 +399,13 @@ pub(super) fn command(app: &mut App, c: Command) {
         Command::NextFound => step_found(app, true),
         Command::PrevFound => step_found(app, false),
         Command::Export => {
-            let keys = app.keys.list.listed_keys().count();
+            // A paged list is streamed from the engine; its count is the
+            // scan's.
+            let keys = if app.keys.list.is_paged() {
+                app.keys.list.total()
+            } else {
+                app.keys.list.listed_keys().count()
+            };
             if keys == 0 {
                 app.complain("no keys listed to export");
             } else {

@@ -158,10 +158,10 @@ fn install_top(
     ));
 }
 
-/// Why the tree and export are off in a paged list.
+/// Why the tree is off in a paged list.
 pub(super) fn paged_note(app: &App) -> String {
     format!(
-        "{} keys are paged, not held: the tree and export need at most {} (filter first)",
+        "{} keys are paged, not held: the tree needs at most {} (filter first)",
         units::count(app.keys.list.total() as u64),
         units::count(app.worker_paging().whole_limit as u64)
     )
@@ -462,6 +462,11 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 path.display()
             ));
         }
+        Response::Exporting { path, written } => app.say(format!(
+            "exporting to {}… {} written",
+            path.display(),
+            units::plural(written as u64, "key")
+        )),
         Response::NamespaceCreated(name, new) => {
             if new {
                 app.say(format!("created namespace {name}"));
