@@ -117,6 +117,25 @@ pub enum Request {
         /// Keys kept at most.
         limit: usize,
     },
+    /// One level of the tree of a list too big to hold: the keys of `ns`
+    /// matching `filter` under `prefix`, grouped on `delimiter` after it
+    /// (counts and bytes per group, the keys with no delimiter after it as
+    /// keys), at most `limit` groups and keys. One scan of the prefix's
+    /// range; shares the key loads' cancelling and progress.
+    TreeLevel {
+        /// The namespace.
+        ns: NsName,
+        /// The load's generation, echoed.
+        generation: u64,
+        /// The filter text (empty: every key).
+        filter: String,
+        /// The level's prefix (empty: the top), ending with the delimiter.
+        prefix: Vec<u8>,
+        /// The tree delimiter.
+        delimiter: u8,
+        /// Groups and keys kept at most.
+        limit: usize,
+    },
     /// One chunk of a paged list: the keys matching `filter` in
     /// `[lo, hi)`, or only their count and bytes.
     LoadChunk {
@@ -267,6 +286,23 @@ pub enum Response {
         set: KeySet,
         /// Keys matching the filter, kept or not.
         matched: usize,
+        /// Log size just before the scan.
+        log_end: u64,
+        /// How long it took.
+        took: Duration,
+    },
+    /// The answer to [`Request::TreeLevel`].
+    Level {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The filter text scanned for.
+        filter: String,
+        /// The level's prefix.
+        prefix: Vec<u8>,
+        /// Its groups and keys in key order.
+        level: Level,
         /// Log size just before the scan.
         log_end: u64,
         /// How long it took.
@@ -730,6 +766,116 @@ fn top_keys(
     Ok(Some((set, matched)))
 }
 
+/// One level of a tree read by a scan ([`Request::TreeLevel`]).
+#[derive(Clone, Debug, Default)]
+pub struct Level {
+    /// The groups: full prefix (delimiter included), key count, bytes.
+    pub groups: Vec<(Vec<u8>, usize, u64)>,
+    /// The keys with no delimiter after the level's prefix (and groups of
+    /// one key), sorted.
+    pub keys: KeySet,
+    /// Keys under the prefix matching the filter, in groups or not.
+    pub matched: usize,
+    /// Bytes of their values.
+    pub bytes: u64,
+    /// More groups and keys than the limit: the rest are not listed
+    /// (`matched` and `bytes` still count them).
+    pub truncated: bool,
+}
+
+/// A group being counted: prefix, count, bytes, and its first key (key,
+/// size, expiry) for a group of one.
+type OpenGroup = (Vec<u8>, usize, u64, (Vec<u8>, u64, u64));
+
+/// The groups and keys of one tree level (see [`Request::TreeLevel`]).
+#[allow(clippy::too_many_arguments)]
+fn tree_level(
+    db: &Emdb,
+    ns: &NsName,
+    generation: u64,
+    filter: &str,
+    prefix: &[u8],
+    delimiter: u8,
+    limit: usize,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) -> Result<Option<Level>, JobError> {
+    let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let mut level = Level::default();
+    if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
+        return Ok(Some(level));
+    }
+    let (lo, hi) = if prefix.is_empty() {
+        scan_bounds(pattern.as_ref(), None, None)
+    } else {
+        (
+            std::ops::Bound::Included(prefix.to_vec()),
+            emdb_core::prefix_end(prefix),
+        )
+    };
+    let mut range = space.range(lo, hi)?;
+    // The group being counted: prefix, count, bytes, its first key.
+    let mut open: Option<OpenGroup> = None;
+    let mut items = 0usize;
+    let mut scanned = 0usize;
+    // Close the open group: a group of one is listed as its key.
+    let close = |level: &mut Level, g: OpenGroup| {
+        let (p, count, bytes, (key, size, exp)) = g;
+        if count == 1 {
+            level.keys.push(&key, size, exp);
+        } else {
+            level.groups.push((p, count, bytes));
+        }
+    };
+    while let Some(item) = range.next_key_info() {
+        let (key, size, expires_ms) = item?;
+        scanned += 1;
+        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        if scanned.is_multiple_of(PROGRESS_EVERY) {
+            out(Response::KeysProgress {
+                generation,
+                loaded: scanned,
+            });
+        }
+        if !key.starts_with(prefix) || pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+            continue;
+        }
+        level.matched += 1;
+        level.bytes += size as u64;
+        let group = key[prefix.len()..]
+            .iter()
+            .position(|&b| b == delimiter)
+            .map(|p| key[..prefix.len() + p + 1].to_vec());
+        if let (Some(g), Some(o)) = (&group, &mut open) {
+            if *g == o.0 {
+                o.1 += 1;
+                o.2 += size as u64;
+                continue;
+            }
+        }
+        if let Some(g) = open.take() {
+            close(&mut level, g);
+        }
+        if items == limit {
+            level.truncated = true;
+            continue;
+        }
+        items += 1;
+        match group {
+            Some(g) => open = Some((g, 1, size as u64, (key, size as u64, expires_ms))),
+            None => level.keys.push(&key, size as u64, expires_ms),
+        }
+    }
+    if let Some(g) = open.take() {
+        close(&mut level, g);
+    }
+    level.keys.sort();
+    Ok(Some(level))
+}
+
 /// The keys matching `filter` in `[lo, hi)` (a chunk of a paged list),
 /// with their count and bytes; only counted when `count_only`.
 fn load_chunk(
@@ -1128,6 +1274,10 @@ fn serve(
             let cancel = AtomicBool::new(false);
             top_response(db, ns, generation, filter, view, sort, limit, &cancel, out);
         }
+        req @ Request::TreeLevel { .. } => {
+            let cancel = AtomicBool::new(false);
+            level_response(db, req, &cancel, out);
+        }
         Request::LoadChunk {
             ns,
             generation,
@@ -1203,6 +1353,40 @@ fn top_response(
             sort,
             set,
             matched,
+            log_end,
+            took: start.elapsed(),
+        }),
+        Ok(None) => {}
+        Err(e) => out(Response::Failed {
+            job: Job::LoadKeys,
+            error: e,
+        }),
+    }
+}
+
+fn level_response(db: &Emdb, req: Request, cancel: &AtomicBool, out: &mut dyn FnMut(Response)) {
+    let Request::TreeLevel {
+        ns,
+        generation,
+        filter,
+        prefix,
+        delimiter,
+        limit,
+    } = req
+    else {
+        return;
+    };
+    let start = Instant::now();
+    let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
+    match tree_level(
+        db, &ns, generation, &filter, &prefix, delimiter, limit, cancel, out,
+    ) {
+        Ok(Some(level)) => out(Response::Level {
+            generation,
+            ns,
+            filter,
+            prefix,
+            level,
             log_end,
             took: start.elapsed(),
         }),
@@ -1404,7 +1588,9 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                     purpose: ValuePurpose::Show,
                     ..
                 } if Some(i) != last_show => {}
-                req @ (Request::LoadKeys { .. } | Request::TopKeys { .. }) => {
+                req @ (Request::LoadKeys { .. }
+                | Request::TopKeys { .. }
+                | Request::TreeLevel { .. }) => {
                     if let Some(c) = load_cancel.take() {
                         c.store(true, Ordering::Relaxed);
                     }
@@ -1436,7 +1622,7 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                                 } => keys_response(
                                     &db2, ns, generation, filter, paging, &cancel, &mut send,
                                 ),
-                                _ => {}
+                                req => level_response(&db2, req, &cancel, &mut send),
                             }
                         });
                     match spawned {

@@ -163,19 +163,18 @@ fn filters_on_a_paged_list_scan_the_namespace() {
 }
 
 #[test]
-fn the_tree_says_why_it_is_off_on_a_paged_list() {
+fn a_filter_held_whole_gets_the_tree_of_held_keys() {
     let dir = tempfile::tempdir().unwrap();
     let (db, _) = db_with(&dir, 1000);
     let mut app = paged_app(&db, false);
     keys(&mut app, "t");
-    assert_eq!(app.keys.list.view(), ListView::Flat);
-    let m = app.message.as_ref().expect("a message");
-    assert!(m.error && m.text.contains("paged"), "{}", m.text);
-    // Filtered down to a list held whole, they work.
+    assert!(app.keys.list.level().is_some());
+    // Filtered down to a list held whole: the tree of held keys.
     keys(&mut app, "/^k000");
     press(&mut app, KeyCode::Enter);
-    keys(&mut app, "t");
     assert_eq!(app.keys.list.view(), ListView::Tree);
+    assert!(app.keys.list.level().is_none() && !app.keys.list.is_paged());
+    assert_eq!(app.keys.list.total(), 10);
 }
 
 #[test]
@@ -529,4 +528,153 @@ fn export_streams_a_paged_list_from_the_engine() {
     biggest.sort();
     let got: Vec<String> = exported(&big).into_iter().map(|e| e.0).collect();
     assert_eq!(got, biggest);
+}
+
+/// Groups (prefix, keys, bytes) and keys (key, 1, size) under `prefix`, in
+/// key order, as a tree level shows them (a group of one is its key).
+fn level_model(
+    model: &BTreeMap<String, usize>,
+    prefix: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<(String, usize, u64, bool)> {
+    let mut out: Vec<(String, usize, u64, bool)> = Vec::new();
+    let mut firsts: Vec<(String, usize)> = Vec::new();
+    for (k, &size) in model
+        .iter()
+        .filter(|(k, _)| k.starts_with(prefix) && keep(k))
+    {
+        let rest = &k[prefix.len()..];
+        match rest.find(':') {
+            Some(p) => {
+                let g = k[..prefix.len() + p + 1].to_string();
+                match out.last_mut() {
+                    Some(last) if last.3 && last.0 == g => {
+                        last.1 += 1;
+                        last.2 += size as u64;
+                    }
+                    _ => {
+                        out.push((g, 1, size as u64, true));
+                        firsts.push((k.clone(), size));
+                    }
+                }
+            }
+            None => out.push((k.clone(), 1, size as u64, false)),
+        }
+    }
+    // Groups of one are their key.
+    let mut f = firsts.into_iter();
+    for row in &mut out {
+        if row.3 {
+            let (k, size) = f.next().unwrap();
+            if row.1 == 1 {
+                *row = (k, 1, size as u64, false);
+            }
+        }
+    }
+    out
+}
+
+fn level_rows(app: &App) -> Vec<(String, usize, u64, bool)> {
+    use emdb_tui::keylist::Row;
+    let list = &app.keys.list;
+    (0..list.row_count())
+        .map(|i| {
+            let row = list.row(i).unwrap();
+            let bytes = String::from_utf8_lossy(list.row_bytes(row)).into_owned();
+            match row {
+                Row::Group {
+                    count, bytes: b, ..
+                } => (bytes, count as usize, b, true),
+                Row::Key { .. } => {
+                    let size = list.row_entry(row).unwrap().size;
+                    (bytes, 1, u64::from(size), false)
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_tree_of_a_paged_list_counts_one_level_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("tree.emdb"))
+        .build()
+        .unwrap();
+    let mut model = BTreeMap::new();
+    let mut put = |k: String, size: usize| {
+        db.insert(&k, "v".repeat(size)).unwrap();
+        model.insert(k, size);
+    };
+    for i in 0..300 {
+        put(format!("user:{i}:name"), i % 5 + 1);
+        put(format!("user:{i}:mail"), i % 3 + 2);
+    }
+    for j in 0..100 {
+        put(format!("order:{j:03}"), 4);
+    }
+    put("cfg:a".into(), 1);
+    put("cfg:b".into(), 2);
+    put("one:x".into(), 3);
+    put("solo".into(), 5);
+    db.flush().unwrap();
+    let all: Vec<String> = model.keys().cloned().collect();
+    let mut app = paged_app(&db, false);
+    check_screen(&app, &all);
+
+    // t: the top level, counted by one scan.
+    keys(&mut app, "t");
+    assert!(!app.keys.list.is_paged());
+    assert_eq!(app.keys.list.view(), ListView::Tree);
+    assert_eq!(level_rows(&app), level_model(&model, "", |_| true));
+    assert_eq!(app.keys.list.total(), model.len());
+    let screen = shot(&app);
+    assert!(
+        screen.contains(&format!("Keys {} ", model.len())),
+        "{screen}"
+    );
+    // Into user: — 300 groups, more than the 50 listed at most here.
+    let user = level_rows(&app)
+        .iter()
+        .position(|r| r.0 == "user:")
+        .unwrap();
+    for _ in 0..user {
+        press(&mut app, KeyCode::Down);
+    }
+    press(&mut app, KeyCode::Enter);
+    let want = level_model(&model, "user:", |_| true);
+    assert_eq!(want.len(), 300);
+    assert_eq!(level_rows(&app), want[..50]);
+    let m = app.message.as_ref().expect("a message");
+    assert!(m.text.contains("only the first 50"), "{}", m.text);
+    assert!(shot(&app).contains("Keys 600 under user:"));
+    // Into user:1: (its keys), then back up twice, standing on the group
+    // left each time.
+    press(&mut app, KeyCode::Down);
+    let group = level_rows(&app)[1].0.clone();
+    press(&mut app, KeyCode::Right);
+    assert_eq!(level_rows(&app), level_model(&model, &group, |_| true));
+    assert_eq!(level_rows(&app).len(), 2);
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.keys.list.level().unwrap().prefix, b"user:");
+    assert_eq!(app.keys.nav.selected, 1);
+    press(&mut app, KeyCode::Left);
+    assert!(app.keys.list.level().unwrap().prefix.is_empty());
+    assert_eq!(app.keys.nav.selected, user);
+    // A filter scans the level again with it (still too many: 300 > 50).
+    keys(&mut app, "/mail");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.view(), ListView::Tree);
+    assert_eq!(
+        level_rows(&app),
+        level_model(&model, "", |k| k.contains("mail"))
+    );
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(level_rows(&app), level_model(&model, "", |_| true));
+    // t again: every key, paged.
+    keys(&mut app, "t");
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+    check_screen(&app, &all);
 }

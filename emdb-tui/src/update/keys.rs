@@ -11,7 +11,15 @@ pub(super) fn left(app: &mut App) {
         Pane::Value => app.focus = Pane::Keys,
         Pane::Keys => {
             let i = app.keys.nav.selected;
-            if let Some(Row::Group { expanded: true, .. }) = app.keys.list.row(i) {
+            let up = app
+                .keys
+                .list
+                .level()
+                .and_then(|l| parent_prefix(&l.prefix, app.keys.list.delimiter()));
+            if let Some(prefix) = up {
+                // Up a level of a tree too big to hold.
+                start_level(app, prefix);
+            } else if let Some(Row::Group { expanded: true, .. }) = app.keys.list.row(i) {
                 app.keys.list.toggle_group(i);
                 follow_keys(app);
             } else if let Some(parent) = app.keys.list.parent_of(i) {
@@ -26,6 +34,9 @@ pub(super) fn left(app: &mut App) {
 }
 
 pub(super) fn right(app: &mut App) {
+    if app.focus == Pane::Keys && open_level_group(app) {
+        return;
+    }
     match app.focus {
         Pane::Namespaces => app.focus = Pane::Keys,
         Pane::Value => {}
@@ -44,6 +55,9 @@ pub(super) fn right(app: &mut App) {
 }
 
 pub(super) fn enter(app: &mut App) {
+    if app.focus == Pane::Keys && open_level_group(app) {
+        return;
+    }
     match app.focus {
         Pane::Namespaces => app.focus = Pane::Keys,
         Pane::Value => {}
@@ -143,10 +157,61 @@ pub(super) fn view_big(app: &mut App, view: ListView, sort: crate::keylist::Sort
     });
 }
 
-/// True when the list is too big to hold: paged, or the first keys in an
-/// order out of more.
+/// True when the list is too big to hold: paged, the first keys in an
+/// order out of more, or a tree level.
 pub(super) fn is_big(app: &App) -> bool {
-    app.keys.list.is_paged() || app.keys.list.top().is_some()
+    let list = &app.keys.list;
+    list.is_paged() || list.top().is_some() || list.level().is_some()
+}
+
+/// Most groups and keys a tree level of a list too big to hold lists.
+pub const MAX_LEVEL_ROWS: usize = 10_000;
+
+/// Show the tree level under `prefix` of a list too big to hold: the
+/// worker counts its groups in one scan of the prefix's range.
+pub(super) fn start_level(app: &mut App, prefix: Vec<u8>) {
+    let ns = app.shown_ns();
+    app.keys.generation += 1;
+    app.keys.stale = false;
+    let generation = app.keys.generation;
+    app.keys.loading = Some(crate::app::Loading {
+        generation,
+        loaded: 0,
+        started_ms: app.now_ms,
+    });
+    let filter = app.keys.list.filter().to_string();
+    let delimiter = app.keys.list.delimiter();
+    app.request(Request::TreeLevel {
+        ns,
+        generation,
+        filter,
+        prefix,
+        delimiter,
+        limit: MAX_LEVEL_ROWS.min(app.worker_paging().whole_limit),
+    });
+}
+
+/// The level above a tree level's prefix (`None` at the top).
+fn parent_prefix(prefix: &[u8], delimiter: u8) -> Option<Vec<u8>> {
+    let inner = prefix.strip_suffix(&[delimiter])?;
+    Some(match inner.iter().rposition(|&b| b == delimiter) {
+        Some(p) => inner[..=p].to_vec(),
+        None => Vec::new(),
+    })
+}
+
+/// In a tree level, open the selected group (a scan of its keys): true
+/// when it did.
+fn open_level_group(app: &mut App) -> bool {
+    if app.keys.list.level().is_none() {
+        return false;
+    }
+    let Some(row @ Row::Group { .. }) = app.keys.list.row(app.keys.nav.selected) else {
+        return false;
+    };
+    let prefix = app.keys.list.row_bytes(row).to_vec();
+    start_level(app, prefix);
+    true
 }
 
 pub(super) fn set_view(app: &mut App, view: ListView) {

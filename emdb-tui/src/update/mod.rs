@@ -319,12 +319,27 @@ pub(super) fn command(app: &mut App, c: Command) {
                 set_filter(app, "");
             }
         }
-        Command::ToggleTree | Command::NextDelimiter if app.keys.list.is_paged() => {
-            let note = paged_note(app);
-            app.complain(note);
+        Command::ToggleTree if app.keys.list.level().is_some() => {
+            // Back to every key, paged.
+            view_big(app, ListView::Flat, crate::keylist::SortBy::Key);
+        }
+        Command::ToggleTree if app.keys.list.is_paged() => start_level(app, Vec::new()),
+        Command::NextDelimiter if app.keys.list.is_paged() || app.keys.list.level().is_some() => {
+            let cur = app.keys.list.delimiter();
+            let i = DELIMITERS
+                .iter()
+                .position(|&d| d == cur)
+                .map_or(0, |i| i + 1);
+            let d = DELIMITERS[i % DELIMITERS.len()];
+            app.keys.list.set_delimiter(d);
+            start_level(app, Vec::new());
+            app.say(format!("tree groups on '{}'", char::from(d)));
         }
         Command::ToggleTree | Command::NextDelimiter if app.keys.list.top().is_some() => {
             app.complain("no tree of the first keys in an order: s or x back to every key first");
+        }
+        Command::ToggleExpiring | Command::Sort if app.keys.list.level().is_some() => {
+            app.complain("the tree is in key order: t leaves it");
         }
         Command::ToggleExpiring if is_big(app) => {
             let view = match app.keys.list.view() {

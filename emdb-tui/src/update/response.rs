@@ -99,7 +99,8 @@ fn install_list(
     }
     if app.keys.list.is_paged() {
         if view == ListView::Tree {
-            app.say(paged_note(app));
+            // Too many keys to hold for a tree: its top level, counted.
+            start_level(app, Vec::new());
         } else if crate::worker::TopBy::of(view, sort).is_some() {
             // Too many keys to hold for this order: its first ones.
             view_big(app, view, sort);
@@ -158,13 +159,58 @@ fn install_top(
     ));
 }
 
-/// Why the tree is off in a paged list.
-pub(super) fn paged_note(app: &App) -> String {
-    format!(
-        "{} keys are paged, not held: the tree needs at most {} (filter first)",
-        units::count(app.keys.list.total() as u64),
-        units::count(app.worker_paging().whole_limit as u64)
-    )
+/// Put a tree level (a level scan's answer) in the key pane, the first
+/// row selected (or the group just left, going up).
+fn install_level(
+    app: &mut App,
+    ns: NsName,
+    filter: String,
+    prefix: Vec<u8>,
+    level: crate::worker::Level,
+) {
+    let same_ns = app.keys.ns.as_ref() == Some(&ns);
+    let typed = if same_ns {
+        app.keys.list.filter().to_string()
+    } else {
+        String::new()
+    };
+    // Coming up from a group: stand on it.
+    let from = app
+        .keys
+        .list
+        .level()
+        .map(|l| l.prefix.clone())
+        .filter(|p| p.len() > prefix.len() && p.starts_with(&prefix));
+    let delim = app.keys.list.delimiter();
+    let truncated = level.truncated;
+    let matched = level.matched;
+    app.keys.list = KeyList::level_of(
+        level.keys,
+        &filter,
+        &typed,
+        delim,
+        crate::keylist::LevelOf {
+            prefix,
+            groups: level.groups,
+            matched: level.matched,
+            bytes: level.bytes,
+            truncated: level.truncated,
+        },
+    );
+    app.keys.ns = Some(ns);
+    app.keys.pending_select = None;
+    app.keys.nav = Default::default();
+    let row = from.and_then(|p| app.keys.list.row_of(&p)).unwrap_or(0);
+    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+    app.keys.nav.select(row, len, h);
+    selection_changed(app);
+    if truncated {
+        app.say(format!(
+            "only the first {} groups and keys of {} keys listed: filter, or open a group",
+            units::count(len as u64),
+            units::count(matched as u64)
+        ));
+    }
 }
 
 pub(super) fn on_response(app: &mut App, resp: Response) {
@@ -300,6 +346,28 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             app.keys.loaded_ms = app.now_ms;
             app.keys.took = took;
             install_top(app, ns, filter, view, sort, set, matched);
+        }
+        Response::Level {
+            generation,
+            ns,
+            filter,
+            prefix,
+            level,
+            log_end,
+            took,
+        } => {
+            if generation != app.keys.generation {
+                return;
+            }
+            app.keys.loading = None;
+            app.keys.following = false;
+            app.keys.log_end = log_end;
+            if let Some(s) = &app.stats {
+                app.keys.compactions = s.compactions;
+            }
+            app.keys.loaded_ms = app.now_ms;
+            app.keys.took = took;
+            install_level(app, ns, filter, prefix, level);
         }
         Response::Chunk {
             generation,
