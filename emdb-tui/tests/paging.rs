@@ -678,3 +678,38 @@ fn the_tree_of_a_paged_list_counts_one_level_at_a_time() {
     assert_eq!(app.keys.list.view(), ListView::Flat);
     check_screen(&app, &all);
 }
+
+#[test]
+fn keys_pressed_while_a_scan_runs_act_on_the_view_asked_for() {
+    use crossterm::event::{Event, KeyEvent, KeyModifiers};
+    use emdb_tui::keylist::SortBy;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with_ttls(&dir);
+    let mut app = paged_app(&db, false);
+    // Two presses before the worker's answers are read (the inline worker
+    // queues them): s s asks for the order by expiry, not size twice.
+    let press_only = |app: &mut App, c: char| {
+        let ev = Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        let action = emdb_tui::event::to_action(&ev, app).unwrap();
+        emdb_tui::update::update(app, action);
+    };
+    press_only(&mut app, 's');
+    press_only(&mut app, 's');
+    emdb_tui::drain(&mut app);
+    assert_eq!(app.keys.list.sort(), SortBy::Ttl);
+    assert!(app.keys.list.top().is_some());
+    // x x while the scan runs: back where it was.
+    press_only(&mut app, 'x');
+    press_only(&mut app, 'x');
+    emdb_tui::drain(&mut app);
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+    assert_eq!(app.keys.list.sort(), SortBy::Ttl);
+    // t t: the tree asked for, then left again, to every key paged.
+    keys(&mut app, "s");
+    assert!(app.keys.list.is_paged());
+    press_only(&mut app, 't');
+    press_only(&mut app, 't');
+    emdb_tui::drain(&mut app);
+    assert!(app.keys.list.is_paged());
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+}

@@ -124,19 +124,21 @@ pub(super) fn view_big(app: &mut App, view: ListView, sort: crate::keylist::Sort
         });
         let ns = app.shown_ns();
         app.load_keys(ns);
+        app.keys.wanted = Some((view, sort));
         app.say("back to every key, by key");
         return;
     };
     let ns = app.shown_ns();
     app.keys.generation += 1;
     app.keys.stale = false;
+    app.keys.wanted = Some((view, sort));
     let generation = app.keys.generation;
     app.keys.loading = Some(crate::app::Loading {
         generation,
         loaded: 0,
         started_ms: app.now_ms,
     });
-    let limit = app.worker_paging().whole_limit;
+    let limit = app.worker_paging().whole_limit.min(MAX_TOP);
     let what = match by {
         crate::worker::TopBy::Size => "largest",
         crate::worker::TopBy::Expiry => "soonest to expire",
@@ -164,6 +166,19 @@ pub(super) fn is_big(app: &App) -> bool {
     list.is_paged() || list.top().is_some() || list.level().is_some()
 }
 
+/// Most keys the sorts and the expiring view of a list too big to hold
+/// keep (the scan's heap and the list of them stay a few MB).
+pub const MAX_TOP: usize = 10_000;
+
+/// The view and order of the key list, or the ones asked for while the
+/// scan for them runs.
+pub(super) fn view_and_sort(app: &App) -> (ListView, crate::keylist::SortBy) {
+    app.keys
+        .wanted
+        .filter(|_| app.keys.loading.is_some())
+        .unwrap_or((app.keys.list.view(), app.keys.list.sort()))
+}
+
 /// Most groups and keys a tree level of a list too big to hold lists.
 pub const MAX_LEVEL_ROWS: usize = 10_000;
 
@@ -173,6 +188,7 @@ pub(super) fn start_level(app: &mut App, prefix: Vec<u8>) {
     let ns = app.shown_ns();
     app.keys.generation += 1;
     app.keys.stale = false;
+    app.keys.wanted = Some((ListView::Tree, crate::keylist::SortBy::Key));
     let generation = app.keys.generation;
     app.keys.loading = Some(crate::app::Loading {
         generation,

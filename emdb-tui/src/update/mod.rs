@@ -319,11 +319,16 @@ pub(super) fn command(app: &mut App, c: Command) {
                 set_filter(app, "");
             }
         }
-        Command::ToggleTree if app.keys.list.level().is_some() => {
+        Command::ToggleTree if is_big(app) && view_and_sort(app).0 == ListView::Tree => {
             // Back to every key, paged.
             view_big(app, ListView::Flat, crate::keylist::SortBy::Key);
         }
-        Command::ToggleTree if app.keys.list.is_paged() => start_level(app, Vec::new()),
+        Command::ToggleTree
+            if is_big(app)
+                && view_and_sort(app) == (ListView::Flat, crate::keylist::SortBy::Key) =>
+        {
+            start_level(app, Vec::new())
+        }
         Command::NextDelimiter if app.keys.list.is_paged() || app.keys.list.level().is_some() => {
             let cur = app.keys.list.delimiter();
             let i = DELIMITERS
@@ -335,24 +340,31 @@ pub(super) fn command(app: &mut App, c: Command) {
             start_level(app, Vec::new());
             app.say(format!("tree groups on '{}'", char::from(d)));
         }
-        Command::ToggleTree | Command::NextDelimiter if app.keys.list.top().is_some() => {
+        Command::ToggleTree | Command::NextDelimiter if is_big(app) => {
             app.complain("no tree of the first keys in an order: s or x back to every key first");
         }
-        Command::ToggleExpiring | Command::Sort if app.keys.list.level().is_some() => {
+        Command::ToggleExpiring | Command::Sort
+            if is_big(app) && view_and_sort(app).0 == ListView::Tree =>
+        {
             app.complain("the tree is in key order: t leaves it");
         }
         Command::ToggleExpiring if is_big(app) => {
-            let view = match app.keys.list.view() {
+            let (view, sort) = view_and_sort(app);
+            let view = match view {
                 ListView::Expiring => ListView::Flat,
                 _ => ListView::Expiring,
             };
-            view_big(app, view, app.keys.list.sort());
+            view_big(app, view, sort);
         }
         Command::Sort if is_big(app) => {
-            let (view, sort) = (app.keys.list.view(), app.keys.list.sort().next());
+            let (view, sort) = view_and_sort(app);
+            let sort = sort.next();
             if view == ListView::Expiring {
                 // The soonest to expire stay soonest first.
                 app.keys.list.set_sort(sort);
+                if let Some(w) = &mut app.keys.wanted {
+                    w.1 = sort;
+                }
                 app.say(format!(
                     "keys sorted {} (in the flat view; x leaves this one)",
                     sort.label()

@@ -314,6 +314,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 return;
             }
             app.keys.loading = None;
+            app.keys.wanted = None;
             app.keys.following = false;
             app.keys.log_end = log_end;
             if let Some(s) = &app.stats {
@@ -338,6 +339,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 return;
             }
             app.keys.loading = None;
+            app.keys.wanted = None;
             app.keys.following = false;
             app.keys.log_end = log_end;
             if let Some(s) = &app.stats {
@@ -360,6 +362,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 return;
             }
             app.keys.loading = None;
+            app.keys.wanted = None;
             app.keys.following = false;
             app.keys.log_end = log_end;
             if let Some(s) = &app.stats {
