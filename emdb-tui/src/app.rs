@@ -331,6 +331,9 @@ pub struct KeysPane {
     pub following: bool,
     /// A key to select once its chunk of a paged list is read.
     pub pending_select: Option<Vec<u8>>,
+    /// The view and order asked for of a list too big to hold while its
+    /// scan runs (`s`, `x`, `t` pressed again act on these).
+    pub wanted: Option<(crate::keylist::ListView, crate::keylist::SortBy)>,
     /// Compactions counted when the shown keys were read: after one, log
     /// offsets mean something else and the keys are read again.
     pub compactions: u64,

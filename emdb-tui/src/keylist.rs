@@ -605,6 +605,39 @@ pub struct KeyList {
     /// The filter changed in a way the held keys cannot answer: the
     /// worker has to scan for it.
     want_scan: bool,
+    /// The held keys are only the first of a list too big to hold, in the
+    /// order of the sort or view (see [`KeyList::top`]).
+    top: Option<TopOf>,
+    /// The held keys are one tree level of a list too big to hold: its
+    /// keys with no delimiter left, and its groups' counts (see
+    /// [`KeyList::level`]).
+    level: Option<LevelOf>,
+}
+
+/// One level of the tree of a list too big to hold, as a worker scan
+/// counted it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LevelOf {
+    /// The level's prefix (empty: the top), ending with the delimiter.
+    pub prefix: Vec<u8>,
+    /// Its groups: full prefix, key count, bytes of values, in key order.
+    pub groups: Vec<(Vec<u8>, usize, u64)>,
+    /// Keys under the prefix matching the filter.
+    pub matched: usize,
+    /// Bytes of their values.
+    pub bytes: u64,
+    /// Not every group and key is listed (too many).
+    pub truncated: bool,
+}
+
+/// What a list of the first keys in some order (the biggest, the soonest
+/// to expire) was taken from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TopOf {
+    /// Keys that matched the scanned filter, held or not.
+    pub matched: usize,
+    /// Ranked by expiry (else by size).
+    pub by_expiry: bool,
 }
 
 impl KeyList {
@@ -644,6 +677,55 @@ impl KeyList {
         list
     }
 
+    /// A list of the first keys in an order, out of more than can be held
+    /// (a worker top scan): `set` holds them, `top` says of how many. The
+    /// view and the order are the ones the scan ranked by.
+    #[allow(clippy::too_many_arguments)]
+    pub fn top_of(
+        set: KeySet,
+        scanned: &str,
+        filter: &str,
+        delimiter: u8,
+        view: ListView,
+        sort: SortBy,
+        top: TopOf,
+    ) -> KeyList {
+        let mut list = KeyList::from_scan(set, None, scanned, filter, delimiter);
+        list.top = Some(top);
+        list.view = view;
+        list.sort = sort;
+        list.rebuild_rows();
+        list
+    }
+
+    /// One tree level of a list too big to hold: `set` holds the level's
+    /// keys, `level` its groups.
+    pub fn level_of(
+        set: KeySet,
+        scanned: &str,
+        filter: &str,
+        delimiter: u8,
+        level: LevelOf,
+    ) -> KeyList {
+        let mut list = KeyList::from_scan(set, None, scanned, filter, delimiter);
+        list.level = Some(level);
+        list.view = ListView::Tree;
+        list.rebuild_rows();
+        list
+    }
+
+    /// The tree level shown, when the list is one (see
+    /// [`KeyList::level_of`]).
+    pub fn level(&self) -> Option<&LevelOf> {
+        self.level.as_ref()
+    }
+
+    /// What a list of the first keys in an order was taken from (`None`:
+    /// the list holds or pages every key).
+    pub fn top(&self) -> Option<TopOf> {
+        self.top
+    }
+
     /// The filter text the held keys were scanned for (empty: every key).
     pub fn scanned_filter(&self) -> &str {
         &self.base_text
@@ -667,12 +749,15 @@ impl KeyList {
     /// True when the held keys are every key of the namespace (not only
     /// the matches of a filter scanned for, nor pages).
     pub fn holds_all(&self) -> bool {
-        self.base.is_none() && self.paged.is_none()
+        self.base.is_none() && self.paged.is_none() && self.top.is_none() && self.level.is_none()
     }
 
     /// Keys of the namespace (or of the scanned filter's matches) in the
     /// list, held or not.
     pub fn total(&self) -> usize {
+        if let Some(l) = &self.level {
+            return l.matched;
+        }
         match &self.paged {
             Some(p) => p.total(),
             None => self.set.len(),
@@ -681,6 +766,9 @@ impl KeyList {
 
     /// Bytes of the values of [`KeyList::total`]'s keys.
     pub fn total_bytes(&self) -> u64 {
+        if let Some(l) = &self.level {
+            return l.bytes;
+        }
         match &self.paged {
             Some(p) => p.value_bytes(),
             None => self.set.value_bytes(),
@@ -754,6 +842,16 @@ impl KeyList {
                 .collect(),
             None => changes,
         };
+        // The first keys in an order keep only their own keys' changes: a
+        // new key's place among the rest is unknown until a scan.
+        let changes = if self.top.is_some() || self.level.is_some() {
+            changes
+                .into_iter()
+                .filter(|c| self.set.find(c.key()).is_some())
+                .collect()
+        } else {
+            changes
+        };
         if let Some(p) = &mut self.paged {
             p.apply(changes, None);
             return;
@@ -772,6 +870,8 @@ impl KeyList {
     pub fn replace_set(&mut self, set: KeySet) {
         self.set = set;
         self.paged = None;
+        self.top = None;
+        self.level = None;
         self.base = None;
         self.base_text.clear();
         self.cache.clear();
@@ -878,11 +978,13 @@ impl KeyList {
         let wanted = base_pattern(&text);
         // The held keys answer the filter when they are every key, the
         // matches of this very filter, or of one it narrows.
+        // (Not a part of the keys: the first ones in an order, or pages.)
+        let whole = self.paged.is_none() && self.top.is_none() && self.level.is_none();
         let answers = match (&self.base, &wanted) {
             (None, None) => true,
-            (None, Some(_)) => self.paged.is_none(),
+            (None, Some(_)) => whole,
             (Some(_), None) => false,
-            (Some(b), Some(w)) => b == w || (self.paged.is_none() && b.narrows_to(w)),
+            (Some(b), Some(w)) => b == w || (whole && b.narrows_to(w)),
         };
         if !answers {
             self.want_scan = true;
@@ -969,6 +1071,7 @@ impl KeyList {
                     })
                     .collect();
             }
+            ListView::Tree if self.level.is_some() => self.level_rows(&mut rows),
             ListView::Tree => self.tree_rows(0, self.matches.len(), 0, 0, &mut rows),
             ListView::Expiring => {
                 let mut exp: Vec<(u64, u32)> = self
@@ -991,6 +1094,42 @@ impl KeyList {
             }
         }
         self.rows = rows;
+    }
+
+    /// Rows of a tree level: its groups and keys merged in key order.
+    fn level_rows(&self, rows: &mut Vec<Row>) {
+        let Some(level) = &self.level else {
+            return;
+        };
+        let skip = level.prefix.len() as u32;
+        let mut keys = self.matches.iter().peekable();
+        for (g, (prefix, count, bytes)) in level.groups.iter().enumerate() {
+            while let Some(&&entry) = keys.peek() {
+                if self.set.key(entry as usize) > prefix.as_slice() {
+                    break;
+                }
+                rows.push(Row::Key {
+                    entry,
+                    depth: 0,
+                    skip,
+                });
+                keys.next();
+            }
+            rows.push(Row::Group {
+                first: g as u32,
+                count: u32::try_from(*count).unwrap_or(u32::MAX),
+                bytes: *bytes,
+                prefix_len: prefix.len() as u32,
+                skip,
+                depth: 0,
+                expanded: false,
+            });
+        }
+        rows.extend(keys.map(|&entry| Row::Key {
+            entry,
+            depth: 0,
+            skip,
+        }));
     }
 
     /// Rows for matches `[lo, hi)`, all of which start with a prefix of
@@ -1088,6 +1227,13 @@ impl KeyList {
             },
             Row::Group {
                 first, prefix_len, ..
+            } if self.level.is_some() => self
+                .level
+                .as_ref()
+                .and_then(|l| l.groups.get(first as usize))
+                .map_or(&[][..], |g| &g.0[..g.0.len().min(prefix_len as usize)]),
+            Row::Group {
+                first, prefix_len, ..
             } => {
                 let entry = self.matches.get(first as usize).copied().unwrap_or(0);
                 let key = self.set.key(entry as usize);
@@ -1143,6 +1289,10 @@ impl KeyList {
         let Some(row @ Row::Group { expanded, .. }) = self.row(i) else {
             return false;
         };
+        if self.level.is_some() {
+            // A group of a level opens with a scan of its own.
+            return false;
+        }
         let prefix = self.row_bytes(row).to_vec();
         if expanded {
             self.expanded.remove(&prefix);

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use emdb_core::{Emdb, Stats, Ttl};
 use emdb_tools::Space;
 
-use crate::keylist::{KeyChange, KeySet, Pattern};
+use crate::keylist::{KeyChange, KeySet, ListView, Pattern, SortBy};
 use crate::pages::{scan_bounds, Pages, CHUNK};
 
 /// When a key list is paged rather than held whole.
@@ -98,6 +98,44 @@ pub enum Request {
         /// The filter text (empty: every key).
         filter: String,
     },
+    /// The first `limit` keys of `ns` matching `filter` in the order of
+    /// `sort` (biggest values, or soonest expiry): one scan that holds at
+    /// most `limit` keys, for the sorts and the expiring view of a list too
+    /// big to hold. Shares the key loads' cancelling and progress.
+    TopKeys {
+        /// The namespace.
+        ns: NsName,
+        /// The load's generation, echoed.
+        generation: u64,
+        /// The filter text (empty: every key).
+        filter: String,
+        /// The view asked for, echoed ([`ListView::Expiring`] ranks by
+        /// expiry whatever `sort` is).
+        view: ListView,
+        /// The order asked for, echoed.
+        sort: SortBy,
+        /// Keys kept at most.
+        limit: usize,
+    },
+    /// One level of the tree of a list too big to hold: the keys of `ns`
+    /// matching `filter` under `prefix`, grouped on `delimiter` after it
+    /// (counts and bytes per group, the keys with no delimiter after it as
+    /// keys), at most `limit` groups and keys. One scan of the prefix's
+    /// range; shares the key loads' cancelling and progress.
+    TreeLevel {
+        /// The namespace.
+        ns: NsName,
+        /// The load's generation, echoed.
+        generation: u64,
+        /// The filter text (empty: every key).
+        filter: String,
+        /// The level's prefix (empty: the top), ending with the delimiter.
+        prefix: Vec<u8>,
+        /// The tree delimiter.
+        delimiter: u8,
+        /// Groups and keys kept at most.
+        limit: usize,
+    },
     /// One chunk of a paged list: the keys matching `filter` in
     /// `[lo, hi)`, or only their count and bytes.
     LoadChunk {
@@ -155,6 +193,17 @@ pub enum Request {
         ns: NsName,
         /// The keys, in the order to write them.
         keys: Vec<Vec<u8>>,
+        /// The file; it must not exist yet.
+        path: PathBuf,
+    },
+    /// Write every key of `ns` matching `filter` (a paged list's keys) with
+    /// its value and expiry to a new file, streamed from the engine's
+    /// sorted order: the keys are never held.
+    ExportRange {
+        /// The namespace.
+        ns: NsName,
+        /// The list's filter text (empty: every key).
+        filter: String,
         /// The file; it must not exist yet.
         path: PathBuf,
     },
@@ -217,6 +266,44 @@ pub enum Response {
         pages: Option<Pages>,
         /// Log size just before the keys were read: a later size means the
         /// list may be stale.
+        log_end: u64,
+        /// How long it took.
+        took: Duration,
+    },
+    /// The answer to [`Request::TopKeys`].
+    Top {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The filter text scanned for.
+        filter: String,
+        /// The view asked for.
+        view: ListView,
+        /// The order asked for.
+        sort: SortBy,
+        /// The kept keys, sorted by key.
+        set: KeySet,
+        /// Keys matching the filter, kept or not.
+        matched: usize,
+        /// Log size just before the scan.
+        log_end: u64,
+        /// How long it took.
+        took: Duration,
+    },
+    /// The answer to [`Request::TreeLevel`].
+    Level {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The filter text scanned for.
+        filter: String,
+        /// The level's prefix.
+        prefix: Vec<u8>,
+        /// Its groups and keys in key order.
+        level: Level,
+        /// Log size just before the scan.
         log_end: u64,
         /// How long it took.
         took: Duration,
@@ -290,6 +377,14 @@ pub enum Response {
         written: usize,
         /// Keys gone since they were listed.
         skipped: usize,
+    },
+    /// A streamed export ([`Request::ExportRange`]) wrote this many records
+    /// so far.
+    Exporting {
+        /// The file.
+        path: PathBuf,
+        /// Records written so far.
+        written: usize,
     },
     /// A namespace was created (false: it existed already).
     NamespaceCreated(String, bool),
@@ -576,6 +671,211 @@ fn load_keys(
     Ok(Some(Scanned { set, pages: None }))
 }
 
+/// Which keys a top scan keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopBy {
+    /// The biggest values (ties by key).
+    Size,
+    /// The soonest expiries, keys without one after every key with one
+    /// (ties by key).
+    Expiry,
+}
+
+impl TopBy {
+    /// The ranking a view and an order ask for: `None` for the order by key.
+    pub fn of(view: ListView, sort: SortBy) -> Option<TopBy> {
+        match (view, sort) {
+            (ListView::Expiring, _) | (_, SortBy::Ttl) => Some(TopBy::Expiry),
+            (_, SortBy::Size) => Some(TopBy::Size),
+            (_, SortBy::Key) => None,
+        }
+    }
+
+    /// Rank of a key (lower first).
+    fn rank(self, size: u64, expires_ms: u64) -> u64 {
+        match self {
+            TopBy::Size => u64::MAX - size,
+            TopBy::Expiry if expires_ms == 0 => u64::MAX,
+            TopBy::Expiry => expires_ms,
+        }
+    }
+}
+
+/// The first `limit` keys of `ns` matching `filter` as `by` ranks them,
+/// and how many matched: a bounded heap, so at most `limit` keys are held
+/// however many there are. Returns `None` when cancelled.
+#[allow(clippy::too_many_arguments)]
+fn top_keys(
+    db: &Emdb,
+    ns: &NsName,
+    generation: u64,
+    filter: &str,
+    by: TopBy,
+    limit: usize,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) -> Result<Option<(KeySet, usize)>, JobError> {
+    use std::collections::BinaryHeap;
+    let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
+        return Ok(Some((KeySet::new(), 0)));
+    }
+    let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
+    let mut range = space.range(lo, hi)?;
+    // A max-heap of (rank, key): the top is the worst kept, replaced by
+    // anything better once `limit` are kept.
+    let mut heap: BinaryHeap<(u64, Vec<u8>, u64, u64)> = BinaryHeap::new();
+    let (mut scanned, mut matched) = (0usize, 0usize);
+    while let Some(item) = range.next_key_info() {
+        let (key, size, expires_ms) = item?;
+        scanned += 1;
+        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        if scanned.is_multiple_of(PROGRESS_EVERY) {
+            out(Response::KeysProgress {
+                generation,
+                loaded: scanned,
+            });
+        }
+        if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+            continue;
+        }
+        matched += 1;
+        if limit == 0 {
+            continue;
+        }
+        let rank = by.rank(size as u64, expires_ms);
+        if heap.len() == limit {
+            let better = heap
+                .peek()
+                .is_some_and(|w| (rank, key.as_slice()) < (w.0, w.1.as_slice()));
+            if !better {
+                continue;
+            }
+            heap.pop();
+        }
+        heap.push((rank, key, size as u64, expires_ms));
+    }
+    let mut set = KeySet::new();
+    for (_, key, size, expires_ms) in heap.into_vec() {
+        set.push(&key, size, expires_ms);
+    }
+    set.sort();
+    Ok(Some((set, matched)))
+}
+
+/// One level of a tree read by a scan ([`Request::TreeLevel`]).
+#[derive(Clone, Debug, Default)]
+pub struct Level {
+    /// The groups: full prefix (delimiter included), key count, bytes.
+    pub groups: Vec<(Vec<u8>, usize, u64)>,
+    /// The keys with no delimiter after the level's prefix (and groups of
+    /// one key), sorted.
+    pub keys: KeySet,
+    /// Keys under the prefix matching the filter, in groups or not.
+    pub matched: usize,
+    /// Bytes of their values.
+    pub bytes: u64,
+    /// More groups and keys than the limit: the rest are not listed
+    /// (`matched` and `bytes` still count them).
+    pub truncated: bool,
+}
+
+/// A group being counted: prefix, count, bytes, and its first key (key,
+/// size, expiry) for a group of one.
+type OpenGroup = (Vec<u8>, usize, u64, (Vec<u8>, u64, u64));
+
+/// The groups and keys of one tree level (see [`Request::TreeLevel`]).
+#[allow(clippy::too_many_arguments)]
+fn tree_level(
+    db: &Emdb,
+    ns: &NsName,
+    generation: u64,
+    filter: &str,
+    prefix: &[u8],
+    delimiter: u8,
+    limit: usize,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) -> Result<Option<Level>, JobError> {
+    let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let mut level = Level::default();
+    if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
+        return Ok(Some(level));
+    }
+    let (lo, hi) = if prefix.is_empty() {
+        scan_bounds(pattern.as_ref(), None, None)
+    } else {
+        (
+            std::ops::Bound::Included(prefix.to_vec()),
+            emdb_core::prefix_end(prefix),
+        )
+    };
+    let mut range = space.range(lo, hi)?;
+    // The group being counted: prefix, count, bytes, its first key.
+    let mut open: Option<OpenGroup> = None;
+    let mut items = 0usize;
+    let mut scanned = 0usize;
+    // Close the open group: a group of one is listed as its key.
+    let close = |level: &mut Level, g: OpenGroup| {
+        let (p, count, bytes, (key, size, exp)) = g;
+        if count == 1 {
+            level.keys.push(&key, size, exp);
+        } else {
+            level.groups.push((p, count, bytes));
+        }
+    };
+    while let Some(item) = range.next_key_info() {
+        let (key, size, expires_ms) = item?;
+        scanned += 1;
+        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        if scanned.is_multiple_of(PROGRESS_EVERY) {
+            out(Response::KeysProgress {
+                generation,
+                loaded: scanned,
+            });
+        }
+        if !key.starts_with(prefix) || pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+            continue;
+        }
+        level.matched += 1;
+        level.bytes += size as u64;
+        let group = key[prefix.len()..]
+            .iter()
+            .position(|&b| b == delimiter)
+            .map(|p| key[..prefix.len() + p + 1].to_vec());
+        if let (Some(g), Some(o)) = (&group, &mut open) {
+            if *g == o.0 {
+                o.1 += 1;
+                o.2 += size as u64;
+                continue;
+            }
+        }
+        if let Some(g) = open.take() {
+            close(&mut level, g);
+        }
+        if items == limit {
+            level.truncated = true;
+            continue;
+        }
+        items += 1;
+        match group {
+            Some(g) => open = Some((g, 1, size as u64, (key, size as u64, expires_ms))),
+            None => level.keys.push(&key, size as u64, expires_ms),
+        }
+    }
+    if let Some(g) = open.take() {
+        close(&mut level, g);
+    }
+    level.keys.sort();
+    Ok(Some(level))
+}
+
 /// The keys matching `filter` in `[lo, hi)` (a chunk of a paged list),
 /// with their count and bytes; only counted when `count_only`.
 fn load_chunk(
@@ -642,9 +942,82 @@ fn export(
     keys: &[Vec<u8>],
     path: &std::path::Path,
 ) -> Result<(&'static str, usize, usize), JobError> {
+    let space = space_for_read(db, ns)?;
+    export_with(db, ns, path, |record| {
+        let mut skipped = 0;
+        for key in keys {
+            let Some(value) = space.get(key)? else {
+                skipped += 1;
+                continue;
+            };
+            let expires = space.expires_at_ms(key)?;
+            record(key, &value, expires)?;
+        }
+        Ok(skipped)
+    })
+}
+
+/// Records a streamed export reports progress after, each time.
+const EXPORT_PROGRESS_EVERY: usize = 100_000;
+
+/// Write every key of `ns` matching `filter` to `path` as [`export`] does,
+/// reading key, value and expiry from one range read in key order (a
+/// `^prefix` filter reads only its range): nothing but the record being
+/// written is held. Sends [`Response::Exporting`] as it goes.
+fn export_range(
+    db: &Emdb,
+    ns: &NsName,
+    filter: &str,
+    path: &std::path::Path,
+    out: &mut dyn FnMut(Response),
+) -> Result<(&'static str, usize, usize), JobError> {
+    let space = space_for_read(db, ns)?;
+    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    if let Some(e) = pattern.as_ref().and_then(|p| p.error.clone()) {
+        return Err(JobError::Tool(emdb_tools::ToolError::usage(format!(
+            "the filter does not parse: {e}"
+        ))));
+    }
+    let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
+    let mut range = space.range(lo, hi)?;
+    export_with(db, ns, path, |record| {
+        let mut written = 0usize;
+        while let Some(item) = range.next_with_expiry() {
+            let (key, value, expires) = item?;
+            if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
+                continue;
+            }
+            let expires = expires.map(|t| {
+                t.duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            });
+            record(&key, &value, expires)?;
+            written += 1;
+            if written.is_multiple_of(EXPORT_PROGRESS_EVERY) {
+                out(Response::Exporting {
+                    path: path.to_path_buf(),
+                    written,
+                });
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// A record sink: key, value, expiry (ms since the epoch).
+type RecordFn<'a> = dyn FnMut(&[u8], &[u8], Option<u64>) -> Result<(), JobError> + 'a;
+
+/// Create `path` (new, mode 0600) and write the records `feed` passes to
+/// its sink in the format the extension names; `feed` returns how many
+/// keys it skipped. Returns the format's name, records written, skipped.
+fn export_with(
+    db: &Emdb,
+    ns: &NsName,
+    path: &std::path::Path,
+    feed: impl FnOnce(&mut RecordFn<'_>) -> Result<usize, JobError>,
+) -> Result<(&'static str, usize, usize), JobError> {
     use emdb_tools::transfer::{self, Plan};
     use std::os::unix::fs::OpenOptionsExt;
-    let space = space_for_read(db, ns)?;
     let format = transfer::resolve_format(None, Some(path));
     let tool = |e: emdb_tools::ToolError| JobError::Tool(e);
     let file = std::fs::OpenOptions::new()
@@ -667,19 +1040,16 @@ fn export(
         any_expiry: true,
     };
     let name = ns.as_deref().unwrap_or("");
-    let (mut written, mut skipped) = (0, 0);
+    let mut written = 0;
+    let skipped;
     {
         let mut w = transfer::writer(format, &mut out, emdb_tools::Codec::default(), &plan)
             .map_err(tool)?;
-        for key in keys {
-            let Some(value) = space.get(key)? else {
-                skipped += 1;
-                continue;
-            };
-            let expires = space.expires_at_ms(key)?;
-            w.record(name, key, &value, expires).map_err(tool)?;
+        skipped = feed(&mut |key: &[u8], value: &[u8], expires: Option<u64>| {
+            w.record(name, key, value, expires).map_err(tool)?;
             written += 1;
-        }
+            Ok(())
+        })?;
         w.finish().map_err(tool)?;
     }
     std::io::Write::flush(&mut out)
@@ -852,6 +1222,17 @@ fn serve(
             }),
             Err(e) => out(fail(Job::Export, e)),
         },
+        Request::ExportRange { ns, filter, path } => {
+            match export_range(db, &ns, &filter, &path, out) {
+                Ok((format, written, skipped)) => out(Response::Exported {
+                    path,
+                    format,
+                    written,
+                    skipped,
+                }),
+                Err(e) => out(fail(Job::Export, e)),
+            }
+        }
         Request::CreateNamespace(name) => {
             let created = db
                 .list_namespaces()
@@ -881,6 +1262,21 @@ fn serve(
         } => {
             let cancel = AtomicBool::new(false);
             keys_response(db, ns, generation, filter, paging, &cancel, out);
+        }
+        Request::TopKeys {
+            ns,
+            generation,
+            filter,
+            view,
+            sort,
+            limit,
+        } => {
+            let cancel = AtomicBool::new(false);
+            top_response(db, ns, generation, filter, view, sort, limit, &cancel, out);
+        }
+        req @ Request::TreeLevel { .. } => {
+            let cancel = AtomicBool::new(false);
+            level_response(db, req, &cancel, out);
         }
         Request::LoadChunk {
             ns,
@@ -922,6 +1318,75 @@ fn keys_response(
             filter,
             set,
             pages,
+            log_end,
+            took: start.elapsed(),
+        }),
+        Ok(None) => {}
+        Err(e) => out(Response::Failed {
+            job: Job::LoadKeys,
+            error: e,
+        }),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn top_response(
+    db: &Emdb,
+    ns: NsName,
+    generation: u64,
+    filter: String,
+    view: ListView,
+    sort: SortBy,
+    limit: usize,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+) {
+    let start = Instant::now();
+    let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
+    let by = TopBy::of(view, sort).unwrap_or(TopBy::Size);
+    match top_keys(db, &ns, generation, &filter, by, limit, cancel, out) {
+        Ok(Some((set, matched))) => out(Response::Top {
+            generation,
+            ns,
+            filter,
+            view,
+            sort,
+            set,
+            matched,
+            log_end,
+            took: start.elapsed(),
+        }),
+        Ok(None) => {}
+        Err(e) => out(Response::Failed {
+            job: Job::LoadKeys,
+            error: e,
+        }),
+    }
+}
+
+fn level_response(db: &Emdb, req: Request, cancel: &AtomicBool, out: &mut dyn FnMut(Response)) {
+    let Request::TreeLevel {
+        ns,
+        generation,
+        filter,
+        prefix,
+        delimiter,
+        limit,
+    } = req
+    else {
+        return;
+    };
+    let start = Instant::now();
+    let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
+    match tree_level(
+        db, &ns, generation, &filter, &prefix, delimiter, limit, cancel, out,
+    ) {
+        Ok(Some(level)) => out(Response::Level {
+            generation,
+            ns,
+            filter,
+            prefix,
+            level,
             log_end,
             took: start.elapsed(),
         }),
@@ -1123,11 +1588,9 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                     purpose: ValuePurpose::Show,
                     ..
                 } if Some(i) != last_show => {}
-                Request::LoadKeys {
-                    ns,
-                    generation,
-                    filter,
-                } => {
+                req @ (Request::LoadKeys { .. }
+                | Request::TopKeys { .. }
+                | Request::TreeLevel { .. }) => {
                     if let Some(c) = load_cancel.take() {
                         c.store(true, Ordering::Relaxed);
                     }
@@ -1137,9 +1600,30 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                     let spawned = std::thread::Builder::new()
                         .name("emdb-tui-keys".into())
                         .spawn(move || {
-                            keys_response(&db2, ns, generation, filter, paging, &cancel, &mut |r| {
+                            let mut send = |r| {
                                 let _ = out2.send(r);
-                            })
+                            };
+                            match req {
+                                Request::TopKeys {
+                                    ns,
+                                    generation,
+                                    filter,
+                                    view,
+                                    sort,
+                                    limit,
+                                } => top_response(
+                                    &db2, ns, generation, filter, view, sort, limit, &cancel,
+                                    &mut send,
+                                ),
+                                Request::LoadKeys {
+                                    ns,
+                                    generation,
+                                    filter,
+                                } => keys_response(
+                                    &db2, ns, generation, filter, paging, &cancel, &mut send,
+                                ),
+                                req => level_response(&db2, req, &cancel, &mut send),
+                            }
                         });
                     match spawned {
                         Ok(handle) => loaders.push(handle),
@@ -1151,6 +1635,29 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                         }
                     }
                     loaders.retain(|h| !h.is_finished());
+                }
+                req @ Request::ExportRange { .. } => {
+                    // A streamed export may take a while: its own thread,
+                    // so stats and values keep coming.
+                    let (db2, out2) = (db.clone(), out.clone());
+                    let spawned = std::thread::Builder::new()
+                        .name("emdb-tui-export".into())
+                        .spawn(move || {
+                            let mut live = LiveCounts {
+                                min_every: LIVE_COUNT_EVERY,
+                                every: LIVE_COUNT_EVERY,
+                                last: None,
+                            };
+                            serve(&db2, req, false, paging, &mut live, &mut |r| {
+                                let _ = out2.send(r);
+                            })
+                        });
+                    if let Err(e) = spawned {
+                        let _ = out.send(Response::Failed {
+                            job: Job::Export,
+                            error: JobError::Os(e),
+                        });
+                    }
                 }
                 Request::Compact => {
                     if compacting.swap(true, Ordering::AcqRel) {

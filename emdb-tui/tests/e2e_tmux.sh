@@ -10,7 +10,7 @@
 # screen, no mouse reporting, cursor shown); Ctrl-Z suspends and fg resumes;
 # a time to live of 0 is refused; y copies a key through OSC 52 and L
 # sets a time to live alone; a namespace of 150,000 keys is paged (End,
-# Home, a prefix filter, the tree refused); when its terminal goes away without a
+# Home, a prefix filter, the tree counted by a scan); when its terminal goes away without a
 # signal (the tmux session killed under a process in another session),
 # emdb-tui ends (as by SIGHUP) instead of spinning.
 #
@@ -306,8 +306,10 @@ send Escape
 sleep 0.3
 wait_for 'Keys 150,0[0-9][0-9] '
 send t
-wait_for 'paged, not held'
+wait_for 'Keys 150,0[0-9][0-9] .*\[tree'
 save paged_tree
+send t
+wait_for 'back to every key'
 send q
 wait_for '^EXIT=0'
 

@@ -163,21 +163,18 @@ fn filters_on_a_paged_list_scan_the_namespace() {
 }
 
 #[test]
-fn the_tree_and_sorts_say_why_they_are_off_on_a_paged_list() {
+fn a_filter_held_whole_gets_the_tree_of_held_keys() {
     let dir = tempfile::tempdir().unwrap();
     let (db, _) = db_with(&dir, 1000);
     let mut app = paged_app(&db, false);
-    for key in ["t", "s", "x"] {
-        keys(&mut app, key);
-        assert_eq!(app.keys.list.view(), ListView::Flat);
-        let m = app.message.as_ref().expect("a message");
-        assert!(m.error && m.text.contains("paged"), "{}", m.text);
-    }
-    // Filtered down to a list held whole, they work.
+    keys(&mut app, "t");
+    assert!(app.keys.list.level().is_some());
+    // Filtered down to a list held whole: the tree of held keys.
     keys(&mut app, "/^k000");
     press(&mut app, KeyCode::Enter);
-    keys(&mut app, "t");
     assert_eq!(app.keys.list.view(), ListView::Tree);
+    assert!(app.keys.list.level().is_none() && !app.keys.list.is_paged());
+    assert_eq!(app.keys.list.total(), 10);
 }
 
 #[test]
@@ -291,4 +288,428 @@ fn a_reload_of_a_paged_list_keeps_the_selected_key() {
     act(&mut app, Action::Tick(t0()));
     act(&mut app, Action::Tick(t0()));
     assert_eq!(selected(&app), before);
+}
+
+/// 1,000 keys of varied sizes, a third with a time to live: the model
+/// holds (size, expiry in ms or 0) per key.
+fn db_with_ttls(dir: &tempfile::TempDir) -> (Emdb, BTreeMap<String, (usize, u64)>) {
+    let db = Emdb::builder()
+        .path(dir.path().join("top.emdb"))
+        .build()
+        .unwrap();
+    for i in 0..1000usize {
+        let key = format!("k{i:04}");
+        let value = "v".repeat((i * 37) % 101 + 1);
+        if i % 3 == 0 {
+            let ttl = std::time::Duration::from_secs(10_000 - i as u64);
+            db.insert_with_ttl(&key, &value, emdb_core::Ttl::After(ttl))
+                .unwrap();
+        } else {
+            db.insert(&key, &value).unwrap();
+        }
+    }
+    db.flush().unwrap();
+    let mut model = BTreeMap::new();
+    for i in 0..1000usize {
+        let key = format!("k{i:04}");
+        let exp = db.expires_at(&key).unwrap().map_or(0, |t| {
+            t.duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+        });
+        model.insert(key, ((i * 37) % 101 + 1, exp));
+    }
+    (db, model)
+}
+
+/// The rows of a held list, in order.
+fn rows(app: &App) -> Vec<String> {
+    let list = &app.keys.list;
+    (0..list.row_count())
+        .map(|i| String::from_utf8_lossy(list.key_at(i).unwrap()).into_owned())
+        .collect()
+}
+
+/// The first `n` keys of the model passing `keep`, ranked by `rank`.
+fn first_by<R: Ord>(
+    model: &BTreeMap<String, (usize, u64)>,
+    n: usize,
+    keep: impl Fn(&str) -> bool,
+    rank: impl Fn(&(usize, u64)) -> R,
+) -> Vec<String> {
+    let mut all: Vec<(R, String)> = model
+        .iter()
+        .filter(|(k, _)| keep(k))
+        .map(|(k, v)| (rank(v), k.clone()))
+        .collect();
+    all.sort();
+    all.into_iter().take(n).map(|(_, k)| k).collect()
+}
+
+#[test]
+fn sorts_and_the_expiring_view_of_a_paged_list_show_its_first_keys() {
+    use emdb_tui::keylist::SortBy;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with_ttls(&dir);
+    let all: Vec<String> = model.keys().cloned().collect();
+    let mut app = paged_app(&db, false);
+    check_screen(&app, &all);
+    let biggest = first_by(&model, 50, |_| true, |&(size, _)| std::cmp::Reverse(size));
+    let soonest = first_by(
+        &model,
+        50,
+        |_| true,
+        |&(_, exp)| if exp == 0 { u64::MAX } else { exp },
+    );
+
+    // s: the 50 biggest (the holding limit) of 1,000, biggest first.
+    keys(&mut app, "s");
+    let list = &app.keys.list;
+    assert!(!list.is_paged());
+    assert_eq!(list.sort(), SortBy::Size);
+    assert_eq!(list.top().map(|t| t.matched), Some(1000));
+    assert_eq!(list.set().len(), 50);
+    assert_eq!(rows(&app), biggest);
+    assert_eq!(selected(&app), biggest[0]);
+    let screen = shot(&app);
+    assert!(screen.contains("Keys 50 largest of 1,000"), "{screen}");
+    // s again: the 50 soonest to expire.
+    keys(&mut app, "s");
+    assert_eq!(app.keys.list.sort(), SortBy::Ttl);
+    assert_eq!(rows(&app), soonest);
+    assert!(shot(&app).contains("Keys 50 soonest to expire of 1,000"));
+    // s again: back to every key, paged, by key.
+    keys(&mut app, "s");
+    assert_eq!(app.keys.list.sort(), SortBy::Key);
+    assert!(app.keys.list.top().is_none());
+    check_screen(&app, &all);
+
+    // x: the soonest to expire, only keys with an expiry.
+    keys(&mut app, "x");
+    assert_eq!(app.keys.list.view(), ListView::Expiring);
+    assert_eq!(rows(&app), soonest);
+    assert!(app.keys.list.set().len() <= 50);
+    // x again: back to the pages.
+    keys(&mut app, "x");
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+    check_screen(&app, &all);
+
+    // With a filter that still pages, the first of its matches only.
+    keys(&mut app, "/^k01");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.is_paged());
+    keys(&mut app, "s");
+    let want = first_by(
+        &model,
+        50,
+        |k| k.starts_with("k01"),
+        |&(size, _)| std::cmp::Reverse(size),
+    );
+    assert_eq!(app.keys.list.top().map(|t| t.matched), Some(100));
+    assert_eq!(rows(&app), want);
+    // Clearing the filter scans the whole namespace again, in the same order.
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.top().map(|t| t.matched), Some(1000));
+    assert_eq!(rows(&app), biggest);
+    // A filter with few matches holds them whole, still biggest first.
+    keys(&mut app, "/");
+    keys(&mut app, "99");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.top().is_none() && !app.keys.list.is_paged());
+    let want = first_by(
+        &model,
+        1000,
+        |k| k.contains("99"),
+        |&(size, _)| std::cmp::Reverse(size),
+    );
+    assert_eq!(rows(&app), want);
+}
+
+#[test]
+fn followed_writes_change_the_first_keys_they_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with_ttls(&dir);
+    let mut app = paged_app(&db, false);
+    keys(&mut app, "s");
+    let before = rows(&app);
+    // A held key deleted goes; a new key (not known to rank) does not come.
+    db.remove(&before[3]).unwrap();
+    db.insert("new", "x".repeat(500)).unwrap();
+    db.flush().unwrap();
+    act(&mut app, Action::Tick(t0()));
+    let mut want = before.clone();
+    want.remove(3);
+    assert_eq!(rows(&app), want);
+    assert_eq!(model.len(), 1000);
+}
+
+fn read_export(path: &std::path::Path) -> Vec<emdb_tools::transfer::Entry> {
+    use emdb_tools::transfer::{self, Item};
+    let format = transfer::resolve_format(None, Some(path));
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    transfer::reader(format, Box::new(file), emdb_tools::Codec::default())
+        .filter_map(|item| match item.unwrap() {
+            Item::Record(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The file's keys with their value sizes and expiries (0 for none).
+fn exported(path: &std::path::Path) -> Vec<(String, usize, u64)> {
+    read_export(path)
+        .into_iter()
+        .map(|e| {
+            (
+                String::from_utf8(e.key).unwrap(),
+                e.value.len(),
+                e.expires_at_ms.unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+fn export_to(app: &mut App, path: &std::path::Path) -> String {
+    keys(app, "O");
+    keys(app, path.to_str().unwrap());
+    press(app, KeyCode::Enter);
+    shot(app)
+}
+
+#[test]
+fn export_streams_a_paged_list_from_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with_ttls(&dir);
+    let want = |keep: &dyn Fn(&str) -> bool| -> Vec<(String, usize, u64)> {
+        model
+            .iter()
+            .filter(|(k, _)| keep(k))
+            .map(|(k, &(size, exp))| (k.clone(), size, exp))
+            .collect()
+    };
+    let mut app = paged_app(&db, false);
+    keys(&mut app, "O");
+    assert!(shot(&app).contains("Export 1,000 listed keys"));
+    press(&mut app, KeyCode::Esc);
+    // Every key, in key order, with its value and expiry.
+    let all = dir.path().join("all.jsonl");
+    let s = export_to(&mut app, &all);
+    assert!(s.contains("exported 1,000 keys to"), "{s}");
+    assert_eq!(exported(&all), want(&|_| true));
+    // A prefix filter's matches (still paged: 100 > 50), as CSV.
+    keys(&mut app, "/^k01");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.is_paged());
+    let csv = dir.path().join("k01.csv");
+    export_to(&mut app, &csv);
+    assert_eq!(exported(&csv), want(&|k| k.starts_with("k01")));
+    // A regex filter's matches (every key read, 100 kept).
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "~5$");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.keys.list.is_paged());
+    let ends5 = dir.path().join("ends5.jsonl");
+    export_to(&mut app, &ends5);
+    assert_eq!(exported(&ends5), want(&|k| k.ends_with('5')));
+    // An existing file is not overwritten.
+    let before = std::fs::read(&ends5).unwrap();
+    let s = export_to(&mut app, &ends5);
+    assert!(s.contains("exists already"), "{s}");
+    assert_eq!(std::fs::read(&ends5).unwrap(), before);
+    // The biggest keys' view exports the keys it holds.
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "s");
+    let big = dir.path().join("big.jsonl");
+    export_to(&mut app, &big);
+    let mut biggest = first_by(&model, 50, |_| true, |&(size, _)| std::cmp::Reverse(size));
+    biggest.sort();
+    let got: Vec<String> = exported(&big).into_iter().map(|e| e.0).collect();
+    assert_eq!(got, biggest);
+}
+
+/// Groups (prefix, keys, bytes) and keys (key, 1, size) under `prefix`, in
+/// key order, as a tree level shows them (a group of one is its key).
+fn level_model(
+    model: &BTreeMap<String, usize>,
+    prefix: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<(String, usize, u64, bool)> {
+    let mut out: Vec<(String, usize, u64, bool)> = Vec::new();
+    let mut firsts: Vec<(String, usize)> = Vec::new();
+    for (k, &size) in model
+        .iter()
+        .filter(|(k, _)| k.starts_with(prefix) && keep(k))
+    {
+        let rest = &k[prefix.len()..];
+        match rest.find(':') {
+            Some(p) => {
+                let g = k[..prefix.len() + p + 1].to_string();
+                match out.last_mut() {
+                    Some(last) if last.3 && last.0 == g => {
+                        last.1 += 1;
+                        last.2 += size as u64;
+                    }
+                    _ => {
+                        out.push((g, 1, size as u64, true));
+                        firsts.push((k.clone(), size));
+                    }
+                }
+            }
+            None => out.push((k.clone(), 1, size as u64, false)),
+        }
+    }
+    // Groups of one are their key.
+    let mut f = firsts.into_iter();
+    for row in &mut out {
+        if row.3 {
+            let (k, size) = f.next().unwrap();
+            if row.1 == 1 {
+                *row = (k, 1, size as u64, false);
+            }
+        }
+    }
+    out
+}
+
+fn level_rows(app: &App) -> Vec<(String, usize, u64, bool)> {
+    use emdb_tui::keylist::Row;
+    let list = &app.keys.list;
+    (0..list.row_count())
+        .map(|i| {
+            let row = list.row(i).unwrap();
+            let bytes = String::from_utf8_lossy(list.row_bytes(row)).into_owned();
+            match row {
+                Row::Group {
+                    count, bytes: b, ..
+                } => (bytes, count as usize, b, true),
+                Row::Key { .. } => {
+                    let size = list.row_entry(row).unwrap().size;
+                    (bytes, 1, u64::from(size), false)
+                }
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn the_tree_of_a_paged_list_counts_one_level_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("tree.emdb"))
+        .build()
+        .unwrap();
+    let mut model = BTreeMap::new();
+    let mut put = |k: String, size: usize| {
+        db.insert(&k, "v".repeat(size)).unwrap();
+        model.insert(k, size);
+    };
+    for i in 0..300 {
+        put(format!("user:{i}:name"), i % 5 + 1);
+        put(format!("user:{i}:mail"), i % 3 + 2);
+    }
+    for j in 0..100 {
+        put(format!("order:{j:03}"), 4);
+    }
+    put("cfg:a".into(), 1);
+    put("cfg:b".into(), 2);
+    put("one:x".into(), 3);
+    put("solo".into(), 5);
+    db.flush().unwrap();
+    let all: Vec<String> = model.keys().cloned().collect();
+    let mut app = paged_app(&db, false);
+    check_screen(&app, &all);
+
+    // t: the top level, counted by one scan.
+    keys(&mut app, "t");
+    assert!(!app.keys.list.is_paged());
+    assert_eq!(app.keys.list.view(), ListView::Tree);
+    assert_eq!(level_rows(&app), level_model(&model, "", |_| true));
+    assert_eq!(app.keys.list.total(), model.len());
+    let screen = shot(&app);
+    assert!(
+        screen.contains(&format!("Keys {} ", model.len())),
+        "{screen}"
+    );
+    // Into user: — 300 groups, more than the 50 listed at most here.
+    let user = level_rows(&app)
+        .iter()
+        .position(|r| r.0 == "user:")
+        .unwrap();
+    for _ in 0..user {
+        press(&mut app, KeyCode::Down);
+    }
+    press(&mut app, KeyCode::Enter);
+    let want = level_model(&model, "user:", |_| true);
+    assert_eq!(want.len(), 300);
+    assert_eq!(level_rows(&app), want[..50]);
+    let m = app.message.as_ref().expect("a message");
+    assert!(m.text.contains("only the first 50"), "{}", m.text);
+    assert!(shot(&app).contains("Keys 600 under user:"));
+    // Into user:1: (its keys), then back up twice, standing on the group
+    // left each time.
+    press(&mut app, KeyCode::Down);
+    let group = level_rows(&app)[1].0.clone();
+    press(&mut app, KeyCode::Right);
+    assert_eq!(level_rows(&app), level_model(&model, &group, |_| true));
+    assert_eq!(level_rows(&app).len(), 2);
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.keys.list.level().unwrap().prefix, b"user:");
+    assert_eq!(app.keys.nav.selected, 1);
+    press(&mut app, KeyCode::Left);
+    assert!(app.keys.list.level().unwrap().prefix.is_empty());
+    assert_eq!(app.keys.nav.selected, user);
+    // A filter scans the level again with it (still too many: 300 > 50).
+    keys(&mut app, "/mail");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.view(), ListView::Tree);
+    assert_eq!(
+        level_rows(&app),
+        level_model(&model, "", |k| k.contains("mail"))
+    );
+    keys(&mut app, "/");
+    ctrl(&mut app, 'u');
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(level_rows(&app), level_model(&model, "", |_| true));
+    // t again: every key, paged.
+    keys(&mut app, "t");
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+    check_screen(&app, &all);
+}
+
+#[test]
+fn keys_pressed_while_a_scan_runs_act_on_the_view_asked_for() {
+    use crossterm::event::{Event, KeyEvent, KeyModifiers};
+    use emdb_tui::keylist::SortBy;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with_ttls(&dir);
+    let mut app = paged_app(&db, false);
+    // Two presses before the worker's answers are read (the inline worker
+    // queues them): s s asks for the order by expiry, not size twice.
+    let press_only = |app: &mut App, c: char| {
+        let ev = Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        let action = emdb_tui::event::to_action(&ev, app).unwrap();
+        emdb_tui::update::update(app, action);
+    };
+    press_only(&mut app, 's');
+    press_only(&mut app, 's');
+    emdb_tui::drain(&mut app);
+    assert_eq!(app.keys.list.sort(), SortBy::Ttl);
+    assert!(app.keys.list.top().is_some());
+    // x x while the scan runs: back where it was.
+    press_only(&mut app, 'x');
+    press_only(&mut app, 'x');
+    emdb_tui::drain(&mut app);
+    assert_eq!(app.keys.list.view(), ListView::Flat);
+    assert_eq!(app.keys.list.sort(), SortBy::Ttl);
+    // t t: the tree asked for, then left again, to every key paged.
+    keys(&mut app, "s");
+    assert!(app.keys.list.is_paged());
+    press_only(&mut app, 't');
+    press_only(&mut app, 't');
+    emdb_tui::drain(&mut app);
+    assert!(app.keys.list.is_paged());
+    assert_eq!(app.keys.list.view(), ListView::Flat);
 }

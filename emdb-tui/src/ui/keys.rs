@@ -28,7 +28,30 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
             .find(|n| n.name == ns)
             .map_or(list.total(), |n| n.count as usize)
     };
-    let count = if list.pattern().is_some() || list.view() == ListView::Expiring {
+    let count = if let Some(level) = list.level() {
+        // One level of a tree too big to hold: the keys under it.
+        if level.prefix.is_empty() {
+            format!("{} ", units::count(level.matched as u64))
+        } else {
+            format!(
+                "{} under {} ",
+                units::count(level.matched as u64),
+                escape(&level.prefix)
+            )
+        }
+    } else if let Some(top) = list.top() {
+        // The first keys in an order, out of more than are held.
+        let what = if top.by_expiry {
+            "soonest to expire"
+        } else {
+            "largest"
+        };
+        format!(
+            "{} {what} of {} ",
+            units::count(list.match_count() as u64),
+            units::count(top.matched as u64)
+        )
+    } else if list.pattern().is_some() || list.view() == ListView::Expiring {
         format!(
             "{} of {} ",
             units::count(list.match_count() as u64),
@@ -43,7 +66,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     ];
     // The bytes of every value of the namespace (with a filter the count
     // says "of N", and a total of all would read as the matches' total).
-    if list.pattern().is_none() && list.view() != ListView::Expiring {
+    if list.level().is_some()
+        || (list.pattern().is_none() && list.view() != ListView::Expiring && list.top().is_none())
+    {
         title.push(Span::styled(
             format!("· {} ", units::bytes(list.total_bytes())),
             Style::new().fg(theme::MUTED),

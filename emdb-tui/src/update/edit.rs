@@ -251,6 +251,21 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 return;
             }
             app.mode = Mode::Normal;
+            if app.keys.list.is_paged() {
+                // Too many to hold: the worker streams the list's keys
+                // (the scanned filter's matches) from the engine.
+                app.say(format!(
+                    "exporting {} to {path}…",
+                    units::plural(app.keys.list.total() as u64, "key")
+                ));
+                let (ns, filter) = (app.shown_ns(), app.keys.list.scanned_filter().to_string());
+                app.request(Request::ExportRange {
+                    ns,
+                    filter,
+                    path: std::path::PathBuf::from(path),
+                });
+                return;
+            }
             let keys: Vec<Vec<u8>> = app.keys.list.listed_keys().map(<[u8]>::to_vec).collect();
             app.say(format!(
                 "exporting {} to {path}…",

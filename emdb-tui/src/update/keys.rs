@@ -11,7 +11,15 @@ pub(super) fn left(app: &mut App) {
         Pane::Value => app.focus = Pane::Keys,
         Pane::Keys => {
             let i = app.keys.nav.selected;
-            if let Some(Row::Group { expanded: true, .. }) = app.keys.list.row(i) {
+            let up = app
+                .keys
+                .list
+                .level()
+                .and_then(|l| parent_prefix(&l.prefix, app.keys.list.delimiter()));
+            if let Some(prefix) = up {
+                // Up a level of a tree too big to hold.
+                start_level(app, prefix);
+            } else if let Some(Row::Group { expanded: true, .. }) = app.keys.list.row(i) {
                 app.keys.list.toggle_group(i);
                 follow_keys(app);
             } else if let Some(parent) = app.keys.list.parent_of(i) {
@@ -26,6 +34,9 @@ pub(super) fn left(app: &mut App) {
 }
 
 pub(super) fn right(app: &mut App) {
+    if app.focus == Pane::Keys && open_level_group(app) {
+        return;
+    }
     match app.focus {
         Pane::Namespaces => app.focus = Pane::Keys,
         Pane::Value => {}
@@ -44,6 +55,9 @@ pub(super) fn right(app: &mut App) {
 }
 
 pub(super) fn enter(app: &mut App) {
+    if app.focus == Pane::Keys && open_level_group(app) {
+        return;
+    }
     match app.focus {
         Pane::Namespaces => app.focus = Pane::Keys,
         Pane::Value => {}
@@ -96,6 +110,124 @@ pub(super) fn keep_selection(app: &mut App, f: impl FnOnce(&mut KeyList)) {
     let (len, h) = (app.keys.list.row_count(), key_rows(app));
     app.keys.nav.select(row, len, h);
     selection_changed(app);
+}
+
+/// Show the first keys of a list too big to hold in the order of `view`
+/// and `sort` (biggest, soonest to expire): the worker scans once keeping
+/// at most the holding limit; the key order brings the paged list back.
+pub(super) fn view_big(app: &mut App, view: ListView, sort: crate::keylist::SortBy) {
+    let Some(by) = crate::worker::TopBy::of(view, sort) else {
+        // Back to every key in key order: read them again (paged).
+        keep_selection(app, |list| {
+            list.set_view(view);
+            list.set_sort(sort);
+        });
+        let ns = app.shown_ns();
+        app.load_keys(ns);
+        app.keys.wanted = Some((view, sort));
+        app.say("back to every key, by key");
+        return;
+    };
+    let ns = app.shown_ns();
+    app.keys.generation += 1;
+    app.keys.stale = false;
+    app.keys.wanted = Some((view, sort));
+    let generation = app.keys.generation;
+    app.keys.loading = Some(crate::app::Loading {
+        generation,
+        loaded: 0,
+        started_ms: app.now_ms,
+    });
+    let limit = app.worker_paging().whole_limit.min(MAX_TOP);
+    let what = match by {
+        crate::worker::TopBy::Size => "largest",
+        crate::worker::TopBy::Expiry => "soonest to expire",
+    };
+    app.say(format!(
+        "finding the {} {what} of {} keys…",
+        units::count(limit as u64),
+        units::count(app.keys.list.total() as u64)
+    ));
+    let filter = app.keys.list.filter().to_string();
+    app.request(Request::TopKeys {
+        ns,
+        generation,
+        filter,
+        view,
+        sort,
+        limit,
+    });
+}
+
+/// True when the list is too big to hold: paged, the first keys in an
+/// order out of more, or a tree level.
+pub(super) fn is_big(app: &App) -> bool {
+    let list = &app.keys.list;
+    list.is_paged() || list.top().is_some() || list.level().is_some()
+}
+
+/// Most keys the sorts and the expiring view of a list too big to hold
+/// keep (the scan's heap and the list of them stay a few MB).
+pub const MAX_TOP: usize = 10_000;
+
+/// The view and order of the key list, or the ones asked for while the
+/// scan for them runs.
+pub(super) fn view_and_sort(app: &App) -> (ListView, crate::keylist::SortBy) {
+    app.keys
+        .wanted
+        .filter(|_| app.keys.loading.is_some())
+        .unwrap_or((app.keys.list.view(), app.keys.list.sort()))
+}
+
+/// Most groups and keys a tree level of a list too big to hold lists.
+pub const MAX_LEVEL_ROWS: usize = 10_000;
+
+/// Show the tree level under `prefix` of a list too big to hold: the
+/// worker counts its groups in one scan of the prefix's range.
+pub(super) fn start_level(app: &mut App, prefix: Vec<u8>) {
+    let ns = app.shown_ns();
+    app.keys.generation += 1;
+    app.keys.stale = false;
+    app.keys.wanted = Some((ListView::Tree, crate::keylist::SortBy::Key));
+    let generation = app.keys.generation;
+    app.keys.loading = Some(crate::app::Loading {
+        generation,
+        loaded: 0,
+        started_ms: app.now_ms,
+    });
+    let filter = app.keys.list.filter().to_string();
+    let delimiter = app.keys.list.delimiter();
+    app.request(Request::TreeLevel {
+        ns,
+        generation,
+        filter,
+        prefix,
+        delimiter,
+        limit: MAX_LEVEL_ROWS.min(app.worker_paging().whole_limit),
+    });
+}
+
+/// The level above a tree level's prefix (`None` at the top).
+fn parent_prefix(prefix: &[u8], delimiter: u8) -> Option<Vec<u8>> {
+    let inner = prefix.strip_suffix(&[delimiter])?;
+    Some(match inner.iter().rposition(|&b| b == delimiter) {
+        Some(p) => inner[..=p].to_vec(),
+        None => Vec::new(),
+    })
+}
+
+/// In a tree level, open the selected group (a scan of its keys): true
+/// when it did.
+fn open_level_group(app: &mut App) -> bool {
+    if app.keys.list.level().is_none() {
+        return false;
+    }
+    let Some(row @ Row::Group { .. }) = app.keys.list.row(app.keys.nav.selected) else {
+        return false;
+    };
+    let prefix = app.keys.list.row_bytes(row).to_vec();
+    start_level(app, prefix);
+    true
 }
 
 pub(super) fn set_view(app: &mut App, view: ListView) {

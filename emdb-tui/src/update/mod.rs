@@ -319,15 +319,59 @@ pub(super) fn command(app: &mut App, c: Command) {
                 set_filter(app, "");
             }
         }
+        Command::ToggleTree if is_big(app) && view_and_sort(app).0 == ListView::Tree => {
+            // Back to every key, paged.
+            view_big(app, ListView::Flat, crate::keylist::SortBy::Key);
+        }
         Command::ToggleTree
-        | Command::ToggleExpiring
-        | Command::Sort
-        | Command::NextDelimiter
-        | Command::Export
-            if app.keys.list.is_paged() =>
+            if is_big(app)
+                && view_and_sort(app) == (ListView::Flat, crate::keylist::SortBy::Key) =>
         {
-            let note = paged_note(app);
-            app.complain(note);
+            start_level(app, Vec::new())
+        }
+        Command::NextDelimiter if app.keys.list.is_paged() || app.keys.list.level().is_some() => {
+            let cur = app.keys.list.delimiter();
+            let i = DELIMITERS
+                .iter()
+                .position(|&d| d == cur)
+                .map_or(0, |i| i + 1);
+            let d = DELIMITERS[i % DELIMITERS.len()];
+            app.keys.list.set_delimiter(d);
+            start_level(app, Vec::new());
+            app.say(format!("tree groups on '{}'", char::from(d)));
+        }
+        Command::ToggleTree | Command::NextDelimiter if is_big(app) => {
+            app.complain("no tree of the first keys in an order: s or x back to every key first");
+        }
+        Command::ToggleExpiring | Command::Sort
+            if is_big(app) && view_and_sort(app).0 == ListView::Tree =>
+        {
+            app.complain("the tree is in key order: t leaves it");
+        }
+        Command::ToggleExpiring if is_big(app) => {
+            let (view, sort) = view_and_sort(app);
+            let view = match view {
+                ListView::Expiring => ListView::Flat,
+                _ => ListView::Expiring,
+            };
+            view_big(app, view, sort);
+        }
+        Command::Sort if is_big(app) => {
+            let (view, sort) = view_and_sort(app);
+            let sort = sort.next();
+            if view == ListView::Expiring {
+                // The soonest to expire stay soonest first.
+                app.keys.list.set_sort(sort);
+                if let Some(w) = &mut app.keys.wanted {
+                    w.1 = sort;
+                }
+                app.say(format!(
+                    "keys sorted {} (in the flat view; x leaves this one)",
+                    sort.label()
+                ));
+            } else {
+                view_big(app, view, sort);
+            }
         }
         Command::ToggleTree => {
             let view = match app.keys.list.view() {
@@ -382,7 +426,13 @@ pub(super) fn command(app: &mut App, c: Command) {
         Command::NextFound => step_found(app, true),
         Command::PrevFound => step_found(app, false),
         Command::Export => {
-            let keys = app.keys.list.listed_keys().count();
+            // A paged list is streamed from the engine; its count is the
+            // scan's.
+            let keys = if app.keys.list.is_paged() {
+                app.keys.list.total()
+            } else {
+                app.keys.list.listed_keys().count()
+            };
             if keys == 0 {
                 app.complain("no keys listed to export");
             } else {

@@ -97,18 +97,120 @@ fn install_list(
         }
         selection_changed(app);
     }
-    if app.keys.list.is_paged() && (view != ListView::Flat || sort != crate::keylist::SortBy::Key) {
-        app.say(paged_note(app));
+    if app.keys.list.is_paged() {
+        if view == ListView::Tree {
+            // Too many keys to hold for a tree: its top level, counted.
+            start_level(app, Vec::new());
+        } else if crate::worker::TopBy::of(view, sort).is_some() {
+            // Too many keys to hold for this order: its first ones.
+            view_big(app, view, sort);
+        }
     }
 }
 
-/// Why the tree, the sorts and the expiring view are off in a paged list.
-pub(super) fn paged_note(app: &App) -> String {
-    format!(
-        "{} keys are paged, not held: tree, sort, x and export need at most {} (filter first)",
-        units::count(app.keys.list.total() as u64),
-        units::count(app.worker_paging().whole_limit as u64)
-    )
+/// Put the first keys in an order (a top scan's answer) in the key pane,
+/// the first of them selected.
+#[allow(clippy::too_many_arguments)]
+fn install_top(
+    app: &mut App,
+    ns: NsName,
+    filter: String,
+    view: ListView,
+    sort: crate::keylist::SortBy,
+    set: KeySet,
+    matched: usize,
+) {
+    let same_ns = app.keys.ns.as_ref() == Some(&ns);
+    let typed = if same_ns {
+        app.keys.list.filter().to_string()
+    } else {
+        String::new()
+    };
+    let delim = app.keys.list.delimiter();
+    let by_expiry = crate::worker::TopBy::of(view, sort) == Some(crate::worker::TopBy::Expiry);
+    let held = set.len();
+    app.keys.list = KeyList::top_of(
+        set,
+        &filter,
+        &typed,
+        delim,
+        view,
+        sort,
+        crate::keylist::TopOf { matched, by_expiry },
+    );
+    app.keys.ns = Some(ns);
+    app.keys.pending_select = None;
+    let staged = staged_puts(app);
+    app.keys.list.apply(staged);
+    app.keys.nav = Default::default();
+    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+    app.keys.nav.select(0, len, h);
+    selection_changed(app);
+    let what = if by_expiry {
+        "soonest to expire"
+    } else {
+        "largest"
+    };
+    app.say(format!(
+        "the {} {what} of {} keys: {} back to every key",
+        units::count(held as u64),
+        units::count(matched as u64),
+        if view == ListView::Expiring { "x" } else { "s" }
+    ));
+}
+
+/// Put a tree level (a level scan's answer) in the key pane, the first
+/// row selected (or the group just left, going up).
+fn install_level(
+    app: &mut App,
+    ns: NsName,
+    filter: String,
+    prefix: Vec<u8>,
+    level: crate::worker::Level,
+) {
+    let same_ns = app.keys.ns.as_ref() == Some(&ns);
+    let typed = if same_ns {
+        app.keys.list.filter().to_string()
+    } else {
+        String::new()
+    };
+    // Coming up from a group: stand on it.
+    let from = app
+        .keys
+        .list
+        .level()
+        .map(|l| l.prefix.clone())
+        .filter(|p| p.len() > prefix.len() && p.starts_with(&prefix));
+    let delim = app.keys.list.delimiter();
+    let truncated = level.truncated;
+    let matched = level.matched;
+    app.keys.list = KeyList::level_of(
+        level.keys,
+        &filter,
+        &typed,
+        delim,
+        crate::keylist::LevelOf {
+            prefix,
+            groups: level.groups,
+            matched: level.matched,
+            bytes: level.bytes,
+            truncated: level.truncated,
+        },
+    );
+    app.keys.ns = Some(ns);
+    app.keys.pending_select = None;
+    app.keys.nav = Default::default();
+    let row = from.and_then(|p| app.keys.list.row_of(&p)).unwrap_or(0);
+    let (len, h) = (app.keys.list.row_count(), key_rows(app));
+    app.keys.nav.select(row, len, h);
+    selection_changed(app);
+    if truncated {
+        app.say(format!(
+            "only the first {} groups and keys of {} keys listed: filter, or open a group",
+            units::count(len as u64),
+            units::count(matched as u64)
+        ));
+    }
 }
 
 pub(super) fn on_response(app: &mut App, resp: Response) {
@@ -212,6 +314,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 return;
             }
             app.keys.loading = None;
+            app.keys.wanted = None;
             app.keys.following = false;
             app.keys.log_end = log_end;
             if let Some(s) = &app.stats {
@@ -220,6 +323,54 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             app.keys.loaded_ms = app.now_ms;
             app.keys.took = took;
             install_list(app, ns, set, pages, &filter);
+        }
+        Response::Top {
+            generation,
+            ns,
+            filter,
+            view,
+            sort,
+            set,
+            matched,
+            log_end,
+            took,
+        } => {
+            if generation != app.keys.generation {
+                return;
+            }
+            app.keys.loading = None;
+            app.keys.wanted = None;
+            app.keys.following = false;
+            app.keys.log_end = log_end;
+            if let Some(s) = &app.stats {
+                app.keys.compactions = s.compactions;
+            }
+            app.keys.loaded_ms = app.now_ms;
+            app.keys.took = took;
+            install_top(app, ns, filter, view, sort, set, matched);
+        }
+        Response::Level {
+            generation,
+            ns,
+            filter,
+            prefix,
+            level,
+            log_end,
+            took,
+        } => {
+            if generation != app.keys.generation {
+                return;
+            }
+            app.keys.loading = None;
+            app.keys.wanted = None;
+            app.keys.following = false;
+            app.keys.log_end = log_end;
+            if let Some(s) = &app.stats {
+                app.keys.compactions = s.compactions;
+            }
+            app.keys.loaded_ms = app.now_ms;
+            app.keys.took = took;
+            install_level(app, ns, filter, prefix, level);
         }
         Response::Chunk {
             generation,
@@ -382,6 +533,11 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 path.display()
             ));
         }
+        Response::Exporting { path, written } => app.say(format!(
+            "exporting to {}… {} written",
+            path.display(),
+            units::plural(written as u64, "key")
+        )),
         Response::NamespaceCreated(name, new) => {
             if new {
                 app.say(format!("created namespace {name}"));
