@@ -585,6 +585,44 @@ fn count_live(db: &Emdb, stats: &Stats) -> emdb_core::Result<Vec<(String, u64)>>
 /// Send progress every this many keys.
 const PROGRESS_EVERY: usize = 100_000;
 
+/// The list filter as a scan applies it (`None`: every key).
+fn parse_filter(filter: &str) -> Option<Pattern> {
+    (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter))
+}
+
+/// Walk `range` on the worker: every key `pattern` matches goes to `each`
+/// as (key, value size, expiry ms), with `out` for responses of its own;
+/// [`Response::KeysProgress`] goes out every [`PROGRESS_EVERY`] keys read.
+/// `Ok(false)` when `cancel` was set.
+fn scan_matching(
+    mut range: emdb_core::RangeIter,
+    pattern: Option<&Pattern>,
+    generation: u64,
+    cancel: &AtomicBool,
+    out: &mut dyn FnMut(Response),
+    mut each: impl FnMut(Vec<u8>, u64, u64, &mut dyn FnMut(Response)) -> Result<(), JobError>,
+) -> Result<bool, JobError> {
+    let mut scanned = 0usize;
+    while let Some(item) = range.next_key_info() {
+        let (key, size, expires_ms) = item?;
+        scanned += 1;
+        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
+        if scanned.is_multiple_of(PROGRESS_EVERY) {
+            out(Response::KeysProgress {
+                generation,
+                loaded: scanned,
+            });
+        }
+        if pattern.is_some_and(|p| !p.matches(&key)) {
+            continue;
+        }
+        each(key, size as u64, expires_ms, out)?;
+    }
+    Ok(true)
+}
+
 /// What a key scan found: every match, or the first chunk and the index
 /// of a paged list.
 struct Scanned {
@@ -608,55 +646,52 @@ fn load_keys(
     out: &mut dyn FnMut(Response),
 ) -> Result<Option<Scanned>, JobError> {
     let space = space_for_read(db, ns)?;
-    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let pattern = parse_filter(filter);
     let mut set = KeySet::new();
     if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
         return Ok(Some(Scanned { set, pages: None }));
     }
     let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
-    let mut range = space.range(lo, hi)?;
+    let range = space.range(lo, hi)?;
     let chunk = paging.chunk.max(1);
     let mut index: Vec<(Option<Vec<u8>>, usize, u64)> = vec![(None, 0, 0)];
-    let (mut scanned, mut n) = (0usize, 0usize);
+    let mut n = 0usize;
     let mut paged = false;
-    while let Some(item) = range.next_key_info() {
-        let (key, size, expires_ms) = item?;
-        scanned += 1;
-        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        if scanned.is_multiple_of(PROGRESS_EVERY) {
-            out(Response::KeysProgress {
-                generation,
-                loaded: scanned,
-            });
-        }
-        if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
-            continue;
-        }
-        if n > 0 && n.is_multiple_of(chunk) {
-            index.push((Some(key.clone()), 0, 0));
-        }
-        if let Some(last) = index.last_mut() {
-            last.1 += 1;
-            last.2 += size as u64;
-        }
-        n += 1;
-        if !paged {
-            set.push(&key, size as u64, expires_ms);
-            if n == chunk {
-                out(Response::KeysFirst {
-                    generation,
-                    ns: ns.clone(),
-                    filter: filter.to_string(),
-                    set: set.clone(),
-                });
+    let done = scan_matching(
+        range,
+        pattern.as_ref(),
+        generation,
+        cancel,
+        out,
+        |key, size, expires_ms, out| {
+            if n > 0 && n.is_multiple_of(chunk) {
+                index.push((Some(key.clone()), 0, 0));
             }
-            if n > paging.whole_limit {
-                paged = true;
-                set.truncate(chunk);
+            if let Some(last) = index.last_mut() {
+                last.1 += 1;
+                last.2 += size;
             }
-        }
+            n += 1;
+            if !paged {
+                set.push(&key, size, expires_ms);
+                if n == chunk {
+                    out(Response::KeysFirst {
+                        generation,
+                        ns: ns.clone(),
+                        filter: filter.to_string(),
+                        set: set.clone(),
+                    });
+                }
+                if n > paging.whole_limit {
+                    paged = true;
+                    set.truncate(chunk);
+                }
+            }
+            Ok(())
+        },
+    )?;
+    if !done {
+        return Ok(None);
     }
     // Already in key order: this only checks it (and keeps KeySet's rule
     // that a loaded set is sorted whatever the source).
@@ -717,46 +752,43 @@ fn top_keys(
 ) -> Result<Option<(KeySet, usize)>, JobError> {
     use std::collections::BinaryHeap;
     let space = space_for_read(db, ns)?;
-    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let pattern = parse_filter(filter);
     if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
         return Ok(Some((KeySet::new(), 0)));
     }
     let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
-    let mut range = space.range(lo, hi)?;
+    let range = space.range(lo, hi)?;
     // A max-heap of (rank, key): the top is the worst kept, replaced by
     // anything better once `limit` are kept.
     let mut heap: BinaryHeap<(u64, Vec<u8>, u64, u64)> = BinaryHeap::new();
-    let (mut scanned, mut matched) = (0usize, 0usize);
-    while let Some(item) = range.next_key_info() {
-        let (key, size, expires_ms) = item?;
-        scanned += 1;
-        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        if scanned.is_multiple_of(PROGRESS_EVERY) {
-            out(Response::KeysProgress {
-                generation,
-                loaded: scanned,
-            });
-        }
-        if pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
-            continue;
-        }
-        matched += 1;
-        if limit == 0 {
-            continue;
-        }
-        let rank = by.rank(size as u64, expires_ms);
-        if heap.len() == limit {
-            let better = heap
-                .peek()
-                .is_some_and(|w| (rank, key.as_slice()) < (w.0, w.1.as_slice()));
-            if !better {
-                continue;
+    let mut matched = 0usize;
+    let done = scan_matching(
+        range,
+        pattern.as_ref(),
+        generation,
+        cancel,
+        out,
+        |key, size, expires_ms, _| {
+            matched += 1;
+            if limit == 0 {
+                return Ok(());
             }
-            heap.pop();
-        }
-        heap.push((rank, key, size as u64, expires_ms));
+            let rank = by.rank(size, expires_ms);
+            if heap.len() == limit {
+                let better = heap
+                    .peek()
+                    .is_some_and(|w| (rank, key.as_slice()) < (w.0, w.1.as_slice()));
+                if !better {
+                    return Ok(());
+                }
+                heap.pop();
+            }
+            heap.push((rank, key, size, expires_ms));
+            Ok(())
+        },
+    )?;
+    if !done {
+        return Ok(None);
     }
     let mut set = KeySet::new();
     for (_, key, size, expires_ms) in heap.into_vec() {
@@ -801,7 +833,7 @@ fn tree_level(
     out: &mut dyn FnMut(Response),
 ) -> Result<Option<Level>, JobError> {
     let space = space_for_read(db, ns)?;
-    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let pattern = parse_filter(filter);
     let mut level = Level::default();
     if pattern.as_ref().is_some_and(|p| p.error.is_some()) {
         return Ok(Some(level));
@@ -814,11 +846,10 @@ fn tree_level(
             emdb_core::prefix_end(prefix),
         )
     };
-    let mut range = space.range(lo, hi)?;
+    let range = space.range(lo, hi)?;
     // The group being counted: prefix, count, bytes, its first key.
     let mut open: Option<OpenGroup> = None;
     let mut items = 0usize;
-    let mut scanned = 0usize;
     // Close the open group: a group of one is listed as its key.
     let close = |level: &mut Level, g: OpenGroup| {
         let (p, count, bytes, (key, size, exp)) = g;
@@ -828,46 +859,46 @@ fn tree_level(
             level.groups.push((p, count, bytes));
         }
     };
-    while let Some(item) = range.next_key_info() {
-        let (key, size, expires_ms) = item?;
-        scanned += 1;
-        if scanned.is_multiple_of(4096) && cancel.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        if scanned.is_multiple_of(PROGRESS_EVERY) {
-            out(Response::KeysProgress {
-                generation,
-                loaded: scanned,
-            });
-        }
-        if !key.starts_with(prefix) || pattern.as_ref().is_some_and(|p| !p.matches(&key)) {
-            continue;
-        }
-        level.matched += 1;
-        level.bytes += size as u64;
-        let group = key[prefix.len()..]
-            .iter()
-            .position(|&b| b == delimiter)
-            .map(|p| key[..prefix.len() + p + 1].to_vec());
-        if let (Some(g), Some(o)) = (&group, &mut open) {
-            if *g == o.0 {
-                o.1 += 1;
-                o.2 += size as u64;
-                continue;
+    let done = scan_matching(
+        range,
+        pattern.as_ref(),
+        generation,
+        cancel,
+        out,
+        |key, size, expires_ms, _| {
+            if !key.starts_with(prefix) {
+                return Ok(());
             }
-        }
-        if let Some(g) = open.take() {
-            close(&mut level, g);
-        }
-        if items == limit {
-            level.truncated = true;
-            continue;
-        }
-        items += 1;
-        match group {
-            Some(g) => open = Some((g, 1, size as u64, (key, size as u64, expires_ms))),
-            None => level.keys.push(&key, size as u64, expires_ms),
-        }
+            level.matched += 1;
+            level.bytes += size;
+            let group = key[prefix.len()..]
+                .iter()
+                .position(|&b| b == delimiter)
+                .map(|p| key[..prefix.len() + p + 1].to_vec());
+            if let (Some(g), Some(o)) = (&group, &mut open) {
+                if *g == o.0 {
+                    o.1 += 1;
+                    o.2 += size;
+                    return Ok(());
+                }
+            }
+            if let Some(g) = open.take() {
+                close(&mut level, g);
+            }
+            if items == limit {
+                level.truncated = true;
+                return Ok(());
+            }
+            items += 1;
+            match group {
+                Some(g) => open = Some((g, 1, size, (key, size, expires_ms))),
+                None => level.keys.push(&key, size, expires_ms),
+            }
+            Ok(())
+        },
+    )?;
+    if !done {
+        return Ok(None);
     }
     if let Some(g) = open.take() {
         close(&mut level, g);
@@ -887,7 +918,7 @@ fn load_chunk(
     count_only: bool,
 ) -> Result<(usize, u64, Option<KeySet>), JobError> {
     let space = space_for_read(db, ns)?;
-    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let pattern = parse_filter(filter);
     let (lo, hi) = scan_bounds(pattern.as_ref(), lo, hi);
     let mut range = space.range(lo, hi)?;
     let mut set = KeySet::new();
@@ -972,7 +1003,7 @@ fn export_range(
     out: &mut dyn FnMut(Response),
 ) -> Result<(&'static str, usize, usize), JobError> {
     let space = space_for_read(db, ns)?;
-    let pattern = (!filter.is_empty() && filter != "^").then(|| Pattern::parse(filter));
+    let pattern = parse_filter(filter);
     if let Some(e) = pattern.as_ref().and_then(|p| p.error.clone()) {
         return Err(JobError::Tool(emdb_tools::ToolError::usage(format!(
             "the filter does not parse: {e}"
