@@ -16,6 +16,25 @@ pub(super) fn refresh(app: &mut App) {
     }
 }
 
+/// A key scan of the current generation finished (a list, a top-N view or
+/// a tree level): the keys pane stops loading and notes where the log was.
+/// `false` for a stale scan, which changes nothing.
+fn scan_landed(app: &mut App, generation: u64, log_end: u64, took: Duration) -> bool {
+    if generation != app.keys.generation {
+        return false;
+    }
+    app.keys.loading = None;
+    app.keys.wanted = None;
+    app.keys.following = false;
+    app.keys.log_end = log_end;
+    if let Some(s) = &app.stats {
+        app.keys.compactions = s.compactions;
+    }
+    app.keys.loaded_ms = app.now_ms;
+    app.keys.took = took;
+    true
+}
+
 /// Put a scan's answer in the key pane: the same namespace keeps its
 /// selection (and, for a whole list of every key, its open groups); a new
 /// one starts at the top.
@@ -310,18 +329,9 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             log_end,
             took,
         } => {
-            if generation != app.keys.generation {
+            if !scan_landed(app, generation, log_end, took) {
                 return;
             }
-            app.keys.loading = None;
-            app.keys.wanted = None;
-            app.keys.following = false;
-            app.keys.log_end = log_end;
-            if let Some(s) = &app.stats {
-                app.keys.compactions = s.compactions;
-            }
-            app.keys.loaded_ms = app.now_ms;
-            app.keys.took = took;
             install_list(app, ns, set, pages, &filter);
         }
         Response::Top {
@@ -335,18 +345,9 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             log_end,
             took,
         } => {
-            if generation != app.keys.generation {
+            if !scan_landed(app, generation, log_end, took) {
                 return;
             }
-            app.keys.loading = None;
-            app.keys.wanted = None;
-            app.keys.following = false;
-            app.keys.log_end = log_end;
-            if let Some(s) = &app.stats {
-                app.keys.compactions = s.compactions;
-            }
-            app.keys.loaded_ms = app.now_ms;
-            app.keys.took = took;
             install_top(app, ns, filter, view, sort, set, matched);
         }
         Response::Level {
@@ -358,18 +359,9 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             log_end,
             took,
         } => {
-            if generation != app.keys.generation {
+            if !scan_landed(app, generation, log_end, took) {
                 return;
             }
-            app.keys.loading = None;
-            app.keys.wanted = None;
-            app.keys.following = false;
-            app.keys.log_end = log_end;
-            if let Some(s) = &app.stats {
-                app.keys.compactions = s.compactions;
-            }
-            app.keys.loaded_ms = app.now_ms;
-            app.keys.took = took;
             install_level(app, ns, filter, prefix, level);
         }
         Response::Chunk {
