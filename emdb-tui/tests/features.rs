@@ -434,18 +434,6 @@ fn namespaces_are_created_and_dropped_after_asking() {
     assert!(s.contains("dropped namespace metrics"), "{s}");
 }
 
-fn read_export(path: &std::path::Path) -> Vec<emdb_tools::transfer::Entry> {
-    use emdb_tools::transfer::{self, Item};
-    let format = transfer::resolve_format(None, Some(path));
-    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-    transfer::reader(format, Box::new(file), emdb_tools::Codec::default())
-        .filter_map(|item| match item.unwrap() {
-            Item::Record(e) => Some(e),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn o_exports_the_listed_keys_in_the_formats_of_emdb_export() {
     let (dir, _db, mut app) = setup(false);

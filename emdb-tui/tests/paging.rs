@@ -13,7 +13,7 @@ use common::*;
 use crossterm::event::KeyCode;
 use emdb_core::Emdb;
 use emdb_tui::action::Action;
-use emdb_tui::app::{App, Config};
+use emdb_tui::app::App;
 use emdb_tui::keylist::ListView;
 use emdb_tui::worker::{Paging, Worker};
 
@@ -39,19 +39,7 @@ fn db_with(dir: &tempfile::TempDir, n: usize) -> (Emdb, BTreeMap<String, usize>)
 }
 
 fn paged_app(db: &Emdb, writable: bool) -> App {
-    let mut config = Config::new(SHOWN_PATH);
-    config.writable = writable;
-    let mut app = App::new(config, Worker::inline_with(db.clone(), PAGING), t0());
-    app.start();
-    emdb_tui::drain(&mut app);
-    act(
-        &mut app,
-        Action::Resize {
-            width: 120,
-            height: 32,
-        },
-    );
-    app
+    app_with(Worker::inline_with(db.clone(), PAGING), writable)
 }
 
 fn selected(app: &App) -> String {
@@ -441,18 +429,6 @@ fn followed_writes_change_the_first_keys_they_hold() {
     want.remove(3);
     assert_eq!(rows(&app), want);
     assert_eq!(model.len(), 1000);
-}
-
-fn read_export(path: &std::path::Path) -> Vec<emdb_tools::transfer::Entry> {
-    use emdb_tools::transfer::{self, Item};
-    let format = transfer::resolve_format(None, Some(path));
-    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-    transfer::reader(format, Box::new(file), emdb_tools::Codec::default())
-        .filter_map(|item| match item.unwrap() {
-            Item::Record(e) => Some(e),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The file's keys with their value sizes and expiries (0 for none).

@@ -73,9 +73,14 @@ pub fn sample_db(dir: &tempfile::TempDir) -> Emdb {
 
 /// An app over `db` (inline worker), started and caught up.
 pub fn app_for(db: &Emdb, writable: bool) -> App {
+    app_with(Worker::inline(db.clone()), writable)
+}
+
+/// An app on `worker`, started and caught up.
+pub fn app_with(worker: Worker, writable: bool) -> App {
     let mut config = Config::new(SHOWN_PATH);
     config.writable = writable;
-    let mut app = App::new(config, Worker::inline(db.clone()), t0());
+    let mut app = App::new(config, worker, t0());
     app.start();
     emdb_tui::drain(&mut app);
     // The terminal of the snapshots (the real loop sends its size first).
@@ -147,4 +152,17 @@ pub fn buffer_text(buf: &ratatui::buffer::Buffer) -> String {
 /// the app).
 pub fn shot(app: &App) -> String {
     screen(app, 120, 32)
+}
+
+/// The records of an exported file, in its format (by extension).
+pub fn read_export(path: &std::path::Path) -> Vec<emdb_tools::transfer::Entry> {
+    use emdb_tools::transfer::{self, Item};
+    let format = transfer::resolve_format(None, Some(path));
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    transfer::reader(format, Box::new(file), emdb_tools::Codec::default())
+        .filter_map(|item| match item.unwrap() {
+            Item::Record(e) => Some(e),
+            _ => None,
+        })
+        .collect()
 }
