@@ -296,28 +296,21 @@ pub(super) fn request_value(app: &mut App, key: Vec<u8>) {
 
 /// Staged puts of the shown namespace, as list changes.
 pub(super) fn staged_puts(app: &App) -> Vec<KeyChange> {
-    let ns = app.shown_ns();
-    app.staged
-        .iter()
-        .filter(|s| s.change.ns == ns)
-        .filter_map(|s| {
-            let v = s.change.value.as_ref()?;
-            Some(KeyChange::Upsert {
-                key: s.change.key.clone(),
-                size: v.len() as u64,
-                expires_ms: 0,
-            })
-        })
-        .collect()
+    staged_upserts(app, |_| true)
 }
 
 /// Staged puts of keys the shown list lacks, as list changes (new keys
 /// show in the list before they are written).
 pub(super) fn staged_new_keys(app: &App) -> Vec<KeyChange> {
+    staged_upserts(app, |key| app.keys.list.contains(key) == Some(false))
+}
+
+/// Staged puts of the shown namespace whose key `keep` accepts.
+fn staged_upserts(app: &App, keep: impl Fn(&[u8]) -> bool) -> Vec<KeyChange> {
     let ns = app.shown_ns();
     app.staged
         .iter()
-        .filter(|s| s.change.ns == ns && app.keys.list.contains(&s.change.key) == Some(false))
+        .filter(|s| s.change.ns == ns && keep(&s.change.key))
         .filter_map(|s| {
             let v = s.change.value.as_ref()?;
             Some(KeyChange::Upsert {
