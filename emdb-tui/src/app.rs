@@ -16,6 +16,16 @@ use crate::worker::{Change, NsName, Request, Worker};
 /// Tree delimiters offered by `T`, in order.
 pub const DELIMITERS: &[u8] = b":./-";
 
+/// The tree delimiter after `cur` in [`DELIMITERS`] (the first one after
+/// the last, or for a delimiter not in the list).
+pub fn next_delimiter(cur: u8) -> u8 {
+    let i = DELIMITERS
+        .iter()
+        .position(|&d| d == cur)
+        .map_or(0, |i| i + 1);
+    DELIMITERS[i % DELIMITERS.len()]
+}
+
 /// Options fixed at start.
 #[derive(Clone, Debug)]
 pub struct Config {

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use crate::action::{Action, Command};
 use crate::app::{
-    App, Compaction, EditorJob, Found, Input, LoadedValue, Mode, NsItem, OldValue, Pane,
-    PromptKind, Question, Staged, Tab, DELIMITERS,
+    next_delimiter, App, Compaction, EditorJob, Found, Input, LoadedValue, Mode, NsItem, OldValue,
+    Pane, PromptKind, Question, Staged, Tab,
 };
 use crate::escape::{escape, unescape};
 use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
@@ -330,12 +330,7 @@ pub(super) fn command(app: &mut App, c: Command) {
             start_level(app, Vec::new())
         }
         Command::NextDelimiter if app.keys.list.is_paged() || app.keys.list.level().is_some() => {
-            let cur = app.keys.list.delimiter();
-            let i = DELIMITERS
-                .iter()
-                .position(|&d| d == cur)
-                .map_or(0, |i| i + 1);
-            let d = DELIMITERS[i % DELIMITERS.len()];
+            let d = next_delimiter(app.keys.list.delimiter());
             app.keys.list.set_delimiter(d);
             start_level(app, Vec::new());
             app.say(format!("tree groups on '{}'", char::from(d)));
@@ -381,12 +376,7 @@ pub(super) fn command(app: &mut App, c: Command) {
             set_view(app, view);
         }
         Command::NextDelimiter => {
-            let cur = app.keys.list.delimiter();
-            let i = DELIMITERS
-                .iter()
-                .position(|&d| d == cur)
-                .map_or(0, |i| i + 1);
-            let d = DELIMITERS[i % DELIMITERS.len()];
+            let d = next_delimiter(app.keys.list.delimiter());
             keep_selection(app, |list| list.set_delimiter(d));
             if app.keys.list.view() != ListView::Tree {
                 set_view(app, ListView::Tree);
