@@ -646,20 +646,18 @@ fn admin_rewrites_keep_checkpoint_names_sealed_only_when_encrypted() {
     let ckpt_path = format!("{}.ckpt", path.display());
     let backup = dir.path().join("admin-ns.emdb.encbak");
     let read_ckpt = || std::fs::read(&ckpt_path).unwrap();
+    // Opens from the checkpoint with every namespace intact.
+    let check_opens = |b: emdb_core::EmdbBuilder| {
+        let db = b.path(&path).build().unwrap();
+        assert!(db.recovery_report().used_checkpoint);
+        assert_secret_namespaces_intact(&db);
+    };
     let ckpt = secret_namespaces(Emdb::builder().path(&path), &path);
     assert!(contains(&ckpt, b"secret-ns-name"));
     Emdb::enable_encryption(&path, EncryptionInput::Key(KEY)).unwrap();
     std::fs::remove_file(&backup).unwrap();
     assert_no_secrets(&read_ckpt());
-    {
-        let db = Emdb::builder()
-            .path(&path)
-            .encryption_key(KEY)
-            .build()
-            .unwrap();
-        assert!(db.recovery_report().used_checkpoint);
-        assert_secret_namespaces_intact(&db);
-    }
+    check_opens(Emdb::builder().encryption_key(KEY));
     Emdb::rotate_encryption_key(
         &path,
         EncryptionInput::Key(KEY),
@@ -668,24 +666,14 @@ fn admin_rewrites_keep_checkpoint_names_sealed_only_when_encrypted() {
     .unwrap();
     std::fs::remove_file(&backup).unwrap();
     assert_no_secrets(&read_ckpt());
-    {
-        let db = Emdb::builder()
-            .path(&path)
-            .encryption_key(OTHER_KEY)
-            .build()
-            .unwrap();
-        assert!(db.recovery_report().used_checkpoint);
-        assert_secret_namespaces_intact(&db);
-    }
+    check_opens(Emdb::builder().encryption_key(OTHER_KEY));
     assert!(matches!(
         Emdb::builder().path(&path).encryption_key(KEY).build(),
         Err(Error::EncryptionKeyMismatch { .. })
     ));
     Emdb::disable_encryption(&path, EncryptionInput::Key(OTHER_KEY)).unwrap();
     std::fs::remove_file(&backup).unwrap();
-    let db = Emdb::open(&path).unwrap();
-    assert!(db.recovery_report().used_checkpoint);
-    assert_secret_namespaces_intact(&db);
+    check_opens(Emdb::builder());
 }
 
 #[test]
