@@ -34,7 +34,7 @@ use parking_lot::Mutex;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
-use crate::format::record::Kind;
+use crate::format::record::{Frame, Kind};
 use crate::index::image::Image;
 use crate::namespace::read_at_checked;
 
@@ -322,7 +322,31 @@ pub(crate) struct Head {
     pub expires_at: u64,
 }
 
-impl KeySource<'_> {
+impl<'a> KeySource<'a> {
+    /// The put or delete record at `off`, decrypted into `scratch` when
+    /// sealed. The CRC is not checked here (readers verify the records
+    /// they return).
+    #[inline]
+    fn frame<'s>(&self, off: u64, scratch: &'s mut Vec<u8>) -> Result<Frame<'s>>
+    where
+        'a: 's,
+    {
+        if off < HEADER_SIZE as u64 || off >= self.bytes.len() as u64 {
+            return Err(Error::corruption(
+                off,
+                "sorted index points outside the log",
+            ));
+        }
+        let f = read_at_checked(self.bytes, off, self.crypt, scratch, false)?;
+        if !matches!(f.kind, Kind::Put | Kind::Delete) {
+            return Err(Error::corruption(
+                off,
+                "sorted index points at a record that is not a put or delete",
+            ));
+        }
+        Ok(f)
+    }
+
     /// Where the key of the plain record at `off` lies in `bytes`
     /// (start, length); `None` for a sealed record, whose key must be
     /// decrypted ([`KeySource::read`]). The CRC is not checked here.
@@ -330,20 +354,8 @@ impl KeySource<'_> {
         if self.crypt.is_some() {
             return Ok(None);
         }
-        if off < HEADER_SIZE as u64 || off >= self.bytes.len() as u64 {
-            return Err(Error::corruption(
-                off,
-                "sorted index points outside the log",
-            ));
-        }
         let mut scratch = Vec::new();
-        let f = read_at_checked(self.bytes, off, None, &mut scratch, false)?;
-        if !matches!(f.kind, Kind::Put | Kind::Delete) {
-            return Err(Error::corruption(
-                off,
-                "sorted index points at a record that is not a put or delete",
-            ));
-        }
+        let f = self.frame(off, &mut scratch)?;
         // A plain frame's key is a slice of `bytes`.
         let start = (f.key.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize);
         if start
@@ -359,20 +371,8 @@ impl KeySource<'_> {
     /// The CRC is not checked here (readers verify the records they return).
     #[inline]
     pub(crate) fn read(&self, off: u64, key: &mut Vec<u8>) -> Result<Head> {
-        if off < HEADER_SIZE as u64 || off >= self.bytes.len() as u64 {
-            return Err(Error::corruption(
-                off,
-                "sorted index points outside the log",
-            ));
-        }
         let mut scratch = zeroize::Zeroizing::new(Vec::new());
-        let f = read_at_checked(self.bytes, off, self.crypt, &mut scratch, false)?;
-        if !matches!(f.kind, Kind::Put | Kind::Delete) {
-            return Err(Error::corruption(
-                off,
-                "sorted index points at a record that is not a put or delete",
-            ));
-        }
+        let f = self.frame(off, &mut scratch)?;
         key.clear();
         key.extend_from_slice(f.key);
         Ok(Head {
