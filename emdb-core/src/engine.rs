@@ -178,6 +178,21 @@ fn new_identity() -> Identity {
 /// image (docs/ARCHITECTURE.md, "Checkpoints").
 pub(crate) const CLOSE_TAIL: u64 = 64 << 10;
 
+/// Preallocated zeros past the logical end that a clean close leaves in
+/// place (up to a handle's first growth step: 1 MiB, rounded up to a MiB
+/// boundary): trimming them would cost a second metadata sync, and the
+/// next writer would allocate them again for its first record.
+pub(crate) const CLOSE_KEEP_SPARE: u64 = 2 << 20;
+
+/// Whether a file of `len` bytes whose log ends at `end` keeps its spare
+/// of zeros at a clean close (and at the next writer's open): at most
+/// [`CLOSE_KEEP_SPARE`], and at most 1/32 of the log, so small databases
+/// are still trimmed to their end.
+fn keeps_spare(end: u64, len: u64) -> bool {
+    let spare = len.saturating_sub(end);
+    spare <= CLOSE_KEEP_SPARE && spare <= end / 32
+}
+
 /// Path of the checkpoint file of a database.
 pub(crate) fn checkpoint_path(db: &Path) -> PathBuf {
     sibling(db, ".ckpt")
@@ -624,7 +639,12 @@ impl Engine {
         };
 
         let mut region = region;
-        if !cfg.read_only && len > end {
+        // A spare of zeros a clean close left (CLOSE_KEEP_SPARE) holds no
+        // frame to land in front of: it is kept for the first appends.
+        let spare = len > end
+            && keeps_spare(end, len)
+            && crate::log::zeros_between(&file, region.slice(0, len).unwrap_or_default(), end, len);
+        if !cfg.read_only && len > end && !spare {
             // Cut everything past the end (a torn tail, frames of a batch
             // whose header never landed, preallocated zeros) and make the cut
             // durable, so new appends never land in front of stale frames.
@@ -1216,7 +1236,7 @@ impl Engine {
             if let Some(p) = gen.log.path() {
                 crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
             }
-            if gen.log.capacity() > w.end {
+            if !keeps_spare(w.end, gen.log.capacity()) {
                 gen.log.truncate(w.end)?;
                 gen.log.sync_data()?;
             }

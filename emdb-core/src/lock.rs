@@ -54,6 +54,9 @@ pub(crate) fn lock_path(db: &Path) -> PathBuf {
 /// ran in between; a handful is plenty).
 const RELOCK_ATTEMPTS: usize = 64;
 
+/// Length the lock record is padded to (with newlines).
+const LOCK_RECORD_LEN: usize = 128;
+
 /// A held writer lock; released when dropped (the OS releases it on exit too).
 #[derive(Debug)]
 pub(crate) struct WriterLock {
@@ -84,14 +87,20 @@ impl WriterLock {
                 continue;
             }
             let me = std::process::id();
-            let record = format!(
+            let mut record = format!(
                 "emdb-lock 1\npid={me}\nstart={}\nhost={}\n",
                 process_start_time(me).unwrap_or(0),
                 hostname().unwrap_or_default()
             );
-            file.set_len(0)
-                .and_then(|_| {
-                    write_all_at(faults, WriteSite::LockFile, &file, record.as_bytes(), 0)
+            // Padded with newlines to a fixed length, so the record is
+            // written over the last one in place: cutting the file to zero
+            // first would free and reallocate its block on every open.
+            let padded = record.len().max(LOCK_RECORD_LEN);
+            record.extend(std::iter::repeat_n('\n', padded - record.len()));
+            write_all_at(faults, WriteSite::LockFile, &file, record.as_bytes(), 0)
+                .and_then(|()| match file.metadata()?.len() {
+                    n if n == record.len() as u64 => Ok(()),
+                    _ => file.set_len(record.len() as u64),
                 })
                 .map_err(|e| Error::io("write lock file", Some(&path), e))?;
             return Ok(WriterLock {

@@ -87,6 +87,58 @@ fn data_survives_reopen_with_and_without_checkpoint() {
     assert_eq!(db.get("after").unwrap(), Some(b"checkpoint".to_vec()));
 }
 
+/// A small write to a large database allocates a small step, not another
+/// file's worth, and the clean close keeps that spare of zeros (no second
+/// metadata sync); the next writer appends over it, and a spare that is
+/// not all zeros is cut at the next open.
+#[test]
+fn a_small_write_to_a_large_log_keeps_a_small_spare() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.emdb");
+    // 84 MB: a spare of up to 2 MiB is under 1/32 of it.
+    let value = vec![7u8; 2100];
+    {
+        let db = Emdb::open(&path).unwrap();
+        for i in 0..40_000u32 {
+            db.insert(i.to_le_bytes(), &value).unwrap();
+        }
+    }
+    let len = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();
+    let end_of = |p: &std::path::Path| {
+        let db = Emdb::builder().path(p).read_only(true).build().unwrap();
+        db.stats().unwrap().log_logical_bytes
+    };
+    assert_eq!(len(&path), end_of(&path), "the bulk writer's close trims");
+    for round in 0..3u32 {
+        let db = Emdb::open(&path).unwrap();
+        db.insert(format!("small {round}"), "v").unwrap();
+        db.flush().unwrap();
+        drop(db);
+        let (now, end) = (len(&path), end_of(&path));
+        assert!(
+            now > end && now <= end + (2 << 20),
+            "round {round}: log ends at {end}, file holds {now}"
+        );
+    }
+    let kept = len(&path);
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.len().unwrap(), 40_003);
+    assert_eq!(db.get("small 2").unwrap(), Some(b"v".to_vec()));
+    assert_eq!(db.recovery_report().truncated_tail_at, None);
+    drop(db);
+    assert_eq!(len(&path), kept, "a reopen keeps the spare");
+
+    // A stray byte in the spare (past its first page) is cut off.
+    let end = end_of(&path);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[end as usize + 5000] = 0x5a;
+    std::fs::write(&path, &bytes).unwrap();
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.len().unwrap(), 40_003);
+    drop(db);
+    assert_eq!(len(&path), end, "the cut trims the file");
+}
+
 #[test]
 fn batches_and_transactions() {
     let dir = tempfile::tempdir().unwrap();

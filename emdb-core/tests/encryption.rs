@@ -179,6 +179,9 @@ fn frames(bytes: &[u8], end: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut at = 4096;
     while at < end {
+        if bytes[at..(at + 5).min(end)].iter().all(|&b| b == 0) {
+            break; // the zeros a clean close may leave past the log's end
+        }
         let start = at;
         let tag = bytes[at + 4];
         let mut p = at + 5;

@@ -84,6 +84,10 @@ pub(crate) struct Log {
     published_end: AtomicU64,
     /// Current size of the file / mapping.
     capacity: AtomicU64,
+    /// Bytes this handle has grown the file by: growth steps double with
+    /// it, not with the file's size, so one small write to a large
+    /// database allocates 1 MiB, not another file's worth.
+    grown: AtomicU64,
     /// Lowest offset at which the file was found cut short by another
     /// process (`u64::MAX` while it was not). Once set, writes are refused.
     cut: AtomicU64,
@@ -112,6 +116,7 @@ impl Log {
             region: ArcSwap::from_pointee(region),
             published_end: AtomicU64::new(end),
             capacity: AtomicU64::new(capacity),
+            grown: AtomicU64::new(0),
             cut: AtomicU64::new(u64::MAX),
             faults: None,
             stage: Mutex::new(Stage::default()),
@@ -424,7 +429,10 @@ impl Log {
                 max: MAX_LOG_SIZE,
             });
         }
-        let step = cap.clamp(MIN_GROWTH, MAX_GROWTH);
+        let step = self
+            .grown
+            .load(Ordering::Relaxed)
+            .clamp(MIN_GROWTH, MAX_GROWTH);
         let mut new_cap = needed_end
             .max(cap + step)
             .next_multiple_of(MIN_GROWTH)
@@ -472,6 +480,7 @@ impl Log {
         };
         self.region.store(Arc::new(region));
         self.capacity.store(new_cap, Ordering::Relaxed);
+        self.grown.fetch_add(new_cap - cap, Ordering::Relaxed);
         Ok(())
     }
 
@@ -720,5 +729,70 @@ pub(crate) fn allocate(file: &File, from: u64, to: u64) -> std::io::Result<()> {
         // Filesystems without fallocate: a plain size change (sparse).
         libc::EOPNOTSUPP | libc::EINVAL => file.set_len(to),
         err => Err(std::io::Error::from_raw_os_error(err)),
+    }
+}
+
+/// True when `[from, to)` of `file` holds only zeros, as a preallocated
+/// spare past a log's end does. `mapped` maps the file (at least `to`
+/// bytes). The partial page at `from` is read; past it, the file system is
+/// asked where data starts (`SEEK_DATA`: ranges allocated but never
+/// written are not data), so a clean spare is not read at all, and
+/// whatever it reports as data is checked byte by byte.
+pub(crate) fn zeros_between(file: &File, mapped: &[u8], from: u64, to: u64) -> bool {
+    use std::os::fd::AsRawFd;
+    let zero = |a: u64, b: u64| {
+        let (Ok(a), Ok(b)) = (usize::try_from(a), usize::try_from(b)) else {
+            return false;
+        };
+        mapped.get(a..b).is_some_and(|s| s.iter().all(|&x| x == 0))
+    };
+    let page_end = from.next_multiple_of(4096).min(to);
+    if !zero(from, page_end) {
+        return false;
+    }
+    if page_end >= to {
+        return true;
+    }
+    let Ok(at) = libc::off_t::try_from(page_end) else {
+        return false;
+    };
+    // SAFETY: lseek on a descriptor this `File` owns; it only moves the
+    // file offset, which nothing here relies on (reads use pread/mmap).
+    let data = unsafe { libc::lseek(file.as_raw_fd(), at, libc::SEEK_DATA) };
+    match u64::try_from(data) {
+        Ok(d) if d >= to => true,
+        Ok(d) => zero(d.max(page_end), to),
+        Err(_) if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO) => true,
+        Err(_) => zero(page_end, to),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeros_between_sees_written_bytes_and_preallocated_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spare");
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        // Allocated but never written, as a log's growth leaves it.
+        allocate(&f, 0, 3 << 20).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&f, b"frame", 100).unwrap();
+        let mapped = std::fs::read(&path).unwrap();
+        assert!(zeros_between(&f, &mapped, 105, 3 << 20));
+        assert!(!zeros_between(&f, &mapped, 104, 3 << 20));
+        // A stray byte far past the first page is found too.
+        std::os::unix::fs::FileExt::write_all_at(&f, b"x", (2 << 20) + 7).unwrap();
+        let mapped = std::fs::read(&path).unwrap();
+        assert!(!zeros_between(&f, &mapped, 105, 3 << 20));
+        assert!(zeros_between(&f, &mapped, 105, 2 << 20));
+        assert!(zeros_between(&f, &mapped, (2 << 20) + 8, 3 << 20));
     }
 }
