@@ -132,6 +132,7 @@ impl Session {
             lock_timeout: None,
             checkpoint_on_close: false,
             follow: self.follow,
+            background: false,
         };
         let db = self.with_secret(&path, |secret| shared::open(&path, &options, secret))?;
         self.db = Some(db.clone());
@@ -210,6 +211,8 @@ impl Session {
             lock_timeout: self.lock_timeout,
             checkpoint_on_close,
             follow: false,
+            // A write of a few records closes at once: no threads to start.
+            background: checkpoint_on_close,
         };
         let db = self
             .with_secret(&path, |secret| shared::open(&path, &options, secret))

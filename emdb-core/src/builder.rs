@@ -26,6 +26,8 @@ pub(crate) struct Config {
     pub read_only: bool,
     /// Read-only handles: catch up with the writer in the background.
     pub follow: bool,
+    /// Writable handles: publish stats and checkpoint in the background.
+    pub background: bool,
     pub salvage: bool,
     pub checkpoint_on_close: bool,
     /// Log tail (bytes past the newest checkpoint) from which the writer
@@ -51,6 +53,7 @@ impl Default for Config {
             flush_policy: FlushPolicy::default(),
             read_only: false,
             follow: true,
+            background: true,
             salvage: false,
             checkpoint_on_close: true,
             checkpoint_tail: Some(DEFAULT_CHECKPOINT_TAIL),
@@ -138,6 +141,21 @@ impl EmdbBuilder {
     /// keeps the file it opened). No effect on a writable handle.
     pub fn follow(mut self, follow: bool) -> Self {
         self.cfg.follow = follow;
+        self
+    }
+
+    /// Writable handles: run the writer's background threads (the default):
+    /// one publishes the stats sidecar within a second of activity, one
+    /// writes automatic checkpoints ([`EmdbBuilder::checkpoint_tail`]).
+    /// With `false`, for a handle opened for one short call (the CLI's
+    /// `put`, `delete`, `incr`), no thread is started: the sidecar is still
+    /// written and the checkpoint rule of
+    /// [`EmdbBuilder::checkpoint_on_close`] still applies when the handle
+    /// closes, but a long-lived handle's log tail is then bounded only by
+    /// its close. No effect on a read-only handle (see
+    /// [`EmdbBuilder::follow`]).
+    pub fn background(mut self, on: bool) -> Self {
+        self.cfg.background = on;
         self
     }
 
@@ -306,7 +324,11 @@ impl EmdbBuilder {
 /// Final steps shared by every open.
 fn finish(engine: Engine) -> Result<Emdb> {
     let path = engine.path();
-    let (read_only, follow) = (engine.cfg.read_only, engine.cfg.follow);
+    let (read_only, follow, background) = (
+        engine.cfg.read_only,
+        engine.cfg.follow,
+        engine.cfg.background,
+    );
     let (gen, counters, stop) = (
         Arc::clone(&engine.gen),
         Arc::clone(&engine.counters),
@@ -317,7 +339,7 @@ fn finish(engine: Engine) -> Result<Emdb> {
         Some(_) if read_only && follow => {
             crate::follower::spawn_follower(Arc::downgrade(db.engine_arc()))
         }
-        Some(_) if read_only => {}
+        Some(_) if read_only || !background => {}
         Some(p) => {
             crate::stats::spawn_publisher(p, gen, counters, stop);
             spawn_checkpointer(Arc::downgrade(db.engine_arc()));

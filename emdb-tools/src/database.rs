@@ -36,6 +36,10 @@ pub struct OpenOptions {
     /// one-shot command leaves it off: its handle is a snapshot of the
     /// database as it was opened, and no thread is started.
     pub follow: bool,
+    /// Writable handles: run the writer's background threads (stats
+    /// sidecar, automatic checkpoints; `EmdbBuilder::background`). A write
+    /// of a few records that closes at once leaves them off.
+    pub background: bool,
 }
 
 /// Open `path` with `secret`. A read-only open of a missing file fails
@@ -52,7 +56,9 @@ pub fn open(
             .read_only(!options.write)
             .follow(options.follow);
         if options.write {
-            b = b.checkpoint_on_close(options.checkpoint_on_close);
+            b = b
+                .checkpoint_on_close(options.checkpoint_on_close)
+                .background(options.background);
         }
         if let Some(s) = secret.clone() {
             b = b.encryption(s);
@@ -228,6 +234,7 @@ mod tests {
             lock_timeout: None,
             checkpoint_on_close: false,
             follow: false,
+            background: false,
         };
         let e = open_with_prompt(&missing, &options, None, false).unwrap_err();
         assert_eq!(e.kind.exit_code(), 6);
@@ -250,6 +257,7 @@ mod tests {
             lock_timeout: None,
             checkpoint_on_close: false,
             follow: false,
+            background: false,
         };
         let (db, _) = open_with_prompt(
             &path,
@@ -283,6 +291,7 @@ mod tests {
             lock_timeout: Some(Duration::from_millis(50)),
             checkpoint_on_close: false,
             follow: false,
+            background: false,
         };
         let start = Instant::now();
         let e = open_with_prompt(&path, &options, None, false).unwrap_err();

@@ -57,6 +57,7 @@ pub fn open(path: &Path, req: &OpenRequest) -> ToolResult<Emdb> {
         lock_timeout: req.lock_timeout,
         checkpoint_on_close: true,
         follow: true,
+        background: true,
     };
     let (db, _) = shared::open_with_prompt(path, &options, secret, req.can_prompt)
         .map_err(|e| read_only_hint(e, req.write))?;
