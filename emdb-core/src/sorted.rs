@@ -637,20 +637,32 @@ pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Ve
     // Read the keys in log order: a forward pass the CPU prefetches, where
     // the hash index's order would be one cache miss per key.
     sort_u64(&mut offs);
+    // Keys written in key order (a load of sorted input, an import of an
+    // export) need no sort: one pass over plain keys in place finds out.
+    if keys.crypt.is_none() && in_key_order(keys, &offs)? {
+        return Ok(offs);
+    }
     // Where each key lies: in the log itself for plain records, else in
     // `buf`, decrypted.
     let mut buf: Vec<u8> = Vec::new();
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(offs.len());
     let mut key = Vec::new();
+    let mut ascending = true;
     for &off in &offs {
         match keys.span(off)? {
             Some(span) => spans.push(span),
             None => {
                 keys.read(off, &mut key)?;
+                if let Some(&(at, len)) = spans.last() {
+                    ascending &= buf.get(at..at + len).is_some_and(|prev| prev <= &key[..]);
+                }
                 spans.push((buf.len(), key.len()));
                 buf.extend_from_slice(&key);
             }
         }
+    }
+    if keys.crypt.is_some() && ascending {
+        return Ok(offs);
     }
     let src = if keys.crypt.is_none() {
         keys.bytes
@@ -663,6 +675,62 @@ pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Ve
     })?;
     // `offs` is ascending, so index order is offset order.
     Ok(order.into_iter().map(|i| offs[i as usize]).collect())
+}
+
+/// True when the plain keys at `offs` (ascending offsets) are already in
+/// `(key, offset)` order. Large inputs are checked in parallel parts (a
+/// checkpoint at close has the machine to itself); each part stops at its
+/// first key smaller than the one before.
+fn in_key_order(keys: KeySource<'_>, offs: &[u64]) -> Result<bool> {
+    let key = |off: u64| -> Result<Option<&[u8]>> {
+        Ok(keys
+            .span(off)?
+            .map(|(start, len)| keys.bytes.get(start..start + len).unwrap_or_default()))
+    };
+    let part = |offs: &[u64]| -> Result<bool> {
+        let mut last: &[u8] = &[];
+        for &off in offs {
+            let Some(k) = key(off)? else {
+                return Ok(false);
+            };
+            if k < last {
+                return Ok(false);
+            }
+            last = k;
+        }
+        Ok(true)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || offs.len() < 1 << 16 {
+        return part(offs);
+    }
+    let chunk = offs.len().div_ceil(threads);
+    let parts: Vec<&[u64]> = offs.chunks(chunk).collect();
+    // Where parts meet: the last key of one is not after the first of the next.
+    for pair in parts.windows(2) {
+        let (Some(&a), Some(&b)) = (pair[0].last(), pair[1].first()) else {
+            continue;
+        };
+        match (key(a)?, key(b)?) {
+            (Some(ka), Some(kb)) if ka <= kb => {}
+            _ => return Ok(false),
+        }
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = parts[1..]
+            .iter()
+            .map(|&p| scope.spawn(move || part(p)))
+            .collect();
+        let mut all = part(parts[0]);
+        for h in handles {
+            let r = h.join().unwrap_or(Ok(false));
+            all = match (all, r) {
+                (Err(e), _) | (_, Err(e)) => Err(e),
+                (Ok(a), Ok(b)) => Ok(a && b),
+            };
+        }
+        all
+    })
 }
 
 /// Sort `v` ascending: a radix sort (16 bits a pass, only as many passes as
@@ -954,7 +1022,7 @@ impl Merge {
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::sort_u64;
+    use super::{sort_offsets, sort_u64, KeySource, HEADER_SIZE};
     use crate::Emdb;
 
     /// A small deterministic generator (xorshift64*).
@@ -1055,6 +1123,58 @@ mod tests {
             }
         }
         check(&db, &model, &mut r, usize::MAX);
+    }
+
+    /// A plain log (header page of zeros, then one put per key) and the
+    /// offsets of its frames, in a scrambled order.
+    fn plain_log(keys: &[&[u8]]) -> (Vec<u8>, Vec<u64>) {
+        let mut bytes = vec![0u8; HEADER_SIZE];
+        let mut offs = Vec::new();
+        for k in keys {
+            offs.push(bytes.len() as u64);
+            bytes.extend(crate::format::record::FrameSpec::put(0, k, b"v", 0).encode());
+        }
+        offs.reverse();
+        offs.rotate_left(keys.len() / 3);
+        (bytes, offs)
+    }
+
+    #[test]
+    fn sort_offsets_orders_by_key_then_offset_whether_or_not_written_in_order() {
+        let cases: [&[&[u8]]; 4] = [
+            &[b"a", b"b", b"c", b"d", b"e"],
+            &[b"a", b"b", b"b", b"c"],
+            &[b"a", b"c", b"b", b"d"],
+            &[b"e", b"d", b"c", b"b", b"a"],
+        ];
+        // Large enough to be checked in parallel parts: in order, out of
+        // order inside a part, and out of order where two parts meet.
+        let many: Vec<Vec<u8>> = (0..70_000u32)
+            .map(|i| format!("k{i:06}").into_bytes())
+            .collect();
+        let mut inside = many.clone();
+        inside.swap(50_000, 50_001);
+        let mut across = many.clone();
+        across.swap(34_999, 35_000);
+        let big: Vec<Vec<&[u8]>> = [&many, &inside, &across]
+            .iter()
+            .map(|v| v.iter().map(Vec::as_slice).collect())
+            .collect();
+        for keys in cases.iter().copied().chain(big.iter().map(Vec::as_slice)) {
+            let (bytes, offs) = plain_log(keys);
+            let src = KeySource {
+                bytes: &bytes,
+                crypt: None,
+            };
+            let got = sort_offsets(src, offs.clone()).unwrap();
+            let mut want = offs;
+            want.sort_by_key(|&o| {
+                let mut k = Vec::new();
+                src.read(o, &mut k).unwrap();
+                (k, o)
+            });
+            assert_eq!(got, want, "{} keys", keys.len());
+        }
     }
 
     #[test]
