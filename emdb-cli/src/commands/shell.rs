@@ -6,7 +6,9 @@
 //! every other command go through the parser below):
 //! puts collect in a buffer that is committed as one atomic unit every
 //! [`UNIT_RECORDS`] records (or [`UNIT_BYTES`]), before any other command,
-//! on a `flush` line (which also syncs) and at the end. Every other line goes
+//! on a `flush` line (which also syncs) and at the end. A full unit is
+//! committed on a second thread while the next lines are read ([`Inflight`]);
+//! anything that reads or writes otherwise waits for it first. Every other line goes
 //! through the full command-line parser, after the pending unit is
 //! committed, so the order of effects is the order of the lines. Gets are
 //! queued up to [`GETS_AHEAD`] lines ahead of their answers, each key's index
@@ -55,6 +57,8 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let mut shell = Shell {
         global,
         pending: Pending::default(),
+        spare: Pending::default(),
+        inflight: None,
         gets: Gets::default(),
         space: None,
         first_failure: None,
@@ -121,9 +125,21 @@ struct Gets {
     lines: Vec<(u64, usize)>,
 }
 
+/// A full unit of puts being committed on another thread while the next
+/// lines are read and parsed.
+struct Inflight {
+    handle: std::thread::JoinHandle<(Pending, emdb_core::Result<()>)>,
+    /// Puts in the unit, and the line whose put filled it.
+    count: usize,
+    line: u64,
+}
+
 struct Shell<'g> {
     global: &'g GlobalArgs,
     pending: Pending,
+    /// The buffer of the last unit committed in the background, for reuse.
+    spare: Pending,
+    inflight: Option<Inflight>,
     gets: Gets,
     /// The key space of the fast path, opened on first use and dropped
     /// after any line that went through the full parser (it may have
@@ -367,12 +383,12 @@ impl Shell<'_> {
                 }
                 self.pending.records.push((klen, vlen));
                 if self.pending.full() {
-                    self.commit(s, ui)?;
+                    self.commit_behind(s, ui)?;
                 }
                 Ok(Some(Flow::Continue))
             }
             (b"get", None) => {
-                self.commit_puts(s)?;
+                self.commit_puts(s, ui)?;
                 let start = self.gets.keys.len();
                 let len = push_decoded(&mut self.gets.keys, codec.key, key)
                     .map_err(|e| e.context("KEY"))?;
@@ -411,11 +427,63 @@ impl Shell<'_> {
     /// Answer the queued gets, then commit the pending puts.
     fn commit(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
         self.answer_gets(ui)?;
-        self.commit_puts(s)
+        self.commit_puts(s, ui)
     }
 
-    /// Commit the pending puts as one atomic unit (not yet synced).
-    fn commit_puts(&mut self, s: &mut Session) -> CliResult {
+    /// Commit the full pending unit on another thread, after the previous
+    /// one landed: the next lines are parsed meanwhile.
+    fn commit_behind(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+        self.answer_gets(ui)?;
+        self.settle(ui)?;
+        let space = self.space(s, true)?;
+        let unit = std::mem::replace(&mut self.pending, std::mem::take(&mut self.spare));
+        let count = unit.records.len();
+        let handle = std::thread::Builder::new()
+            .name("emdb-shell-commit".into())
+            .spawn(move || {
+                let r = space.insert_many(unit.pairs());
+                (unit, r)
+            })
+            .map_err(|e| CliError::io("starting a thread to commit puts", None, e))?;
+        self.inflight = Some(Inflight {
+            handle,
+            count,
+            line: self.lines,
+        });
+        Ok(())
+    }
+
+    /// Wait for the unit committed in the background; its failure is
+    /// reported at the line whose put filled it.
+    fn settle(&mut self, ui: &mut Ui) -> CliResult {
+        let Some(unit) = self.inflight.take() else {
+            return Ok(());
+        };
+        let Ok((mut done, outcome)) = unit.handle.join() else {
+            return Err(CliError::new(
+                Kind::Io,
+                format!(
+                    "the thread committing the {} puts up to line {} failed",
+                    unit.count, unit.line
+                ),
+            ));
+        };
+        done.clear();
+        self.spare = done;
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let e =
+                    CliError::from(e).context(format!("committing the last {} puts", unit.count));
+                self.report(e, unit.line, ui)
+            }
+        }
+    }
+
+    /// Commit the pending puts as one atomic unit (not yet synced), after
+    /// the one committed in the background.
+    fn commit_puts(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+        self.settle(ui)?;
         if self.pending.records.is_empty() {
             return Ok(());
         }
@@ -424,6 +492,16 @@ impl Shell<'_> {
         let count = self.pending.records.len();
         self.pending.clear();
         outcome.map_err(|e| CliError::from(e).context(format!("committing the last {count} puts")))
+    }
+}
+
+impl Drop for Shell<'_> {
+    /// A unit still being committed (the shell ended early, on a closed
+    /// stdout) lands or not as a whole before the database closes.
+    fn drop(&mut self) {
+        if let Some(unit) = self.inflight.take() {
+            let _ = unit.handle.join();
+        }
     }
 }
 
