@@ -641,10 +641,17 @@ impl Engine {
         let mut region = region;
         // A spare of zeros a clean close left (CLOSE_KEEP_SPARE) holds no
         // frame to land in front of: it is kept for the first appends.
-        let spare = len > end
-            && keeps_spare(end, len)
-            && crate::log::zeros_between(&file, region.slice(0, len).unwrap_or_default(), end, len);
-        if !cfg.read_only && len > end && !spare {
+        // (Read-only opens never cut: they do not look.)
+        let spare = || {
+            keeps_spare(end, len)
+                && crate::log::zeros_between(
+                    &file,
+                    region.slice(0, len).unwrap_or_default(),
+                    end,
+                    len,
+                )
+        };
+        if !cfg.read_only && len > end && !spare() {
             // Cut everything past the end (a torn tail, frames of a batch
             // whose header never landed, preallocated zeros) and make the cut
             // durable, so new appends never land in front of stale frames.
