@@ -16,7 +16,7 @@
 //!    rename leaves the old file (the stale temp file is deleted at the next
 //!    open, never read); after it, the new file is complete.
 
-use std::ops::Bound;
+use std::ops::{Bound, ControlFlow};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -31,7 +31,7 @@ use crate::fs as efs;
 use crate::log::{allocate, Log, LogFile, Region};
 use crate::namespace::{frame_at, open_frame, read_at, NsEntry, NsTable};
 use crate::progress::{Meter, Phase};
-use crate::recovery::decode_unit;
+use crate::replay::{walk, DamagePolicy, Mapped, Walk};
 use crate::sorted::{Base, KeySource, Merge};
 
 /// A log being written by compaction (no readers until it is swapped in).
@@ -287,41 +287,48 @@ impl Engine {
                 "header page not writable",
             ));
         }
-        let mut at = e0;
         let mut units = Vec::new();
-        while at < e1 {
-            let unit = decode_unit(bytes, at)
-                .map_err(|r| Error::corruption(at, r))
-                .and_then(|u| old.log.vouch(&region, Ok(u)))?;
-            if out.crypt.is_none() {
-                out.append_raw(&bytes[at as usize..(at + unit.len) as usize])?;
-            } else {
-                // Sealed frames are bound to their offset and generation:
-                // reseal each one (same length, so batch lengths still hold).
-                let start = out.end;
-                if unit.frames.len() != 1 || unit.frames[0].0 != at {
-                    let first = record::frame_len(&bytes[at as usize..])
-                        .ok_or_else(|| Error::corruption(at, "batch header"))?;
-                    out.append_raw(&bytes[at as usize..at as usize + first])?;
+        // Every unit up to e1 was written and published by this process:
+        // a unit that does not decode is corruption, wherever it is.
+        walk(
+            &mut Mapped(bytes),
+            e0,
+            &Walk::mapped(e1, 0, DamagePolicy::Fail),
+            &mut Vec::new(),
+            |unit, _| {
+                let at = unit.at;
+                old.log.vouch(&region, Ok(()))?;
+                if out.crypt.is_none() {
+                    out.append_raw(&bytes[at as usize..unit.end() as usize])?;
+                } else {
+                    // Sealed frames are bound to their offset and generation:
+                    // reseal each one (same length, so batch lengths still hold).
+                    let start = out.end;
+                    if unit.frames.len() != 1 || unit.frames[0].0 != at {
+                        let first = record::frame_len(&bytes[at as usize..])
+                            .ok_or_else(|| Error::corruption(at, "batch header"))?;
+                        out.append_raw(&bytes[at as usize..at as usize + first])?;
+                    }
+                    for (off, f) in &unit.frames {
+                        let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                        let f = open_frame(*f, *off, old.crypt.as_deref(), &mut scratch)?;
+                        out.append_frame(&FrameSpec {
+                            kind: f.kind,
+                            ns: f.ns,
+                            expires_at: f.expires_at,
+                            key: f.key,
+                            value: f.value,
+                        })?;
+                    }
+                    if out.end - start != unit.len {
+                        return Err(Error::corruption(at, "resealed unit changed length"));
+                    }
                 }
-                for (off, f) in &unit.frames {
-                    let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    let f = open_frame(*f, *off, old.crypt.as_deref(), &mut scratch)?;
-                    out.append_frame(&FrameSpec {
-                        kind: f.kind,
-                        ns: f.ns,
-                        expires_at: f.expires_at,
-                        key: f.key,
-                        value: f.value,
-                    })?;
-                }
-                if out.end - start != unit.len {
-                    return Err(Error::corruption(at, "resealed unit changed length"));
-                }
-            }
-            units.push((at, unit.frames.iter().map(|(o, _)| *o).collect::<Vec<_>>()));
-            at += unit.len;
-        }
+                units.push((at, unit.frames.iter().map(|(o, _)| *o).collect::<Vec<_>>()));
+                Ok(ControlFlow::Continue(()))
+            },
+        )
+        .or_else(|e| old.log.vouch(&region, Err(e)))?;
         // The catch-up copied bytes out of the old mapping.
         old.log.vouch(&region, Ok(()))?;
         out.log.publish_written(out.end)?;
@@ -333,12 +340,9 @@ impl Engine {
             for off in offs {
                 let new_off = off - e0 + delta_at;
                 let f = frame_at(new_bytes, new_off)?;
-                table.apply(new_bytes, new_off, &f).map_err(|e| match e {
-                    crate::recovery::ApplyError::Engine(e) => e,
-                    crate::recovery::ApplyError::UnknownNamespace => {
-                        Error::corruption(*off, "record names a namespace that does not exist")
-                    }
-                })?;
+                table
+                    .apply(new_bytes, new_off, &f)
+                    .map_err(|e| e.strict(*off))?;
                 out.last_frame_at = new_off;
             }
         }

@@ -33,6 +33,7 @@ use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
 use crate::namespace::{frame_at, read_at, read_at_checked, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
+use crate::replay;
 use crate::sorted::{Base, Sorted};
 use crate::stats::{Counters, Stats};
 
@@ -346,7 +347,7 @@ fn load_checkpoint(
     } else {
         let f = frame_at(bytes, b.last_frame_at).map_err(|e| e.to_string())?;
         if b.last_frame_at + f.len as u64 != b.covered_end
-            || recovery::stored_crc(bytes, b.last_frame_at) != b.last_frame_crc
+            || replay::stored_crc(bytes, b.last_frame_at) != b.last_frame_crc
         {
             return Err("checkpoint does not match the log's content".into());
         }
@@ -1104,10 +1105,7 @@ impl Engine {
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
         let (last_frame_at, last_frame_crc) = if w.end > HEADER_SIZE as u64 {
-            (
-                w.last_frame_at,
-                recovery::stored_crc(bytes, w.last_frame_at),
-            )
+            (w.last_frame_at, replay::stored_crc(bytes, w.last_frame_at))
         } else {
             (0, 0)
         };

@@ -10,6 +10,7 @@
 //! renamed a new file over it), it opens the new file from scratch.
 
 use std::fs::File;
+use std::ops::ControlFlow;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -21,9 +22,7 @@ use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::log::Region;
 use crate::namespace::NsTable;
-use crate::recovery::{
-    claimed_unit_len, decode_unit_in, resync, short_of_durable, ApplyError, SkippedRange,
-};
+use crate::replay::{walk, DamagePolicy, Pread, SkippedRange, Walk};
 
 /// How often a follower looks for new records by itself.
 pub(crate) const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
@@ -58,9 +57,9 @@ pub(crate) struct LogSource<'a> {
 /// end of units already validated through `pread`.
 ///
 /// A unit that does not decode ends the replay, unless it lies below
-/// `durable_end` (the writer said it was synced): that is corruption; so is
-/// a file whose units end below `durable_end`
-/// ([`short_of_durable`]). `limit` must be the file's size as of after
+/// `durable_end` (the writer said it was synced): that is corruption, or
+/// skipped when salvaging; so is a file whose units end below `durable_end`
+/// (see `replay.rs`). `limit` must be the file's size as of after
 /// `durable_end` was read (the writer never leaves its file shorter than a
 /// durable end it recorded).
 pub(crate) fn replay_pread(
@@ -70,113 +69,53 @@ pub(crate) fn replay_pread(
     durable_end: u64,
     table: &mut NsTable,
     publish: &dyn Fn(u64),
-    mut salvage: Option<&mut Vec<SkippedRange>>,
+    salvage: Option<&mut Vec<SkippedRange>>,
 ) -> Result<Followed> {
-    let (file, path, region) = (src.file, src.path, src.region);
-    let mut at = start;
+    let policy = if salvage.is_some() {
+        DamagePolicy::Salvage
+    } else {
+        DamagePolicy::CutTornTail
+    };
+    let mut unused = Vec::new();
+    let skipped = salvage.unwrap_or(&mut unused);
     let mut applied = 0usize;
     let mut last_frame_at = None;
-    let mut want = FIRST_READ;
     let mut buf = Vec::new();
-    'outer: while at < limit {
-        let len = want.min(limit - at) as usize;
-        buf.resize(len, 0);
-        let got = crate::fs::read_upto(file, &mut buf, at)
-            .map_err(|e| Error::io("read", Some(path), e))?;
-        buf.truncate(got);
-        let more_in_file = at + (got as u64) < limit;
-        let mut pos = 0usize;
-        while pos < buf.len() {
-            match decode_unit_in(&buf[pos..], at + pos as u64) {
-                Ok(unit) => {
-                    let unit_end = at + (pos as u64) + unit.len;
-                    let bytes = region.slice(0, unit_end).ok_or_else(|| {
-                        Error::corruption(unit_end, "mapping shorter than the log")
-                    })?;
-                    // Readers may see index entries as soon as they are
-                    // applied: the bytes they point to must be published first.
-                    publish(unit_end);
-                    for (off, f) in &unit.frames {
-                        table.apply(bytes, *off, f).map_err(|e| match e {
-                            ApplyError::Engine(e) => e,
-                            ApplyError::UnknownNamespace => Error::corruption(
-                                *off,
-                                "record names a namespace that does not exist",
-                            ),
-                        })?;
-                        last_frame_at = Some(*off);
-                        applied += 1;
-                    }
-                    pos += unit.len as usize;
-                }
-                Err(reason) => {
-                    if more_in_file {
-                        // The unit may just be cut by the read buffer.
-                        let claimed = claimed_unit_len(&buf[pos..]).unwrap_or(0);
-                        if pos > 0 {
-                            at += pos as u64;
-                            want = want.max(claimed);
-                            continue 'outer;
-                        }
-                        if claimed > buf.len() as u64 && at + claimed <= limit {
-                            want = claimed;
-                            continue 'outer;
-                        }
-                    }
-                    let bad = at + pos as u64;
-                    if bad < durable_end {
-                        let Some(skipped) = salvage.as_deref_mut() else {
-                            return Err(Error::corruption(bad, reason).with_path(path));
-                        };
-                        // Salvage (in memory only: a follower never writes):
-                        // skip to the next whole unit in this buffer.
-                        match resync(&buf[pos..], 1) {
-                            Some(rel) => {
-                                skipped.push(SkippedRange {
-                                    offset: bad,
-                                    len: rel,
-                                });
-                                pos += rel as usize;
-                                continue;
-                            }
-                            None => {
-                                skipped.push(SkippedRange {
-                                    offset: bad,
-                                    len: durable_end.max(at + buf.len() as u64) - bad,
-                                });
-                                return Ok(Followed {
-                                    end: bad,
-                                    applied,
-                                    last_frame_at,
-                                });
-                            }
-                        }
-                    }
-                    return Ok(Followed {
-                        end: bad,
-                        applied,
-                        last_frame_at,
-                    });
-                }
+    let walked = walk(
+        &mut Pread {
+            file: src.file,
+            path: src.path,
+            buf: &mut buf,
+        },
+        start,
+        &Walk {
+            limit,
+            durable_end,
+            policy,
+            first_read: FIRST_READ,
+            max_read: CHUNK,
+        },
+        skipped,
+        |unit, _| {
+            let unit_end = unit.end();
+            let bytes = src
+                .region
+                .slice(0, unit_end)
+                .ok_or_else(|| Error::corruption(unit_end, "mapping shorter than the log"))?;
+            // Readers may see index entries as soon as they are
+            // applied: the bytes they point to must be published first.
+            publish(unit_end);
+            for (off, f) in &unit.frames {
+                table.apply(bytes, *off, f).map_err(|e| e.strict(*off))?;
+                last_frame_at = Some(*off);
+                applied += 1;
             }
-        }
-        at += pos as u64;
-        want = (want * 2).min(CHUNK);
-        if got == 0 {
-            break;
-        }
-    }
-    match short_of_durable(at, durable_end, salvage.is_some()) {
-        Ok(None) => {}
-        Ok(Some(lost)) => {
-            if let Some(skipped) = salvage {
-                skipped.push(lost);
-            }
-        }
-        Err(e) => return Err(e.with_path(path)),
-    }
+            Ok(ControlFlow::Continue(()))
+        },
+    )
+    .map_err(|e| e.with_path(src.path))?;
     Ok(Followed {
-        end: at,
+        end: walked.end,
         applied,
         last_frame_at,
     })

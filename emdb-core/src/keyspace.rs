@@ -15,6 +15,7 @@ use crate::format::record::{FrameSpec, Kind};
 use crate::index::SHARDS;
 use crate::limits::MAX_NAMESPACE_NAME_LEN;
 use crate::namespace::{read_at, read_at_checked, NsEntry};
+use crate::replay;
 use crate::sorted::{KeySource, Merge, View};
 
 impl Engine {
@@ -107,17 +108,24 @@ impl Engine {
             return None;
         }
         let mut keys = Vec::new();
-        // Records start after the file header.
-        let mut at = since.max(crate::format::header::HEADER_SIZE as u64);
-        while at < end {
-            let unit = crate::recovery::decode_unit(bytes, at).ok()?;
-            for (_, f) in &unit.frames {
-                if f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete) {
-                    keys.push(f.key.to_vec());
+        // Records start after the file header; every published unit decodes.
+        let from = since.max(crate::format::header::HEADER_SIZE as u64);
+        let policy = replay::Walk::mapped(end, 0, replay::DamagePolicy::Fail);
+        replay::walk(
+            &mut replay::Mapped(bytes),
+            from,
+            &policy,
+            &mut Vec::new(),
+            |unit, _| {
+                for (_, f) in &unit.frames {
+                    if f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete) {
+                        keys.push(f.key.to_vec());
+                    }
                 }
-            }
-            at += unit.len.max(1);
-        }
+                Ok(std::ops::ControlFlow::Continue(()))
+            },
+        )
+        .ok()?;
         Some((keys, end))
     }
 

@@ -78,6 +78,7 @@ mod namespace;
 mod nested;
 pub mod progress;
 mod recovery;
+mod replay;
 mod sorted;
 mod stats;
 mod ttl;
@@ -99,7 +100,8 @@ pub use limits::{
 };
 pub use lock::{pid_alive, LockHolder};
 pub use nested::{Focus, Group};
-pub use recovery::{RecoveryReport, SkippedRange};
+pub use recovery::RecoveryReport;
+pub use replay::SkippedRange;
 pub use stats::Stats;
 pub use ttl::Ttl;
 pub use verify::{DamagedRange, VerifyReport};
