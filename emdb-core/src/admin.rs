@@ -73,7 +73,7 @@ pub(crate) fn rewrite(
         ..Config::default()
     };
     let source = Engine::open_file(source_cfg, path.clone())?;
-    let src_gen = source.gen.load_full();
+    let src_gen = source.gen_arc();
     let cipher = cipher.or_else(|| src_cipher(&source)).unwrap_or_default();
 
     let tmp = enc_tmp_path(&path);
@@ -180,7 +180,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
 fn src_cipher(engine: &Engine) -> Option<Cipher> {
     #[cfg(feature = "encrypt")]
     {
-        engine.gen.load().crypt.as_ref().map(|c| c.cipher())
+        engine.gen().crypt.as_ref().map(|c| c.cipher())
     }
     #[cfg(not(feature = "encrypt"))]
     {

@@ -43,12 +43,12 @@ impl Engine {
             });
         }
         let (gen, end) = {
-            let w = self.writer.lock();
-            if !self.cfg.read_only {
+            let w = self.lock_writer();
+            if !self.cfg().read_only {
                 self.sync()?;
             }
-            let gen = self.gen.load_full();
-            let end = if self.cfg.read_only {
+            let gen = self.gen_arc();
+            let end = if self.cfg().read_only {
                 gen.log.published_end()
             } else {
                 w.end
@@ -87,7 +87,7 @@ impl Engine {
             target.to_path_buf()
         };
         let tmp = sibling(&staging, ".tmp");
-        let faults = self.cfg.faults.as_deref();
+        let faults = self.cfg().faults.as_deref();
         let write = || -> std::io::Result<()> {
             let f = create_fresh(&tmp).map_err(std::io::Error::other)?;
             write_all_at(faults, WriteSite::Backup, &f, &page, 0)?;
@@ -145,8 +145,8 @@ impl Engine {
     /// Rewrite the encrypted copy at `staging` with the same key under a new
     /// database id, then rename it to `target`.
     fn reseal_as_fork(&self, staging: &Path, target: &Path) -> Result<()> {
-        let faults = self.cfg.faults.clone();
-        let key = self.cfg.encryption.clone();
+        let faults = self.cfg().faults.clone();
+        let key = self.cfg().encryption.clone();
         crate::admin::rewrite(staging, key.clone(), key, None, faults.clone())?;
         // The copy as it was before the rewrite (the original's id): gone.
         std::fs::remove_file(crate::admin::encbak_path(staging))

@@ -306,11 +306,11 @@ impl EmdbBuilder {
 /// Final steps shared by every open.
 fn finish(engine: Engine) -> Result<Emdb> {
     let path = engine.path();
-    let (read_only, follow) = (engine.cfg.read_only, engine.cfg.follow);
+    let (read_only, follow) = (engine.cfg().read_only, engine.cfg().follow);
     let (gen, counters, stop) = (
-        Arc::clone(&engine.gen),
-        Arc::clone(&engine.counters),
-        Arc::clone(&engine.stop),
+        engine.generations(),
+        Arc::clone(engine.counters()),
+        engine.stop_flag(),
     );
     let db = Emdb::from_engine(engine);
     match path {
@@ -347,13 +347,13 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
             std::thread::sleep(CHECKPOINT_TICK);
             let mut snap = {
                 let Some(e) = engine.upgrade() else { return };
-                if e.stop.load(std::sync::atomic::Ordering::Acquire) {
+                if e.stopping() {
                     return;
                 }
                 if !e.checkpoint_due() {
                     continue;
                 }
-                let Some(_m) = e.maintenance.try_lock() else {
+                let Some(_m) = e.try_lock_maintenance() else {
                     continue;
                 };
                 match e.checkpoint_snapshot() {
@@ -370,7 +370,7 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
                 let _ = std::fs::remove_file(&tmp);
                 return;
             };
-            let m = e.maintenance.lock();
+            let m = e.lock_maintenance();
             if e.generation() == snap.binding.generation && snap.install(&tmp).is_ok() {
                 snap.adopt_order();
                 e.checkpointed(snap.binding.covered_end);

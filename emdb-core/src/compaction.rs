@@ -69,10 +69,10 @@ impl NewLog {
 impl Engine {
     /// Rewrite the log with only its live records.
     pub(crate) fn compact(&self) -> Result<()> {
-        if self.cfg.read_only {
+        if self.cfg().read_only {
             return Err(Error::ReadOnly);
         }
-        let _m = self.maintenance.lock();
+        let _m = self.lock_maintenance();
         self.compact_locked()
     }
 
@@ -266,7 +266,7 @@ impl Engine {
         drop(old_region);
 
         // Phase 2: catch up with what was written meanwhile, writers paused.
-        let mut w = self.writer.lock();
+        let mut w = self.lock_writer();
         let e1 = w.end;
         let region = old.log.region();
         let bytes = old.bytes(&region);
@@ -387,15 +387,15 @@ impl Engine {
         } else {
             out.log
         };
-        self.gen.store(Arc::new(Generation::new(out_log, table)));
+        self.install(Arc::new(Generation::new(out_log, table)));
         drop(seq);
         w.end = end;
         w.last_frame_at = out.last_frame_at;
         w.checkpointed_end = 0;
         self.mark_durable();
         drop(w);
-        self.counters.compactions.fetch_add(1, Ordering::Relaxed);
-        self.counters
+        self.counters().compactions.fetch_add(1, Ordering::Relaxed);
+        self.counters()
             .last_compaction_ms
             .store(now_ms(), Ordering::Relaxed);
         if self.is_file() {

@@ -34,7 +34,7 @@ impl fmt::Debug for Emdb {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Emdb")
             .field("path", &self.engine.path())
-            .field("read_only", &self.engine.cfg.read_only)
+            .field("read_only", &self.engine.cfg().read_only)
             .finish()
     }
 }
@@ -84,7 +84,7 @@ impl Emdb {
 
     /// What recovery found when this database was opened.
     pub fn recovery_report(&self) -> &RecoveryReport {
-        &self.engine.report
+        self.engine.recovery_report()
     }
 
     /// Insert many pairs as one atomic batch: after a crash either all of
@@ -177,7 +177,7 @@ impl Emdb {
 
     /// True when this handle was opened read-only.
     pub fn is_read_only(&self) -> bool {
-        self.engine.cfg.read_only
+        self.engine.cfg().read_only
     }
 
     /// Write a consistent copy of the database to `target`, a file that must
@@ -258,7 +258,7 @@ impl<'db> Transaction<'db> {
         check_sizes(key, value.unwrap_or_default())?;
         let e = &self.db.engine;
         let expires_at = match value {
-            Some(_) => ttl.expires_at(e.now(), e.cfg.default_ttl),
+            Some(_) => ttl.expires_at(e.now(), e.cfg().default_ttl),
             None => 0,
         };
         self.latest.insert((ns, key.to_vec()), self.ops.len());
@@ -276,7 +276,7 @@ impl<'db> Transaction<'db> {
             return Ok(self.ops[i].value.clone());
         }
         let e = &self.db.engine;
-        let gen = e.gen.load();
+        let gen = e.gen();
         e.with_ns(&gen, ns, |n| {
             e.lookup(&gen, n, key, |_, _, f| f.value.to_vec())
         })

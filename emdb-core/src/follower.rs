@@ -130,13 +130,12 @@ impl Engine {
     /// every read fails with the error until a refresh succeeds, instead
     /// of answering from an index that no longer matches the file.
     pub(crate) fn refresh(&self) -> Result<usize> {
-        if !self.cfg.read_only {
+        if !self.cfg().read_only {
             return Ok(0);
         }
         let r = self.refresh_once();
         // A reopen swapped in a fresh log; otherwise this is the one read.
-        self.gen
-            .load()
+        self.gen()
             .log
             .set_stale(r.as_ref().err().map(ToString::to_string));
         r
@@ -144,8 +143,8 @@ impl Engine {
 
     fn refresh_once(&self) -> Result<usize> {
         // One refresher at a time (read-only handles never write).
-        let _w = self.writer.lock();
-        let gen = self.gen.load_full();
+        let _w = self.lock_writer();
+        let gen = self.gen_arc();
         let Some(lf) = &gen.log.file else {
             return Ok(0);
         };
@@ -220,17 +219,17 @@ impl Engine {
         if followed.end > end {
             gen.log.publish(followed.end);
         }
-        self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
+        self.counters().refreshes.fetch_add(1, Ordering::Relaxed);
         Ok(followed.applied)
     }
 
     /// Open the file at `path` from scratch and follow it from now on.
     fn reopen(&self, path: std::path::PathBuf) -> Result<usize> {
-        let fresh = Engine::open_file(self.cfg.clone(), path)?;
-        let new_gen = fresh.gen.load_full();
-        let applied = fresh.report.records_replayed as usize;
-        self.gen.store(new_gen);
-        self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
+        let fresh = Engine::open_file(self.cfg().clone(), path)?;
+        let new_gen = fresh.gen_arc();
+        let applied = fresh.recovery_report().records_replayed as usize;
+        self.install(new_gen);
+        self.counters().refreshes.fetch_add(1, Ordering::Relaxed);
         Ok(applied)
     }
 }

@@ -42,7 +42,7 @@ impl Engine {
                 max: MAX_NAMESPACE_NAME_LEN,
             });
         }
-        if let Some(ns) = self.gen.load().ns.read().by_name(name.as_bytes()) {
+        if let Some(ns) = self.gen().ns.read().by_name(name.as_bytes()) {
             return Ok(ns.id);
         }
         let (mut w, gen) = self.begin_write()?;
@@ -91,7 +91,7 @@ impl Engine {
 
     /// Id of the named namespace `name`, if it exists (never creates it).
     pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
-        let gen = self.gen.load();
+        let gen = self.gen();
         let id = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id);
         id.filter(|&id| id != 0)
     }
@@ -100,7 +100,7 @@ impl Engine {
     /// put or delete, and `end`; `None` when `since` is past the end or not
     /// where a record starts (the log was compacted since, for one).
     pub(crate) fn keys_touched_since(&self, ns: u32, since: u64) -> Option<(Vec<Vec<u8>>, u64)> {
-        let gen = self.gen.load();
+        let gen = self.gen();
         let region = gen.log.region();
         let bytes = gen.bytes(&region);
         let end = bytes.len() as u64;
@@ -131,7 +131,7 @@ impl Engine {
 
     /// Names of the named namespaces, sorted.
     pub(crate) fn list_namespaces(&self) -> Vec<String> {
-        let gen = self.gen.load();
+        let gen = self.gen();
         let mut v: Vec<String> = gen
             .ns
             .read()
@@ -146,7 +146,7 @@ impl Engine {
 
     /// Live, unexpired keys of a namespace.
     pub(crate) fn count(&self, id: u32) -> Result<usize> {
-        let gen = self.gen.load();
+        let gen = self.gen();
         self.with_ns(&gen, id, |ns| {
             if ns.keydir.expiring() == 0 {
                 gen.log.fresh()?;
@@ -171,7 +171,7 @@ impl Engine {
 
     /// Expiry of a live key (ms since the epoch, 0 = none); `None` if absent.
     pub(crate) fn expiry_of(&self, id: u32, key: &[u8]) -> Result<Option<u64>> {
-        let gen = self.gen.load();
+        let gen = self.gen();
         self.with_ns(&gen, id, |ns| {
             self.lookup(&gen, ns, key, |_, _, f| f.expires_at)
         })
@@ -198,7 +198,7 @@ impl Engine {
     pub(crate) fn sweep_expired(&self, id: u32) -> Result<usize> {
         let now = self.now();
         let expired_keys: Vec<Vec<u8>> = {
-            let gen = self.gen.load();
+            let gen = self.gen();
             self.with_ns(&gen, id, |ns| {
                 if ns.keydir.expiring() == 0 {
                     return Ok(Vec::new());
@@ -369,7 +369,7 @@ pub(crate) struct Cursor {
 
 impl Cursor {
     pub(crate) fn new(engine: &Engine, id: u32) -> Result<Cursor> {
-        let gen = engine.gen.load_full();
+        let gen = engine.gen_arc();
         let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
         Ok(Cursor {
             gen,
@@ -377,7 +377,7 @@ impl Cursor {
             shard: 0,
             pending: Vec::new().into_iter(),
             now: engine.now(),
-            verify: engine.cfg.verify_reads,
+            verify: engine.cfg().verify_reads,
         })
     }
 
@@ -514,7 +514,7 @@ impl Engine {
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
-        let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg.default_ttl);
+        let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg().default_ttl);
         let mut batch = self.batch()?;
         for (k, v) in items {
             batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
@@ -539,7 +539,7 @@ macro_rules! keyspace_api {
             ttl: $crate::Ttl,
         ) -> Result<()> {
             let e = self.engine();
-            let at = ttl.expires_at(e.now(), e.cfg.default_ttl);
+            let at = ttl.expires_at(e.now(), e.cfg().default_ttl);
             e.put(self.ns_id(), key.as_ref(), value.as_ref(), at)
         }
 
@@ -547,7 +547,7 @@ macro_rules! keyspace_api {
         #[inline]
         pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |_, _, f| f.value.to_vec())
             })
@@ -561,7 +561,7 @@ macro_rules! keyspace_api {
         #[inline]
         pub fn prefetch(&self, key: impl AsRef<[u8]>) {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             let _ = e.with_ns(&gen, self.ns_id(), |ns| {
                 ns.prefetch(key.as_ref());
                 Ok(())
@@ -573,7 +573,7 @@ macro_rules! keyspace_api {
         #[inline]
         pub fn get_zerocopy(&self, key: impl AsRef<[u8]>) -> Result<Option<$crate::ValueRef>> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |region, off, f| {
                     if f.sealed {
@@ -591,7 +591,7 @@ macro_rules! keyspace_api {
         /// log compacted).
         pub fn record_offset(&self, key: impl AsRef<[u8]>) -> Result<Option<u64>> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |_, off, _| off)
             })
@@ -605,7 +605,7 @@ macro_rules! keyspace_api {
         /// True when `key` has a live value.
         pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             Ok(e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |_, _, _| ())
             })?
@@ -621,7 +621,7 @@ macro_rules! keyspace_api {
         /// included); 0 means no key here can expire. O(1).
         pub fn expiring_len(&self) -> Result<u64> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| Ok(ns.keydir.expiring()))
         }
 
@@ -766,13 +766,13 @@ pub(crate) fn range_iter(
     start: Bound<Vec<u8>>,
     end: Bound<Vec<u8>>,
 ) -> Result<RangeIter> {
-    let gen = engine.gen.load_full();
+    let gen = engine.gen_arc();
     let entry = gen.ns(ns).ok_or(Error::NamespaceDropped)?;
     let view = engine.sorted_view(&gen, &entry)?;
     Ok(RangeIter {
         merge: Merge::new(view, start, end),
         now: engine.now(),
-        verify: engine.cfg.verify_reads,
+        verify: engine.cfg().verify_reads,
         gen,
         ns: entry,
     })

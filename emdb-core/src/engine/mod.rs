@@ -101,12 +101,14 @@ struct GroupState {
 }
 
 /// The engine shared by all clones of an `Emdb`.
+///
+/// Its fields are its own: other modules go through the methods below.
 pub(crate) struct Engine {
-    pub cfg: Config,
-    pub gen: Arc<ArcSwap<Generation>>,
-    pub writer: Mutex<WriterState>,
+    cfg: Config,
+    gen: Arc<ArcSwap<Generation>>,
+    writer: Mutex<WriterState>,
     /// Serialises compaction and checkpoints.
-    pub maintenance: Mutex<()>,
+    maintenance: Mutex<()>,
     slots: Mutex<u64>,
     write_seq: AtomicU64,
     durable_seq: AtomicU64,
@@ -115,12 +117,12 @@ pub(crate) struct Engine {
     poisoned: AtomicBool,
     poison_reason: Mutex<Option<String>>,
     /// Tells the stats publisher thread to stop.
-    pub stop: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
     /// Records sealed under the current key before this open (from the
     /// newest sync slot).
-    pub encryptions_base: AtomicU64,
-    pub counters: Arc<Counters>,
-    pub report: RecoveryReport,
+    encryptions_base: AtomicU64,
+    counters: Arc<Counters>,
+    report: RecoveryReport,
     _lock: Option<WriterLock>,
 }
 
@@ -129,6 +131,72 @@ impl Engine {
     #[inline]
     pub(crate) fn now(&self) -> u64 {
         self.cfg.clock.now_unix_ms()
+    }
+
+    /// The options this engine was opened with.
+    #[inline]
+    pub(crate) fn cfg(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The current generation (log and indexes), without a reference count:
+    /// for reads that do not outlive the call.
+    #[inline]
+    pub(crate) fn gen(&self) -> arc_swap::Guard<Arc<Generation>> {
+        self.gen.load()
+    }
+
+    /// The current generation, held.
+    #[inline]
+    pub(crate) fn gen_arc(&self) -> Arc<Generation> {
+        self.gen.load_full()
+    }
+
+    /// Make `gen` the current generation (compaction's swap, a follower's
+    /// reopen). Callers hold the writer lock.
+    pub(crate) fn install(&self, gen: Arc<Generation>) {
+        self.gen.store(gen);
+    }
+
+    /// The cell holding the current generation, for the stats publisher
+    /// thread (which must not keep the engine alive).
+    pub(crate) fn generations(&self) -> Arc<ArcSwap<Generation>> {
+        Arc::clone(&self.gen)
+    }
+
+    /// Take the writer lock (lock order: after `maintenance`).
+    pub(crate) fn lock_writer(&self) -> MutexGuard<'_, WriterState> {
+        self.writer.lock()
+    }
+
+    /// Take the maintenance lock (compaction, checkpoints).
+    pub(crate) fn lock_maintenance(&self) -> MutexGuard<'_, ()> {
+        self.maintenance.lock()
+    }
+
+    /// [`Engine::lock_maintenance`], unless another holds it.
+    pub(crate) fn try_lock_maintenance(&self) -> Option<MutexGuard<'_, ()>> {
+        self.maintenance.try_lock()
+    }
+
+    /// Activity counters.
+    pub(crate) fn counters(&self) -> &Arc<Counters> {
+        &self.counters
+    }
+
+    /// What open found and did while recovering.
+    pub(crate) fn recovery_report(&self) -> &RecoveryReport {
+        &self.report
+    }
+
+    /// The flag that tells background threads the engine is closing.
+    pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// True once the engine is closing.
+    pub(crate) fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
     }
 }
 
