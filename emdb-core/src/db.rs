@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use crate::builder::EmdbBuilder;
 use crate::engine::{check_sizes, Engine};
-use crate::error::{Error, Result};
-use crate::format::record::{FrameSpec, Kind};
+use crate::error::Result;
 use crate::keyspace::{
     keyspace_api, owned_bound, prefix_end, to_system_time, Cursor, Iter, Keys, Namespace,
 };
@@ -157,7 +156,7 @@ impl Emdb {
     /// Rewrite the log with only live records. Readers and writers keep
     /// working meanwhile; a crash at any point leaves the old or the new file.
     pub fn compact(&self) -> Result<()> {
-        self.engine.compact()
+        crate::compaction::compact(&self.engine)
     }
 
     /// Sizes and activity counters. On a read-only handle the activity
@@ -172,7 +171,7 @@ impl Emdb {
     /// records were applied. Follows the writer across compactions. A no-op
     /// returning 0 on a writable handle.
     pub fn refresh(&self) -> Result<usize> {
-        self.engine.refresh()
+        crate::follower::refresh(&self.engine)
     }
 
     /// True when this handle was opened read-only.
@@ -184,7 +183,7 @@ impl Emdb {
     /// not exist yet, while other threads keep writing. The copy opens like
     /// any database. Refuses the database's own path.
     pub fn backup_to(&self, target: impl AsRef<Path>) -> Result<()> {
-        self.engine.backup_to(target.as_ref())
+        crate::backup::backup_to(&self.engine, target.as_ref())
     }
 
     /// Who holds the writer lock of the database at `path`, if anyone. A lock
@@ -217,25 +216,6 @@ impl Emdb {
 
 fn canonical_or_same(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
-}
-
-impl Engine {
-    /// Remove every key of a namespace with one `Clear` record.
-    pub(crate) fn clear(&self, ns_id: u32) -> Result<()> {
-        let (mut w, gen) = self.begin_write()?;
-        let ns = gen.ns(ns_id).ok_or(Error::NamespaceDropped)?;
-        let spec = FrameSpec {
-            kind: Kind::Clear,
-            ns: ns_id,
-            expires_at: 0,
-            key: &[],
-            value: &[],
-        };
-        self.append(&mut w, &gen, &spec)?;
-        self.publish(&w, &gen, 1)?;
-        ns.index_clear();
-        Ok(())
-    }
 }
 
 struct TxOp {

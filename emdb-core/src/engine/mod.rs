@@ -28,13 +28,13 @@ use crate::format::header::{
 use crate::format::record::{self, batch_value, Frame, FrameSpec, Kind};
 use crate::fs::{self as efs, sibling};
 use crate::index::{KeyHash, Keydir, SHARDS};
-use crate::limits::{MAX_KEY_LEN, MAX_VALUE_LEN};
+use crate::limits::{MAX_KEY_LEN, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
 use crate::namespace::{frame_at, read_at, read_at_checked, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
 use crate::replay;
-use crate::sorted::{Base, Sorted};
+use crate::sorted::{Base, KeySource, Sorted, View};
 use crate::stats::{Counters, Stats};
 
 /// One log file (or memory region) with the indexes that point into it.
@@ -124,80 +124,6 @@ pub(crate) struct Engine {
     counters: Arc<Counters>,
     report: RecoveryReport,
     _lock: Option<WriterLock>,
-}
-
-impl Engine {
-    /// Now, by the configured clock (ms since the Unix epoch).
-    #[inline]
-    pub(crate) fn now(&self) -> u64 {
-        self.cfg.clock.now_unix_ms()
-    }
-
-    /// The options this engine was opened with.
-    #[inline]
-    pub(crate) fn cfg(&self) -> &Config {
-        &self.cfg
-    }
-
-    /// The current generation (log and indexes), without a reference count:
-    /// for reads that do not outlive the call.
-    #[inline]
-    pub(crate) fn gen(&self) -> arc_swap::Guard<Arc<Generation>> {
-        self.gen.load()
-    }
-
-    /// The current generation, held.
-    #[inline]
-    pub(crate) fn gen_arc(&self) -> Arc<Generation> {
-        self.gen.load_full()
-    }
-
-    /// Make `gen` the current generation (compaction's swap, a follower's
-    /// reopen). Callers hold the writer lock.
-    pub(crate) fn install(&self, gen: Arc<Generation>) {
-        self.gen.store(gen);
-    }
-
-    /// The cell holding the current generation, for the stats publisher
-    /// thread (which must not keep the engine alive).
-    pub(crate) fn generations(&self) -> Arc<ArcSwap<Generation>> {
-        Arc::clone(&self.gen)
-    }
-
-    /// Take the writer lock (lock order: after `maintenance`).
-    pub(crate) fn lock_writer(&self) -> MutexGuard<'_, WriterState> {
-        self.writer.lock()
-    }
-
-    /// Take the maintenance lock (compaction, checkpoints).
-    pub(crate) fn lock_maintenance(&self) -> MutexGuard<'_, ()> {
-        self.maintenance.lock()
-    }
-
-    /// [`Engine::lock_maintenance`], unless another holds it.
-    pub(crate) fn try_lock_maintenance(&self) -> Option<MutexGuard<'_, ()>> {
-        self.maintenance.try_lock()
-    }
-
-    /// Activity counters.
-    pub(crate) fn counters(&self) -> &Arc<Counters> {
-        &self.counters
-    }
-
-    /// What open found and did while recovering.
-    pub(crate) fn recovery_report(&self) -> &RecoveryReport {
-        &self.report
-    }
-
-    /// The flag that tells background threads the engine is closing.
-    pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.stop)
-    }
-
-    /// True once the engine is closing.
-    pub(crate) fn stopping(&self) -> bool {
-        self.stop.load(Ordering::Acquire)
-    }
 }
 
 /// Current system time in ms since the Unix epoch (file creation stamps,
@@ -465,6 +391,78 @@ fn load_checkpoint(
 }
 
 impl Engine {
+    /// Now, by the configured clock (ms since the Unix epoch).
+    #[inline]
+    pub(crate) fn now(&self) -> u64 {
+        self.cfg.clock.now_unix_ms()
+    }
+
+    /// The options this engine was opened with.
+    #[inline]
+    pub(crate) fn cfg(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The current generation (log and indexes), without a reference count:
+    /// for reads that do not outlive the call.
+    #[inline]
+    pub(crate) fn gen(&self) -> arc_swap::Guard<Arc<Generation>> {
+        self.gen.load()
+    }
+
+    /// The current generation, held.
+    #[inline]
+    pub(crate) fn gen_arc(&self) -> Arc<Generation> {
+        self.gen.load_full()
+    }
+
+    /// Make `gen` the current generation (compaction's swap, a follower's
+    /// reopen). Callers hold the writer lock.
+    pub(crate) fn install(&self, gen: Arc<Generation>) {
+        self.gen.store(gen);
+    }
+
+    /// The cell holding the current generation, for the stats publisher
+    /// thread (which must not keep the engine alive).
+    pub(crate) fn generations(&self) -> Arc<ArcSwap<Generation>> {
+        Arc::clone(&self.gen)
+    }
+
+    /// Take the writer lock (lock order: after `maintenance`).
+    pub(crate) fn lock_writer(&self) -> MutexGuard<'_, WriterState> {
+        self.writer.lock()
+    }
+
+    /// Take the maintenance lock (compaction, checkpoints).
+    pub(crate) fn lock_maintenance(&self) -> MutexGuard<'_, ()> {
+        self.maintenance.lock()
+    }
+
+    /// [`Engine::lock_maintenance`], unless another holds it.
+    pub(crate) fn try_lock_maintenance(&self) -> Option<MutexGuard<'_, ()>> {
+        self.maintenance.try_lock()
+    }
+
+    /// Activity counters.
+    pub(crate) fn counters(&self) -> &Arc<Counters> {
+        &self.counters
+    }
+
+    /// What open found and did while recovering.
+    pub(crate) fn recovery_report(&self) -> &RecoveryReport {
+        &self.report
+    }
+
+    /// The flag that tells background threads the engine is closing.
+    pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// True once the engine is closing.
+    pub(crate) fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
     fn assemble(
         cfg: Config,
         gen: Generation,
@@ -742,7 +740,7 @@ impl Engine {
         *engine.slots.lock() = claimed;
         if salvaged && !engine.cfg.read_only {
             // Rewrite without the damaged bytes so the next open is clean.
-            engine.compact()?;
+            crate::compaction::compact(&engine)?;
         }
         Ok(engine)
     }
@@ -1357,6 +1355,272 @@ impl Engine {
     pub(crate) fn mark_durable(&self) {
         let seq = self.write_seq.load(Ordering::Acquire);
         self.durable_seq.fetch_max(seq, Ordering::AcqRel);
+    }
+
+    // ---- namespaces, counts, expiry (moved from keyspace.rs, db.rs) ----
+
+    /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
+    #[inline]
+    pub(crate) fn with_ns<T>(
+        &self,
+        gen: &Generation,
+        id: u32,
+        f: impl FnOnce(&NsEntry) -> Result<T>,
+    ) -> Result<T> {
+        if id == 0 {
+            return f(&gen.default);
+        }
+        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
+        f(&ns)
+    }
+
+    /// Id of namespace `name`, creating it (one record) if needed.
+    pub(crate) fn create_namespace(&self, name: &str) -> Result<u32> {
+        if name.is_empty() || name.len() > MAX_NAMESPACE_NAME_LEN {
+            return Err(Error::InvalidNamespaceName {
+                name: name.to_string(),
+                max: MAX_NAMESPACE_NAME_LEN,
+            });
+        }
+        if let Some(ns) = self.gen().ns.read().by_name(name.as_bytes()) {
+            return Ok(ns.id);
+        }
+        let (mut w, gen) = self.begin_write()?;
+        if let Some(ns) = gen.ns.read().by_name(name.as_bytes()) {
+            return Ok(ns.id);
+        }
+        let id = gen.ns.read().next_id;
+        if gen.ns.read().get(id).is_some() {
+            return Err(Error::NamespaceIdsExhausted);
+        }
+        let spec = FrameSpec {
+            kind: Kind::NamespaceCreate,
+            ns: id,
+            expires_at: 0,
+            key: name.as_bytes(),
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1)?;
+        let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt.clone());
+        gen.ns.write().insert(Arc::new(entry));
+        Ok(id)
+    }
+
+    /// Drop namespace `name` and all its keys; false if it did not exist.
+    pub(crate) fn drop_namespace(&self, name: &str) -> Result<bool> {
+        let (mut w, gen) = self.begin_write()?;
+        let Some(id) = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id) else {
+            return Ok(false);
+        };
+        if id == 0 {
+            return Ok(false);
+        }
+        let spec = FrameSpec {
+            kind: Kind::NamespaceDrop,
+            ns: id,
+            expires_at: 0,
+            key: &[],
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1)?;
+        gen.ns.write().remove(id);
+        Ok(true)
+    }
+
+    /// Id of the named namespace `name`, if it exists (never creates it).
+    pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
+        let gen = self.gen();
+        let id = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id);
+        id.filter(|&id| id != 0)
+    }
+
+    /// Keys of namespace `ns` that the records published in `[since, end)`
+    /// put or delete, and `end`; `None` when `since` is past the end or not
+    /// where a record starts (the log was compacted since, for one).
+    pub(crate) fn keys_touched_since(&self, ns: u32, since: u64) -> Option<(Vec<Vec<u8>>, u64)> {
+        let gen = self.gen();
+        let region = gen.log.region();
+        let bytes = gen.bytes(&region);
+        let end = bytes.len() as u64;
+        if since > end {
+            return None;
+        }
+        let mut keys = Vec::new();
+        // Records start after the file header; every published unit decodes.
+        let from = since.max(crate::format::header::HEADER_SIZE as u64);
+        let policy = replay::Walk::mapped(end, 0, replay::DamagePolicy::Fail);
+        replay::walk(
+            &mut replay::Mapped(bytes),
+            from,
+            &policy,
+            &mut Vec::new(),
+            |unit, _| {
+                for (_, f) in &unit.frames {
+                    if f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete) {
+                        keys.push(f.key.to_vec());
+                    }
+                }
+                Ok(std::ops::ControlFlow::Continue(()))
+            },
+        )
+        .ok()?;
+        Some((keys, end))
+    }
+
+    /// Names of the named namespaces, sorted.
+    pub(crate) fn list_namespaces(&self) -> Vec<String> {
+        let gen = self.gen();
+        let mut v: Vec<String> = gen
+            .ns
+            .read()
+            .all()
+            .iter()
+            .filter(|n| n.id != 0)
+            .map(|n| String::from_utf8_lossy(&n.name).into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Live, unexpired keys of a namespace.
+    pub(crate) fn count(&self, id: u32) -> Result<usize> {
+        let gen = self.gen();
+        self.with_ns(&gen, id, |ns| {
+            if ns.keydir.expiring() == 0 {
+                gen.log.fresh()?;
+                return Ok(ns.keydir.len() as usize);
+            }
+            // Some records can expire: count the ones that have not.
+            let now = self.now();
+            let region = gen.log.region();
+            let bytes = gen.bytes(&region);
+            let mut n = 0usize;
+            for shard in 0..SHARDS {
+                for off in ns.keydir.shard_offsets(shard)? {
+                    let (_, exp) = crate::namespace::head_at(bytes, off);
+                    if !expired(exp, now) {
+                        n += 1;
+                    }
+                }
+            }
+            gen.log.vouch(&region, Ok(n))
+        })
+    }
+
+    /// Expiry of a live key (ms since the epoch, 0 = none); `None` if absent.
+    pub(crate) fn expiry_of(&self, id: u32, key: &[u8]) -> Result<Option<u64>> {
+        let gen = self.gen();
+        self.with_ns(&gen, id, |ns| {
+            self.lookup(&gen, ns, key, |_, _, f| f.expires_at)
+        })
+    }
+
+    /// Rewrite a live key with a new expiry; false if the key is absent.
+    pub(crate) fn set_expiry(&self, id: u32, key: &[u8], expires_at: u64) -> Result<bool> {
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
+        // Verified whatever `verify_reads` says: the value is written again
+        // under a fresh CRC.
+        let read = self.lookup_checked(&gen, &ns, key, true, |_, _, f| f.value.to_vec());
+        let Some(value) = read? else {
+            return Ok(false);
+        };
+        let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
+        self.publish(&w, &gen, 1)?;
+        let region = gen.log.region();
+        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)?;
+        Ok(true)
+    }
+
+    /// Remove every expired key of a namespace (one batch); returns how many.
+    pub(crate) fn sweep_expired(&self, id: u32) -> Result<usize> {
+        let now = self.now();
+        let expired_keys: Vec<Vec<u8>> = {
+            let gen = self.gen();
+            self.with_ns(&gen, id, |ns| {
+                if ns.keydir.expiring() == 0 {
+                    return Ok(Vec::new());
+                }
+                let region = gen.log.region();
+                let bytes = gen.bytes(&region);
+                let mut keys = Vec::new();
+                let listed = (0..SHARDS).try_for_each(|shard| {
+                    for off in ns.keydir.shard_offsets(shard)? {
+                        let (_, exp) = crate::namespace::head_at(bytes, off);
+                        if !expired(exp, now) {
+                            continue;
+                        }
+                        let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                        keys.push(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
+                    }
+                    Ok(())
+                });
+                gen.log.vouch(&region, listed.map(|()| keys))
+            })?
+        };
+        if expired_keys.is_empty() {
+            return Ok(0);
+        }
+        let mut batch = self.batch()?;
+        for k in &expired_keys {
+            batch.delete(id, k)?;
+        }
+        batch.commit()?;
+        Ok(expired_keys.len())
+    }
+
+    /// A snapshot of namespace `ns`'s sorted order in `gen` (sorting what
+    /// was written since the last ordered read).
+    pub(crate) fn sorted_view(&self, gen: &Generation, ns: &NsEntry) -> Result<View> {
+        let refresh = ns.sorted.begin();
+        // Loaded after `begin`: the bytes cover every record it took.
+        let region = gen.log.region();
+        let keys = KeySource {
+            bytes: gen.bytes(&region),
+            crypt: ns.crypt(),
+        };
+        let view = ns.sorted.finish(refresh, keys, || {
+            let mut all = Vec::with_capacity(ns.keydir.len() as usize);
+            for shard in 0..SHARDS {
+                all.extend(ns.keydir.shard_offsets(shard)?);
+            }
+            Ok(all)
+        });
+        gen.log.vouch(&region, view)
+    }
+
+    /// `insert_many` for any namespace.
+    pub(crate) fn insert_many_in<I, K, V>(&self, id: u32, items: I) -> Result<()>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg().default_ttl);
+        let mut batch = self.batch()?;
+        for (k, v) in items {
+            batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
+        }
+        batch.commit()
+    }
+
+    /// Remove every key of a namespace with one `Clear` record.
+    pub(crate) fn clear(&self, ns_id: u32) -> Result<()> {
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(ns_id).ok_or(Error::NamespaceDropped)?;
+        let spec = FrameSpec {
+            kind: Kind::Clear,
+            ns: ns_id,
+            expires_at: 0,
+            key: &[],
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1)?;
+        ns.index_clear();
+        Ok(())
     }
 }
 
