@@ -6,86 +6,46 @@
 //! the current [`Generation`] through an `ArcSwap` and read-lock one index
 //! shard.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use parking_lot::{Condvar, Mutex, MutexGuard, RwLock};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::builder::Config;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
-use crate::fault::{self, Faults, FsEvent, WriteSite};
+use crate::fault::{self, FsEvent};
 use crate::flush::FlushPolicy;
 use crate::follower;
 use crate::format::checkpoint::Binding;
-use crate::format::header::{
-    HeaderError, Identity, SyncSlot, FLAG_ENCRYPTED, FORMAT_VERSION, HEADER_SIZE,
-};
-use crate::format::record::{self, batch_value, Frame, FrameSpec, Kind};
+use crate::format::header::{Identity, SyncSlot, HEADER_SIZE};
+use crate::format::record::{Frame, FrameSpec, Kind};
 use crate::fs::{self as efs, sibling};
-use crate::index::{KeyHash, Keydir, SHARDS};
+use crate::index::SHARDS;
 use crate::limits::{MAX_KEY_LEN, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
 use crate::log::{Log, LogFile, Region};
-use crate::namespace::{frame_at, read_at, read_at_checked, NsEntry, NsTable};
+use crate::namespace::{read_at, read_at_checked, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
 use crate::replay;
-use crate::sorted::{Base, KeySource, Sorted, View};
+use crate::sorted::{KeySource, View};
 use crate::stats::{Counters, Stats};
 
-/// One log file (or memory region) with the indexes that point into it.
-/// Compaction builds a new generation and swaps it in whole, so readers
-/// always see an index and a log that belong together.
-pub(crate) struct Generation {
-    pub log: Log,
-    pub ns: RwLock<NsTable>,
-    pub default: Arc<NsEntry>,
-    /// Record keys bound to this generation (encrypted databases).
-    pub crypt: Option<Arc<Crypt>>,
-}
+mod generation;
+mod open;
+mod writer;
 
-impl Generation {
-    pub(crate) fn new(log: Log, ns: NsTable) -> Generation {
-        let default = Arc::clone(ns.default());
-        let crypt = ns.crypt.clone();
-        Generation {
-            log,
-            ns: RwLock::new(ns),
-            default,
-            crypt,
-        }
-    }
-
-    /// A namespace by id.
-    #[inline]
-    pub(crate) fn ns(&self, id: u32) -> Option<Arc<NsEntry>> {
-        if id == 0 {
-            return Some(Arc::clone(&self.default));
-        }
-        self.ns.read().get(id).cloned()
-    }
-
-    /// Published bytes of the log through `region`.
-    #[inline]
-    pub(crate) fn bytes<'r>(&self, region: &'r Region) -> &'r [u8] {
-        let end = self.log.published_end().min(region.len() as u64);
-        region.slice(0, end).unwrap_or_default()
-    }
-}
-
-/// Writer-side state, guarded by the writer mutex.
-pub(crate) struct WriterState {
-    /// Logical end of the log of the current generation.
-    pub end: u64,
-    /// Offset of the last frame written (for checkpoint binding).
-    pub last_frame_at: u64,
-    /// Log end covered by the newest checkpoint file.
-    pub checkpointed_end: u64,
-}
+pub(crate) use generation::Generation;
+pub(crate) use open::{checkpoint_path, compact_tmp_path, crypt_for, random_id, read_identity};
+use open::{
+    claim, create_file, load_checkpoint, new_header_page, new_identity, open_dsync, refuse_foreign,
+    write_page,
+};
+use writer::missing_ns;
+pub(crate) use writer::{encode, encoded_len, Batch, WriterState};
 
 #[derive(Default)]
 struct GroupState {
@@ -140,48 +100,10 @@ pub(crate) fn expired(expires_at: u64, now: u64) -> bool {
     expires_at != 0 && expires_at <= now
 }
 
-/// A fresh random database id.
-pub(crate) fn random_id() -> [u8; 16] {
-    use std::hash::{BuildHasher, Hasher};
-    let mut id = [0u8; 16];
-    for (i, chunk) in id.chunks_mut(8).enumerate() {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        h.write_u32(std::process::id());
-        h.write_usize(i);
-        chunk.copy_from_slice(&h.finish().to_le_bytes());
-    }
-    id
-}
-
-fn new_identity() -> Identity {
-    Identity {
-        version: FORMAT_VERSION,
-        flags: 0,
-        db_id: random_id(),
-        generation: 0,
-        created_ms: now_ms(),
-    }
-}
-
 /// Log bytes past the newest checkpoint below which a clean close leaves the
 /// tail for the next open to replay instead of rewriting the whole index
 /// image (docs/ARCHITECTURE.md, "Checkpoints").
 pub(crate) const CLOSE_TAIL: u64 = 64 << 10;
-
-/// Path of the checkpoint file of a database.
-pub(crate) fn checkpoint_path(db: &Path) -> PathBuf {
-    sibling(db, ".ckpt")
-}
-
-/// Path of compaction's temporary file.
-pub(crate) fn compact_tmp_path(db: &Path) -> PathBuf {
-    sibling(db, ".compact.tmp")
-}
 
 /// Validate key and value sizes.
 #[inline]
@@ -199,195 +121,6 @@ pub(crate) fn check_sizes(key: &[u8], value: &[u8]) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// A header page for a new database, encrypted when `cfg` has a key.
-fn new_header_page(cfg: &Config) -> Result<Vec<u8>> {
-    let mut id = new_identity();
-    match &cfg.encryption {
-        None => Ok(id.page()),
-        #[cfg(feature = "encrypt")]
-        Some(input) => {
-            id.flags |= FLAG_ENCRYPTED;
-            let mut page = id.page();
-            let (_, hdr) = Crypt::create(input, cfg.cipher, cfg.kdf_params, id.db_id)?;
-            hdr.encode_into(&mut page);
-            Ok(page)
-        }
-        #[cfg(not(feature = "encrypt"))]
-        Some(_) => {
-            let _ = &mut id;
-            Err(Error::FeatureDisabled("encryption"))
-        }
-    }
-}
-
-/// The record keys of a log, from its header page and the configured secret.
-pub(crate) fn crypt_for(
-    cfg: &Config,
-    path: &Path,
-    id: &Identity,
-    page: &[u8],
-) -> Result<Option<Arc<Crypt>>> {
-    let encrypted = id.flags & FLAG_ENCRYPTED != 0;
-    match (encrypted, &cfg.encryption) {
-        (false, None) => Ok(None),
-        (false, Some(_)) => Err(Error::NotEncrypted {
-            path: path.to_path_buf(),
-        }),
-        (true, None) => Err(Error::EncryptionRequired {
-            path: path.to_path_buf(),
-        }),
-        #[cfg(feature = "encrypt")]
-        (true, Some(input)) => {
-            let hdr = crate::crypto::EncHeader::decode(page).map_err(|r| Error::Corruption {
-                path: Some(path.to_path_buf()),
-                offset: crate::crypto::ENC_AT as u64,
-                reason: r.to_string(),
-            })?;
-            Ok(Some(Arc::new(Crypt::open(
-                input,
-                &hdr,
-                id.db_id,
-                id.generation,
-            )?)))
-        }
-        #[cfg(not(feature = "encrypt"))]
-        (true, Some(_)) => {
-            let _ = page;
-            Err(Error::FeatureDisabled("opening an encrypted database"))
-        }
-    }
-}
-
-/// Create a new, empty database file at `path` atomically.
-fn create_file(path: &Path, cfg: &Config) -> Result<()> {
-    let faults = cfg.faults.as_deref();
-    let tmp = sibling(path, ".create.tmp");
-    let created = (|| {
-        let f = efs::create_fresh(&tmp)?;
-        write_page(&f, &tmp, &new_header_page(cfg)?, faults)?;
-        efs::rename(&tmp, path, faults)
-    })();
-    if created.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    created?;
-    efs::fsync_parent(path, faults)
-}
-
-/// Write and fsync the header page of a new file.
-fn write_page(f: &File, path: &Path, page: &[u8], faults: Option<&Faults>) -> Result<()> {
-    fault::write_all_at(faults, WriteSite::Header, f, page, 0)
-        .map_err(|e| Error::io("write header", Some(path), e))?;
-    f.sync_all()
-        .map_err(|e| Error::io("fsync", Some(path), e))?;
-    fault::note(faults, || FsEvent::Synced(path.to_path_buf()));
-    Ok(())
-}
-
-pub(crate) fn read_identity(
-    file: &File,
-    path: &Path,
-    len: u64,
-) -> Result<(Identity, SyncSlot, Vec<u8>)> {
-    use std::os::unix::fs::FileExt;
-    let mut page = vec![0u8; HEADER_SIZE.min(len as usize)];
-    file.read_exact_at(&mut page, 0)
-        .map_err(|e| Error::io("read header", Some(path), e))?;
-    let id = Identity::decode(&page).map_err(|e| match e {
-        HeaderError::Foreign(reason) => Error::NotADatabase {
-            path: path.to_path_buf(),
-            reason: reason.to_string(),
-        },
-        HeaderError::Version(found) => Error::UnsupportedVersion {
-            path: path.to_path_buf(),
-            found,
-            supported: FORMAT_VERSION,
-        },
-        HeaderError::Damaged(reason) => Error::Corruption {
-            path: Some(path.to_path_buf()),
-            offset: 0,
-            reason: reason.to_string(),
-        },
-    })?;
-    let slot = SyncSlot::newest(&page);
-    Ok((id, slot, page))
-}
-
-/// Try to use the checkpoint that belongs to this log: a version-2 image is
-/// mapped (constant time), a version-1 one decoded into memory.
-fn load_checkpoint(
-    path: &Path,
-    id: &Identity,
-    bytes: &[u8],
-    crypt: Option<Arc<Crypt>>,
-) -> std::result::Result<Option<(Binding, NsTable)>, String> {
-    let Some(loaded) = crate::checkpoint::open(&checkpoint_path(path), SHARDS, crypt.as_deref())?
-    else {
-        return Ok(None);
-    };
-    let b = loaded.binding();
-    if b.db_id != id.db_id || b.generation != id.generation {
-        return Err("checkpoint belongs to another log generation".into());
-    }
-    if b.covered_end < HEADER_SIZE as u64 || b.covered_end > bytes.len() as u64 {
-        return Err("checkpoint covers more than the log holds".into());
-    }
-    if b.last_frame_at == 0 {
-        if b.covered_end != HEADER_SIZE as u64 {
-            return Err("checkpoint binding is inconsistent".into());
-        }
-    } else {
-        let f = frame_at(bytes, b.last_frame_at).map_err(|e| e.to_string())?;
-        if b.last_frame_at + f.len as u64 != b.covered_end
-            || replay::stored_crc(bytes, b.last_frame_at) != b.last_frame_crc
-        {
-            return Err("checkpoint does not match the log's content".into());
-        }
-    }
-    let next_ns_id = loaded.next_ns_id();
-    let inconsistent = || "checkpoint index image is inconsistent".to_string();
-    let keydirs: Vec<(u32, Vec<u8>, Keydir, Sorted)> = match loaded {
-        crate::checkpoint::Loaded::V1(cp) => cp
-            .namespaces
-            .into_iter()
-            .map(|img| {
-                let (id, name) = (img.id, img.name.clone());
-                let kd = Keydir::from_image(img, b.covered_end).ok_or_else(inconsistent)?;
-                Ok((id, name, kd, Sorted::unbuilt()))
-            })
-            .collect::<std::result::Result<_, String>>()?,
-        crate::checkpoint::Loaded::V2 { metas, image, .. } => metas
-            .into_iter()
-            .map(|m| {
-                let kd = Keydir::over_image(&m, &image).ok_or_else(inconsistent)?;
-                let sorted = match m.sorted {
-                    // Stored only for plain databases; one entry per live key.
-                    Some(p) if crypt.is_none() && p.len == kd.len() => Sorted::over(Base::Mapped {
-                        image: Arc::clone(&image),
-                        at: usize::try_from(p.at).map_err(|_| inconsistent())?,
-                        len: usize::try_from(p.len).map_err(|_| inconsistent())?,
-                    }),
-                    Some(_) => return Err(inconsistent()),
-                    None => Sorted::unbuilt(),
-                };
-                Ok((m.id, m.name, kd, sorted))
-            })
-            .collect::<std::result::Result<_, String>>()?,
-    };
-    let mut table = NsTable::new(crypt.clone());
-    for (id, name, keydir, sorted) in keydirs {
-        table.insert(Arc::new(NsEntry::with_keydir(
-            id,
-            name,
-            keydir,
-            sorted,
-            crypt.clone(),
-        )));
-    }
-    table.next_id = table.next_id.max(next_ns_id);
-    Ok(Some((b, table)))
 }
 
 impl Engine {
@@ -1013,16 +746,7 @@ impl Engine {
     /// Start an atomic batch.
     pub(crate) fn batch(&self) -> Result<Batch<'_>> {
         let (w, gen) = self.begin_write()?;
-        let start = w.end;
-        Ok(Batch {
-            engine: self,
-            cursor: start + BATCH_HEADER_LEN,
-            start,
-            w,
-            gen,
-            ops: Vec::new(),
-            done: false,
-        })
+        Ok(Batch::new(self, w, gen))
     }
 
     // ---- durability ------------------------------------------------------
@@ -1668,53 +1392,6 @@ impl Drop for Engine {
     }
 }
 
-/// Fail with `NotADatabase` before creating any sibling file (lock, temp)
-/// when `path` holds something that is not an emdb log.
-fn refuse_foreign(path: &Path) -> Result<()> {
-    use std::io::Read;
-    let Ok(mut f) = File::open(path) else {
-        return Ok(()); // missing (created later) or unreadable (reported later)
-    };
-    let mut magic = [0u8; 8];
-    let n = f.read(&mut magic).unwrap_or(0);
-    if n == 0 {
-        return Ok(()); // empty: becomes a new database
-    }
-    if magic[..n] != crate::format::header::MAGIC[..n] {
-        return Err(Error::NotADatabase {
-            path: path.to_path_buf(),
-            reason: "magic bytes do not match".into(),
-        });
-    }
-    Ok(())
-}
-
-/// A descriptor on `path` whose writes are durable on return (`O_DSYNC`).
-fn open_dsync(path: &Path, faults: Option<&Faults>) -> Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    Faults::check(faults.map(|f| &f.fail_open), libc::EMFILE)
-        .and_then(|()| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .custom_flags(libc::O_DSYNC | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(path)
-        })
-        .map_err(|e| Error::io("open O_DSYNC", Some(path), e))
-}
-
-/// Write a sync slot that claims the file for this writer: the next
-/// sequence number after `newest`, the same durable end. Returns its number.
-fn claim(file: &File, path: &Path, newest: SyncSlot) -> Result<u64> {
-    use std::os::unix::fs::FileExt;
-    let mine = SyncSlot {
-        seq: newest.seq + 1,
-        ..newest
-    };
-    file.write_all_at(&mine.encode(), SyncSlot::offset(mine.seq) as u64)
-        .map_err(|e| Error::io("write sync slot", Some(path), e))?;
-    Ok(mine.seq)
-}
-
 /// Why a sync slot this handle did not write means another writer.
 fn foreign_slot_reason(gen: &Generation, seq: u64) -> String {
     format!(
@@ -1738,167 +1415,4 @@ pub(crate) fn check_indexed(f: &Frame<'_>, ns: u32, off: u64) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Encoded length of a frame, sealed when the log is encrypted. Batch
-/// headers are never sealed (they carry no data; their CRC and the sealed
-/// frames they announce protect them).
-pub(crate) fn encoded_len(spec: &FrameSpec<'_>, crypt: Option<&Crypt>) -> usize {
-    match crypt {
-        Some(_) if spec.kind != Kind::BatchBegin => spec.sealed_len(),
-        _ => spec.encoded_len(),
-    }
-}
-
-/// Encode a frame for offset `at` into `dst`, sealed when the log is encrypted.
-pub(crate) fn encode(
-    spec: &FrameSpec<'_>,
-    crypt: Option<&Crypt>,
-    at: u64,
-    dst: &mut [u8],
-) -> Result<()> {
-    match crypt {
-        Some(c) if spec.kind != Kind::BatchBegin => {
-            spec.encode_sealed_into(dst, c, at)?;
-        }
-        _ => {
-            spec.encode_into(dst);
-        }
-    }
-    Ok(())
-}
-
-fn missing_ns(_id: u32) -> Error {
-    Error::NamespaceDropped
-}
-
-/// Encoded size of a `BatchBegin` frame (fixed: empty key, 16-byte value).
-pub(crate) const BATCH_HEADER_LEN: u64 =
-    (record::CRC_LEN + 1 + 1 + 1 + record::BATCH_VALUE_LEN) as u64;
-
-/// One buffered operation of a batch: namespace, offset of its frame.
-struct BatchOp {
-    ns: Arc<NsEntry>,
-    off: u64,
-    hash: KeyHash,
-}
-
-/// An atomic group of writes. Frames are encoded straight into the log past
-/// its end; `commit` writes the `BatchBegin` header in front of them and
-/// publishes all at once. Dropped without commit, the bytes are zeroed.
-pub(crate) struct Batch<'e> {
-    engine: &'e Engine,
-    w: MutexGuard<'e, WriterState>,
-    gen: Arc<Generation>,
-    start: u64,
-    cursor: u64,
-    ops: Vec<BatchOp>,
-    done: bool,
-}
-
-impl Batch<'_> {
-    fn push(&mut self, ns_id: u32, spec: FrameSpec<'_>) -> Result<()> {
-        let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
-        let crypt = self.gen.crypt.as_deref();
-        let len = encoded_len(&spec, crypt) as u64;
-        let at = self.cursor;
-        let log = &self.gen.log;
-        log.ensure_capacity(at, at + len)
-            .map_err(|e| self.engine.poison_if_cut(log, e))?;
-        self.engine
-            .fill_log(log, at, len as usize, |d| encode(&spec, crypt, at, d))?;
-        self.ops.push(BatchOp {
-            hash: ns.hash(spec.key),
-            ns,
-            off: self.cursor,
-        });
-        self.cursor += len;
-        Ok(())
-    }
-
-    /// Add an insert.
-    pub(crate) fn put(
-        &mut self,
-        ns_id: u32,
-        key: &[u8],
-        value: &[u8],
-        expires_at: u64,
-    ) -> Result<()> {
-        check_sizes(key, value)?;
-        self.push(ns_id, FrameSpec::put(ns_id, key, value, expires_at))
-    }
-
-    /// Add a removal.
-    pub(crate) fn delete(&mut self, ns_id: u32, key: &[u8]) -> Result<()> {
-        check_sizes(key, &[])?;
-        self.push(ns_id, FrameSpec::delete(ns_id, key))
-    }
-
-    /// Write the batch header, publish, and update the indexes.
-    pub(crate) fn commit(mut self) -> Result<()> {
-        self.done = true;
-        if self.ops.is_empty() {
-            return Ok(());
-        }
-        let body_len = self.cursor - self.start - BATCH_HEADER_LEN;
-        let v = batch_value(self.ops.len() as u64, body_len);
-        let header = FrameSpec {
-            kind: Kind::BatchBegin,
-            ns: 0,
-            expires_at: 0,
-            key: &[],
-            value: &v,
-        };
-        debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
-        let engine = self.engine;
-        let gen = Arc::clone(&self.gen);
-        engine.fill_log(&gen.log, self.start, BATCH_HEADER_LEN as usize, |d| {
-            header.encode_into(d);
-            Ok(())
-        })?;
-        if engine.write_through() && gen.log.file.is_some() {
-            if let Err(e) = gen.log.sync_data() {
-                engine.poison(&e);
-                return Err(e);
-            }
-        }
-        self.w.end = self.cursor;
-        if let Some(last) = self.ops.last() {
-            self.w.last_frame_at = last.off;
-        }
-        engine.publish(&self.w, &gen, self.ops.len() as u64)?;
-        let region = gen.log.region();
-        let bytes = gen.bytes(&region);
-        // Each key's slot is asked for a few keys ahead, so the cache misses
-        // of a large batch overlap instead of coming one after the other.
-        const AHEAD: usize = 8;
-        let ops = &self.ops;
-        for op in ops.iter().take(AHEAD) {
-            op.ns.keydir.prefetch(op.hash);
-        }
-        let indexed = ops.iter().enumerate().try_for_each(|(i, op)| {
-            if let Some(next) = ops.get(i + AHEAD) {
-                next.ns.keydir.prefetch(next.hash);
-            }
-            let mut scratch = zeroize::Zeroizing::new(Vec::new());
-            // This process encoded these frames a moment ago: their CRCs
-            // are checked by whoever reads them, not again here.
-            let f = read_at_checked(bytes, op.off, op.ns.crypt(), &mut scratch, false)?;
-            match f.kind {
-                Kind::Put => op.ns.index_put(bytes, op.off, &f),
-                _ => op.ns.index_delete(bytes, f.key, op.off).map(|_| ()),
-            }
-        });
-        gen.log.vouch(&region, indexed)
-    }
-}
-
-impl Drop for Batch<'_> {
-    fn drop(&mut self) {
-        if !self.done {
-            // Never leave valid-looking frames past the end: a later, shorter
-            // append could otherwise be followed by them on replay.
-            let _ = self.gen.log.zero(self.start, self.cursor);
-        }
-    }
 }
