@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use arc_swap::ArcSwap;
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use parking_lot::{Mutex, MutexGuard};
 
 use crate::builder::Config;
 use crate::crypto::Crypt;
@@ -34,10 +34,12 @@ use crate::replay;
 use crate::sorted::{KeySource, View};
 use crate::stats::{Counters, Stats};
 
+mod durability;
 mod generation;
 mod open;
 mod writer;
 
+use durability::Durability;
 pub(crate) use generation::Generation;
 pub(crate) use open::{checkpoint_path, compact_tmp_path, crypt_for, random_id, read_identity};
 use open::{
@@ -46,19 +48,6 @@ use open::{
 };
 use writer::missing_ns;
 pub(crate) use writer::{encode, encoded_len, Batch, WriterState};
-
-#[derive(Default)]
-struct GroupState {
-    /// A leader is gathering or syncing.
-    leader: bool,
-    /// The leader is still gathering (waiting for company, not yet syncing).
-    gathering: bool,
-    /// Flushers queued for the leader's sync (while gathering) or for the
-    /// next one (while syncing).
-    waiting: usize,
-    /// Completed syncs; queued flushers wait for it to change.
-    round: u64,
-}
 
 /// The engine shared by all clones of an `Emdb`.
 ///
@@ -69,13 +58,8 @@ pub(crate) struct Engine {
     writer: Mutex<WriterState>,
     /// Serialises compaction and checkpoints.
     maintenance: Mutex<()>,
-    slots: Mutex<u64>,
-    write_seq: AtomicU64,
-    durable_seq: AtomicU64,
-    group: Mutex<GroupState>,
-    group_cv: Condvar,
-    poisoned: AtomicBool,
-    poison_reason: Mutex<Option<String>>,
+    /// What is synced, group commit, the sync-slot sequence, poisoning.
+    durability: Durability,
     /// Tells the stats publisher thread to stop.
     stop: Arc<AtomicBool>,
     /// Records sealed under the current key before this open (from the
@@ -208,13 +192,7 @@ impl Engine {
             gen: Arc::new(ArcSwap::from_pointee(gen)),
             writer: Mutex::new(w),
             maintenance: Mutex::new(()),
-            slots: Mutex::new(0),
-            write_seq: AtomicU64::new(0),
-            durable_seq: AtomicU64::new(0),
-            group: Mutex::new(GroupState::default()),
-            group_cv: Condvar::new(),
-            poisoned: AtomicBool::new(false),
-            poison_reason: Mutex::new(None),
+            durability: Durability::new(),
             stop: Arc::new(AtomicBool::new(false)),
             encryptions_base: AtomicU64::new(0),
             counters: Arc::new(Counters::default()),
@@ -470,7 +448,7 @@ impl Engine {
             .encryptions_base
             .store(slot.encryptions, Ordering::Relaxed);
         // Later slots must outrank the ones already in the file.
-        *engine.slots.lock() = claimed;
+        *engine.durability.slots_lock() = claimed;
         if salvaged && !engine.cfg.read_only {
             // Rewrite without the damaged bytes so the next open is clean.
             crate::compaction::compact(&engine)?;
@@ -543,17 +521,12 @@ impl Engine {
         if self.cfg.read_only {
             return Err(Error::ReadOnly);
         }
-        if self.poisoned.load(Ordering::Acquire) {
-            let why = self.poison_reason.lock().clone().unwrap_or_default();
-            return Err(Error::Poisoned(why));
-        }
-        Ok(())
+        self.durability.check()
     }
 
     /// Refuse every later write: what is durable is no longer known.
     pub(crate) fn poison(&self, e: &Error) {
-        *self.poison_reason.lock() = Some(e.to_string());
-        self.poisoned.store(true, Ordering::Release);
+        self.durability.poison(e.to_string());
     }
 
     /// [`Log::fill`] on the writer's behalf. Its errors poison the handle
@@ -625,8 +598,7 @@ impl Engine {
     /// Poison the handle because another process took the file over.
     #[cold]
     fn displaced(&self, reason: String) -> Error {
-        *self.poison_reason.lock() = Some(reason.clone());
-        self.poisoned.store(true, Ordering::Release);
+        self.durability.poison(reason.clone());
         Error::Poisoned(reason)
     }
 
@@ -690,7 +662,7 @@ impl Engine {
             self.poison(&e);
             return Err(e);
         }
-        self.write_seq.fetch_add(1, Ordering::AcqRel);
+        self.durability.published();
         self.counters.writes.fetch_add(records, Ordering::Relaxed);
         Ok(())
     }
@@ -762,7 +734,12 @@ impl Engine {
             FlushPolicy::Group {
                 max_wait,
                 max_batch,
-            } => self.group_flush(max_wait, max_batch.max(1)),
+            } => self.durability.group_flush(
+                max_wait,
+                max_batch.max(1),
+                || self.check_writable(),
+                || self.sync(),
+            ),
             FlushPolicy::OnEachFlush | FlushPolicy::WriteThrough => self.sync(),
         }
     }
@@ -770,8 +747,8 @@ impl Engine {
     /// One fdatasync covering every write published before it, then a sync
     /// slot recording the durable end.
     pub(crate) fn sync(&self) -> Result<()> {
-        let target = self.write_seq.load(Ordering::Acquire);
-        if self.durable_seq.load(Ordering::Acquire) >= target {
+        let target = self.durability.target();
+        if self.durability.covers(target) {
             return Ok(());
         }
         let gen = self.gen.load_full();
@@ -784,8 +761,8 @@ impl Engine {
             return Err(e);
         }
         self.counters.record_fsync(t.elapsed());
-        self.durable_seq.fetch_max(target, Ordering::AcqRel);
-        let mut seq = self.slots.lock();
+        self.durability.mark_durable(target);
+        let mut seq = self.durability.slots_lock();
         // Skip if compaction swapped generations meanwhile: the new file was
         // synced whole and carries its own slot. (Compaction holds the slots
         // lock from its slot write to the swap, so the file at the path is
@@ -803,58 +780,6 @@ impl Engine {
             }
         }
         Ok(())
-    }
-
-    /// Group commit. At most one fdatasync runs at a time; a flush that finds
-    /// one running queues behind it, and the next sync (led by one of the
-    /// queued flushers) covers every write published before it started. So
-    /// while syncs are back to back, each one covers everything that arrived
-    /// during the previous one, and no flusher waits on a timer. A leader
-    /// that finds nobody queued waits up to `max_wait` for company (fewer
-    /// than `max_batch - 1` others), then syncs.
-    fn group_flush(&self, max_wait: Duration, max_batch: usize) -> Result<()> {
-        let target = self.write_seq.load(Ordering::Acquire);
-        let mut g = self.group.lock();
-        loop {
-            if self.durable_seq.load(Ordering::Acquire) >= target {
-                return Ok(());
-            }
-            self.check_writable()?;
-            if g.leader {
-                // A sync is running (or a leader is gathering): queue for the
-                // round after it.
-                g.waiting += 1;
-                if g.gathering && g.waiting + 1 >= max_batch {
-                    self.group_cv.notify_all();
-                }
-                let round = g.round;
-                while g.round == round {
-                    self.group_cv.wait(&mut g);
-                }
-                continue;
-            }
-            g.leader = true;
-            if g.waiting == 0 && max_batch > 1 && !max_wait.is_zero() {
-                g.gathering = true;
-                let deadline = Instant::now() + max_wait;
-                while g.waiting + 1 < max_batch {
-                    if self.group_cv.wait_until(&mut g, deadline).timed_out() {
-                        break;
-                    }
-                }
-                g.gathering = false;
-            }
-            // Everyone queued so far is covered by this sync (their writes
-            // were published before they queued); later arrivals queue anew.
-            g.waiting = 0;
-            drop(g);
-            let r = self.sync();
-            let mut g = self.group.lock();
-            g.leader = false;
-            g.round += 1;
-            self.group_cv.notify_all();
-            return r;
-        }
     }
 
     /// Persist the index so the next open skips replaying the log.
@@ -928,7 +853,7 @@ impl Engine {
             return Err(self.poison_if_cut(&gen.log, e));
         }
         {
-            let _slots = self.slots.lock();
+            let _slots = self.durability.slots_lock();
             self.check_sole_writer(&gen)?;
         }
         Ok(Some(crate::checkpoint::Snapshot {
@@ -961,7 +886,7 @@ impl Engine {
         let Some(min) = self.cfg.checkpoint_tail else {
             return false;
         };
-        if self.cfg.read_only || !self.is_file() || self.poisoned.load(Ordering::Acquire) {
+        if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
             return false;
         }
         let tail = {
@@ -985,7 +910,7 @@ impl Engine {
 
     /// Clean shutdown: sync, drop preallocated room, checkpoint if needed.
     fn close(&self) -> Result<()> {
-        if self.cfg.read_only || !self.is_file() || self.poisoned.load(Ordering::Acquire) {
+        if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
             return Ok(());
         }
         let _m = self.maintenance.lock();
@@ -998,7 +923,7 @@ impl Engine {
             // writer's records: leave it as it is.
             gen.log.check_intact()?;
             {
-                let _slots = self.slots.lock();
+                let _slots = self.durability.slots_lock();
                 self.check_sole_writer(&gen)?;
             }
             if let Some(p) = gen.log.path() {
@@ -1059,7 +984,7 @@ impl Engine {
 
     /// The sync-slot sequence counter.
     pub(crate) fn slots_lock(&self) -> MutexGuard<'_, u64> {
-        self.slots.lock()
+        self.durability.slots_lock()
     }
 
     /// Give a freshly built log the `O_DSYNC` descriptor write-through
@@ -1077,8 +1002,7 @@ impl Engine {
 
     /// Mark all writes so far durable (used after compaction synced a new file).
     pub(crate) fn mark_durable(&self) {
-        let seq = self.write_seq.load(Ordering::Acquire);
-        self.durable_seq.fetch_max(seq, Ordering::AcqRel);
+        self.durability.mark_durable(self.durability.target());
     }
 
     // ---- namespaces, counts, expiry (moved from keyspace.rs, db.rs) ----
