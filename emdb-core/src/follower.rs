@@ -8,11 +8,11 @@
 //! is simply "not yet written": the next refresh looks again. When the file
 //! at the path is no longer the one it has open (the writer compacted and
 //! renamed a new file over it), it opens the new file from scratch.
+//!
+//! The `pread` replay is `recovery::replay_pread` (also used by a read-only
+//! open); this module decides when to run it, and swaps generations.
 
-use std::fs::File;
-use std::ops::ControlFlow;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Weak;
 use std::time::Duration;
@@ -21,105 +21,10 @@ use crate::engine::{read_identity, Engine};
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::log::Region;
-use crate::namespace::NsTable;
-use crate::replay::{walk, DamagePolicy, Pread, SkippedRange, Walk};
+use crate::recovery;
 
 /// How often a follower looks for new records by itself.
 pub(crate) const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
-
-/// Largest read when scanning new records.
-const CHUNK: u64 = 4 << 20;
-
-/// First read size when scanning new records: a refresh usually finds a
-/// few KiB of new units followed by the writer's preallocated, unwritten
-/// tail, so reading (and zeroing a buffer for) [`CHUNK`] bytes each time
-/// cost a follower 20 x 8 MiB of copies a second for nothing. Reads double
-/// up to [`CHUNK`] while whole buffers decode.
-const FIRST_READ: u64 = 64 << 10;
-
-/// Where a pread-driven replay stopped.
-pub(crate) struct Followed {
-    pub end: u64,
-    pub applied: usize,
-    pub last_frame_at: Option<u64>,
-}
-
-/// The file a follower reads: its descriptor, path and current mapping.
-pub(crate) struct LogSource<'a> {
-    pub file: &'a File,
-    pub path: &'a Path,
-    /// Maps at least `limit` bytes; read only below validated units.
-    pub region: &'a Region,
-}
-
-/// Replay the units in `[start, limit)` of the file into `table`. The region
-/// maps at least `limit` bytes of the same file; it is read only below the
-/// end of units already validated through `pread`.
-///
-/// A unit that does not decode ends the replay, unless it lies below
-/// `durable_end` (the writer said it was synced): that is corruption, or
-/// skipped when salvaging; so is a file whose units end below `durable_end`
-/// (see `replay.rs`). `limit` must be the file's size as of after
-/// `durable_end` was read (the writer never leaves its file shorter than a
-/// durable end it recorded).
-pub(crate) fn replay_pread(
-    src: &LogSource<'_>,
-    start: u64,
-    limit: u64,
-    durable_end: u64,
-    table: &mut NsTable,
-    publish: &dyn Fn(u64),
-    salvage: Option<&mut Vec<SkippedRange>>,
-) -> Result<Followed> {
-    let policy = if salvage.is_some() {
-        DamagePolicy::Salvage
-    } else {
-        DamagePolicy::CutTornTail
-    };
-    let mut unused = Vec::new();
-    let skipped = salvage.unwrap_or(&mut unused);
-    let mut applied = 0usize;
-    let mut last_frame_at = None;
-    let mut buf = Vec::new();
-    let walked = walk(
-        &mut Pread {
-            file: src.file,
-            path: src.path,
-            buf: &mut buf,
-        },
-        start,
-        &Walk {
-            limit,
-            durable_end,
-            policy,
-            first_read: FIRST_READ,
-            max_read: CHUNK,
-        },
-        skipped,
-        |unit, _| {
-            let unit_end = unit.end();
-            let bytes = src
-                .region
-                .slice(0, unit_end)
-                .ok_or_else(|| Error::corruption(unit_end, "mapping shorter than the log"))?;
-            // Readers may see index entries as soon as they are
-            // applied: the bytes they point to must be published first.
-            publish(unit_end);
-            for (off, f) in &unit.frames {
-                table.apply(bytes, *off, f).map_err(|e| e.strict(*off))?;
-                last_frame_at = Some(*off);
-                applied += 1;
-            }
-            Ok(ControlFlow::Continue(()))
-        },
-    )
-    .map_err(|e| e.with_path(src.path))?;
-    Ok(Followed {
-        end: walked.end,
-        applied,
-        last_frame_at,
-    })
-}
 
 /// Catch up with the writer; returns how many records were applied.
 /// On a writable handle there is never anything to catch up with.
@@ -200,8 +105,8 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
     };
     let followed = {
         let mut table = gen.ns.write();
-        replay_pread(
-            &LogSource {
+        recovery::replay_pread(
+            &recovery::LogSource {
                 file: &lf.file,
                 path: &path,
                 region: &region,

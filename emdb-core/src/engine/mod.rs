@@ -17,19 +17,17 @@ use parking_lot::{Mutex, MutexGuard};
 use crate::builder::Config;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
-use crate::fault::{self, FsEvent};
 use crate::flush::FlushPolicy;
-use crate::follower;
 use crate::format::checkpoint::Binding;
 use crate::format::header::{Identity, SyncSlot, HEADER_SIZE};
 use crate::format::record::{Frame, FrameSpec, Kind};
-use crate::fs::{self as efs, sibling};
+use crate::fs::{self as efs};
 use crate::index::SHARDS;
 use crate::limits::{MAX_KEY_LEN, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
-use crate::log::{Log, LogFile, Region};
+use crate::log::{Log, Region};
 use crate::namespace::{read_at, read_at_checked, NsEntry, NsTable};
-use crate::recovery::{self, RecoveryReport};
+use crate::recovery::RecoveryReport;
 use crate::replay;
 use crate::sorted::{KeySource, View};
 use crate::stats::{Counters, Stats};
@@ -42,10 +40,7 @@ mod writer;
 use durability::Durability;
 pub(crate) use generation::Generation;
 pub(crate) use open::{checkpoint_path, compact_tmp_path, crypt_for, random_id, read_identity};
-use open::{
-    claim, create_file, load_checkpoint, new_header_page, new_identity, open_dsync, refuse_foreign,
-    write_page,
-};
+use open::{new_header_page, new_identity, open_dsync};
 use writer::missing_ns;
 pub(crate) use writer::{encode, encoded_len, Batch, WriterState};
 
@@ -234,221 +229,15 @@ impl Engine {
 
     /// Open (creating if needed) a file-backed engine, recovering the log.
     pub(crate) fn open_file(cfg: Config, path: PathBuf) -> Result<Engine> {
-        if path.is_dir() {
-            return Err(Error::InvalidPath {
-                reason: format!(
-                    "{} is a directory; give the path of a database file",
-                    path.display()
-                ),
-            });
-        }
-        refuse_foreign(&path)?;
-        let lock = if cfg.read_only {
-            None
-        } else {
-            Some(WriterLock::acquire(&path, cfg.faults.as_deref())?)
-        };
-        let exists = path.exists();
-        if !exists {
-            if cfg.read_only {
-                return Err(Error::io(
-                    "open",
-                    Some(&path),
-                    std::io::Error::from(std::io::ErrorKind::NotFound),
-                ));
-            }
-            create_file(&path, &cfg)?;
-        }
-        if !cfg.read_only {
-            // A compaction that crashed before its rename left this behind;
-            // it is never read (the old file is complete), only removed.
-            let _ = std::fs::remove_file(compact_tmp_path(&path));
-            // A killed encryption change (`decrypt` above all) left its new
-            // file, maybe plaintext, and its siblings: with the writer lock
-            // held, no change is running, so they are removed too.
-            let enc_tmp = crate::admin::enc_tmp_path(&path);
-            for stale in [".ckpt", ".lock", ".stats"] {
-                let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
-            }
-            let _ = std::fs::remove_file(&enc_tmp);
-        }
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(!cfg.read_only)
-            .open(&path)
-            .map_err(|e| Error::io("open", Some(&path), e))?;
-        let mut len = file
-            .metadata()
-            .map_err(|e| Error::io("stat", Some(&path), e))?
-            .len();
-        if len == 0 && !cfg.read_only {
-            // An empty file (for example made by mktemp) becomes a new
-            // database. A failed write leaves it empty again, not half a header.
-            if let Err(e) = write_page(&file, &path, &new_header_page(&cfg)?, cfg.faults.as_deref())
-            {
-                let _ = file.set_len(0);
-                return Err(e);
-            }
-            len = HEADER_SIZE as u64;
-        }
-        if len < HEADER_SIZE as u64 {
-            read_identity(&file, &path, len)?;
-            return Err(Error::Corruption {
-                path: Some(path.clone()),
-                offset: len,
-                reason: "file is shorter than its header".into(),
-            });
-        }
-        let (identity, slot, page) = read_identity(&file, &path, len)?;
-        if cfg.read_only {
-            // A writer may be appending: the size as of after the sync slot
-            // was read covers its durable end (see `replay_pread`).
-            len = file
-                .metadata()
-                .map_err(|e| Error::io("stat", Some(&path), e))?
-                .len()
-                .max(len);
-        }
-        let crypt = crypt_for(&cfg, &path, &identity, &page)?;
-        let map_len = usize::try_from(len).map_err(|_| Error::DatabaseFull {
-            requested: len,
-            max: crate::limits::MAX_LOG_SIZE,
-        })?;
-        let region = if cfg.read_only {
-            Region::map_file_read_only(&file, map_len)
-        } else {
-            Region::map_file(&file, map_len)
-        }
-        .map_err(|e| Error::io("mmap", Some(&path), e))?;
-        let bytes = region.slice(0, len).unwrap_or_default();
-
-        let mut report = RecoveryReport::default();
-        // Salvage reads every record: damage under a checkpoint must be found too.
-        let checkpoint = if cfg.salvage {
-            Ok(None)
-        } else {
-            load_checkpoint(&path, &identity, bytes, crypt.clone())
-        };
-        let (mut table, start, cp_last) = match checkpoint {
-            Ok(Some((binding, table))) => {
-                report.used_checkpoint = true;
-                (table, binding.covered_end, binding.last_frame_at)
-            }
-            Ok(None) => (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0),
-            Err(reason) => {
-                report.checkpoint_rejected = Some(reason);
-                (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0)
-            }
-        };
-        // Everything the checkpoint covers was synced before it was written.
-        let durable_end = slot.durable_end.max(start);
-        let replayed = if cfg.read_only {
-            // Another process may be writing: read new bytes with pread only.
-            follower::replay_pread(
-                &follower::LogSource {
-                    file: &file,
-                    path: &path,
-                    region: &region,
-                },
-                start,
-                len,
-                durable_end,
-                &mut table,
-                &|_| {},
-                cfg.salvage.then_some(&mut report.skipped),
-            )
-            .map(|f| {
-                report.records_replayed = f.applied as u64;
-                (
-                    f.end,
-                    f.last_frame_at.unwrap_or(cp_last),
-                    f.last_frame_at.is_some(),
-                )
-            })
-        } else {
-            recovery::replay(
-                bytes,
-                start,
-                durable_end,
-                cfg.salvage,
-                &mut table,
-                &mut report,
-            )
-            .map_err(|e| e.with_path(&path))
-            .map(|r| {
-                (
-                    r.end,
-                    r.last_frame.map_or(cp_last, |(at, _)| at),
-                    r.last_frame.is_some(),
-                )
-            })
-        };
-        // Replay (and the checkpoint check) read the mapping: if another
-        // process cut the file meanwhile, what they found is not the log,
-        // and cutting a "torn tail" now would destroy more.
-        if let Some(at) = region.cut_at() {
-            return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
-        }
-        let (mut end, last_frame_at, _) = replayed?;
-        report.replayed_bytes = end.saturating_sub(start);
-        // A writer claims the file with a sync slot of its own (same durable
-        // end, next sequence number): a writer still running on it (its
-        // lock file removed under it) sees a slot it did not write before
-        // its next write, and stops instead of writing over this one's.
-        let claimed = if cfg.read_only {
-            slot.seq
-        } else {
-            claim(&file, &path, slot)?
-        };
-
-        let mut region = region;
-        if !cfg.read_only && len > end {
-            // Cut everything past the end (a torn tail, frames of a batch
-            // whose header never landed, preallocated zeros) and make the cut
-            // durable, so new appends never land in front of stale frames.
-            end = end.min(len);
-            drop(region);
-            file.set_len(end)
-                .and_then(|_| file.sync_all())
-                .map_err(|e| Error::io("truncate torn tail", Some(&path), e))?;
-            fault::note(cfg.faults.as_deref(), || FsEvent::Synced(path.clone()));
-            len = end;
-            region = Region::map_file(&file, end as usize)
-                .map_err(|e| Error::io("mmap", Some(&path), e))?;
-        }
-        let _ = len;
-        let dsync = if cfg.read_only || !matches!(cfg.flush_policy, FlushPolicy::WriteThrough) {
-            None
-        } else {
-            Some(open_dsync(&path, cfg.faults.as_deref())?)
-        };
-        let mut log = Log::new(
-            identity,
-            Some(LogFile {
-                path: path.clone(),
-                file,
-                dsync,
-            }),
-            region,
-            end,
-        );
-        log.faults = cfg.faults.clone();
-        log.claim_seq(claimed);
-        let w = WriterState {
-            end,
-            last_frame_at,
-            // What the checkpoint file on disk covers; 0 (none was used:
-            // missing or rejected) makes the next close write one, since this
-            // open paid for replaying the whole log anyway.
-            checkpointed_end: if report.used_checkpoint { start } else { 0 },
-        };
+        let o = open::open_file(cfg, path)?;
+        let report = &o.report;
         let salvaged = !report.skipped.is_empty() || report.orphaned_records > 0;
-        let engine = Engine::assemble(cfg, Generation::new(log, table), w, report, lock);
+        let engine = Engine::assemble(o.cfg, o.gen, o.writer, o.report, o.lock);
         engine
             .encryptions_base
-            .store(slot.encryptions, Ordering::Relaxed);
+            .store(o.encryptions, Ordering::Relaxed);
         // Later slots must outrank the ones already in the file.
-        *engine.durability.slots_lock() = claimed;
+        *engine.durability.slots_lock() = o.claimed_seq;
         if salvaged && !engine.cfg.read_only {
             // Rewrite without the damaged bytes so the next open is clean.
             crate::compaction::compact(&engine)?;

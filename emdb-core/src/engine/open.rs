@@ -5,18 +5,23 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::now_ms;
+use super::{now_ms, Generation, WriterState};
 use crate::builder::Config;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
+use crate::flush::FlushPolicy;
+
 use crate::format::checkpoint::Binding;
 use crate::format::header::{
     HeaderError, Identity, SyncSlot, FLAG_ENCRYPTED, FORMAT_VERSION, HEADER_SIZE,
 };
 use crate::fs::{self as efs, sibling};
 use crate::index::{Keydir, SHARDS};
+use crate::lock::WriterLock;
+use crate::log::{Log, LogFile, Region};
 use crate::namespace::{frame_at, NsEntry, NsTable};
+use crate::recovery::{self, RecoveryReport};
 use crate::replay;
 use crate::sorted::{Base, Sorted};
 
@@ -297,4 +302,240 @@ pub(super) fn claim(file: &File, path: &Path, newest: SyncSlot) -> Result<u64> {
     file.write_all_at(&mine.encode(), SyncSlot::offset(mine.seq) as u64)
         .map_err(|e| Error::io("write sync slot", Some(path), e))?;
     Ok(mine.seq)
+}
+
+/// What opening a log file produced, for the engine to assemble.
+pub(super) struct Opened {
+    pub cfg: Config,
+    pub gen: Generation,
+    pub writer: WriterState,
+    pub report: RecoveryReport,
+    pub lock: Option<WriterLock>,
+    /// Records sealed under the current key before this open (from the
+    /// newest sync slot).
+    pub encryptions: u64,
+    /// The sync-slot sequence number this open claimed the file with.
+    pub claimed_seq: u64,
+}
+
+/// Open (creating if needed) the log file at `path` and recover it: read
+/// its header, bind its record keys, load its checkpoint, replay the rest
+/// (see `recovery.rs` and `follower.rs`), and cut a torn tail.
+pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
+    if path.is_dir() {
+        return Err(Error::InvalidPath {
+            reason: format!(
+                "{} is a directory; give the path of a database file",
+                path.display()
+            ),
+        });
+    }
+    refuse_foreign(&path)?;
+    let lock = if cfg.read_only {
+        None
+    } else {
+        Some(WriterLock::acquire(&path, cfg.faults.as_deref())?)
+    };
+    let exists = path.exists();
+    if !exists {
+        if cfg.read_only {
+            return Err(Error::io(
+                "open",
+                Some(&path),
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        create_file(&path, &cfg)?;
+    }
+    if !cfg.read_only {
+        // A compaction that crashed before its rename left this behind;
+        // it is never read (the old file is complete), only removed.
+        let _ = std::fs::remove_file(compact_tmp_path(&path));
+        // A killed encryption change (`decrypt` above all) left its new
+        // file, maybe plaintext, and its siblings: with the writer lock
+        // held, no change is running, so they are removed too.
+        let enc_tmp = crate::admin::enc_tmp_path(&path);
+        for stale in [".ckpt", ".lock", ".stats"] {
+            let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
+        }
+        let _ = std::fs::remove_file(&enc_tmp);
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(!cfg.read_only)
+        .open(&path)
+        .map_err(|e| Error::io("open", Some(&path), e))?;
+    let mut len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(&path), e))?
+        .len();
+    if len == 0 && !cfg.read_only {
+        // An empty file (for example made by mktemp) becomes a new
+        // database. A failed write leaves it empty again, not half a header.
+        if let Err(e) = write_page(&file, &path, &new_header_page(&cfg)?, cfg.faults.as_deref()) {
+            let _ = file.set_len(0);
+            return Err(e);
+        }
+        len = HEADER_SIZE as u64;
+    }
+    if len < HEADER_SIZE as u64 {
+        read_identity(&file, &path, len)?;
+        return Err(Error::Corruption {
+            path: Some(path.clone()),
+            offset: len,
+            reason: "file is shorter than its header".into(),
+        });
+    }
+    let (identity, slot, page) = read_identity(&file, &path, len)?;
+    if cfg.read_only {
+        // A writer may be appending: the size as of after the sync slot
+        // was read covers its durable end (see `replay_pread`).
+        len = file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&path), e))?
+            .len()
+            .max(len);
+    }
+    let crypt = crypt_for(&cfg, &path, &identity, &page)?;
+    let map_len = usize::try_from(len).map_err(|_| Error::DatabaseFull {
+        requested: len,
+        max: crate::limits::MAX_LOG_SIZE,
+    })?;
+    let region = if cfg.read_only {
+        Region::map_file_read_only(&file, map_len)
+    } else {
+        Region::map_file(&file, map_len)
+    }
+    .map_err(|e| Error::io("mmap", Some(&path), e))?;
+    let bytes = region.slice(0, len).unwrap_or_default();
+
+    let mut report = RecoveryReport::default();
+    // Salvage reads every record: damage under a checkpoint must be found too.
+    let checkpoint = if cfg.salvage {
+        Ok(None)
+    } else {
+        load_checkpoint(&path, &identity, bytes, crypt.clone())
+    };
+    let (mut table, start, cp_last) = match checkpoint {
+        Ok(Some((binding, table))) => {
+            report.used_checkpoint = true;
+            (table, binding.covered_end, binding.last_frame_at)
+        }
+        Ok(None) => (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0),
+        Err(reason) => {
+            report.checkpoint_rejected = Some(reason);
+            (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0)
+        }
+    };
+    // Everything the checkpoint covers was synced before it was written.
+    let durable_end = slot.durable_end.max(start);
+    let replayed = if cfg.read_only {
+        // Another process may be writing: read new bytes with pread only.
+        recovery::replay_pread(
+            &recovery::LogSource {
+                file: &file,
+                path: &path,
+                region: &region,
+            },
+            start,
+            len,
+            durable_end,
+            &mut table,
+            &|_| {},
+            cfg.salvage.then_some(&mut report.skipped),
+        )
+        .map(|f| {
+            report.records_replayed = f.applied as u64;
+            (
+                f.end,
+                f.last_frame_at.unwrap_or(cp_last),
+                f.last_frame_at.is_some(),
+            )
+        })
+    } else {
+        recovery::replay(
+            bytes,
+            start,
+            durable_end,
+            cfg.salvage,
+            &mut table,
+            &mut report,
+        )
+        .map_err(|e| e.with_path(&path))
+        .map(|r| {
+            (
+                r.end,
+                r.last_frame.map_or(cp_last, |(at, _)| at),
+                r.last_frame.is_some(),
+            )
+        })
+    };
+    // Replay (and the checkpoint check) read the mapping: if another
+    // process cut the file meanwhile, what they found is not the log,
+    // and cutting a "torn tail" now would destroy more.
+    if let Some(at) = region.cut_at() {
+        return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
+    }
+    let (mut end, last_frame_at, _) = replayed?;
+    report.replayed_bytes = end.saturating_sub(start);
+    // A writer claims the file with a sync slot of its own (same durable
+    // end, next sequence number): a writer still running on it (its
+    // lock file removed under it) sees a slot it did not write before
+    // its next write, and stops instead of writing over this one's.
+    let claimed = if cfg.read_only {
+        slot.seq
+    } else {
+        claim(&file, &path, slot)?
+    };
+
+    let mut region = region;
+    if !cfg.read_only && len > end {
+        // Cut everything past the end (a torn tail, frames of a batch
+        // whose header never landed, preallocated zeros) and make the cut
+        // durable, so new appends never land in front of stale frames.
+        end = end.min(len);
+        drop(region);
+        file.set_len(end)
+            .and_then(|_| file.sync_all())
+            .map_err(|e| Error::io("truncate torn tail", Some(&path), e))?;
+        fault::note(cfg.faults.as_deref(), || FsEvent::Synced(path.clone()));
+        len = end;
+        region =
+            Region::map_file(&file, end as usize).map_err(|e| Error::io("mmap", Some(&path), e))?;
+    }
+    let _ = len;
+    let dsync = if cfg.read_only || !matches!(cfg.flush_policy, FlushPolicy::WriteThrough) {
+        None
+    } else {
+        Some(open_dsync(&path, cfg.faults.as_deref())?)
+    };
+    let mut log = Log::new(
+        identity,
+        Some(LogFile {
+            path: path.clone(),
+            file,
+            dsync,
+        }),
+        region,
+        end,
+    );
+    log.faults = cfg.faults.clone();
+    log.claim_seq(claimed);
+    let w = WriterState {
+        end,
+        last_frame_at,
+        // What the checkpoint file on disk covers; 0 (none was used:
+        // missing or rejected) makes the next close write one, since this
+        // open paid for replaying the whole log anyway.
+        checkpointed_end: if report.used_checkpoint { start } else { 0 },
+    };
+    Ok(Opened {
+        cfg,
+        gen: Generation::new(log, table),
+        writer: w,
+        report,
+        lock,
+        encryptions: slot.encryptions,
+        claimed_seq: claimed,
+    })
 }
