@@ -22,10 +22,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::builder::Config;
+use crate::config::Config;
 use crate::crypto::{Cipher, EncryptionInput};
 use crate::db::Emdb;
-use crate::engine::{Engine, Generation};
+use crate::engine::{enc_tmp_path, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent};
 use crate::fs::{fsync_parent, rename, sibling};
@@ -37,11 +37,6 @@ use crate::progress::{Meter, Phase};
 /// Path of the backup an encryption rewrite leaves behind.
 pub(crate) fn encbak_path(db: &Path) -> PathBuf {
     sibling(db, ".encbak")
-}
-
-/// Path of the new file an encryption rewrite writes before its rename.
-pub(crate) fn enc_tmp_path(db: &Path) -> PathBuf {
-    sibling(db, ".enc.tmp")
 }
 
 /// Records per batch while copying.

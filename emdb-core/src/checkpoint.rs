@@ -12,13 +12,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::crypto::Crypt;
-use crate::engine::Generation;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::format::checkpoint::{
     self as codec, block_bytes, Binding, Checkpoint, HeaderV2, NsImage, NsMeta, PAGE,
 };
 use crate::fs::{self as efs, sibling};
+use crate::generation::Generation;
 use crate::index::image::Image;
 use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;

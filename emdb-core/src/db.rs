@@ -68,7 +68,7 @@ impl Emdb {
 
     /// A new, empty database that lives in memory only.
     pub fn open_in_memory() -> Emdb {
-        Emdb::from_engine(Engine::open_memory_plain(crate::builder::Config::default()))
+        Emdb::from_engine(Engine::open_memory_plain(crate::config::Config::default()))
     }
 
     /// A builder for every other option.

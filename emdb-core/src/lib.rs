@@ -57,6 +57,7 @@ pub mod changes;
 mod checkpoint;
 mod clock;
 mod compaction;
+mod config;
 mod crypto;
 mod db;
 mod engine;
@@ -69,6 +70,7 @@ mod fs;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod generation;
 mod index;
 mod keyspace;
 mod limits;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::builder::Config;
+use crate::config::Config;
 use crate::crypto::EncryptionInput;
 use crate::engine::{crypt_for, read_identity};
 use crate::error::{Error, Result};

@@ -14,7 +14,8 @@ use std::time::Instant;
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, MutexGuard};
 
-use crate::builder::Config;
+pub(crate) use crate::clock::now_ms;
+use crate::config::Config;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::flush::FlushPolicy;
@@ -30,16 +31,17 @@ use crate::namespace::{read_at, read_at_checked, NsEntry, NsTable};
 use crate::recovery::RecoveryReport;
 use crate::replay;
 use crate::sorted::{KeySource, View};
-use crate::stats::{Counters, Stats};
+use crate::stats::{collect_stats, Counters, Stats};
 
 mod durability;
-mod generation;
 mod open;
 mod writer;
 
+pub(crate) use crate::generation::Generation;
 use durability::Durability;
-pub(crate) use generation::Generation;
-pub(crate) use open::{checkpoint_path, compact_tmp_path, crypt_for, random_id, read_identity};
+pub(crate) use open::{
+    checkpoint_path, compact_tmp_path, crypt_for, enc_tmp_path, random_id, read_identity,
+};
 use open::{new_header_page, new_identity, open_dsync};
 use writer::missing_ns;
 pub(crate) use writer::{encode, encoded_len, Batch, WriterState};
@@ -63,14 +65,6 @@ pub(crate) struct Engine {
     counters: Arc<Counters>,
     report: RecoveryReport,
     _lock: Option<WriterLock>,
-}
-
-/// Current system time in ms since the Unix epoch (file creation stamps,
-/// compaction time; TTLs use the engine's clock instead).
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// True when a record with this expiry is no longer visible.
@@ -230,18 +224,12 @@ impl Engine {
     /// Open (creating if needed) a file-backed engine, recovering the log.
     pub(crate) fn open_file(cfg: Config, path: PathBuf) -> Result<Engine> {
         let o = open::open_file(cfg, path)?;
-        let report = &o.report;
-        let salvaged = !report.skipped.is_empty() || report.orphaned_records > 0;
         let engine = Engine::assemble(o.cfg, o.gen, o.writer, o.report, o.lock);
         engine
             .encryptions_base
             .store(o.encryptions, Ordering::Relaxed);
         // Later slots must outrank the ones already in the file.
         *engine.durability.slots_lock() = o.claimed_seq;
-        if salvaged && !engine.cfg.read_only {
-            // Rewrite without the damaged bytes so the next open is clean.
-            crate::compaction::compact(&engine)?;
-        }
         Ok(engine)
     }
 
@@ -1059,42 +1047,6 @@ impl Engine {
         ns.index_clear();
         Ok(())
     }
-}
-
-/// Sizes from a generation, counters from `counters`.
-pub(crate) fn collect_stats(gen: &Generation, counters: &Counters) -> Stats {
-    let all = gen.ns.read().all();
-    let mut s = Stats::default();
-    for n in &all {
-        let live = n.keydir.len();
-        s.live_records += live;
-        s.live_bytes += n.keydir.live_bytes();
-        s.expiring_records += n.keydir.expiring();
-        s.index_memory_bytes += (n.keydir.memory_bytes() + n.sorted.memory_bytes()) as u64;
-        s.namespaces
-            .push((String::from_utf8_lossy(&n.name).into_owned(), live));
-    }
-    s.index_entries = s.live_records;
-    s.log_logical_bytes = gen.log.published_end();
-    s.file_bytes = match gen.log.path() {
-        Some(p) => std::fs::metadata(p).map_or(gen.log.capacity(), |m| m.len()),
-        None => gen.log.capacity(),
-    };
-    s.dead_bytes = s
-        .log_logical_bytes
-        .saturating_sub(HEADER_SIZE as u64)
-        .saturating_sub(s.live_bytes);
-    s.writes = counters.writes.load(Ordering::Relaxed);
-    s.flushes = counters.flushes.load(Ordering::Relaxed);
-    s.fsyncs = counters.fsyncs.load(Ordering::Relaxed);
-    s.fsync_p50 = counters.fsync_quantile(0.50);
-    s.fsync_p99 = counters.fsync_quantile(0.99);
-    s.compactions = counters.compactions.load(Ordering::Relaxed);
-    s.last_compaction_unix_ms = match counters.last_compaction_ms.load(Ordering::Relaxed) {
-        0 => None,
-        t => Some(t),
-    };
-    s
 }
 
 impl Drop for Engine {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{now_ms, Generation, WriterState};
-use crate::builder::Config;
+use crate::config::Config;
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
@@ -56,6 +56,11 @@ pub(super) fn new_identity() -> Identity {
 /// Path of the checkpoint file of a database.
 pub(crate) fn checkpoint_path(db: &Path) -> PathBuf {
     sibling(db, ".ckpt")
+}
+
+/// Path of the new file an encryption rewrite writes before its rename.
+pub(crate) fn enc_tmp_path(db: &Path) -> PathBuf {
+    sibling(db, ".enc.tmp")
 }
 
 /// Path of compaction's temporary file.
@@ -354,7 +359,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // A killed encryption change (`decrypt` above all) left its new
         // file, maybe plaintext, and its siblings: with the writer lock
         // held, no change is running, so they are removed too.
-        let enc_tmp = crate::admin::enc_tmp_path(&path);
+        let enc_tmp = enc_tmp_path(&path);
         for stale in [".ckpt", ".lock", ".stats"] {
             let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
         }
