@@ -129,9 +129,9 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
     let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.to_path_buf())?);
     let engine = target.engine_arc();
     let now = source.now();
-    let region = src_gen.log.region();
+    let region = src_gen.log().region();
     let bytes = src_gen.bytes(&region);
-    let namespaces = src_gen.ns.read().all();
+    let namespaces = src_gen.ns_table().all();
     let mut meter = Meter::start(
         Phase::Rewriting,
         namespaces.iter().map(|n| n.keydir.live_bytes()).sum(),
@@ -148,7 +148,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
             for off in ns.keydir.shard_offsets(shard)? {
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let f = src_gen
-                    .log
+                    .log()
                     .vouch(&region, read_at(bytes, off, ns.crypt(), &mut scratch))?;
                 meter.add(f.len as u64);
                 if crate::engine::expired(f.expires_at, now) {
@@ -167,7 +167,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
     }
     meter.finish();
     // Values were copied out of the source mapping after their check.
-    src_gen.log.vouch(&region, Ok(()))?;
+    src_gen.log().vouch(&region, Ok(()))?;
     target.flush()?;
     target.checkpoint()
 } // closed: trimmed
@@ -175,7 +175,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
 fn src_cipher(engine: &Engine) -> Option<Cipher> {
     #[cfg(feature = "encrypt")]
     {
-        engine.gen().crypt.as_ref().map(|c| c.cipher())
+        engine.gen().crypt().as_ref().map(|c| c.cipher())
     }
     #[cfg(not(feature = "encrypt"))]
     {

@@ -48,7 +48,7 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
         }
         let gen = engine.gen_arc();
         let end = if engine.cfg().read_only {
-            gen.log.published_end()
+            gen.log().published_end()
         } else {
             w.end
         };
@@ -56,13 +56,13 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
     };
     // Copying from a file another process cut short would fault (or
     // copy zeros): refuse up front, and check again after the copy.
-    gen.log.check_intact()?;
-    let region = gen.log.region_arc();
+    gen.log().check_intact()?;
+    let region = gen.log().region_arc();
     let bytes = region
         .slice(0, end)
         .ok_or_else(|| Error::corruption(end, "log shorter than its end"))?;
     let mut page = bytes[..HEADER_SIZE.min(bytes.len())].to_vec();
-    let encrypted = gen.crypt.is_some();
+    let encrypted = gen.crypt().is_some();
     if page.len() == HEADER_SIZE && !encrypted {
         let mut id = Identity::decode(&page).map_err(|_| Error::corruption(0, "header"))?;
         id.db_id = random_id();
@@ -115,10 +115,10 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
     };
     let written = write().map_err(|e| Error::io("write backup", Some(&tmp), e));
     // The kernel reports a cut source as EFAULT: say what happened.
-    let written = written.and_then(|()| gen.log.check_intact());
-    if let Err(e) = gen.log.vouch(&region, written) {
+    let written = written.and_then(|()| gen.log().check_intact());
+    if let Err(e) = gen.log().vouch(&region, written) {
         let _ = std::fs::remove_file(&tmp);
-        return Err(match (e, gen.log.check_intact()) {
+        return Err(match (e, gen.log().check_intact()) {
             (Error::Io { .. }, Err(cut)) => cut,
             (e, _) => e,
         });

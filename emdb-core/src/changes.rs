@@ -175,7 +175,7 @@ impl ChangeFeed {
         let path = engine.path().ok_or(Error::NeedsFile {
             what: "a change feed",
         })?;
-        let base_crypt = engine.gen().crypt.clone();
+        let base_crypt = engine.gen().crypt().clone();
         let (file, identity, page, durable_end, file_len) = open_log(&path)?;
         let mut feed = ChangeFeed {
             crypt: bind(base_crypt.as_deref(), identity.generation)?,

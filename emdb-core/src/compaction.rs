@@ -80,16 +80,16 @@ fn compact_locked(engine: &Engine) -> Result<()> {
         let (w, gen) = engine.begin_write()?;
         (gen, w.end)
     };
-    let mut identity = old.log.identity;
+    let mut identity = old.log().identity;
     identity.generation += 1;
-    let crypt = match &old.crypt {
+    let crypt = match &old.crypt() {
         Some(c) => Some(Arc::new(c.for_generation(identity.generation)?)),
         None => None,
     };
     // The new header keeps everything but the generation (and the sync
     // slots, which start empty): the encryption block carries over.
     let mut page = {
-        let region = old.log.region();
+        let region = old.log().region();
         old.bytes(&region)
             .get(..HEADER_SIZE)
             .map(<[u8]>::to_vec)
@@ -98,19 +98,21 @@ fn compact_locked(engine: &Engine) -> Result<()> {
     identity.encode_into(&mut page);
     SyncSlot::clear_all(&mut page);
 
-    let (log, tmp) = match &old.log.file {
+    let (log, tmp) = match &old.log().file {
         Some(f) => {
             let tmp = compact_tmp_path(&f.path);
             let file = efs::create_fresh(&tmp)?;
             // Allocated, not just sized: a mapped write into a hole of a
             // full filesystem is SIGBUS, not an error.
-            let region = Faults::check(old.log.faults.as_ref().map(|x| &x.fail_grow), libc::ENOSPC)
-                .and_then(|()| allocate(&file, 0, HEADER_SIZE as u64))
-                .map_err(|e| Error::io("grow", Some(&tmp), e))
-                .and_then(|()| {
-                    Region::map_file(&file, HEADER_SIZE)
-                        .map_err(|e| Error::io("mmap", Some(&tmp), e))
-                });
+            let region = Faults::check(
+                old.log().faults.as_ref().map(|x| &x.fail_grow),
+                libc::ENOSPC,
+            )
+            .and_then(|()| allocate(&file, 0, HEADER_SIZE as u64))
+            .map_err(|e| Error::io("grow", Some(&tmp), e))
+            .and_then(|()| {
+                Region::map_file(&file, HEADER_SIZE).map_err(|e| Error::io("mmap", Some(&tmp), e))
+            });
             let region = match region {
                 Ok(r) => r,
                 Err(e) => {
@@ -141,7 +143,7 @@ fn compact_locked(engine: &Engine) -> Result<()> {
         }
     };
     let mut log = log;
-    log.faults = old.log.faults.clone();
+    log.faults = old.log().faults.clone();
     let result = rewrite(engine, &old, e0, log, crypt, tmp.as_deref());
     if result.is_err() {
         if let Some(t) = &tmp {
@@ -167,7 +169,7 @@ fn rewrite(
     };
     let mut table = NsTable::new(crypt.clone());
     let (namespaces, next_id) = {
-        let t = old.ns.read();
+        let t = old.ns_table();
         (t.all(), t.next_id)
     };
     table.next_id = next_id;
@@ -196,7 +198,7 @@ fn rewrite(
         .iter()
         .map(|ns| engine.sorted_view(old, ns))
         .collect::<Result<Vec<_>>>()?;
-    let old_region = old.log.region_arc();
+    let old_region = old.log().region_arc();
     let all_bytes = old.bytes(&old_region);
     let old_bytes = old_region
         .slice(0, e0)
@@ -260,18 +262,18 @@ fn rewrite(
     // Frames were verified, then copied: a cut between the two copied zeros.
     let copied = copy_live();
     meter.finish();
-    old.log.vouch(&old_region, copied)?;
+    old.log().vouch(&old_region, copied)?;
     drop(old_region);
 
     // Phase 2: catch up with what was written meanwhile, writers paused.
     let mut w = engine.lock_writer();
     let e1 = w.end;
-    let region = old.log.region();
+    let region = old.log().region();
     let bytes = old.bytes(&region);
     let delta_at = out.end;
     // Change-feed readers continue from the old generation at e0 (docs/FORMAT.md,
     // "Compaction coverage block"): the catch-up below keeps unit lengths.
-    let id = old.log.identity;
+    let id = old.log().identity;
     let cover = Coverage {
         db_id: id.db_id,
         old_generation: id.generation,
@@ -295,7 +297,7 @@ fn rewrite(
         &mut Vec::new(),
         |unit, _| {
             let at = unit.at;
-            old.log.vouch(&region, Ok(()))?;
+            old.log().vouch(&region, Ok(()))?;
             if out.crypt.is_none() {
                 out.append_raw(&bytes[at as usize..unit.end() as usize])?;
             } else {
@@ -309,7 +311,7 @@ fn rewrite(
                 }
                 for (off, f) in &unit.frames {
                     let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                    let f = open_frame(*f, *off, old.crypt.as_deref(), &mut scratch)?;
+                    let f = open_frame(*f, *off, old.crypt().as_deref(), &mut scratch)?;
                     out.append_frame(&FrameSpec {
                         kind: f.kind,
                         ns: f.ns,
@@ -326,9 +328,9 @@ fn rewrite(
             Ok(ControlFlow::Continue(()))
         },
     )
-    .or_else(|e| old.log.vouch(&region, Err(e)))?;
+    .or_else(|e| old.log().vouch(&region, Err(e)))?;
     // The catch-up copied bytes out of the old mapping.
-    old.log.vouch(&region, Ok(()))?;
+    old.log().vouch(&region, Ok(()))?;
     out.log.publish_written(out.end)?;
     let new_region = out.log.region_arc();
     let new_bytes = new_region

@@ -41,7 +41,7 @@ pub(crate) fn refresh(engine: &Engine) -> Result<usize> {
     // A reopen swapped in a fresh log; otherwise this is the one read.
     engine
         .gen()
-        .log
+        .log()
         .set_stale(r.as_ref().err().map(ToString::to_string));
     r
 }
@@ -50,7 +50,7 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
     // One refresher at a time (read-only handles never write).
     let _w = engine.lock_writer();
     let gen = engine.gen_arc();
-    let Some(lf) = &gen.log.file else {
+    let Some(lf) = &gen.log().file else {
         return Ok(0);
     };
     let path = lf.path.clone();
@@ -64,15 +64,15 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
         return reopen(engine, path);
     }
     let limit = ours.len();
-    let end = gen.log.published_end();
-    if limit < end || gen.log.cut().is_some() {
+    let end = gen.log().published_end();
+    if limit < end || gen.log().cut().is_some() {
         // Shorter than what this handle has read: the writer never does
         // that (it trims only its own unused tail), so another process
         // cut the file, or rewrote it in place (truncate, then write).
         let same_log =
-            read_identity(&lf.file, &path, limit).is_ok_and(|(id, _, _)| id == gen.log.identity);
+            read_identity(&lf.file, &path, limit).is_ok_and(|(id, _, _)| id == gen.log().identity);
         if same_log || limit < HEADER_SIZE as u64 {
-            return Err(gen.log.cut_found(limit));
+            return Err(gen.log().cut_found(limit));
         }
         // Another database now: follow it from scratch.
         return reopen(engine, path);
@@ -83,7 +83,7 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
     // The header page: the durable end, and whether this is still the
     // database this handle follows (rewritten in place, it is not).
     let (identity, slot, _) = read_identity(&lf.file, &path, limit)?;
-    if identity != gen.log.identity {
+    if identity != gen.log().identity {
         return reopen(engine, path);
     }
     let durable_end = slot.durable_end;
@@ -95,16 +95,16 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
         .map_err(|e| Error::io("stat", Some(&path), e))?
         .len()
         .max(limit);
-    let region = if (gen.log.region().len() as u64) < limit {
+    let region = if (gen.log().region().len() as u64) < limit {
         let r = Region::map_file_read_only(&lf.file, limit as usize)
             .map_err(|e| Error::io("mmap", Some(&path), e))?;
-        gen.log.replace_region(r);
-        gen.log.region_arc()
+        gen.log().replace_region(r);
+        gen.log().region_arc()
     } else {
-        gen.log.region_arc()
+        gen.log().region_arc()
     };
     let followed = {
-        let mut table = gen.ns.write();
+        let mut table = gen.ns_table_mut();
         recovery::replay_pread(
             &recovery::LogSource {
                 file: &lf.file,
@@ -115,14 +115,14 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
             limit,
             durable_end,
             &mut table,
-            &|e| gen.log.publish(e),
+            &|e| gen.log().publish(e),
             None,
         )
     };
     // Replay read index entries through the mapping.
-    let followed = gen.log.vouch_cut(&region, followed)?;
+    let followed = gen.log().vouch_cut(&region, followed)?;
     if followed.end > end {
-        gen.log.publish(followed.end);
+        gen.log().publish(followed.end);
     }
     engine.counters().refreshes.fetch_add(1, Ordering::Relaxed);
     Ok(followed.applied)

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::crypto::Crypt;
 use crate::log::{Log, Region};
@@ -13,11 +13,11 @@ use crate::namespace::{NsEntry, NsTable};
 /// Compaction builds a new generation and swaps it in whole, so readers
 /// always see an index and a log that belong together.
 pub(crate) struct Generation {
-    pub log: Log,
-    pub ns: RwLock<NsTable>,
-    pub default: Arc<NsEntry>,
+    log: Log,
+    ns: RwLock<NsTable>,
+    default: Arc<NsEntry>,
     /// Record keys bound to this generation (encrypted databases).
-    pub crypt: Option<Arc<Crypt>>,
+    crypt: Option<Arc<Crypt>>,
 }
 
 impl Generation {
@@ -30,6 +30,35 @@ impl Generation {
             default,
             crypt,
         }
+    }
+
+    /// The log file (or memory region).
+    #[inline]
+    pub(crate) fn log(&self) -> &Log {
+        &self.log
+    }
+
+    /// The namespace table, for reading.
+    #[inline]
+    pub(crate) fn ns_table(&self) -> RwLockReadGuard<'_, NsTable> {
+        self.ns.read()
+    }
+
+    /// The namespace table, for changing (namespace records, replay).
+    pub(crate) fn ns_table_mut(&self) -> RwLockWriteGuard<'_, NsTable> {
+        self.ns.write()
+    }
+
+    /// The default namespace.
+    #[inline]
+    pub(crate) fn default_ns(&self) -> &Arc<NsEntry> {
+        &self.default
+    }
+
+    /// Record keys bound to this generation (encrypted databases).
+    #[inline]
+    pub(crate) fn crypt(&self) -> &Option<Arc<Crypt>> {
+        &self.crypt
     }
 
     /// A namespace by id.

@@ -58,7 +58,7 @@ impl RangeIter {
     /// (`expires_at` in ms since the epoch, 0 for none).
     fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8], u64) -> T) -> Option<Result<T>> {
         loop {
-            let region = self.gen.log.region();
+            let region = self.gen.log().region();
             let bytes = self.gen.bytes(&region);
             let keys = KeySource {
                 bytes,
@@ -67,7 +67,7 @@ impl RangeIter {
             let w = match self.merge.next(keys) {
                 Ok(Some(w)) => w,
                 Ok(None) => return None,
-                Err(e) => return Some(self.gen.log.vouch(&region, Err(e))),
+                Err(e) => return Some(self.gen.log().vouch(&region, Err(e))),
             };
             if w.head.kind != Kind::Put || expired(w.head.expires_at, self.now) {
                 continue;
@@ -85,7 +85,7 @@ impl RangeIter {
                         ))
                     }
                 });
-            return Some(self.gen.log.vouch_frame(&region, bytes, w.off, read));
+            return Some(self.gen.log().vouch_frame(&region, bytes, w.off, read));
         }
     }
 
@@ -148,7 +148,7 @@ impl Cursor {
     fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8]) -> T) -> Option<Result<T>> {
         loop {
             if let Some(off) = self.pending.next() {
-                let region = self.gen.log.region();
+                let region = self.gen.log().region();
                 let bytes = self.gen.bytes(&region);
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let now = self.now;
@@ -156,7 +156,7 @@ impl Cursor {
                     .and_then(|fr| check_indexed(&fr, self.ns.id, off).map(|()| fr))
                     .map(|fr| (!expired(fr.expires_at, now)).then(|| f(fr.key, fr.value)));
                 // After `f` has read the item: the file may have been cut under it.
-                match self.gen.log.vouch_frame(&region, bytes, off, read) {
+                match self.gen.log().vouch_frame(&region, bytes, off, read) {
                     Ok(None) => continue,
                     Ok(Some(item)) => return Some(Ok(item)),
                     Err(e) => return Some(Err(e)),

@@ -223,7 +223,7 @@ pub(crate) fn spawn_publisher(
 
 /// Sizes from a generation, counters from `counters`.
 pub(crate) fn collect_stats(gen: &Generation, counters: &Counters) -> Stats {
-    let all = gen.ns.read().all();
+    let all = gen.ns_table().all();
     let mut s = Stats::default();
     for n in &all {
         let live = n.keydir.len();
@@ -235,10 +235,10 @@ pub(crate) fn collect_stats(gen: &Generation, counters: &Counters) -> Stats {
             .push((String::from_utf8_lossy(&n.name).into_owned(), live));
     }
     s.index_entries = s.live_records;
-    s.log_logical_bytes = gen.log.published_end();
-    s.file_bytes = match gen.log.path() {
-        Some(p) => std::fs::metadata(p).map_or(gen.log.capacity(), |m| m.len()),
-        None => gen.log.capacity(),
+    s.log_logical_bytes = gen.log().published_end();
+    s.file_bytes = match gen.log().path() {
+        Some(p) => std::fs::metadata(p).map_or(gen.log().capacity(), |m| m.len()),
+        None => gen.log().capacity(),
     };
     s.dead_bytes = s
         .log_logical_bytes

@@ -235,12 +235,12 @@ impl Engine {
 
     /// True when the log lives in a file.
     pub(crate) fn is_file(&self) -> bool {
-        self.gen.load().log.file.is_some()
+        self.gen.load().log().file.is_some()
     }
 
     /// Path of the log file, if any.
     pub(crate) fn path(&self) -> Option<PathBuf> {
-        self.gen.load().log.path().map(Path::to_path_buf)
+        self.gen.load().log().path().map(Path::to_path_buf)
     }
 
     // ---- read path -------------------------------------------------------
@@ -271,7 +271,7 @@ impl Engine {
     ) -> Result<Option<T>> {
         let mut out = None;
         ns.keydir.get(ns.hash(key), |off| {
-            let region = gen.log.region();
+            let region = gen.log().region();
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
             let bytes = gen.bytes(&region);
             let found =
@@ -287,7 +287,7 @@ impl Engine {
                     Ok(true)
                 });
             // After `hit` has read the value: the file may have been cut under it.
-            gen.log.vouch_frame(&region, bytes, off, found)
+            gen.log().vouch_frame(&region, bytes, off, found)
         })?;
         Ok(out)
     }
@@ -331,13 +331,13 @@ impl Engine {
         let w = self.writer.lock();
         // Compaction swaps generations under the writer lock, so this is stable.
         let gen = self.gen.load_full();
-        if let Some(at) = gen.log.cut() {
+        if let Some(at) = gen.log().cut() {
             // A reader found the file cut short by another process.
-            let e = gen.log.cut_found(at);
+            let e = gen.log().cut_found(at);
             self.poison(&e);
             return Err(e);
         }
-        if let Some(slot) = gen.log.foreign_slot() {
+        if let Some(slot) = gen.log().foreign_slot() {
             return Err(self.displaced(foreign_slot_reason(&gen, slot.seq)));
         }
         Ok((w, gen))
@@ -352,10 +352,10 @@ impl Engine {
     /// renames its file over the path: from then on, writing would land
     /// over another writer's records, or where nobody will read them.
     pub(crate) fn check_sole_writer(&self, gen: &Generation) -> Result<()> {
-        let Some(lf) = gen.log.file.as_ref().filter(|_| !self.cfg.read_only) else {
+        let Some(lf) = gen.log().file.as_ref().filter(|_| !self.cfg.read_only) else {
             return Ok(());
         };
-        if let Some(slot) = gen.log.foreign_slot() {
+        if let Some(slot) = gen.log().foreign_slot() {
             return Err(self.displaced(foreign_slot_reason(gen, slot.seq)));
         }
         if let Some(Err(reason)) = self._lock.as_ref().map(WriterLock::still_held) {
@@ -400,30 +400,30 @@ impl Engine {
         gen: &Generation,
         spec: &FrameSpec<'_>,
     ) -> Result<(u64, u64)> {
-        let crypt = gen.crypt.as_deref();
+        let crypt = gen.crypt().as_deref();
         let len = encoded_len(spec, crypt);
         let off = w.end;
-        gen.log
+        gen.log()
             .ensure_capacity(off, off + len as u64)
-            .map_err(|e| self.poison_if_cut(&gen.log, e))?;
-        if self.write_through() && gen.log.file.is_some() {
+            .map_err(|e| self.poison_if_cut(gen.log(), e))?;
+        if self.write_through() && gen.log().file.is_some() {
             // Each write-through write is acknowledged on return.
             self.check_sole_writer(gen)?;
             let mut buf = vec![0u8; len];
             encode(spec, crypt, off, &mut buf)?;
-            if let Err(e) = gen.log.write_through(off, &buf) {
-                let e = self.poison_if_cut(&gen.log, e);
+            if let Err(e) = gen.log().write_through(off, &buf) {
+                let e = self.poison_if_cut(gen.log(), e);
                 // Part of the frame may have landed, durably: wipe it, or a
                 // shorter frame written here next would be followed by its
                 // remains (which could decode). If even that fails, what the
                 // file holds at the end is unknown: refuse further writes.
-                if gen.log.wipe_through(off, len).is_err() {
+                if gen.log().wipe_through(off, len).is_err() {
                     self.poison(&e);
                 }
                 return Err(e);
             }
         } else {
-            self.fill_log(&gen.log, off, len, |d| encode(spec, crypt, off, d))?;
+            self.fill_log(gen.log(), off, len, |d| encode(spec, crypt, off, d))?;
         }
         w.end = off + len as u64;
         w.last_frame_at = off;
@@ -435,7 +435,7 @@ impl Engine {
     /// A failed write poisons the handle: part of the bytes may be in the
     /// file, so what follows the durable end is no longer known.
     pub(crate) fn publish(&self, w: &WriterState, gen: &Generation, records: u64) -> Result<()> {
-        if let Err(e) = gen.log.publish_written(w.end) {
+        if let Err(e) = gen.log().publish_written(w.end) {
             self.poison(&e);
             return Err(e);
         }
@@ -452,9 +452,9 @@ impl Engine {
         let (off, len) =
             self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
         self.publish(&w, &gen, 1)?;
-        let region = gen.log.region();
+        let region = gen.log().region();
         let indexed = ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at);
-        gen.log.vouch(&region, indexed)
+        gen.log().vouch(&region, indexed)
     }
 
     /// Remove a key; returns its value if it was live.
@@ -466,7 +466,7 @@ impl Engine {
         let ns = gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
         let now = self.now();
         let old = {
-            let region = gen.log.region();
+            let region = gen.log().region();
             let bytes = gen.bytes(&region);
             let mut found = None;
             let looked = ns.keydir.get(ns.hash(key), |o| {
@@ -478,7 +478,7 @@ impl Engine {
                 found = Some((!expired(f.expires_at, now)).then(|| f.value.to_vec()));
                 Ok(true)
             });
-            gen.log.vouch(&region, looked)?;
+            gen.log().vouch(&region, looked)?;
             found
         };
         let Some(value) = old else {
@@ -486,9 +486,9 @@ impl Engine {
         };
         let (at, _) = self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
         self.publish(&w, &gen, 1)?;
-        let region = gen.log.region();
+        let region = gen.log().region();
         let unindexed = ns.index_delete(gen.bytes(&region), key, at);
-        gen.log.vouch(&region, unindexed)?;
+        gen.log().vouch(&region, unindexed)?;
         Ok(value)
     }
 
@@ -529,11 +529,15 @@ impl Engine {
             return Ok(());
         }
         let gen = self.gen.load_full();
-        let end = gen.log.published_end();
+        let end = gen.log().published_end();
         let t = Instant::now();
         // After the sync: a file cut short by another process must not be
         // acknowledged as durable (one fstat next to an fdatasync).
-        if let Err(e) = gen.log.sync_data().and_then(|()| gen.log.check_intact()) {
+        if let Err(e) = gen
+            .log()
+            .sync_data()
+            .and_then(|()| gen.log().check_intact())
+        {
             self.poison(&e);
             return Err(e);
         }
@@ -547,7 +551,7 @@ impl Engine {
         if Arc::ptr_eq(&gen, &self.gen.load()) {
             self.check_sole_writer(&gen)?;
             *seq += 1;
-            if let Err(e) = gen.log.write_slot(SyncSlot {
+            if let Err(e) = gen.log().write_slot(SyncSlot {
                 seq: *seq,
                 durable_end: end,
                 encryptions: self.encryptions(),
@@ -591,10 +595,10 @@ impl Engine {
         let w = self.writer.lock();
         self.sync()?;
         let gen = self.gen.load_full();
-        let Some(path) = gen.log.path().map(Path::to_path_buf) else {
+        let Some(path) = gen.log().path().map(Path::to_path_buf) else {
             return Ok(None);
         };
-        let region = gen.log.region();
+        let region = gen.log().region();
         let bytes = gen.bytes(&region);
         let (last_frame_at, last_frame_crc) = if w.end > HEADER_SIZE as u64 {
             (w.last_frame_at, replay::stored_crc(bytes, w.last_frame_at))
@@ -602,7 +606,7 @@ impl Engine {
             (0, 0)
         };
         let (images, entries, next_ns_id) = {
-            let t = gen.ns.read();
+            let t = gen.ns_table();
             let all = t.all();
             (
                 all.iter()
@@ -618,16 +622,16 @@ impl Engine {
             )
         };
         let binding = Binding {
-            db_id: gen.log.identity.db_id,
-            generation: gen.log.identity.generation,
+            db_id: gen.log().identity.db_id,
+            generation: gen.log().identity.generation,
             covered_end: w.end,
             last_frame_at,
             last_frame_crc,
         };
         // The image was read from the mapping; never bind it to a cut file,
         // nor write a checkpoint over another writer's.
-        if let Err(e) = gen.log.check_intact() {
-            return Err(self.poison_if_cut(&gen.log, e));
+        if let Err(e) = gen.log().check_intact() {
+            return Err(self.poison_if_cut(gen.log(), e));
         }
         {
             let _slots = self.durability.slots_lock();
@@ -652,7 +656,7 @@ impl Engine {
 
     /// The generation number of the current log file.
     pub(crate) fn generation(&self) -> u64 {
-        self.gen.load().log.identity.generation
+        self.gen.load().log().identity.generation
     }
 
     /// Log bytes written since the newest checkpoint, and the tail past which
@@ -676,8 +680,7 @@ impl Engine {
         }
         let gen = self.gen.load();
         let image: u64 = gen
-            .ns
-            .read()
+            .ns_table()
             .all()
             .iter()
             .map(|n| n.keydir.memory_bytes() as u64)
@@ -698,17 +701,17 @@ impl Engine {
             // Trimming would extend a file another process cut short back to
             // the log's length, over a hole of zeros, and would cut another
             // writer's records: leave it as it is.
-            gen.log.check_intact()?;
+            gen.log().check_intact()?;
             {
                 let _slots = self.durability.slots_lock();
                 self.check_sole_writer(&gen)?;
             }
-            if let Some(p) = gen.log.path() {
+            if let Some(p) = gen.log().path() {
                 crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
             }
-            if gen.log.capacity() > w.end {
-                gen.log.truncate(w.end)?;
-                gen.log.sync_data()?;
+            if gen.log().capacity() > w.end {
+                gen.log().truncate(w.end)?;
+                gen.log().sync_data()?;
             }
             // A small tail is cheaper to replay at the next open than a
             // whole image is to write now (a one-shot `emdb put` on a large
@@ -730,7 +733,7 @@ impl Engine {
     /// read-only handle).
     pub(crate) fn stats(&self) -> Stats {
         let mut s = collect_stats(&self.gen.load_full(), &self.counters);
-        s.encrypted = self.gen.load().crypt.is_some();
+        s.encrypted = self.gen.load().crypt().is_some();
         s.encryptions = self.encryptions();
         s.nonce_budget_warning = s.encryptions >= 1 << 28;
         if self.cfg.read_only {
@@ -744,7 +747,7 @@ impl Engine {
     /// Records sealed under the current key, across opens (approximate
     /// after a crash: counts since the last sync may be lost).
     pub(crate) fn encryptions(&self) -> u64 {
-        self.encryptions_with(self.gen.load().crypt.as_deref())
+        self.encryptions_with(self.gen.load().crypt().as_deref())
     }
 
     /// [`Engine::encryptions`] as counted by `crypt`.
@@ -793,7 +796,7 @@ impl Engine {
         f: impl FnOnce(&NsEntry) -> Result<T>,
     ) -> Result<T> {
         if id == 0 {
-            return f(&gen.default);
+            return f(gen.default_ns());
         }
         let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
         f(&ns)
@@ -807,15 +810,15 @@ impl Engine {
                 max: MAX_NAMESPACE_NAME_LEN,
             });
         }
-        if let Some(ns) = self.gen().ns.read().by_name(name.as_bytes()) {
+        if let Some(ns) = self.gen().ns_table().by_name(name.as_bytes()) {
             return Ok(ns.id);
         }
         let (mut w, gen) = self.begin_write()?;
-        if let Some(ns) = gen.ns.read().by_name(name.as_bytes()) {
+        if let Some(ns) = gen.ns_table().by_name(name.as_bytes()) {
             return Ok(ns.id);
         }
-        let id = gen.ns.read().next_id;
-        if gen.ns.read().get(id).is_some() {
+        let id = gen.ns_table().next_id;
+        if gen.ns_table().get(id).is_some() {
             return Err(Error::NamespaceIdsExhausted);
         }
         let spec = FrameSpec {
@@ -827,15 +830,15 @@ impl Engine {
         };
         self.append(&mut w, &gen, &spec)?;
         self.publish(&w, &gen, 1)?;
-        let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt.clone());
-        gen.ns.write().insert(Arc::new(entry));
+        let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt().clone());
+        gen.ns_table_mut().insert(Arc::new(entry));
         Ok(id)
     }
 
     /// Drop namespace `name` and all its keys; false if it did not exist.
     pub(crate) fn drop_namespace(&self, name: &str) -> Result<bool> {
         let (mut w, gen) = self.begin_write()?;
-        let Some(id) = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id) else {
+        let Some(id) = gen.ns_table().by_name(name.as_bytes()).map(|n| n.id) else {
             return Ok(false);
         };
         if id == 0 {
@@ -850,14 +853,14 @@ impl Engine {
         };
         self.append(&mut w, &gen, &spec)?;
         self.publish(&w, &gen, 1)?;
-        gen.ns.write().remove(id);
+        gen.ns_table_mut().remove(id);
         Ok(true)
     }
 
     /// Id of the named namespace `name`, if it exists (never creates it).
     pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
         let gen = self.gen();
-        let id = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id);
+        let id = gen.ns_table().by_name(name.as_bytes()).map(|n| n.id);
         id.filter(|&id| id != 0)
     }
 
@@ -866,7 +869,7 @@ impl Engine {
     /// where a record starts (the log was compacted since, for one).
     pub(crate) fn keys_touched_since(&self, ns: u32, since: u64) -> Option<(Vec<Vec<u8>>, u64)> {
         let gen = self.gen();
-        let region = gen.log.region();
+        let region = gen.log().region();
         let bytes = gen.bytes(&region);
         let end = bytes.len() as u64;
         if since > end {
@@ -898,8 +901,7 @@ impl Engine {
     pub(crate) fn list_namespaces(&self) -> Vec<String> {
         let gen = self.gen();
         let mut v: Vec<String> = gen
-            .ns
-            .read()
+            .ns_table()
             .all()
             .iter()
             .filter(|n| n.id != 0)
@@ -914,12 +916,12 @@ impl Engine {
         let gen = self.gen();
         self.with_ns(&gen, id, |ns| {
             if ns.keydir.expiring() == 0 {
-                gen.log.fresh()?;
+                gen.log().fresh()?;
                 return Ok(ns.keydir.len() as usize);
             }
             // Some records can expire: count the ones that have not.
             let now = self.now();
-            let region = gen.log.region();
+            let region = gen.log().region();
             let bytes = gen.bytes(&region);
             let mut n = 0usize;
             for shard in 0..SHARDS {
@@ -930,7 +932,7 @@ impl Engine {
                     }
                 }
             }
-            gen.log.vouch(&region, Ok(n))
+            gen.log().vouch(&region, Ok(n))
         })
     }
 
@@ -954,7 +956,7 @@ impl Engine {
         };
         let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
         self.publish(&w, &gen, 1)?;
-        let region = gen.log.region();
+        let region = gen.log().region();
         ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)?;
         Ok(true)
     }
@@ -968,7 +970,7 @@ impl Engine {
                 if ns.keydir.expiring() == 0 {
                     return Ok(Vec::new());
                 }
-                let region = gen.log.region();
+                let region = gen.log().region();
                 let bytes = gen.bytes(&region);
                 let mut keys = Vec::new();
                 let listed = (0..SHARDS).try_for_each(|shard| {
@@ -982,7 +984,7 @@ impl Engine {
                     }
                     Ok(())
                 });
-                gen.log.vouch(&region, listed.map(|()| keys))
+                gen.log().vouch(&region, listed.map(|()| keys))
             })?
         };
         if expired_keys.is_empty() {
@@ -1001,7 +1003,7 @@ impl Engine {
     pub(crate) fn sorted_view(&self, gen: &Generation, ns: &NsEntry) -> Result<View> {
         let refresh = ns.sorted.begin();
         // Loaded after `begin`: the bytes cover every record it took.
-        let region = gen.log.region();
+        let region = gen.log().region();
         let keys = KeySource {
             bytes: gen.bytes(&region),
             crypt: ns.crypt(),
@@ -1013,7 +1015,7 @@ impl Engine {
             }
             Ok(all)
         });
-        gen.log.vouch(&region, view)
+        gen.log().vouch(&region, view)
     }
 
     /// `insert_many` for any namespace.
@@ -1063,7 +1065,7 @@ fn foreign_slot_reason(gen: &Generation, seq: u64) -> String {
         "another process opened {} for writing while this handle held its writer lock \
          (its lock file was removed, e.g. by emdb lock break --force) and wrote sync slot {seq}; \
          this handle writes nothing more, so as not to overwrite that writer's records",
-        gen.log
+        gen.log()
             .path()
             .map_or_else(|| "the database".into(), |p| p.display().to_string())
     )

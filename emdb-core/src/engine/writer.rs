@@ -98,10 +98,10 @@ impl<'e> Batch<'e> {
 
     fn push(&mut self, ns_id: u32, spec: FrameSpec<'_>) -> Result<()> {
         let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
-        let crypt = self.gen.crypt.as_deref();
+        let crypt = self.gen.crypt().as_deref();
         let len = encoded_len(&spec, crypt) as u64;
         let at = self.cursor;
-        let log = &self.gen.log;
+        let log = &self.gen.log();
         log.ensure_capacity(at, at + len)
             .map_err(|e| self.engine.poison_if_cut(log, e))?;
         self.engine
@@ -151,12 +151,12 @@ impl<'e> Batch<'e> {
         debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
         let engine = self.engine;
         let gen = Arc::clone(&self.gen);
-        engine.fill_log(&gen.log, self.start, BATCH_HEADER_LEN as usize, |d| {
+        engine.fill_log(gen.log(), self.start, BATCH_HEADER_LEN as usize, |d| {
             header.encode_into(d);
             Ok(())
         })?;
-        if engine.write_through() && gen.log.file.is_some() {
-            if let Err(e) = gen.log.sync_data() {
+        if engine.write_through() && gen.log().file.is_some() {
+            if let Err(e) = gen.log().sync_data() {
                 engine.poison(&e);
                 return Err(e);
             }
@@ -166,7 +166,7 @@ impl<'e> Batch<'e> {
             self.w.last_frame_at = last.off;
         }
         engine.publish(&self.w, &gen, self.ops.len() as u64)?;
-        let region = gen.log.region();
+        let region = gen.log().region();
         let bytes = gen.bytes(&region);
         // Each key's slot is asked for a few keys ahead, so the cache misses
         // of a large batch overlap instead of coming one after the other.
@@ -188,7 +188,7 @@ impl<'e> Batch<'e> {
                 _ => op.ns.index_delete(bytes, f.key, op.off).map(|_| ()),
             }
         });
-        gen.log.vouch(&region, indexed)
+        gen.log().vouch(&region, indexed)
     }
 }
 
@@ -197,7 +197,7 @@ impl Drop for Batch<'_> {
         if !self.done {
             // Never leave valid-looking frames past the end: a later, shorter
             // append could otherwise be followed by them on replay.
-            let _ = self.gen.log.zero(self.start, self.cursor);
+            let _ = self.gen.log().zero(self.start, self.cursor);
         }
     }
 }
