@@ -22,10 +22,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::builder::Config;
+use crate::config::Config;
 use crate::crypto::{Cipher, EncryptionInput};
 use crate::db::Emdb;
-use crate::engine::{Engine, Generation};
+use crate::engine::{enc_tmp_path, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent};
 use crate::fs::{fsync_parent, rename, sibling};
@@ -37,11 +37,6 @@ use crate::progress::{Meter, Phase};
 /// Path of the backup an encryption rewrite leaves behind.
 pub(crate) fn encbak_path(db: &Path) -> PathBuf {
     sibling(db, ".encbak")
-}
-
-/// Path of the new file an encryption rewrite writes before its rename.
-pub(crate) fn enc_tmp_path(db: &Path) -> PathBuf {
-    sibling(db, ".enc.tmp")
 }
 
 /// Records per batch while copying.
@@ -73,7 +68,7 @@ pub(crate) fn rewrite(
         ..Config::default()
     };
     let source = Engine::open_file(source_cfg, path.clone())?;
-    let src_gen = source.gen.load_full();
+    let src_gen = source.gen_arc();
     let cipher = cipher.or_else(|| src_cipher(&source)).unwrap_or_default();
 
     let tmp = enc_tmp_path(&path);
@@ -134,9 +129,9 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
     let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.to_path_buf())?);
     let engine = target.engine_arc();
     let now = source.now();
-    let region = src_gen.log.region();
+    let region = src_gen.log().region();
     let bytes = src_gen.bytes(&region);
-    let namespaces = src_gen.ns.read().all();
+    let namespaces = src_gen.ns_table().all();
     let mut meter = Meter::start(
         Phase::Rewriting,
         namespaces.iter().map(|n| n.keydir.live_bytes()).sum(),
@@ -153,7 +148,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
             for off in ns.keydir.shard_offsets(shard)? {
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let f = src_gen
-                    .log
+                    .log()
                     .vouch(&region, read_at(bytes, off, ns.crypt(), &mut scratch))?;
                 meter.add(f.len as u64);
                 if crate::engine::expired(f.expires_at, now) {
@@ -172,7 +167,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
     }
     meter.finish();
     // Values were copied out of the source mapping after their check.
-    src_gen.log.vouch(&region, Ok(()))?;
+    src_gen.log().vouch(&region, Ok(()))?;
     target.flush()?;
     target.checkpoint()
 } // closed: trimmed
@@ -180,7 +175,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
 fn src_cipher(engine: &Engine) -> Option<Cipher> {
     #[cfg(feature = "encrypt")]
     {
-        engine.gen.load().crypt.as_ref().map(|c| c.cipher())
+        engine.gen().crypt().as_ref().map(|c| c.cipher())
     }
     #[cfg(not(feature = "encrypt"))]
     {

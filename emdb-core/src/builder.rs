@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::clock::{Clock, SystemClock};
+use crate::clock::Clock;
+use crate::config::Config;
 use crate::crypto::{Cipher, EncryptionInput, KdfParams};
 use crate::db::Emdb;
 use crate::engine::Engine;
@@ -15,58 +16,6 @@ use crate::flush::FlushPolicy;
 pub const DEFAULT_APP_NAME: &str = "emdb";
 /// Default database file name under the application folder.
 pub const DEFAULT_DATABASE_NAME: &str = "emdb-default.emdb";
-
-/// Default for [`EmdbBuilder::checkpoint_tail`]: 8 MiB of log.
-pub const DEFAULT_CHECKPOINT_TAIL: u64 = 8 << 20;
-
-/// Validated engine options.
-#[derive(Clone, Debug)]
-pub(crate) struct Config {
-    pub flush_policy: FlushPolicy,
-    pub read_only: bool,
-    /// Read-only handles: catch up with the writer in the background.
-    pub follow: bool,
-    /// Writable handles: publish stats and checkpoint in the background.
-    pub background: bool,
-    pub salvage: bool,
-    pub checkpoint_on_close: bool,
-    /// Log tail (bytes past the newest checkpoint) from which the writer
-    /// checkpoints by itself; `None` turns that off.
-    pub checkpoint_tail: Option<u64>,
-    pub default_ttl: Option<Duration>,
-    /// Verify each record's CRC when a read returns it.
-    pub verify_reads: bool,
-    pub clock: Arc<dyn Clock>,
-    /// Key or passphrase (zeroized on drop, redacted in Debug).
-    pub encryption: Option<EncryptionInput>,
-    /// Cipher for a new encrypted database.
-    pub cipher: Cipher,
-    /// Argon2id costs for a new passphrase-encrypted database.
-    pub kdf_params: KdfParams,
-    /// Injected I/O faults (feature `fault-injection`).
-    pub faults: Option<Arc<crate::fault::Faults>>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            flush_policy: FlushPolicy::default(),
-            read_only: false,
-            follow: true,
-            background: true,
-            salvage: false,
-            checkpoint_on_close: true,
-            checkpoint_tail: Some(DEFAULT_CHECKPOINT_TAIL),
-            default_ttl: None,
-            verify_reads: true,
-            clock: Arc::new(SystemClock),
-            encryption: None,
-            cipher: Cipher::default(),
-            kdf_params: KdfParams::default(),
-            faults: None,
-        }
-    }
-}
 
 /// Configures and opens an [`Emdb`].
 ///
@@ -254,7 +203,7 @@ impl EmdbBuilder {
     /// `Some(bytes)` since the newest checkpoint and by at least half the
     /// size of the index image, which bounds what an open after a crash
     /// replays while keeping checkpoint writes within twice the log's.
-    /// Default [`DEFAULT_CHECKPOINT_TAIL`]; `None` turns it off.
+    /// Default 8 MiB of log; `None` turns it off.
     pub fn checkpoint_tail(mut self, bytes: Option<u64>) -> Self {
         self.cfg.checkpoint_tail = bytes;
         self
@@ -315,7 +264,14 @@ impl EmdbBuilder {
                     }
                 }
                 let path = canonical(&path);
-                finish(Engine::open_file(cfg, path)?)
+                let engine = Engine::open_file(cfg, path)?;
+                let rep = engine.recovery_report();
+                if (!rep.skipped.is_empty() || rep.orphaned_records > 0) && !engine.cfg().read_only
+                {
+                    // Rewrite without the damaged bytes so the next open is clean.
+                    crate::compaction::compact(&engine)?;
+                }
+                finish(engine)
             }
         }
     }
@@ -325,14 +281,14 @@ impl EmdbBuilder {
 fn finish(engine: Engine) -> Result<Emdb> {
     let path = engine.path();
     let (read_only, follow, background) = (
-        engine.cfg.read_only,
-        engine.cfg.follow,
-        engine.cfg.background,
+        engine.cfg().read_only,
+        engine.cfg().follow,
+        engine.cfg().background,
     );
     let (gen, counters, stop) = (
-        Arc::clone(&engine.gen),
-        Arc::clone(&engine.counters),
-        Arc::clone(&engine.stop),
+        engine.generations(),
+        Arc::clone(engine.counters()),
+        engine.stop_flag(),
     );
     let db = Emdb::from_engine(engine);
     match path {
@@ -369,13 +325,13 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
             std::thread::sleep(CHECKPOINT_TICK);
             let mut snap = {
                 let Some(e) = engine.upgrade() else { return };
-                if e.stop.load(std::sync::atomic::Ordering::Acquire) {
+                if e.stopping() {
                     return;
                 }
                 if !e.checkpoint_due() {
                     continue;
                 }
-                let Some(_m) = e.maintenance.try_lock() else {
+                let Some(_m) = e.try_lock_maintenance() else {
                     continue;
                 };
                 match e.checkpoint_snapshot() {
@@ -392,7 +348,7 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
                 let _ = std::fs::remove_file(&tmp);
                 return;
             };
-            let m = e.maintenance.lock();
+            let m = e.lock_maintenance();
             if e.generation() == snap.binding.generation && snap.install(&tmp).is_ok() {
                 snap.adopt_order();
                 e.checkpointed(snap.binding.covered_end);

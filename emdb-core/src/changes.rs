@@ -38,7 +38,7 @@ use crate::format::coverage::Coverage;
 use crate::format::header::{Identity, HEADER_SIZE};
 use crate::format::record::Kind;
 use crate::namespace::open_frame;
-use crate::recovery::{claimed_unit_len, decode_unit_in};
+use crate::replay::{claimed_unit_len, decode_unit_in, Damage, DamagePolicy};
 
 /// A position in the change feed of one database: the byte offset just past
 /// the last unit applied, in one generation (compaction) of its log.
@@ -175,7 +175,7 @@ impl ChangeFeed {
         let path = engine.path().ok_or(Error::NeedsFile {
             what: "a change feed",
         })?;
-        let base_crypt = engine.gen.load().crypt.clone();
+        let base_crypt = engine.gen().crypt().clone();
         let (file, identity, page, durable_end, file_len) = open_log(&path)?;
         let mut feed = ChangeFeed {
             crypt: bind(base_crypt.as_deref(), identity.generation)?,
@@ -449,10 +449,23 @@ impl ChangeFeed {
                         // Cut by the read buffer: read on from the unit.
                         continue;
                     }
-                    if strict {
-                        return Err(Error::corruption(self.position, reason).with_path(&self.path));
+                    // Strict reads stay below a durable end or a cursor: every
+                    // unit there must decode. A replaced file being drained
+                    // has no durable end left to keep (its compaction copied
+                    // it): a unit that does not decode ends it.
+                    let policy = if strict {
+                        DamagePolicy::Fail
+                    } else {
+                        DamagePolicy::CutTornTail
+                    };
+                    match policy.judge(self.position, 0) {
+                        Damage::End => break,
+                        Damage::Corrupt | Damage::Skip => {
+                            return Err(
+                                Error::corruption(self.position, reason).with_path(&self.path)
+                            );
+                        }
                     }
-                    break;
                 }
             }
         }

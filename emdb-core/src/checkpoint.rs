@@ -12,13 +12,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::crypto::Crypt;
-use crate::engine::Generation;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::format::checkpoint::{
     self as codec, block_bytes, Binding, Checkpoint, HeaderV2, NsImage, NsMeta, PAGE,
 };
 use crate::fs::{self as efs, sibling};
+use crate::generation::Generation;
 use crate::index::image::Image;
 use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;
@@ -146,10 +146,10 @@ impl Snapshot {
     /// (docs/FORMAT.md): the image's offsets sorted by key. Encrypted
     /// databases store no order (it would show the order of their keys).
     fn sort(&mut self) -> Result<()> {
-        if self.gen.crypt.is_some() {
+        if self.gen.crypt().is_some() {
             return Ok(());
         }
-        let region = self.gen.log.region();
+        let region = self.gen.log().region();
         let bytes = self.gen.bytes(&region);
         let keys = KeySource { bytes, crypt: None };
         let sorted = self.images.iter_mut().try_for_each(|img| {
@@ -163,7 +163,7 @@ impl Snapshot {
             img.sorted = Some(Arc::from(sort_offsets(keys, offs)?));
             Ok(())
         });
-        self.gen.log.vouch(&region, sorted)
+        self.gen.log().vouch(&region, sorted)
     }
 
     /// Hand the sorted blocks to the namespaces they were taken from, so a
@@ -187,7 +187,7 @@ impl Snapshot {
             self.binding,
             self.next_ns_id,
             &self.images,
-            self.gen.crypt.as_deref(),
+            self.gen.crypt().as_deref(),
             self.faults.as_deref(),
         );
         if written.is_err() {

@@ -53,3 +53,11 @@ impl Clock for ManualClock {
         self.now.load(Ordering::SeqCst)
     }
 }
+
+/// Current system time in ms since the Unix epoch (file creation stamps,
+/// compaction time; TTLs use the engine's clock instead).
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}

@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use crate::builder::EmdbBuilder;
 use crate::engine::{check_sizes, Engine};
-use crate::error::{Error, Result};
-use crate::format::record::{FrameSpec, Kind};
+use crate::error::Result;
 use crate::keyspace::{
     keyspace_api, owned_bound, prefix_end, to_system_time, Cursor, Iter, Keys, Namespace,
 };
@@ -34,7 +33,7 @@ impl fmt::Debug for Emdb {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Emdb")
             .field("path", &self.engine.path())
-            .field("read_only", &self.engine.cfg.read_only)
+            .field("read_only", &self.engine.cfg().read_only)
             .finish()
     }
 }
@@ -69,7 +68,7 @@ impl Emdb {
 
     /// A new, empty database that lives in memory only.
     pub fn open_in_memory() -> Emdb {
-        Emdb::from_engine(Engine::open_memory_plain(crate::builder::Config::default()))
+        Emdb::from_engine(Engine::open_memory_plain(crate::config::Config::default()))
     }
 
     /// A builder for every other option.
@@ -84,7 +83,7 @@ impl Emdb {
 
     /// What recovery found when this database was opened.
     pub fn recovery_report(&self) -> &RecoveryReport {
-        &self.engine.report
+        self.engine.recovery_report()
     }
 
     /// Insert many pairs as one atomic batch: after a crash either all of
@@ -157,7 +156,7 @@ impl Emdb {
     /// Rewrite the log with only live records. Readers and writers keep
     /// working meanwhile; a crash at any point leaves the old or the new file.
     pub fn compact(&self) -> Result<()> {
-        self.engine.compact()
+        crate::compaction::compact(&self.engine)
     }
 
     /// Sizes and activity counters. On a read-only handle the activity
@@ -172,19 +171,19 @@ impl Emdb {
     /// records were applied. Follows the writer across compactions. A no-op
     /// returning 0 on a writable handle.
     pub fn refresh(&self) -> Result<usize> {
-        self.engine.refresh()
+        crate::follower::refresh(&self.engine)
     }
 
     /// True when this handle was opened read-only.
     pub fn is_read_only(&self) -> bool {
-        self.engine.cfg.read_only
+        self.engine.cfg().read_only
     }
 
     /// Write a consistent copy of the database to `target`, a file that must
     /// not exist yet, while other threads keep writing. The copy opens like
     /// any database. Refuses the database's own path.
     pub fn backup_to(&self, target: impl AsRef<Path>) -> Result<()> {
-        self.engine.backup_to(target.as_ref())
+        crate::backup::backup_to(&self.engine, target.as_ref())
     }
 
     /// Who holds the writer lock of the database at `path`, if anyone. A lock
@@ -219,25 +218,6 @@ fn canonical_or_same(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
-impl Engine {
-    /// Remove every key of a namespace with one `Clear` record.
-    pub(crate) fn clear(&self, ns_id: u32) -> Result<()> {
-        let (mut w, gen) = self.begin_write()?;
-        let ns = gen.ns(ns_id).ok_or(Error::NamespaceDropped)?;
-        let spec = FrameSpec {
-            kind: Kind::Clear,
-            ns: ns_id,
-            expires_at: 0,
-            key: &[],
-            value: &[],
-        };
-        self.append(&mut w, &gen, &spec)?;
-        self.publish(&w, &gen, 1)?;
-        ns.index_clear();
-        Ok(())
-    }
-}
-
 struct TxOp {
     ns: u32,
     key: Vec<u8>,
@@ -258,7 +238,7 @@ impl<'db> Transaction<'db> {
         check_sizes(key, value.unwrap_or_default())?;
         let e = &self.db.engine;
         let expires_at = match value {
-            Some(_) => ttl.expires_at(e.now(), e.cfg.default_ttl),
+            Some(_) => ttl.expires_at(e.now(), e.cfg().default_ttl),
             None => 0,
         };
         self.latest.insert((ns, key.to_vec()), self.ops.len());
@@ -276,7 +256,7 @@ impl<'db> Transaction<'db> {
             return Ok(self.ops[i].value.clone());
         }
         let e = &self.db.engine;
-        let gen = e.gen.load();
+        let gen = e.gen();
         e.with_ns(&gen, ns, |n| {
             e.lookup(&gen, n, key, |_, _, f| f.value.to_vec())
         })

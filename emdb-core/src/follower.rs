@@ -8,10 +8,11 @@
 //! is simply "not yet written": the next refresh looks again. When the file
 //! at the path is no longer the one it has open (the writer compacted and
 //! renamed a new file over it), it opens the new file from scratch.
+//!
+//! The `pread` replay is `recovery::replay_pread` (also used by a read-only
+//! open); this module decides when to run it, and swaps generations.
 
-use std::fs::File;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Weak;
 use std::time::Duration;
@@ -20,280 +21,121 @@ use crate::engine::{read_identity, Engine};
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::log::Region;
-use crate::namespace::NsTable;
-use crate::recovery::{
-    claimed_unit_len, decode_unit_in, resync, short_of_durable, ApplyError, SkippedRange,
-};
+use crate::recovery;
 
 /// How often a follower looks for new records by itself.
 pub(crate) const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
 
-/// Largest read when scanning new records.
-const CHUNK: u64 = 4 << 20;
-
-/// First read size when scanning new records: a refresh usually finds a
-/// few KiB of new units followed by the writer's preallocated, unwritten
-/// tail, so reading (and zeroing a buffer for) [`CHUNK`] bytes each time
-/// cost a follower 20 x 8 MiB of copies a second for nothing. Reads double
-/// up to [`CHUNK`] while whole buffers decode.
-const FIRST_READ: u64 = 64 << 10;
-
-/// Where a pread-driven replay stopped.
-pub(crate) struct Followed {
-    pub end: u64,
-    pub applied: usize,
-    pub last_frame_at: Option<u64>,
-}
-
-/// The file a follower reads: its descriptor, path and current mapping.
-pub(crate) struct LogSource<'a> {
-    pub file: &'a File,
-    pub path: &'a Path,
-    /// Maps at least `limit` bytes; read only below validated units.
-    pub region: &'a Region,
-}
-
-/// Replay the units in `[start, limit)` of the file into `table`. The region
-/// maps at least `limit` bytes of the same file; it is read only below the
-/// end of units already validated through `pread`.
+/// Catch up with the writer; returns how many records were applied.
+/// On a writable handle there is never anything to catch up with.
 ///
-/// A unit that does not decode ends the replay, unless it lies below
-/// `durable_end` (the writer said it was synced): that is corruption; so is
-/// a file whose units end below `durable_end`
-/// ([`short_of_durable`]). `limit` must be the file's size as of after
-/// `durable_end` was read (the writer never leaves its file shorter than a
-/// durable end it recorded).
-pub(crate) fn replay_pread(
-    src: &LogSource<'_>,
-    start: u64,
-    limit: u64,
-    durable_end: u64,
-    table: &mut NsTable,
-    publish: &dyn Fn(u64),
-    mut salvage: Option<&mut Vec<SkippedRange>>,
-) -> Result<Followed> {
-    let (file, path, region) = (src.file, src.path, src.region);
-    let mut at = start;
-    let mut applied = 0usize;
-    let mut last_frame_at = None;
-    let mut want = FIRST_READ;
-    let mut buf = Vec::new();
-    'outer: while at < limit {
-        let len = want.min(limit - at) as usize;
-        buf.resize(len, 0);
-        let got = crate::fs::read_upto(file, &mut buf, at)
-            .map_err(|e| Error::io("read", Some(path), e))?;
-        buf.truncate(got);
-        let more_in_file = at + (got as u64) < limit;
-        let mut pos = 0usize;
-        while pos < buf.len() {
-            match decode_unit_in(&buf[pos..], at + pos as u64) {
-                Ok(unit) => {
-                    let unit_end = at + (pos as u64) + unit.len;
-                    let bytes = region.slice(0, unit_end).ok_or_else(|| {
-                        Error::corruption(unit_end, "mapping shorter than the log")
-                    })?;
-                    // Readers may see index entries as soon as they are
-                    // applied: the bytes they point to must be published first.
-                    publish(unit_end);
-                    for (off, f) in &unit.frames {
-                        table.apply(bytes, *off, f).map_err(|e| match e {
-                            ApplyError::Engine(e) => e,
-                            ApplyError::UnknownNamespace => Error::corruption(
-                                *off,
-                                "record names a namespace that does not exist",
-                            ),
-                        })?;
-                        last_frame_at = Some(*off);
-                        applied += 1;
-                    }
-                    pos += unit.len as usize;
-                }
-                Err(reason) => {
-                    if more_in_file {
-                        // The unit may just be cut by the read buffer.
-                        let claimed = claimed_unit_len(&buf[pos..]).unwrap_or(0);
-                        if pos > 0 {
-                            at += pos as u64;
-                            want = want.max(claimed);
-                            continue 'outer;
-                        }
-                        if claimed > buf.len() as u64 && at + claimed <= limit {
-                            want = claimed;
-                            continue 'outer;
-                        }
-                    }
-                    let bad = at + pos as u64;
-                    if bad < durable_end {
-                        let Some(skipped) = salvage.as_deref_mut() else {
-                            return Err(Error::corruption(bad, reason).with_path(path));
-                        };
-                        // Salvage (in memory only: a follower never writes):
-                        // skip to the next whole unit in this buffer.
-                        match resync(&buf[pos..], 1) {
-                            Some(rel) => {
-                                skipped.push(SkippedRange {
-                                    offset: bad,
-                                    len: rel,
-                                });
-                                pos += rel as usize;
-                                continue;
-                            }
-                            None => {
-                                skipped.push(SkippedRange {
-                                    offset: bad,
-                                    len: durable_end.max(at + buf.len() as u64) - bad,
-                                });
-                                return Ok(Followed {
-                                    end: bad,
-                                    applied,
-                                    last_frame_at,
-                                });
-                            }
-                        }
-                    }
-                    return Ok(Followed {
-                        end: bad,
-                        applied,
-                        last_frame_at,
-                    });
-                }
-            }
-        }
-        at += pos as u64;
-        want = (want * 2).min(CHUNK);
-        if got == 0 {
-            break;
-        }
+/// A failed refresh (the file cut, replaced by one this handle cannot
+/// open, e.g. after `rotate-key`, an I/O error) marks the log stale:
+/// every read fails with the error until a refresh succeeds, instead
+/// of answering from an index that no longer matches the file.
+pub(crate) fn refresh(engine: &Engine) -> Result<usize> {
+    if !engine.cfg().read_only {
+        return Ok(0);
     }
-    match short_of_durable(at, durable_end, salvage.is_some()) {
-        Ok(None) => {}
-        Ok(Some(lost)) => {
-            if let Some(skipped) = salvage {
-                skipped.push(lost);
-            }
-        }
-        Err(e) => return Err(e.with_path(path)),
-    }
-    Ok(Followed {
-        end: at,
-        applied,
-        last_frame_at,
-    })
+    let r = refresh_once(engine);
+    // A reopen swapped in a fresh log; otherwise this is the one read.
+    engine
+        .gen()
+        .log()
+        .set_stale(r.as_ref().err().map(ToString::to_string));
+    r
 }
 
-impl Engine {
-    /// Catch up with the writer; returns how many records were applied.
-    /// On a writable handle there is never anything to catch up with.
-    ///
-    /// A failed refresh (the file cut, replaced by one this handle cannot
-    /// open, e.g. after `rotate-key`, an I/O error) marks the log stale:
-    /// every read fails with the error until a refresh succeeds, instead
-    /// of answering from an index that no longer matches the file.
-    pub(crate) fn refresh(&self) -> Result<usize> {
-        if !self.cfg.read_only {
-            return Ok(0);
-        }
-        let r = self.refresh_once();
-        // A reopen swapped in a fresh log; otherwise this is the one read.
-        self.gen
-            .load()
-            .log
-            .set_stale(r.as_ref().err().map(ToString::to_string));
-        r
+fn refresh_once(engine: &Engine) -> Result<usize> {
+    // One refresher at a time (read-only handles never write).
+    let _w = engine.lock_writer();
+    let gen = engine.gen_arc();
+    let Some(lf) = &gen.log().file else {
+        return Ok(0);
+    };
+    let path = lf.path.clone();
+    let ours = lf
+        .file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(&path), e))?;
+    let on_disk = std::fs::metadata(&path).map_err(|e| Error::io("stat", Some(&path), e))?;
+    if (on_disk.dev(), on_disk.ino()) != (ours.dev(), ours.ino()) {
+        // Replaced (compaction renamed a new file over it): start over.
+        return reopen(engine, path);
     }
+    let limit = ours.len();
+    let end = gen.log().published_end();
+    if limit < end || gen.log().cut().is_some() {
+        // Shorter than what this handle has read: the writer never does
+        // that (it trims only its own unused tail), so another process
+        // cut the file, or rewrote it in place (truncate, then write).
+        let same_log =
+            read_identity(&lf.file, &path, limit).is_ok_and(|(id, _, _)| id == gen.log().identity);
+        if same_log || limit < HEADER_SIZE as u64 {
+            return Err(gen.log().cut_found(limit));
+        }
+        // Another database now: follow it from scratch.
+        return reopen(engine, path);
+    }
+    if limit == end {
+        return Ok(0);
+    }
+    // The header page: the durable end, and whether this is still the
+    // database this handle follows (rewritten in place, it is not).
+    let (identity, slot, _) = read_identity(&lf.file, &path, limit)?;
+    if identity != gen.log().identity {
+        return reopen(engine, path);
+    }
+    let durable_end = slot.durable_end;
+    // The size after the slot was read: the writer had written
+    // everything below its durable end by then.
+    let limit = lf
+        .file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(&path), e))?
+        .len()
+        .max(limit);
+    let region = if (gen.log().region().len() as u64) < limit {
+        let r = Region::map_file_read_only(&lf.file, limit as usize)
+            .map_err(|e| Error::io("mmap", Some(&path), e))?;
+        gen.log().replace_region(r);
+        gen.log().region_arc()
+    } else {
+        gen.log().region_arc()
+    };
+    let followed = {
+        let mut table = gen.ns_table_mut();
+        recovery::replay_pread(
+            &recovery::LogSource {
+                file: &lf.file,
+                path: &path,
+                region: &region,
+            },
+            end,
+            limit,
+            durable_end,
+            &mut table,
+            &|e| gen.log().publish(e),
+            None,
+        )
+    };
+    // Replay read index entries through the mapping.
+    let followed = gen.log().vouch_cut(&region, followed)?;
+    if followed.end > end {
+        gen.log().publish(followed.end);
+    }
+    engine.counters().refreshes.fetch_add(1, Ordering::Relaxed);
+    Ok(followed.applied)
+}
 
-    fn refresh_once(&self) -> Result<usize> {
-        // One refresher at a time (read-only handles never write).
-        let _w = self.writer.lock();
-        let gen = self.gen.load_full();
-        let Some(lf) = &gen.log.file else {
-            return Ok(0);
-        };
-        let path = lf.path.clone();
-        let ours = lf
-            .file
-            .metadata()
-            .map_err(|e| Error::io("stat", Some(&path), e))?;
-        let on_disk = std::fs::metadata(&path).map_err(|e| Error::io("stat", Some(&path), e))?;
-        if (on_disk.dev(), on_disk.ino()) != (ours.dev(), ours.ino()) {
-            // Replaced (compaction renamed a new file over it): start over.
-            return self.reopen(path);
-        }
-        let limit = ours.len();
-        let end = gen.log.published_end();
-        if limit < end || gen.log.cut().is_some() {
-            // Shorter than what this handle has read: the writer never does
-            // that (it trims only its own unused tail), so another process
-            // cut the file, or rewrote it in place (truncate, then write).
-            let same_log = read_identity(&lf.file, &path, limit)
-                .is_ok_and(|(id, _, _)| id == gen.log.identity);
-            if same_log || limit < HEADER_SIZE as u64 {
-                return Err(gen.log.cut_found(limit));
-            }
-            // Another database now: follow it from scratch.
-            return self.reopen(path);
-        }
-        if limit == end {
-            return Ok(0);
-        }
-        // The header page: the durable end, and whether this is still the
-        // database this handle follows (rewritten in place, it is not).
-        let (identity, slot, _) = read_identity(&lf.file, &path, limit)?;
-        if identity != gen.log.identity {
-            return self.reopen(path);
-        }
-        let durable_end = slot.durable_end;
-        // The size after the slot was read: the writer had written
-        // everything below its durable end by then.
-        let limit = lf
-            .file
-            .metadata()
-            .map_err(|e| Error::io("stat", Some(&path), e))?
-            .len()
-            .max(limit);
-        let region = if (gen.log.region().len() as u64) < limit {
-            let r = Region::map_file_read_only(&lf.file, limit as usize)
-                .map_err(|e| Error::io("mmap", Some(&path), e))?;
-            gen.log.replace_region(r);
-            gen.log.region_arc()
-        } else {
-            gen.log.region_arc()
-        };
-        let followed = {
-            let mut table = gen.ns.write();
-            replay_pread(
-                &LogSource {
-                    file: &lf.file,
-                    path: &path,
-                    region: &region,
-                },
-                end,
-                limit,
-                durable_end,
-                &mut table,
-                &|e| gen.log.publish(e),
-                None,
-            )
-        };
-        // Replay read index entries through the mapping.
-        let followed = gen.log.vouch_cut(&region, followed)?;
-        if followed.end > end {
-            gen.log.publish(followed.end);
-        }
-        self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
-        Ok(followed.applied)
-    }
-
-    /// Open the file at `path` from scratch and follow it from now on.
-    fn reopen(&self, path: std::path::PathBuf) -> Result<usize> {
-        let fresh = Engine::open_file(self.cfg.clone(), path)?;
-        let new_gen = fresh.gen.load_full();
-        let applied = fresh.report.records_replayed as usize;
-        self.gen.store(new_gen);
-        self.counters.refreshes.fetch_add(1, Ordering::Relaxed);
-        Ok(applied)
-    }
+/// Open the file at `path` from scratch and follow it from now on.
+fn reopen(engine: &Engine, path: std::path::PathBuf) -> Result<usize> {
+    let fresh = Engine::open_file(engine.cfg().clone(), path)?;
+    let new_gen = fresh.gen_arc();
+    let applied = fresh.recovery_report().records_replayed as usize;
+    engine.install(new_gen);
+    engine.counters().refreshes.fetch_add(1, Ordering::Relaxed);
+    Ok(applied)
 }
 
 /// Keep a read-only engine caught up until it is dropped.
@@ -307,7 +149,7 @@ pub(crate) fn spawn_follower(engine: Weak<Engine>) {
             };
             // A failure marks the handle stale (reads return it); the next
             // round tries again.
-            let _ = e.refresh();
+            let _ = refresh(&e);
         });
     // Without the thread the handle still works; `refresh()` catches up on demand.
     drop(spawned);

@@ -11,238 +11,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::db::Emdb;
 use crate::engine::{check_indexed, expired, Engine, Generation};
 use crate::error::{Error, Result};
-use crate::format::record::{FrameSpec, Kind};
+use crate::format::record::Kind;
 use crate::index::SHARDS;
-use crate::limits::MAX_NAMESPACE_NAME_LEN;
-use crate::namespace::{read_at, read_at_checked, NsEntry};
-use crate::sorted::{KeySource, Merge, View};
-
-impl Engine {
-    /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
-    #[inline]
-    pub(crate) fn with_ns<T>(
-        &self,
-        gen: &Generation,
-        id: u32,
-        f: impl FnOnce(&NsEntry) -> Result<T>,
-    ) -> Result<T> {
-        if id == 0 {
-            return f(&gen.default);
-        }
-        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
-        f(&ns)
-    }
-
-    /// Id of namespace `name`, creating it (one record) if needed.
-    pub(crate) fn create_namespace(&self, name: &str) -> Result<u32> {
-        if name.is_empty() || name.len() > MAX_NAMESPACE_NAME_LEN {
-            return Err(Error::InvalidNamespaceName {
-                name: name.to_string(),
-                max: MAX_NAMESPACE_NAME_LEN,
-            });
-        }
-        if let Some(ns) = self.gen.load().ns.read().by_name(name.as_bytes()) {
-            return Ok(ns.id);
-        }
-        let (mut w, gen) = self.begin_write()?;
-        if let Some(ns) = gen.ns.read().by_name(name.as_bytes()) {
-            return Ok(ns.id);
-        }
-        let id = gen.ns.read().next_id;
-        if gen.ns.read().get(id).is_some() {
-            return Err(Error::NamespaceIdsExhausted);
-        }
-        let spec = FrameSpec {
-            kind: Kind::NamespaceCreate,
-            ns: id,
-            expires_at: 0,
-            key: name.as_bytes(),
-            value: &[],
-        };
-        self.append(&mut w, &gen, &spec)?;
-        self.publish(&w, &gen, 1)?;
-        let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt.clone());
-        gen.ns.write().insert(Arc::new(entry));
-        Ok(id)
-    }
-
-    /// Drop namespace `name` and all its keys; false if it did not exist.
-    pub(crate) fn drop_namespace(&self, name: &str) -> Result<bool> {
-        let (mut w, gen) = self.begin_write()?;
-        let Some(id) = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id) else {
-            return Ok(false);
-        };
-        if id == 0 {
-            return Ok(false);
-        }
-        let spec = FrameSpec {
-            kind: Kind::NamespaceDrop,
-            ns: id,
-            expires_at: 0,
-            key: &[],
-            value: &[],
-        };
-        self.append(&mut w, &gen, &spec)?;
-        self.publish(&w, &gen, 1)?;
-        gen.ns.write().remove(id);
-        Ok(true)
-    }
-
-    /// Id of the named namespace `name`, if it exists (never creates it).
-    pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
-        let gen = self.gen.load();
-        let id = gen.ns.read().by_name(name.as_bytes()).map(|n| n.id);
-        id.filter(|&id| id != 0)
-    }
-
-    /// Keys of namespace `ns` that the records published in `[since, end)`
-    /// put or delete, and `end`; `None` when `since` is past the end or not
-    /// where a record starts (the log was compacted since, for one).
-    pub(crate) fn keys_touched_since(&self, ns: u32, since: u64) -> Option<(Vec<Vec<u8>>, u64)> {
-        let gen = self.gen.load();
-        let region = gen.log.region();
-        let bytes = gen.bytes(&region);
-        let end = bytes.len() as u64;
-        if since > end {
-            return None;
-        }
-        let mut keys = Vec::new();
-        // Records start after the file header.
-        let mut at = since.max(crate::format::header::HEADER_SIZE as u64);
-        while at < end {
-            let unit = crate::recovery::decode_unit(bytes, at).ok()?;
-            for (_, f) in &unit.frames {
-                if f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete) {
-                    keys.push(f.key.to_vec());
-                }
-            }
-            at += unit.len.max(1);
-        }
-        Some((keys, end))
-    }
-
-    /// Names of the named namespaces, sorted.
-    pub(crate) fn list_namespaces(&self) -> Vec<String> {
-        let gen = self.gen.load();
-        let mut v: Vec<String> = gen
-            .ns
-            .read()
-            .all()
-            .iter()
-            .filter(|n| n.id != 0)
-            .map(|n| String::from_utf8_lossy(&n.name).into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-
-    /// Live, unexpired keys of a namespace.
-    pub(crate) fn count(&self, id: u32) -> Result<usize> {
-        let gen = self.gen.load();
-        self.with_ns(&gen, id, |ns| {
-            if ns.keydir.expiring() == 0 {
-                gen.log.fresh()?;
-                return Ok(ns.keydir.len() as usize);
-            }
-            // Some records can expire: count the ones that have not.
-            let now = self.now();
-            let region = gen.log.region();
-            let bytes = gen.bytes(&region);
-            let mut n = 0usize;
-            for shard in 0..SHARDS {
-                for off in ns.keydir.shard_offsets(shard)? {
-                    let (_, exp) = crate::namespace::head_at(bytes, off);
-                    if !expired(exp, now) {
-                        n += 1;
-                    }
-                }
-            }
-            gen.log.vouch(&region, Ok(n))
-        })
-    }
-
-    /// Expiry of a live key (ms since the epoch, 0 = none); `None` if absent.
-    pub(crate) fn expiry_of(&self, id: u32, key: &[u8]) -> Result<Option<u64>> {
-        let gen = self.gen.load();
-        self.with_ns(&gen, id, |ns| {
-            self.lookup(&gen, ns, key, |_, _, f| f.expires_at)
-        })
-    }
-
-    /// Rewrite a live key with a new expiry; false if the key is absent.
-    pub(crate) fn set_expiry(&self, id: u32, key: &[u8], expires_at: u64) -> Result<bool> {
-        let (mut w, gen) = self.begin_write()?;
-        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
-        // Verified whatever `verify_reads` says: the value is written again
-        // under a fresh CRC.
-        let read = self.lookup_checked(&gen, &ns, key, true, |_, _, f| f.value.to_vec());
-        let Some(value) = read? else {
-            return Ok(false);
-        };
-        let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
-        self.publish(&w, &gen, 1)?;
-        let region = gen.log.region();
-        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)?;
-        Ok(true)
-    }
-
-    /// Remove every expired key of a namespace (one batch); returns how many.
-    pub(crate) fn sweep_expired(&self, id: u32) -> Result<usize> {
-        let now = self.now();
-        let expired_keys: Vec<Vec<u8>> = {
-            let gen = self.gen.load();
-            self.with_ns(&gen, id, |ns| {
-                if ns.keydir.expiring() == 0 {
-                    return Ok(Vec::new());
-                }
-                let region = gen.log.region();
-                let bytes = gen.bytes(&region);
-                let mut keys = Vec::new();
-                let listed = (0..SHARDS).try_for_each(|shard| {
-                    for off in ns.keydir.shard_offsets(shard)? {
-                        let (_, exp) = crate::namespace::head_at(bytes, off);
-                        if !expired(exp, now) {
-                            continue;
-                        }
-                        let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                        keys.push(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
-                    }
-                    Ok(())
-                });
-                gen.log.vouch(&region, listed.map(|()| keys))
-            })?
-        };
-        if expired_keys.is_empty() {
-            return Ok(0);
-        }
-        let mut batch = self.batch()?;
-        for k in &expired_keys {
-            batch.delete(id, k)?;
-        }
-        batch.commit()?;
-        Ok(expired_keys.len())
-    }
-
-    /// A snapshot of namespace `ns`'s sorted order in `gen` (sorting what
-    /// was written since the last ordered read).
-    pub(crate) fn sorted_view(&self, gen: &Generation, ns: &NsEntry) -> Result<View> {
-        let refresh = ns.sorted.begin();
-        // Loaded after `begin`: the bytes cover every record it took.
-        let region = gen.log.region();
-        let keys = KeySource {
-            bytes: gen.bytes(&region),
-            crypt: ns.crypt(),
-        };
-        let view = ns.sorted.finish(refresh, keys, || {
-            let mut all = Vec::with_capacity(ns.keydir.len() as usize);
-            for shard in 0..SHARDS {
-                all.extend(ns.keydir.shard_offsets(shard)?);
-            }
-            Ok(all)
-        });
-        gen.log.vouch(&region, view)
-    }
-}
+use crate::namespace::{read_at_checked, NsEntry};
+use crate::sorted::{KeySource, Merge};
 
 /// The smallest key greater than every key starting with `prefix`
 /// (`Unbounded` when the prefix is empty or all `0xff` bytes): the exclusive
@@ -286,7 +58,7 @@ impl RangeIter {
     /// (`expires_at` in ms since the epoch, 0 for none).
     fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8], u64) -> T) -> Option<Result<T>> {
         loop {
-            let region = self.gen.log.region();
+            let region = self.gen.log().region();
             let bytes = self.gen.bytes(&region);
             let keys = KeySource {
                 bytes,
@@ -295,7 +67,7 @@ impl RangeIter {
             let w = match self.merge.next(keys) {
                 Ok(Some(w)) => w,
                 Ok(None) => return None,
-                Err(e) => return Some(self.gen.log.vouch(&region, Err(e))),
+                Err(e) => return Some(self.gen.log().vouch(&region, Err(e))),
             };
             if w.head.kind != Kind::Put || expired(w.head.expires_at, self.now) {
                 continue;
@@ -313,7 +85,7 @@ impl RangeIter {
                         ))
                     }
                 });
-            return Some(self.gen.log.vouch_frame(&region, bytes, w.off, read));
+            return Some(self.gen.log().vouch_frame(&region, bytes, w.off, read));
         }
     }
 
@@ -361,7 +133,7 @@ pub(crate) struct Cursor {
 
 impl Cursor {
     pub(crate) fn new(engine: &Engine, id: u32) -> Result<Cursor> {
-        let gen = engine.gen.load_full();
+        let gen = engine.gen_arc();
         let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
         Ok(Cursor {
             gen,
@@ -369,14 +141,14 @@ impl Cursor {
             shard: 0,
             pending: Vec::new().into_iter(),
             now: engine.now(),
-            verify: engine.cfg.verify_reads,
+            verify: engine.cfg().verify_reads,
         })
     }
 
     fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8]) -> T) -> Option<Result<T>> {
         loop {
             if let Some(off) = self.pending.next() {
-                let region = self.gen.log.region();
+                let region = self.gen.log().region();
                 let bytes = self.gen.bytes(&region);
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let now = self.now;
@@ -384,7 +156,7 @@ impl Cursor {
                     .and_then(|fr| check_indexed(&fr, self.ns.id, off).map(|()| fr))
                     .map(|fr| (!expired(fr.expires_at, now)).then(|| f(fr.key, fr.value)));
                 // After `f` has read the item: the file may have been cut under it.
-                match self.gen.log.vouch_frame(&region, bytes, off, read) {
+                match self.gen.log().vouch_frame(&region, bytes, off, read) {
                     Ok(None) => continue,
                     Ok(Some(item)) => return Some(Ok(item)),
                     Err(e) => return Some(Err(e)),
@@ -498,23 +270,6 @@ impl Namespace {
     }
 }
 
-impl Engine {
-    /// `insert_many` for any namespace.
-    pub(crate) fn insert_many_in<I, K, V>(&self, id: u32, items: I) -> Result<()>
-    where
-        I: IntoIterator<Item = (K, V)>,
-        K: AsRef<[u8]>,
-        V: AsRef<[u8]>,
-    {
-        let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg.default_ttl);
-        let mut batch = self.batch()?;
-        for (k, v) in items {
-            batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
-        }
-        batch.commit()
-    }
-}
-
 /// The operations every key space has.
 macro_rules! keyspace_api {
     () => {
@@ -531,7 +286,7 @@ macro_rules! keyspace_api {
             ttl: $crate::Ttl,
         ) -> Result<()> {
             let e = self.engine();
-            let at = ttl.expires_at(e.now(), e.cfg.default_ttl);
+            let at = ttl.expires_at(e.now(), e.cfg().default_ttl);
             e.put(self.ns_id(), key.as_ref(), value.as_ref(), at)
         }
 
@@ -539,7 +294,7 @@ macro_rules! keyspace_api {
         #[inline]
         pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |_, _, f| f.value.to_vec())
             })
@@ -553,7 +308,7 @@ macro_rules! keyspace_api {
         #[inline]
         pub fn prefetch(&self, key: impl AsRef<[u8]>) {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             let _ = e.with_ns(&gen, self.ns_id(), |ns| {
                 ns.prefetch(key.as_ref());
                 Ok(())
@@ -565,7 +320,7 @@ macro_rules! keyspace_api {
         #[inline]
         pub fn get_zerocopy(&self, key: impl AsRef<[u8]>) -> Result<Option<$crate::ValueRef>> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |region, off, f| {
                     if f.sealed {
@@ -583,7 +338,7 @@ macro_rules! keyspace_api {
         /// log compacted).
         pub fn record_offset(&self, key: impl AsRef<[u8]>) -> Result<Option<u64>> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |_, off, _| off)
             })
@@ -597,7 +352,7 @@ macro_rules! keyspace_api {
         /// True when `key` has a live value.
         pub fn contains_key(&self, key: impl AsRef<[u8]>) -> Result<bool> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             Ok(e.with_ns(&gen, self.ns_id(), |ns| {
                 e.lookup(&gen, ns, key.as_ref(), |_, _, _| ())
             })?
@@ -613,7 +368,7 @@ macro_rules! keyspace_api {
         /// included); 0 means no key here can expire. O(1).
         pub fn expiring_len(&self) -> Result<u64> {
             let e = self.engine();
-            let gen = e.gen.load();
+            let gen = e.gen();
             e.with_ns(&gen, self.ns_id(), |ns| Ok(ns.keydir.expiring()))
         }
 
@@ -758,13 +513,13 @@ pub(crate) fn range_iter(
     start: Bound<Vec<u8>>,
     end: Bound<Vec<u8>>,
 ) -> Result<RangeIter> {
-    let gen = engine.gen.load_full();
+    let gen = engine.gen_arc();
     let entry = gen.ns(ns).ok_or(Error::NamespaceDropped)?;
     let view = engine.sorted_view(&gen, &entry)?;
     Ok(RangeIter {
         merge: Merge::new(view, start, end),
         now: engine.now(),
-        verify: engine.cfg.verify_reads,
+        verify: engine.cfg().verify_reads,
         gen,
         ns: entry,
     })

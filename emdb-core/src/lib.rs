@@ -57,6 +57,7 @@ pub mod changes;
 mod checkpoint;
 mod clock;
 mod compaction;
+mod config;
 mod crypto;
 mod db;
 mod engine;
@@ -69,6 +70,7 @@ mod fs;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod generation;
 mod index;
 mod keyspace;
 mod limits;
@@ -78,6 +80,7 @@ mod namespace;
 mod nested;
 pub mod progress;
 mod recovery;
+mod replay;
 mod sorted;
 mod stats;
 mod ttl;
@@ -99,7 +102,8 @@ pub use limits::{
 };
 pub use lock::{pid_alive, LockHolder};
 pub use nested::{Focus, Group};
-pub use recovery::{RecoveryReport, SkippedRange};
+pub use recovery::RecoveryReport;
+pub use replay::SkippedRange;
 pub use stats::Stats;
 pub use ttl::Ttl;
 pub use verify::{DamagedRange, VerifyReport};

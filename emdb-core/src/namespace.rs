@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::format::record::{self, Frame, Kind};
 use crate::format::varint;
 use crate::index::{hash_key, KeyHash, Keydir};
-use crate::recovery::ApplyError;
 use crate::sorted::Sorted;
 
 /// One namespace of one log generation.
@@ -346,4 +345,31 @@ pub(crate) fn head_at(bytes: &[u8], off: u64) -> (u64, u64) {
         .and_then(|o| bytes.get(o..))
         .and_then(record::frame_head)
         .map_or((0, 0), |(len, exp)| (len as u64, exp))
+}
+
+/// Why a frame could not be applied.
+pub(crate) enum ApplyError {
+    /// The frame names a namespace id that is not bound.
+    UnknownNamespace,
+    /// Anything else (a damaged record found while confirming a key).
+    Engine(Error),
+}
+
+impl ApplyError {
+    /// The error for a reader that accepts no unknown namespace: the frame
+    /// at `off` names one that does not exist, which is corruption.
+    pub(crate) fn strict(self, off: u64) -> Error {
+        match self {
+            ApplyError::Engine(e) => e,
+            ApplyError::UnknownNamespace => {
+                Error::corruption(off, "record names a namespace that does not exist")
+            }
+        }
+    }
+}
+
+impl From<Error> for ApplyError {
+    fn from(e: Error) -> Self {
+        ApplyError::Engine(e)
+    }
 }

@@ -59,14 +59,14 @@ impl Focus {
 
     /// Insert or replace `prefix.key`.
     pub fn set(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
-        let at = crate::Ttl::Default.expires_at(self.engine.now(), self.engine.cfg.default_ttl);
+        let at = crate::Ttl::Default.expires_at(self.engine.now(), self.engine.cfg().default_ttl);
         self.engine
             .put(self.ns, &self.full(key.as_ref()), value.as_ref(), at)
     }
 
     /// The value of `prefix.key`.
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        let gen = self.engine.gen.load();
+        let gen = self.engine.gen();
         let full = self.full(key.as_ref());
         self.engine.with_ns(&gen, self.ns, |ns| {
             self.engine

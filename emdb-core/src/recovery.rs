@@ -1,29 +1,25 @@
-//! Open-time replay of the log, tail truncation, and the corruption rules.
+//! Open-time replay of the log into the namespace table.
 //!
-//! The log is read as a sequence of *units*: a single frame, or a
-//! `BatchBegin` frame followed by exactly the frames it announces. A unit is
-//! applied whole or not at all, which is what makes batches atomic.
+//! Units are read by [`crate::replay::walk`] over the mapped file with the
+//! open's damage policy: a torn tail past the durable end is cut, damage
+//! below it fails the open with `Error::Corruption { offset }`, unless
+//! salvaging, which skips it and reports the skipped range (see
+//! `replay.rs` for the rule). This module applies the units and keeps the
+//! [`RecoveryReport`].
 //!
-//! When a unit fails to decode at offset X:
-//! - X at or past the durable end (the newest sync slot, or the checkpoint's
-//!   covered end): nothing from X on was ever acknowledged as durable, so it
-//!   is a torn tail and is cut off (reported when the bytes were not zeros);
-//! - X before the durable end: acknowledged data is damaged. Open fails with
-//!   `Error::Corruption { offset: X }`, unless salvaging, which skips to the
-//!   next valid unit and reports the skipped range.
+//! A read-only handle replays with [`replay_pread`] instead: another process
+//! may be writing, so new bytes are read with `pread` (never through the
+//! mapping, which could fault past a cut) and mapped only once whole units
+//! decoded, published before they are applied. Followers use it to catch up.
+
+use std::fs::File;
+use std::ops::ControlFlow;
+use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::format::record::{self, Frame, Kind};
-use crate::namespace::NsTable;
-
-/// A range of the log that salvage skipped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SkippedRange {
-    /// Offset of the first damaged byte.
-    pub offset: u64,
-    /// Bytes skipped.
-    pub len: u64,
-}
+use crate::log::Region;
+use crate::namespace::{ApplyError, NsTable};
+use crate::replay::{stored_crc, walk, DamagePolicy, Mapped, Pread, SkippedRange, Walk};
 
 /// What open found and did while recovering.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -62,67 +58,6 @@ pub(crate) struct Replayed {
     pub last_frame: Option<(u64, u32)>,
 }
 
-/// A decoded unit: its frames with their offsets, and its total length.
-pub(crate) struct Unit<'a> {
-    pub frames: Vec<(u64, Frame<'a>)>,
-    pub len: u64,
-}
-
-/// Decode the unit at `at` within `bytes` (which start at offset 0).
-pub(crate) fn decode_unit(bytes: &[u8], at: u64) -> Result<Unit<'_>, &'static str> {
-    let start = usize::try_from(at).map_err(|_| "offset out of range")?;
-    let buf = bytes.get(start..).ok_or("offset past the end")?;
-    decode_unit_in(buf, at)
-}
-
-/// Decode the unit at the start of `buf`, which holds the log from offset `base`.
-pub(crate) fn decode_unit_in(buf: &[u8], base: u64) -> Result<Unit<'_>, &'static str> {
-    let first = record::decode(buf).map_err(|e| e.reason())?;
-    if first.kind != Kind::BatchBegin {
-        return Ok(Unit {
-            len: first.len as u64,
-            frames: vec![(base, first)],
-        });
-    }
-    let (count, body_len) = first.batch_header().ok_or("bad batch header")?;
-    let body_start = first.len;
-    let body_end = usize::try_from(body_len)
-        .ok()
-        .and_then(|l| body_start.checked_add(l))
-        .ok_or("batch length out of range")?;
-    let body = buf
-        .get(body_start..body_end)
-        .ok_or("batch runs past the end of the file")?;
-    let mut frames = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(1 << 20));
-    let mut pos = 0usize;
-    for _ in 0..count {
-        let f = record::decode(&body[pos..]).map_err(|_| "damaged or incomplete batch")?;
-        if !matches!(f.kind, Kind::Put | Kind::Delete) {
-            return Err("batch holds a record kind batches may not hold");
-        }
-        frames.push((base + (body_start + pos) as u64, f));
-        pos += f.len;
-    }
-    if pos != body.len() {
-        return Err("batch length does not match its records");
-    }
-    Ok(Unit {
-        frames,
-        len: body_end as u64,
-    })
-}
-
-/// Bytes a unit starting at the beginning of `buf` claims, when its header
-/// decodes: lets a reader fetch a unit larger than its read buffer.
-pub(crate) fn claimed_unit_len(buf: &[u8]) -> Option<u64> {
-    if let Ok(first) = record::decode(buf) {
-        if let Some((_, body_len)) = first.batch_header() {
-            return (first.len as u64).checked_add(body_len);
-        }
-    }
-    record::frame_head(buf).map(|(len, _)| len as u64)
-}
-
 /// Replay units from `start` into `ns` until the end of the valid log.
 ///
 /// `bytes` is the whole file (offset 0 first). See the module docs for the
@@ -135,173 +70,150 @@ pub(crate) fn replay(
     ns: &mut NsTable,
     report: &mut RecoveryReport,
 ) -> Result<Replayed> {
-    let mut at = start;
+    let policy = if salvage {
+        DamagePolicy::Salvage
+    } else {
+        DamagePolicy::CutTornTail
+    };
     let mut last_frame = None;
-    let total = bytes.len() as u64;
-    while at < total {
-        match decode_unit(bytes, at) {
-            Ok(unit) => {
-                for (off, f) in &unit.frames {
-                    match ns.apply(bytes, *off, f) {
-                        Ok(()) => {}
-                        Err(ApplyError::UnknownNamespace)
-                            if salvage && !report.skipped.is_empty() =>
-                        {
-                            report.orphaned_records += 1;
-                        }
-                        Err(ApplyError::UnknownNamespace) => {
-                            return Err(Error::corruption(
-                                *off,
-                                "record names a namespace that does not exist",
-                            ));
-                        }
-                        Err(ApplyError::Engine(Error::Corruption { .. })) if salvage => {
-                            // e.g. a frame found inside a skipped range's
-                            // bytes that this database cannot hold.
-                            report.orphaned_records += 1;
-                        }
-                        Err(ApplyError::Engine(e)) => return Err(e),
+    let mut skipped = std::mem::take(&mut report.skipped);
+    let walked = walk(
+        &mut Mapped(bytes),
+        start,
+        &Walk::mapped(bytes.len() as u64, durable_end, policy),
+        &mut skipped,
+        |unit, skipped| {
+            for (off, f) in &unit.frames {
+                match ns.apply(bytes, *off, f) {
+                    Ok(()) => {}
+                    Err(ApplyError::UnknownNamespace) if salvage && !skipped.is_empty() => {
+                        report.orphaned_records += 1;
                     }
-                    report.records_replayed += 1;
-                    last_frame = Some((*off, stored_crc(bytes, *off)));
+                    Err(e @ ApplyError::UnknownNamespace) => return Err(e.strict(*off)),
+                    Err(ApplyError::Engine(Error::Corruption { .. })) if salvage => {
+                        // e.g. a frame found inside a skipped range's
+                        // bytes that this database cannot hold.
+                        report.orphaned_records += 1;
+                    }
+                    Err(ApplyError::Engine(e)) => return Err(e),
                 }
-                at += unit.len;
+                report.records_replayed += 1;
+                last_frame = Some((*off, stored_crc(bytes, *off)));
             }
-            Err(reason) => {
-                if at >= durable_end {
-                    if !is_zero(bytes, at) {
-                        report.truncated_tail_at = Some(at);
-                    }
-                    break;
-                }
-                if !salvage {
-                    return Err(Error::corruption(at, reason));
-                }
-                match resync(bytes, at + 1) {
-                    Some(next) => {
-                        report.skipped.push(SkippedRange {
-                            offset: at,
-                            len: next - at,
-                        });
-                        at = next;
-                    }
-                    None => {
-                        // Nothing valid follows: everything up to the last
-                        // written (or last durable) byte is lost, in one range.
-                        let lost_to = last_nonzero(bytes, at).max(durable_end.min(total));
-                        report.skipped.push(SkippedRange {
-                            offset: at,
-                            len: lost_to - at,
-                        });
-                        if durable_end > lost_to {
-                            report.skipped.push(SkippedRange {
-                                offset: lost_to,
-                                len: durable_end - lost_to,
-                            });
-                        }
-                        return Ok(Replayed {
-                            end: at,
-                            last_frame,
-                        });
-                    }
-                }
-            }
-        }
-    }
-    if let Some(lost) = short_of_durable(at, durable_end, salvage)? {
-        report.skipped.push(lost);
+            Ok(ControlFlow::Continue(()))
+        },
+    );
+    report.skipped = skipped;
+    let walked = walked?;
+    if walked.torn_tail_at.is_some() {
+        report.truncated_tail_at = walked.torn_tail_at;
     }
     Ok(Replayed {
-        end: at.min(total),
+        end: walked.end,
         last_frame,
     })
 }
 
-/// The rule for where a log may end, the same for a writable open, a
-/// read-only open and `verify`: every byte below the durable end (the
-/// newest sync slot's, or what a checkpoint covers) was synced before that
-/// end was recorded, so a log whose valid units stop at `end` below it lost
-/// acknowledged data, even when it stops exactly between two records or
-/// the rest reads as zeros. `Err` (corruption at `end`) unless salvaging,
-/// which gets the lost range instead; `Ok(None)` when nothing is missing.
-pub(crate) fn short_of_durable(
-    end: u64,
+/// Largest read when scanning new records.
+const CHUNK: u64 = 4 << 20;
+
+/// First read size when scanning new records: a refresh usually finds a
+/// few KiB of new units followed by the writer's preallocated, unwritten
+/// tail, so reading (and zeroing a buffer for) [`CHUNK`] bytes each time
+/// cost a follower 20 x 8 MiB of copies a second for nothing. Reads double
+/// up to [`CHUNK`] while whole buffers decode.
+const FIRST_READ: u64 = 64 << 10;
+
+/// Where a pread-driven replay stopped.
+pub(crate) struct Followed {
+    pub end: u64,
+    pub applied: usize,
+    pub last_frame_at: Option<u64>,
+}
+
+/// The file a follower reads: its descriptor, path and current mapping.
+pub(crate) struct LogSource<'a> {
+    pub file: &'a File,
+    pub path: &'a Path,
+    /// Maps at least `limit` bytes; read only below validated units.
+    pub region: &'a Region,
+}
+
+/// Replay the units in `[start, limit)` of the file into `table`. The region
+/// maps at least `limit` bytes of the same file; it is read only below the
+/// end of units already validated through `pread`.
+///
+/// A unit that does not decode ends the replay, unless it lies below
+/// `durable_end` (the writer said it was synced): that is corruption, or
+/// skipped when salvaging; so is a file whose units end below `durable_end`
+/// (see `replay.rs`). `limit` must be the file's size as of after
+/// `durable_end` was read (the writer never leaves its file shorter than a
+/// durable end it recorded).
+pub(crate) fn replay_pread(
+    src: &LogSource<'_>,
+    start: u64,
+    limit: u64,
     durable_end: u64,
-    salvage: bool,
-) -> Result<Option<SkippedRange>> {
-    if end >= durable_end {
-        return Ok(None);
-    }
-    if !salvage {
-        return Err(Error::corruption(end, short_reason(end, durable_end)));
-    }
-    Ok(Some(SkippedRange {
-        offset: end,
-        len: durable_end - end,
-    }))
-}
-
-/// What [`short_of_durable`] reports.
-pub(crate) fn short_reason(end: u64, durable_end: u64) -> String {
-    format!("the log ends at byte {end} but was durable up to byte {durable_end}")
-}
-
-/// Stored CRC of the frame at `off` (the first four bytes).
-pub(crate) fn stored_crc(bytes: &[u8], off: u64) -> u32 {
-    usize::try_from(off)
-        .ok()
-        .and_then(|o| crate::format::read_u32(bytes, o))
-        .unwrap_or(0)
-}
-
-/// True when the first bytes of a would-be frame at `at` are all zero: the
-/// preallocated, never-written end of the log.
-fn is_zero(bytes: &[u8], at: u64) -> bool {
-    let Ok(at) = usize::try_from(at) else {
-        return true;
+    table: &mut NsTable,
+    publish: &dyn Fn(u64),
+    salvage: Option<&mut Vec<SkippedRange>>,
+) -> Result<Followed> {
+    let policy = if salvage.is_some() {
+        DamagePolicy::Salvage
+    } else {
+        DamagePolicy::CutTornTail
     };
-    let end = at.saturating_add(record::MIN_FRAME_LEN).min(bytes.len());
-    bytes[at.min(end)..end].iter().all(|&b| b == 0)
-}
-
-/// One past the last non-zero byte at or after `from` (or `from`).
-fn last_nonzero(bytes: &[u8], from: u64) -> u64 {
-    let from = usize::try_from(from)
-        .unwrap_or(bytes.len())
-        .min(bytes.len());
-    bytes[from..]
-        .iter()
-        .rposition(|&b| b != 0)
-        .map_or(from as u64, |p| (from + p + 1) as u64)
-}
-
-/// The next offset at or after `from` where a whole valid unit starts.
-pub(crate) fn resync(bytes: &[u8], from: u64) -> Option<u64> {
-    let from = usize::try_from(from).ok()?;
-    (from..bytes.len().saturating_sub(record::MIN_FRAME_LEN - 1))
-        .find(|&p| bytes[p + record::CRC_LEN] != 0 && decode_unit(bytes, p as u64).is_ok())
-        .map(|p| p as u64)
-}
-
-/// Why a frame could not be applied.
-pub(crate) enum ApplyError {
-    /// The frame names a namespace id that is not bound.
-    UnknownNamespace,
-    /// Anything else (a damaged record found while confirming a key).
-    Engine(Error),
-}
-
-impl From<Error> for ApplyError {
-    fn from(e: Error) -> Self {
-        ApplyError::Engine(e)
-    }
+    let mut unused = Vec::new();
+    let skipped = salvage.unwrap_or(&mut unused);
+    let mut applied = 0usize;
+    let mut last_frame_at = None;
+    let mut buf = Vec::new();
+    let walked = walk(
+        &mut Pread {
+            file: src.file,
+            path: src.path,
+            buf: &mut buf,
+        },
+        start,
+        &Walk {
+            limit,
+            durable_end,
+            policy,
+            first_read: FIRST_READ,
+            max_read: CHUNK,
+        },
+        skipped,
+        |unit, _| {
+            let unit_end = unit.end();
+            let bytes = src
+                .region
+                .slice(0, unit_end)
+                .ok_or_else(|| Error::corruption(unit_end, "mapping shorter than the log"))?;
+            // Readers may see index entries as soon as they are
+            // applied: the bytes they point to must be published first.
+            publish(unit_end);
+            for (off, f) in &unit.frames {
+                table.apply(bytes, *off, f).map_err(|e| e.strict(*off))?;
+                last_frame_at = Some(*off);
+                applied += 1;
+            }
+            Ok(ControlFlow::Continue(()))
+        },
+    )
+    .map_err(|e| e.with_path(src.path))?;
+    Ok(Followed {
+        end: walked.end,
+        applied,
+        last_frame_at,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::format::header::HEADER_SIZE;
-    use crate::format::record::{batch_value, FrameSpec};
+    use crate::format::record::{batch_value, FrameSpec, Kind};
+    use crate::replay::SkippedRange;
 
     fn log_with(frames: &[Vec<u8>]) -> Vec<u8> {
         let mut b = vec![0u8; HEADER_SIZE];

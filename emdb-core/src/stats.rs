@@ -7,9 +7,11 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
-use crate::engine::{collect_stats, now_ms, Generation};
+use crate::clock::now_ms;
 use crate::error::Error;
+use crate::format::header::HEADER_SIZE;
 use crate::fs::sibling;
+use crate::generation::Generation;
 
 /// A point-in-time view of a database's size and activity.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -217,6 +219,42 @@ pub(crate) fn spawn_publisher(
         });
     // Without the thread the engine works; only the sidecar goes stale.
     drop(spawned);
+}
+
+/// Sizes from a generation, counters from `counters`.
+pub(crate) fn collect_stats(gen: &Generation, counters: &Counters) -> Stats {
+    let all = gen.ns_table().all();
+    let mut s = Stats::default();
+    for n in &all {
+        let live = n.keydir.len();
+        s.live_records += live;
+        s.live_bytes += n.keydir.live_bytes();
+        s.expiring_records += n.keydir.expiring();
+        s.index_memory_bytes += (n.keydir.memory_bytes() + n.sorted.memory_bytes()) as u64;
+        s.namespaces
+            .push((String::from_utf8_lossy(&n.name).into_owned(), live));
+    }
+    s.index_entries = s.live_records;
+    s.log_logical_bytes = gen.log().published_end();
+    s.file_bytes = match gen.log().path() {
+        Some(p) => std::fs::metadata(p).map_or(gen.log().capacity(), |m| m.len()),
+        None => gen.log().capacity(),
+    };
+    s.dead_bytes = s
+        .log_logical_bytes
+        .saturating_sub(HEADER_SIZE as u64)
+        .saturating_sub(s.live_bytes);
+    s.writes = counters.writes.load(Ordering::Relaxed);
+    s.flushes = counters.flushes.load(Ordering::Relaxed);
+    s.fsyncs = counters.fsyncs.load(Ordering::Relaxed);
+    s.fsync_p50 = counters.fsync_quantile(0.50);
+    s.fsync_p99 = counters.fsync_quantile(0.99);
+    s.compactions = counters.compactions.load(Ordering::Relaxed);
+    s.last_compaction_unix_ms = match counters.last_compaction_ms.load(Ordering::Relaxed) {
+        0 => None,
+        t => Some(t),
+    };
+    s
 }
 
 #[cfg(test)]

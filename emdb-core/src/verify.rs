@@ -7,14 +7,14 @@
 
 use std::path::Path;
 
-use crate::builder::Config;
+use crate::config::Config;
 use crate::crypto::EncryptionInput;
 use crate::engine::{crypt_for, read_identity};
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::namespace::open_frame;
 use crate::progress::{Meter, Phase};
-use crate::recovery::{decode_unit, resync, short_of_durable, short_reason};
+use crate::replay::{decode_unit, resync, short_of_durable, short_reason};
 
 /// One damaged range found by [`Emdb::verify`](crate::Emdb::verify).
 #[derive(Clone, Debug, PartialEq, Eq)]

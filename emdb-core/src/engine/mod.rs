@@ -1,0 +1,1100 @@
+//! The shared engine behind every `Emdb` handle: open and recovery, the
+//! write path, the read path, flush and group commit, checkpoints, close.
+//!
+//! Lock order (never taken the other way round): `maintenance` (compaction,
+//! checkpoint) -> `writer` -> `slots`. Readers take none of these: they load
+//! the current [`Generation`] through an `ArcSwap` and read-lock one index
+//! shard.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use arc_swap::ArcSwap;
+use parking_lot::{Mutex, MutexGuard};
+
+pub(crate) use crate::clock::now_ms;
+use crate::config::Config;
+use crate::crypto::Crypt;
+use crate::error::{Error, Result};
+use crate::flush::FlushPolicy;
+use crate::format::checkpoint::Binding;
+use crate::format::header::{Identity, SyncSlot, HEADER_SIZE};
+use crate::format::record::{Frame, FrameSpec, Kind};
+use crate::fs::{self as efs};
+use crate::index::SHARDS;
+use crate::limits::{MAX_KEY_LEN, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN};
+use crate::lock::WriterLock;
+use crate::log::{Log, Region};
+use crate::namespace::{read_at, read_at_checked, NsEntry, NsTable};
+use crate::recovery::RecoveryReport;
+use crate::replay;
+use crate::sorted::{KeySource, View};
+use crate::stats::{collect_stats, Counters, Stats};
+
+mod durability;
+mod open;
+mod writer;
+
+pub(crate) use crate::generation::Generation;
+use durability::Durability;
+pub(crate) use open::{
+    checkpoint_path, compact_tmp_path, crypt_for, enc_tmp_path, random_id, read_identity,
+};
+use open::{new_header_page, new_identity, open_dsync};
+use writer::missing_ns;
+pub(crate) use writer::{encode, encoded_len, Batch, WriterState};
+
+/// The engine shared by all clones of an `Emdb`.
+///
+/// Its fields are its own: other modules go through the methods below.
+pub(crate) struct Engine {
+    cfg: Config,
+    gen: Arc<ArcSwap<Generation>>,
+    writer: Mutex<WriterState>,
+    /// Serialises compaction and checkpoints.
+    maintenance: Mutex<()>,
+    /// What is synced, group commit, the sync-slot sequence, poisoning.
+    durability: Durability,
+    /// Tells the stats publisher thread to stop.
+    stop: Arc<AtomicBool>,
+    /// Records sealed under the current key before this open (from the
+    /// newest sync slot).
+    encryptions_base: AtomicU64,
+    counters: Arc<Counters>,
+    report: RecoveryReport,
+    _lock: Option<WriterLock>,
+}
+
+/// True when a record with this expiry is no longer visible.
+#[inline]
+pub(crate) fn expired(expires_at: u64, now: u64) -> bool {
+    expires_at != 0 && expires_at <= now
+}
+
+/// Log bytes past the newest checkpoint below which a clean close leaves the
+/// tail for the next open to replay instead of rewriting the whole index
+/// image (docs/ARCHITECTURE.md, "Checkpoints").
+pub(crate) const CLOSE_TAIL: u64 = 64 << 10;
+
+/// Preallocated zeros past the logical end that a clean close leaves in
+/// place (up to a handle's first growth step: 1 MiB, rounded up to a MiB
+/// boundary): trimming them would cost a second metadata sync, and the
+/// next writer would allocate them again for its first record.
+pub(crate) const CLOSE_KEEP_SPARE: u64 = 2 << 20;
+
+/// Whether a file of `len` bytes whose log ends at `end` keeps its spare
+/// of zeros at a clean close (and at the next writer's open): at most
+/// [`CLOSE_KEEP_SPARE`], and at most 1/32 of the log, so small databases
+/// are still trimmed to their end.
+pub(crate) fn keeps_spare(end: u64, len: u64) -> bool {
+    let spare = len.saturating_sub(end);
+    spare <= CLOSE_KEEP_SPARE && spare <= end / 32
+}
+
+/// Validate key and value sizes.
+#[inline]
+pub(crate) fn check_sizes(key: &[u8], value: &[u8]) -> Result<()> {
+    if key.len() > MAX_KEY_LEN {
+        return Err(Error::KeyTooLarge {
+            len: key.len(),
+            max: MAX_KEY_LEN,
+        });
+    }
+    if value.len() > MAX_VALUE_LEN {
+        return Err(Error::ValueTooLarge {
+            len: value.len(),
+            max: MAX_VALUE_LEN,
+        });
+    }
+    Ok(())
+}
+
+impl Engine {
+    /// Now, by the configured clock (ms since the Unix epoch).
+    #[inline]
+    pub(crate) fn now(&self) -> u64 {
+        self.cfg.clock.now_unix_ms()
+    }
+
+    /// The options this engine was opened with.
+    #[inline]
+    pub(crate) fn cfg(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The current generation (log and indexes), without a reference count:
+    /// for reads that do not outlive the call.
+    #[inline]
+    pub(crate) fn gen(&self) -> arc_swap::Guard<Arc<Generation>> {
+        self.gen.load()
+    }
+
+    /// The current generation, held.
+    #[inline]
+    pub(crate) fn gen_arc(&self) -> Arc<Generation> {
+        self.gen.load_full()
+    }
+
+    /// Make `gen` the current generation (compaction's swap, a follower's
+    /// reopen). Callers hold the writer lock.
+    pub(crate) fn install(&self, gen: Arc<Generation>) {
+        self.gen.store(gen);
+    }
+
+    /// The cell holding the current generation, for the stats publisher
+    /// thread (which must not keep the engine alive).
+    pub(crate) fn generations(&self) -> Arc<ArcSwap<Generation>> {
+        Arc::clone(&self.gen)
+    }
+
+    /// Take the writer lock (lock order: after `maintenance`).
+    pub(crate) fn lock_writer(&self) -> MutexGuard<'_, WriterState> {
+        self.writer.lock()
+    }
+
+    /// Take the maintenance lock (compaction, checkpoints).
+    pub(crate) fn lock_maintenance(&self) -> MutexGuard<'_, ()> {
+        self.maintenance.lock()
+    }
+
+    /// [`Engine::lock_maintenance`], unless another holds it.
+    pub(crate) fn try_lock_maintenance(&self) -> Option<MutexGuard<'_, ()>> {
+        self.maintenance.try_lock()
+    }
+
+    /// Activity counters.
+    pub(crate) fn counters(&self) -> &Arc<Counters> {
+        &self.counters
+    }
+
+    /// What open found and did while recovering.
+    pub(crate) fn recovery_report(&self) -> &RecoveryReport {
+        &self.report
+    }
+
+    /// The flag that tells background threads the engine is closing.
+    pub(crate) fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// True once the engine is closing.
+    pub(crate) fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    fn assemble(
+        cfg: Config,
+        gen: Generation,
+        w: WriterState,
+        report: RecoveryReport,
+        lock: Option<WriterLock>,
+    ) -> Engine {
+        Engine {
+            cfg,
+            gen: Arc::new(ArcSwap::from_pointee(gen)),
+            writer: Mutex::new(w),
+            maintenance: Mutex::new(()),
+            durability: Durability::new(),
+            stop: Arc::new(AtomicBool::new(false)),
+            encryptions_base: AtomicU64::new(0),
+            counters: Arc::new(Counters::default()),
+            report,
+            _lock: lock,
+        }
+    }
+
+    /// An empty in-memory engine (encrypted when `cfg` has a key).
+    pub(crate) fn open_memory(cfg: Config) -> Result<Engine> {
+        if cfg.encryption.is_none() {
+            return Ok(Engine::open_memory_plain(cfg));
+        }
+        let page = new_header_page(&cfg)?;
+        let identity = Identity::decode(&page).map_err(|_| Error::corruption(0, "new header"))?;
+        let crypt = crypt_for(&cfg, Path::new("(memory)"), &identity, &page)?;
+        Ok(Engine::memory_with(cfg, Log::in_memory(identity), crypt))
+    }
+
+    /// An empty, unencrypted in-memory engine.
+    pub(crate) fn open_memory_plain(cfg: Config) -> Engine {
+        Engine::memory_with(cfg, Log::in_memory(new_identity()), None)
+    }
+
+    fn memory_with(cfg: Config, log: Log, crypt: Option<Arc<Crypt>>) -> Engine {
+        let w = WriterState {
+            end: HEADER_SIZE as u64,
+            last_frame_at: 0,
+            checkpointed_end: HEADER_SIZE as u64,
+        };
+        Engine::assemble(
+            cfg,
+            Generation::new(log, NsTable::new(crypt)),
+            w,
+            RecoveryReport::default(),
+            None,
+        )
+    }
+
+    /// Open (creating if needed) a file-backed engine, recovering the log.
+    pub(crate) fn open_file(cfg: Config, path: PathBuf) -> Result<Engine> {
+        let o = open::open_file(cfg, path)?;
+        let engine = Engine::assemble(o.cfg, o.gen, o.writer, o.report, o.lock);
+        engine
+            .encryptions_base
+            .store(o.encryptions, Ordering::Relaxed);
+        // Later slots must outrank the ones already in the file.
+        *engine.durability.slots_lock() = o.claimed_seq;
+        Ok(engine)
+    }
+
+    /// True when the log lives in a file.
+    pub(crate) fn is_file(&self) -> bool {
+        self.gen.load().log().file.is_some()
+    }
+
+    /// Path of the log file, if any.
+    pub(crate) fn path(&self) -> Option<PathBuf> {
+        self.gen.load().log().path().map(Path::to_path_buf)
+    }
+
+    // ---- read path -------------------------------------------------------
+
+    /// Look `key` up in namespace `ns_id` and hand its frame to `hit` (its CRC
+    /// verified unless the database was opened with `verify_reads(false)`).
+    #[inline]
+    pub(crate) fn lookup<T>(
+        &self,
+        gen: &Generation,
+        ns: &NsEntry,
+        key: &[u8],
+        hit: impl FnMut(&Arc<Region>, u64, &Frame<'_>) -> T,
+    ) -> Result<Option<T>> {
+        self.lookup_checked(gen, ns, key, self.cfg.verify_reads, hit)
+    }
+
+    /// [`Engine::lookup`] with the CRC check forced on or off (writes that
+    /// copy a value they read verify it whatever `verify_reads` says).
+    #[inline]
+    pub(crate) fn lookup_checked<T>(
+        &self,
+        gen: &Generation,
+        ns: &NsEntry,
+        key: &[u8],
+        verify: bool,
+        mut hit: impl FnMut(&Arc<Region>, u64, &Frame<'_>) -> T,
+    ) -> Result<Option<T>> {
+        let mut out = None;
+        ns.keydir.get(ns.hash(key), |off| {
+            let region = gen.log().region();
+            let mut scratch = zeroize::Zeroizing::new(Vec::new());
+            let bytes = gen.bytes(&region);
+            let found =
+                read_at_checked(bytes, off, ns.crypt(), &mut scratch, verify).and_then(|f| {
+                    if f.key != key {
+                        return Ok(false);
+                    }
+                    check_indexed(&f, ns.id, off)?;
+                    // The clock is read only for records that can expire.
+                    if f.expires_at == 0 || !expired(f.expires_at, self.now()) {
+                        out = Some(hit(&region, off, &f));
+                    }
+                    Ok(true)
+                });
+            // After `hit` has read the value: the file may have been cut under it.
+            gen.log().vouch_frame(&region, bytes, off, found)
+        })?;
+        Ok(out)
+    }
+
+    // ---- write path ------------------------------------------------------
+
+    fn check_writable(&self) -> Result<()> {
+        if self.cfg.read_only {
+            return Err(Error::ReadOnly);
+        }
+        self.durability.check()
+    }
+
+    /// Refuse every later write: what is durable is no longer known.
+    pub(crate) fn poison(&self, e: &Error) {
+        self.durability.poison(e.to_string());
+    }
+
+    /// [`Log::fill`] on the writer's behalf. Its errors poison the handle
+    /// when the file was cut short by another process, or when they are
+    /// I/O errors: a staged write (which `fill` may issue) failed, and part
+    /// of it may be in the file.
+    fn fill_log(
+        &self,
+        log: &Log,
+        at: u64,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        log.fill(at, len, fill).map_err(|e| {
+            if log.cut().is_some() || matches!(e, Error::Io { .. }) {
+                self.poison(&e);
+            }
+            e
+        })
+    }
+
+    /// Take the writer lock and the current generation.
+    pub(crate) fn begin_write(&self) -> Result<(MutexGuard<'_, WriterState>, Arc<Generation>)> {
+        self.check_writable()?;
+        let w = self.writer.lock();
+        // Compaction swaps generations under the writer lock, so this is stable.
+        let gen = self.gen.load_full();
+        if let Some(at) = gen.log().cut() {
+            // A reader found the file cut short by another process.
+            let e = gen.log().cut_found(at);
+            self.poison(&e);
+            return Err(e);
+        }
+        if let Some(slot) = gen.log().foreign_slot() {
+            return Err(self.displaced(foreign_slot_reason(&gen, slot.seq)));
+        }
+        Ok((w, gen))
+    }
+
+    /// Fail, poisoning the handle, when another process writes to this
+    /// database too or the file is no longer this handle's: a sync slot this
+    /// handle did not write is in the header, the lock file it holds is no
+    /// longer at its name, or the file at the path is another one (renamed
+    /// over or removed). Checked before anything is acknowledged as durable
+    /// (flush, write-through write, checkpoint, close) and before compaction
+    /// renames its file over the path: from then on, writing would land
+    /// over another writer's records, or where nobody will read them.
+    pub(crate) fn check_sole_writer(&self, gen: &Generation) -> Result<()> {
+        let Some(lf) = gen.log().file.as_ref().filter(|_| !self.cfg.read_only) else {
+            return Ok(());
+        };
+        if let Some(slot) = gen.log().foreign_slot() {
+            return Err(self.displaced(foreign_slot_reason(gen, slot.seq)));
+        }
+        if let Some(Err(reason)) = self._lock.as_ref().map(WriterLock::still_held) {
+            return Err(self.displaced(reason));
+        }
+        if efs::file_id_at(&lf.path)? != Some(efs::file_id(&lf.file, &lf.path)?) {
+            let reason = format!(
+                "{} is no longer the file this handle opened (another process renamed \
+                 a file over it or removed it); what this handle writes would be lost",
+                lf.path.display()
+            );
+            return Err(self.displaced(reason));
+        }
+        Ok(())
+    }
+
+    /// Poison the handle because another process took the file over.
+    #[cold]
+    fn displaced(&self, reason: String) -> Error {
+        self.durability.poison(reason.clone());
+        Error::Poisoned(reason)
+    }
+
+    /// Poison the handle when `e` comes from the log having been cut short
+    /// by another process: what was acknowledged is gone, and growing the
+    /// file again would bury the loss under zeros. Other errors pass as is.
+    pub(crate) fn poison_if_cut(&self, log: &Log, e: Error) -> Error {
+        if log.cut().is_some() {
+            self.poison(&e);
+        }
+        e
+    }
+
+    fn write_through(&self) -> bool {
+        matches!(self.cfg.flush_policy, FlushPolicy::WriteThrough)
+    }
+
+    /// Append one frame at the end of the log; returns its offset and length.
+    pub(crate) fn append(
+        &self,
+        w: &mut WriterState,
+        gen: &Generation,
+        spec: &FrameSpec<'_>,
+    ) -> Result<(u64, u64)> {
+        let crypt = gen.crypt().as_deref();
+        let len = encoded_len(spec, crypt);
+        let off = w.end;
+        gen.log()
+            .ensure_capacity(off, off + len as u64)
+            .map_err(|e| self.poison_if_cut(gen.log(), e))?;
+        if self.write_through() && gen.log().file.is_some() {
+            // Each write-through write is acknowledged on return.
+            self.check_sole_writer(gen)?;
+            let mut buf = vec![0u8; len];
+            encode(spec, crypt, off, &mut buf)?;
+            if let Err(e) = gen.log().write_through(off, &buf) {
+                let e = self.poison_if_cut(gen.log(), e);
+                // Part of the frame may have landed, durably: wipe it, or a
+                // shorter frame written here next would be followed by its
+                // remains (which could decode). If even that fails, what the
+                // file holds at the end is unknown: refuse further writes.
+                if gen.log().wipe_through(off, len).is_err() {
+                    self.poison(&e);
+                }
+                return Err(e);
+            }
+        } else {
+            self.fill_log(gen.log(), off, len, |d| encode(spec, crypt, off, d))?;
+        }
+        w.end = off + len as u64;
+        w.last_frame_at = off;
+        Ok((off, len as u64))
+    }
+
+    /// Publish everything appended so far.
+    ///
+    /// A failed write poisons the handle: part of the bytes may be in the
+    /// file, so what follows the durable end is no longer known.
+    pub(crate) fn publish(&self, w: &WriterState, gen: &Generation, records: u64) -> Result<()> {
+        if let Err(e) = gen.log().publish_written(w.end) {
+            self.poison(&e);
+            return Err(e);
+        }
+        self.durability.published();
+        self.counters.writes.fetch_add(records, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Insert or replace a key.
+    pub(crate) fn put(&self, ns_id: u32, key: &[u8], value: &[u8], expires_at: u64) -> Result<()> {
+        check_sizes(key, value)?;
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        let (off, len) =
+            self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
+        self.publish(&w, &gen, 1)?;
+        let region = gen.log().region();
+        let indexed = ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at);
+        gen.log().vouch(&region, indexed)
+    }
+
+    /// Remove a key; returns its value if it was live.
+    pub(crate) fn delete(&self, ns_id: u32, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if key.len() > MAX_KEY_LEN {
+            return Ok(None);
+        }
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        let now = self.now();
+        let old = {
+            let region = gen.log().region();
+            let bytes = gen.bytes(&region);
+            let mut found = None;
+            let looked = ns.keydir.get(ns.hash(key), |o| {
+                let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                let f = read_at(bytes, o, ns.crypt(), &mut scratch)?;
+                if f.key != key {
+                    return Ok(false);
+                }
+                found = Some((!expired(f.expires_at, now)).then(|| f.value.to_vec()));
+                Ok(true)
+            });
+            gen.log().vouch(&region, looked)?;
+            found
+        };
+        let Some(value) = old else {
+            return Ok(None);
+        };
+        let (at, _) = self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
+        self.publish(&w, &gen, 1)?;
+        let region = gen.log().region();
+        let unindexed = ns.index_delete(gen.bytes(&region), key, at);
+        gen.log().vouch(&region, unindexed)?;
+        Ok(value)
+    }
+
+    /// Start an atomic batch.
+    pub(crate) fn batch(&self) -> Result<Batch<'_>> {
+        let (w, gen) = self.begin_write()?;
+        Ok(Batch::new(self, w, gen))
+    }
+
+    // ---- durability ------------------------------------------------------
+
+    /// Make every write that returned before this call durable.
+    pub(crate) fn flush(&self) -> Result<()> {
+        self.counters.flushes.fetch_add(1, Ordering::Relaxed);
+        if !self.is_file() || self.cfg.read_only {
+            return Ok(());
+        }
+        self.check_writable()?;
+        match self.cfg.flush_policy {
+            FlushPolicy::Group {
+                max_wait,
+                max_batch,
+            } => self.durability.group_flush(
+                max_wait,
+                max_batch.max(1),
+                || self.check_writable(),
+                || self.sync(),
+            ),
+            FlushPolicy::OnEachFlush | FlushPolicy::WriteThrough => self.sync(),
+        }
+    }
+
+    /// One fdatasync covering every write published before it, then a sync
+    /// slot recording the durable end.
+    pub(crate) fn sync(&self) -> Result<()> {
+        let target = self.durability.target();
+        if self.durability.covers(target) {
+            return Ok(());
+        }
+        let gen = self.gen.load_full();
+        let end = gen.log().published_end();
+        let t = Instant::now();
+        // After the sync: a file cut short by another process must not be
+        // acknowledged as durable (one fstat next to an fdatasync).
+        if let Err(e) = gen
+            .log()
+            .sync_data()
+            .and_then(|()| gen.log().check_intact())
+        {
+            self.poison(&e);
+            return Err(e);
+        }
+        self.counters.record_fsync(t.elapsed());
+        self.durability.mark_durable(target);
+        let mut seq = self.durability.slots_lock();
+        // Skip if compaction swapped generations meanwhile: the new file was
+        // synced whole and carries its own slot. (Compaction holds the slots
+        // lock from its slot write to the swap, so the file at the path is
+        // this generation's here.)
+        if Arc::ptr_eq(&gen, &self.gen.load()) {
+            self.check_sole_writer(&gen)?;
+            *seq += 1;
+            if let Err(e) = gen.log().write_slot(SyncSlot {
+                seq: *seq,
+                durable_end: end,
+                encryptions: self.encryptions(),
+            }) {
+                self.poison(&e);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Persist the index so the next open skips replaying the log.
+    pub(crate) fn checkpoint(&self) -> Result<()> {
+        if self.cfg.read_only {
+            return Err(Error::ReadOnly);
+        }
+        if !self.is_file() {
+            return Ok(());
+        }
+        let _m = self.maintenance.lock();
+        self.checkpoint_locked()
+    }
+
+    /// Checkpoint with `maintenance` held.
+    pub(crate) fn checkpoint_locked(&self) -> Result<()> {
+        let Some(snap) = self.checkpoint_snapshot()? else {
+            return Ok(());
+        };
+        let mut snap = snap;
+        let tmp = snap.write_temp(".tmp")?;
+        snap.install(&tmp)?;
+        snap.adopt_order();
+        self.checkpointed(snap.binding.covered_end);
+        Ok(())
+    }
+
+    /// Copy the index for a checkpoint, bound to the current end of the log
+    /// (synced first), with `maintenance` held; `None` in memory.
+    pub(crate) fn checkpoint_snapshot(&self) -> Result<Option<crate::checkpoint::Snapshot>> {
+        self.check_writable()?;
+        let w = self.writer.lock();
+        self.sync()?;
+        let gen = self.gen.load_full();
+        let Some(path) = gen.log().path().map(Path::to_path_buf) else {
+            return Ok(None);
+        };
+        let region = gen.log().region();
+        let bytes = gen.bytes(&region);
+        let (last_frame_at, last_frame_crc) = if w.end > HEADER_SIZE as u64 {
+            (w.last_frame_at, replay::stored_crc(bytes, w.last_frame_at))
+        } else {
+            (0, 0)
+        };
+        let (images, entries, next_ns_id) = {
+            let t = gen.ns_table();
+            let all = t.all();
+            (
+                all.iter()
+                    .map(|n| n.keydir.image(n.id, &n.name))
+                    .collect::<Result<Vec<_>>>()?,
+                all.into_iter()
+                    .map(|n| {
+                        let epoch = n.sorted.epoch();
+                        (n, epoch)
+                    })
+                    .collect(),
+                t.next_id,
+            )
+        };
+        let binding = Binding {
+            db_id: gen.log().identity.db_id,
+            generation: gen.log().identity.generation,
+            covered_end: w.end,
+            last_frame_at,
+            last_frame_crc,
+        };
+        // The image was read from the mapping; never bind it to a cut file,
+        // nor write a checkpoint over another writer's.
+        if let Err(e) = gen.log().check_intact() {
+            return Err(self.poison_if_cut(gen.log(), e));
+        }
+        {
+            let _slots = self.durability.slots_lock();
+            self.check_sole_writer(&gen)?;
+        }
+        Ok(Some(crate::checkpoint::Snapshot {
+            path: checkpoint_path(&path),
+            binding,
+            next_ns_id,
+            images,
+            faults: self.cfg.faults.clone(),
+            gen: Arc::clone(&gen),
+            entries,
+        }))
+    }
+
+    /// A checkpoint covering the log up to `end` is now on disk.
+    pub(crate) fn checkpointed(&self, end: u64) {
+        let mut w = self.writer.lock();
+        w.checkpointed_end = w.checkpointed_end.max(end);
+    }
+
+    /// The generation number of the current log file.
+    pub(crate) fn generation(&self) -> u64 {
+        self.gen.load().log().identity.generation
+    }
+
+    /// Log bytes written since the newest checkpoint, and the tail past which
+    /// the writer checkpoints by itself: the configured minimum or half the
+    /// index image, whichever is larger, so the checkpoints' writes stay
+    /// within twice the log's (docs/ARCHITECTURE.md, "Checkpoints").
+    pub(crate) fn checkpoint_due(&self) -> bool {
+        let Some(min) = self.cfg.checkpoint_tail else {
+            return false;
+        };
+        if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
+            return false;
+        }
+        let tail = {
+            let w = self.writer.lock();
+            w.end
+                .saturating_sub(w.checkpointed_end.max(HEADER_SIZE as u64))
+        };
+        if tail < min {
+            return false;
+        }
+        let gen = self.gen.load();
+        let image: u64 = gen
+            .ns_table()
+            .all()
+            .iter()
+            .map(|n| n.keydir.memory_bytes() as u64)
+            .sum();
+        tail >= image / 2
+    }
+
+    /// Clean shutdown: sync, drop preallocated room, checkpoint if needed.
+    fn close(&self) -> Result<()> {
+        if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
+            return Ok(());
+        }
+        let _m = self.maintenance.lock();
+        {
+            let w = self.writer.lock();
+            let gen = self.gen.load_full();
+            self.sync()?;
+            // Trimming would extend a file another process cut short back to
+            // the log's length, over a hole of zeros, and would cut another
+            // writer's records: leave it as it is.
+            gen.log().check_intact()?;
+            {
+                let _slots = self.durability.slots_lock();
+                self.check_sole_writer(&gen)?;
+            }
+            if let Some(p) = gen.log().path() {
+                crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
+            }
+            if !keeps_spare(w.end, gen.log().capacity()) {
+                gen.log().truncate(w.end)?;
+                gen.log().sync_data()?;
+            }
+            // A small tail is cheaper to replay at the next open than a
+            // whole image is to write now (a one-shot `emdb put` on a large
+            // database); a rejected or missing image always gets rewritten.
+            let tail = w.end.saturating_sub(w.checkpointed_end);
+            if !self.cfg.checkpoint_on_close
+                || tail == 0
+                || (w.checkpointed_end != 0 && tail < CLOSE_TAIL)
+            {
+                return Ok(());
+            }
+        }
+        self.checkpoint_locked()
+    }
+
+    // ---- introspection ---------------------------------------------------
+
+    /// Sizes and counters (activity counters from the writer's sidecar on a
+    /// read-only handle).
+    pub(crate) fn stats(&self) -> Stats {
+        let mut s = collect_stats(&self.gen.load_full(), &self.counters);
+        s.encrypted = self.gen.load().crypt().is_some();
+        s.encryptions = self.encryptions();
+        s.nonce_budget_warning = s.encryptions >= 1 << 28;
+        if self.cfg.read_only {
+            if let Some(p) = self.path() {
+                crate::stats::merge_sidecar(&mut s, &p);
+            }
+        }
+        s
+    }
+
+    /// Records sealed under the current key, across opens (approximate
+    /// after a crash: counts since the last sync may be lost).
+    pub(crate) fn encryptions(&self) -> u64 {
+        self.encryptions_with(self.gen.load().crypt().as_deref())
+    }
+
+    /// [`Engine::encryptions`] as counted by `crypt`.
+    pub(crate) fn encryptions_with(&self, crypt: Option<&Crypt>) -> u64 {
+        #[cfg(feature = "encrypt")]
+        let now = crypt.map_or(0, |c| c.sealed.load(Ordering::Relaxed));
+        #[cfg(not(feature = "encrypt"))]
+        let now = match crypt {
+            Some(c) => match *c {},
+            None => 0,
+        };
+        self.encryptions_base.load(Ordering::Relaxed) + now
+    }
+
+    /// The sync-slot sequence counter.
+    pub(crate) fn slots_lock(&self) -> MutexGuard<'_, u64> {
+        self.durability.slots_lock()
+    }
+
+    /// Give a freshly built log the `O_DSYNC` descriptor write-through
+    /// needs, opened through `at` (the file's name now: compaction opens it
+    /// before renaming the file into place, so a failure leaves the old file
+    /// in use and nothing lost).
+    pub(crate) fn with_write_through_fd(&self, mut log: Log, at: &Path) -> Result<Log> {
+        if self.write_through() {
+            if let Some(f) = &mut log.file {
+                f.dsync = Some(open_dsync(at, self.cfg.faults.as_deref())?);
+            }
+        }
+        Ok(log)
+    }
+
+    /// Mark all writes so far durable (used after compaction synced a new file).
+    pub(crate) fn mark_durable(&self) {
+        self.durability.mark_durable(self.durability.target());
+    }
+
+    // ---- namespaces, counts, expiry (moved from keyspace.rs, db.rs) ----
+
+    /// Run `f` on namespace `id` of `gen` (no refcount traffic for the default one).
+    #[inline]
+    pub(crate) fn with_ns<T>(
+        &self,
+        gen: &Generation,
+        id: u32,
+        f: impl FnOnce(&NsEntry) -> Result<T>,
+    ) -> Result<T> {
+        if id == 0 {
+            return f(gen.default_ns());
+        }
+        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
+        f(&ns)
+    }
+
+    /// Id of namespace `name`, creating it (one record) if needed.
+    pub(crate) fn create_namespace(&self, name: &str) -> Result<u32> {
+        if name.is_empty() || name.len() > MAX_NAMESPACE_NAME_LEN {
+            return Err(Error::InvalidNamespaceName {
+                name: name.to_string(),
+                max: MAX_NAMESPACE_NAME_LEN,
+            });
+        }
+        if let Some(ns) = self.gen().ns_table().by_name(name.as_bytes()) {
+            return Ok(ns.id);
+        }
+        let (mut w, gen) = self.begin_write()?;
+        if let Some(ns) = gen.ns_table().by_name(name.as_bytes()) {
+            return Ok(ns.id);
+        }
+        let id = gen.ns_table().next_id;
+        if gen.ns_table().get(id).is_some() {
+            return Err(Error::NamespaceIdsExhausted);
+        }
+        let spec = FrameSpec {
+            kind: Kind::NamespaceCreate,
+            ns: id,
+            expires_at: 0,
+            key: name.as_bytes(),
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1)?;
+        let entry = NsEntry::new(id, name.as_bytes().to_vec(), gen.crypt().clone());
+        gen.ns_table_mut().insert(Arc::new(entry));
+        Ok(id)
+    }
+
+    /// Drop namespace `name` and all its keys; false if it did not exist.
+    pub(crate) fn drop_namespace(&self, name: &str) -> Result<bool> {
+        let (mut w, gen) = self.begin_write()?;
+        let Some(id) = gen.ns_table().by_name(name.as_bytes()).map(|n| n.id) else {
+            return Ok(false);
+        };
+        if id == 0 {
+            return Ok(false);
+        }
+        let spec = FrameSpec {
+            kind: Kind::NamespaceDrop,
+            ns: id,
+            expires_at: 0,
+            key: &[],
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1)?;
+        gen.ns_table_mut().remove(id);
+        Ok(true)
+    }
+
+    /// Id of the named namespace `name`, if it exists (never creates it).
+    pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
+        let gen = self.gen();
+        let id = gen.ns_table().by_name(name.as_bytes()).map(|n| n.id);
+        id.filter(|&id| id != 0)
+    }
+
+    /// Keys of namespace `ns` that the records published in `[since, end)`
+    /// put or delete, and `end`; `None` when `since` is past the end or not
+    /// where a record starts (the log was compacted since, for one).
+    pub(crate) fn keys_touched_since(&self, ns: u32, since: u64) -> Option<(Vec<Vec<u8>>, u64)> {
+        let gen = self.gen();
+        let region = gen.log().region();
+        let bytes = gen.bytes(&region);
+        let end = bytes.len() as u64;
+        if since > end {
+            return None;
+        }
+        let mut keys = Vec::new();
+        // Records start after the file header; every published unit decodes.
+        let from = since.max(crate::format::header::HEADER_SIZE as u64);
+        let policy = replay::Walk::mapped(end, 0, replay::DamagePolicy::Fail);
+        replay::walk(
+            &mut replay::Mapped(bytes),
+            from,
+            &policy,
+            &mut Vec::new(),
+            |unit, _| {
+                for (_, f) in &unit.frames {
+                    if f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete) {
+                        keys.push(f.key.to_vec());
+                    }
+                }
+                Ok(std::ops::ControlFlow::Continue(()))
+            },
+        )
+        .ok()?;
+        Some((keys, end))
+    }
+
+    /// Names of the named namespaces, sorted.
+    pub(crate) fn list_namespaces(&self) -> Vec<String> {
+        let gen = self.gen();
+        let mut v: Vec<String> = gen
+            .ns_table()
+            .all()
+            .iter()
+            .filter(|n| n.id != 0)
+            .map(|n| String::from_utf8_lossy(&n.name).into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Live, unexpired keys of a namespace.
+    pub(crate) fn count(&self, id: u32) -> Result<usize> {
+        let gen = self.gen();
+        self.with_ns(&gen, id, |ns| {
+            if ns.keydir.expiring() == 0 {
+                gen.log().fresh()?;
+                return Ok(ns.keydir.len() as usize);
+            }
+            // Some records can expire: count the ones that have not.
+            let now = self.now();
+            let region = gen.log().region();
+            let bytes = gen.bytes(&region);
+            let mut n = 0usize;
+            for shard in 0..SHARDS {
+                for off in ns.keydir.shard_offsets(shard)? {
+                    let (_, exp) = crate::namespace::head_at(bytes, off);
+                    if !expired(exp, now) {
+                        n += 1;
+                    }
+                }
+            }
+            gen.log().vouch(&region, Ok(n))
+        })
+    }
+
+    /// Expiry of a live key (ms since the epoch, 0 = none); `None` if absent.
+    pub(crate) fn expiry_of(&self, id: u32, key: &[u8]) -> Result<Option<u64>> {
+        let gen = self.gen();
+        self.with_ns(&gen, id, |ns| {
+            self.lookup(&gen, ns, key, |_, _, f| f.expires_at)
+        })
+    }
+
+    /// Rewrite a live key with a new expiry; false if the key is absent.
+    pub(crate) fn set_expiry(&self, id: u32, key: &[u8], expires_at: u64) -> Result<bool> {
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
+        // Verified whatever `verify_reads` says: the value is written again
+        // under a fresh CRC.
+        let read = self.lookup_checked(&gen, &ns, key, true, |_, _, f| f.value.to_vec());
+        let Some(value) = read? else {
+            return Ok(false);
+        };
+        let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
+        self.publish(&w, &gen, 1)?;
+        let region = gen.log().region();
+        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)?;
+        Ok(true)
+    }
+
+    /// Remove every expired key of a namespace (one batch); returns how many.
+    pub(crate) fn sweep_expired(&self, id: u32) -> Result<usize> {
+        let now = self.now();
+        let expired_keys: Vec<Vec<u8>> = {
+            let gen = self.gen();
+            self.with_ns(&gen, id, |ns| {
+                if ns.keydir.expiring() == 0 {
+                    return Ok(Vec::new());
+                }
+                let region = gen.log().region();
+                let bytes = gen.bytes(&region);
+                let mut keys = Vec::new();
+                let listed = (0..SHARDS).try_for_each(|shard| {
+                    for off in ns.keydir.shard_offsets(shard)? {
+                        let (_, exp) = crate::namespace::head_at(bytes, off);
+                        if !expired(exp, now) {
+                            continue;
+                        }
+                        let mut scratch = zeroize::Zeroizing::new(Vec::new());
+                        keys.push(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
+                    }
+                    Ok(())
+                });
+                gen.log().vouch(&region, listed.map(|()| keys))
+            })?
+        };
+        if expired_keys.is_empty() {
+            return Ok(0);
+        }
+        let mut batch = self.batch()?;
+        for k in &expired_keys {
+            batch.delete(id, k)?;
+        }
+        batch.commit()?;
+        Ok(expired_keys.len())
+    }
+
+    /// A snapshot of namespace `ns`'s sorted order in `gen` (sorting what
+    /// was written since the last ordered read).
+    pub(crate) fn sorted_view(&self, gen: &Generation, ns: &NsEntry) -> Result<View> {
+        let refresh = ns.sorted.begin();
+        // Loaded after `begin`: the bytes cover every record it took.
+        let region = gen.log().region();
+        let keys = KeySource {
+            bytes: gen.bytes(&region),
+            crypt: ns.crypt(),
+        };
+        let view = ns.sorted.finish(refresh, keys, || {
+            let mut all = Vec::with_capacity(ns.keydir.len() as usize);
+            for shard in 0..SHARDS {
+                all.extend(ns.keydir.shard_offsets(shard)?);
+            }
+            Ok(all)
+        });
+        gen.log().vouch(&region, view)
+    }
+
+    /// `insert_many` for any namespace.
+    pub(crate) fn insert_many_in<I, K, V>(&self, id: u32, items: I) -> Result<()>
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<[u8]>,
+        V: AsRef<[u8]>,
+    {
+        let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg().default_ttl);
+        let mut batch = self.batch()?;
+        for (k, v) in items {
+            batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
+        }
+        batch.commit()
+    }
+
+    /// Remove every key of a namespace with one `Clear` record.
+    pub(crate) fn clear(&self, ns_id: u32) -> Result<()> {
+        let (mut w, gen) = self.begin_write()?;
+        let ns = gen.ns(ns_id).ok_or(Error::NamespaceDropped)?;
+        let spec = FrameSpec {
+            kind: Kind::Clear,
+            ns: ns_id,
+            expires_at: 0,
+            key: &[],
+            value: &[],
+        };
+        self.append(&mut w, &gen, &spec)?;
+        self.publish(&w, &gen, 1)?;
+        ns.index_clear();
+        Ok(())
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        // Best effort: a failure here leaves a log that recovery handles.
+        let _ = self.close();
+    }
+}
+
+/// Why a sync slot this handle did not write means another writer.
+fn foreign_slot_reason(gen: &Generation, seq: u64) -> String {
+    format!(
+        "another process opened {} for writing while this handle held its writer lock \
+         (its lock file was removed, e.g. by emdb lock break --force) and wrote sync slot {seq}; \
+         this handle writes nothing more, so as not to overwrite that writer's records",
+        gen.log()
+            .path()
+            .map_or_else(|| "the database".into(), |p| p.display().to_string())
+    )
+}
+
+/// An index entry must point at a value of its own namespace; anything else
+/// (a damaged or foreign checkpoint) is corruption, never a wrong answer.
+#[inline]
+pub(crate) fn check_indexed(f: &Frame<'_>, ns: u32, off: u64) -> Result<()> {
+    if f.kind != Kind::Put || f.ns != ns {
+        return Err(Error::corruption(
+            off,
+            "index entry points at a record that is not a value of this namespace",
+        ));
+    }
+    Ok(())
+}

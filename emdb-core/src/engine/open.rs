@@ -1,0 +1,553 @@
+//! Opening a log file: creating it, reading its header and sync slot,
+//! binding its record keys, and loading its checkpoint.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{now_ms, Generation, WriterState};
+use crate::config::Config;
+use crate::crypto::Crypt;
+use crate::error::{Error, Result};
+use crate::fault::{self, Faults, FsEvent, WriteSite};
+use crate::flush::FlushPolicy;
+
+use crate::format::checkpoint::Binding;
+use crate::format::header::{
+    HeaderError, Identity, SyncSlot, FLAG_ENCRYPTED, FORMAT_VERSION, HEADER_SIZE,
+};
+use crate::fs::{self as efs, sibling};
+use crate::index::{Keydir, SHARDS};
+use crate::lock::WriterLock;
+use crate::log::{Log, LogFile, Region};
+use crate::namespace::{frame_at, NsEntry, NsTable};
+use crate::recovery::{self, RecoveryReport};
+use crate::replay;
+use crate::sorted::{Base, Sorted};
+
+/// A fresh random database id.
+pub(crate) fn random_id() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut id = [0u8; 16];
+    for (i, chunk) in id.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.write_u32(std::process::id());
+        h.write_usize(i);
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    id
+}
+
+pub(super) fn new_identity() -> Identity {
+    Identity {
+        version: FORMAT_VERSION,
+        flags: 0,
+        db_id: random_id(),
+        generation: 0,
+        created_ms: now_ms(),
+    }
+}
+
+/// Path of the checkpoint file of a database.
+pub(crate) fn checkpoint_path(db: &Path) -> PathBuf {
+    sibling(db, ".ckpt")
+}
+
+/// Path of the new file an encryption rewrite writes before its rename.
+pub(crate) fn enc_tmp_path(db: &Path) -> PathBuf {
+    sibling(db, ".enc.tmp")
+}
+
+/// Path of compaction's temporary file.
+pub(crate) fn compact_tmp_path(db: &Path) -> PathBuf {
+    sibling(db, ".compact.tmp")
+}
+
+/// A header page for a new database, encrypted when `cfg` has a key.
+pub(super) fn new_header_page(cfg: &Config) -> Result<Vec<u8>> {
+    let mut id = new_identity();
+    match &cfg.encryption {
+        None => Ok(id.page()),
+        #[cfg(feature = "encrypt")]
+        Some(input) => {
+            id.flags |= FLAG_ENCRYPTED;
+            let mut page = id.page();
+            let (_, hdr) = Crypt::create(input, cfg.cipher, cfg.kdf_params, id.db_id)?;
+            hdr.encode_into(&mut page);
+            Ok(page)
+        }
+        #[cfg(not(feature = "encrypt"))]
+        Some(_) => {
+            let _ = &mut id;
+            Err(Error::FeatureDisabled("encryption"))
+        }
+    }
+}
+
+/// The record keys of a log, from its header page and the configured secret.
+pub(crate) fn crypt_for(
+    cfg: &Config,
+    path: &Path,
+    id: &Identity,
+    page: &[u8],
+) -> Result<Option<Arc<Crypt>>> {
+    let encrypted = id.flags & FLAG_ENCRYPTED != 0;
+    match (encrypted, &cfg.encryption) {
+        (false, None) => Ok(None),
+        (false, Some(_)) => Err(Error::NotEncrypted {
+            path: path.to_path_buf(),
+        }),
+        (true, None) => Err(Error::EncryptionRequired {
+            path: path.to_path_buf(),
+        }),
+        #[cfg(feature = "encrypt")]
+        (true, Some(input)) => {
+            let hdr = crate::crypto::EncHeader::decode(page).map_err(|r| Error::Corruption {
+                path: Some(path.to_path_buf()),
+                offset: crate::crypto::ENC_AT as u64,
+                reason: r.to_string(),
+            })?;
+            Ok(Some(Arc::new(Crypt::open(
+                input,
+                &hdr,
+                id.db_id,
+                id.generation,
+            )?)))
+        }
+        #[cfg(not(feature = "encrypt"))]
+        (true, Some(_)) => {
+            let _ = page;
+            Err(Error::FeatureDisabled("opening an encrypted database"))
+        }
+    }
+}
+
+/// Create a new, empty database file at `path` atomically.
+pub(super) fn create_file(path: &Path, cfg: &Config) -> Result<()> {
+    let faults = cfg.faults.as_deref();
+    let tmp = sibling(path, ".create.tmp");
+    let created = (|| {
+        let f = efs::create_fresh(&tmp)?;
+        write_page(&f, &tmp, &new_header_page(cfg)?, faults)?;
+        efs::rename(&tmp, path, faults)
+    })();
+    if created.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    created?;
+    efs::fsync_parent(path, faults)
+}
+
+/// Write and fsync the header page of a new file.
+pub(super) fn write_page(
+    f: &File,
+    path: &Path,
+    page: &[u8],
+    faults: Option<&Faults>,
+) -> Result<()> {
+    fault::write_all_at(faults, WriteSite::Header, f, page, 0)
+        .map_err(|e| Error::io("write header", Some(path), e))?;
+    f.sync_all()
+        .map_err(|e| Error::io("fsync", Some(path), e))?;
+    fault::note(faults, || FsEvent::Synced(path.to_path_buf()));
+    Ok(())
+}
+
+pub(crate) fn read_identity(
+    file: &File,
+    path: &Path,
+    len: u64,
+) -> Result<(Identity, SyncSlot, Vec<u8>)> {
+    use std::os::unix::fs::FileExt;
+    let mut page = vec![0u8; HEADER_SIZE.min(len as usize)];
+    file.read_exact_at(&mut page, 0)
+        .map_err(|e| Error::io("read header", Some(path), e))?;
+    let id = Identity::decode(&page).map_err(|e| match e {
+        HeaderError::Foreign(reason) => Error::NotADatabase {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        },
+        HeaderError::Version(found) => Error::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found,
+            supported: FORMAT_VERSION,
+        },
+        HeaderError::Damaged(reason) => Error::Corruption {
+            path: Some(path.to_path_buf()),
+            offset: 0,
+            reason: reason.to_string(),
+        },
+    })?;
+    let slot = SyncSlot::newest(&page);
+    Ok((id, slot, page))
+}
+
+/// Try to use the checkpoint that belongs to this log: a version-2 image is
+/// mapped (constant time), a version-1 one decoded into memory.
+pub(super) fn load_checkpoint(
+    path: &Path,
+    id: &Identity,
+    bytes: &[u8],
+    crypt: Option<Arc<Crypt>>,
+) -> std::result::Result<Option<(Binding, NsTable)>, String> {
+    let Some(loaded) = crate::checkpoint::open(&checkpoint_path(path), SHARDS, crypt.as_deref())?
+    else {
+        return Ok(None);
+    };
+    let b = loaded.binding();
+    if b.db_id != id.db_id || b.generation != id.generation {
+        return Err("checkpoint belongs to another log generation".into());
+    }
+    if b.covered_end < HEADER_SIZE as u64 || b.covered_end > bytes.len() as u64 {
+        return Err("checkpoint covers more than the log holds".into());
+    }
+    if b.last_frame_at == 0 {
+        if b.covered_end != HEADER_SIZE as u64 {
+            return Err("checkpoint binding is inconsistent".into());
+        }
+    } else {
+        let f = frame_at(bytes, b.last_frame_at).map_err(|e| e.to_string())?;
+        if b.last_frame_at + f.len as u64 != b.covered_end
+            || replay::stored_crc(bytes, b.last_frame_at) != b.last_frame_crc
+        {
+            return Err("checkpoint does not match the log's content".into());
+        }
+    }
+    let next_ns_id = loaded.next_ns_id();
+    let inconsistent = || "checkpoint index image is inconsistent".to_string();
+    let keydirs: Vec<(u32, Vec<u8>, Keydir, Sorted)> = match loaded {
+        crate::checkpoint::Loaded::V1(cp) => cp
+            .namespaces
+            .into_iter()
+            .map(|img| {
+                let (id, name) = (img.id, img.name.clone());
+                let kd = Keydir::from_image(img, b.covered_end).ok_or_else(inconsistent)?;
+                Ok((id, name, kd, Sorted::unbuilt()))
+            })
+            .collect::<std::result::Result<_, String>>()?,
+        crate::checkpoint::Loaded::V2 { metas, image, .. } => metas
+            .into_iter()
+            .map(|m| {
+                let kd = Keydir::over_image(&m, &image).ok_or_else(inconsistent)?;
+                let sorted = match m.sorted {
+                    // Stored only for plain databases; one entry per live key.
+                    Some(p) if crypt.is_none() && p.len == kd.len() => Sorted::over(Base::Mapped {
+                        image: Arc::clone(&image),
+                        at: usize::try_from(p.at).map_err(|_| inconsistent())?,
+                        len: usize::try_from(p.len).map_err(|_| inconsistent())?,
+                    }),
+                    Some(_) => return Err(inconsistent()),
+                    None => Sorted::unbuilt(),
+                };
+                Ok((m.id, m.name, kd, sorted))
+            })
+            .collect::<std::result::Result<_, String>>()?,
+    };
+    let mut table = NsTable::new(crypt.clone());
+    for (id, name, keydir, sorted) in keydirs {
+        table.insert(Arc::new(NsEntry::with_keydir(
+            id,
+            name,
+            keydir,
+            sorted,
+            crypt.clone(),
+        )));
+    }
+    table.next_id = table.next_id.max(next_ns_id);
+    Ok(Some((b, table)))
+}
+
+/// Fail with `NotADatabase` before creating any sibling file (lock, temp)
+/// when `path` holds something that is not an emdb log.
+pub(super) fn refuse_foreign(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let Ok(mut f) = File::open(path) else {
+        return Ok(()); // missing (created later) or unreadable (reported later)
+    };
+    let mut magic = [0u8; 8];
+    let n = f.read(&mut magic).unwrap_or(0);
+    if n == 0 {
+        return Ok(()); // empty: becomes a new database
+    }
+    if magic[..n] != crate::format::header::MAGIC[..n] {
+        return Err(Error::NotADatabase {
+            path: path.to_path_buf(),
+            reason: "magic bytes do not match".into(),
+        });
+    }
+    Ok(())
+}
+
+/// A descriptor on `path` whose writes are durable on return (`O_DSYNC`).
+pub(super) fn open_dsync(path: &Path, faults: Option<&Faults>) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    Faults::check(faults.map(|f| &f.fail_open), libc::EMFILE)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_DSYNC | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(path)
+        })
+        .map_err(|e| Error::io("open O_DSYNC", Some(path), e))
+}
+
+/// Write a sync slot that claims the file for this writer: the next
+/// sequence number after `newest`, the same durable end. Returns its number.
+pub(super) fn claim(file: &File, path: &Path, newest: SyncSlot) -> Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mine = SyncSlot {
+        seq: newest.seq + 1,
+        ..newest
+    };
+    file.write_all_at(&mine.encode(), SyncSlot::offset(mine.seq) as u64)
+        .map_err(|e| Error::io("write sync slot", Some(path), e))?;
+    Ok(mine.seq)
+}
+
+/// What opening a log file produced, for the engine to assemble.
+pub(super) struct Opened {
+    pub cfg: Config,
+    pub gen: Generation,
+    pub writer: WriterState,
+    pub report: RecoveryReport,
+    pub lock: Option<WriterLock>,
+    /// Records sealed under the current key before this open (from the
+    /// newest sync slot).
+    pub encryptions: u64,
+    /// The sync-slot sequence number this open claimed the file with.
+    pub claimed_seq: u64,
+}
+
+/// Open (creating if needed) the log file at `path` and recover it: read
+/// its header, bind its record keys, load its checkpoint, replay the rest
+/// (see `recovery.rs` and `follower.rs`), and cut a torn tail.
+pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
+    if path.is_dir() {
+        return Err(Error::InvalidPath {
+            reason: format!(
+                "{} is a directory; give the path of a database file",
+                path.display()
+            ),
+        });
+    }
+    refuse_foreign(&path)?;
+    let lock = if cfg.read_only {
+        None
+    } else {
+        Some(WriterLock::acquire(&path, cfg.faults.as_deref())?)
+    };
+    let exists = path.exists();
+    if !exists {
+        if cfg.read_only {
+            return Err(Error::io(
+                "open",
+                Some(&path),
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
+        }
+        create_file(&path, &cfg)?;
+    }
+    if !cfg.read_only {
+        // A compaction that crashed before its rename left this behind;
+        // it is never read (the old file is complete), only removed.
+        let _ = std::fs::remove_file(compact_tmp_path(&path));
+        // A killed encryption change (`decrypt` above all) left its new
+        // file, maybe plaintext, and its siblings: with the writer lock
+        // held, no change is running, so they are removed too.
+        let enc_tmp = enc_tmp_path(&path);
+        for stale in [".ckpt", ".lock", ".stats"] {
+            let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
+        }
+        let _ = std::fs::remove_file(&enc_tmp);
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(!cfg.read_only)
+        .open(&path)
+        .map_err(|e| Error::io("open", Some(&path), e))?;
+    let mut len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(&path), e))?
+        .len();
+    if len == 0 && !cfg.read_only {
+        // An empty file (for example made by mktemp) becomes a new
+        // database. A failed write leaves it empty again, not half a header.
+        if let Err(e) = write_page(&file, &path, &new_header_page(&cfg)?, cfg.faults.as_deref()) {
+            let _ = file.set_len(0);
+            return Err(e);
+        }
+        len = HEADER_SIZE as u64;
+    }
+    if len < HEADER_SIZE as u64 {
+        read_identity(&file, &path, len)?;
+        return Err(Error::Corruption {
+            path: Some(path.clone()),
+            offset: len,
+            reason: "file is shorter than its header".into(),
+        });
+    }
+    let (identity, slot, page) = read_identity(&file, &path, len)?;
+    if cfg.read_only {
+        // A writer may be appending: the size as of after the sync slot
+        // was read covers its durable end (see `replay_pread`).
+        len = file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&path), e))?
+            .len()
+            .max(len);
+    }
+    let crypt = crypt_for(&cfg, &path, &identity, &page)?;
+    let map_len = usize::try_from(len).map_err(|_| Error::DatabaseFull {
+        requested: len,
+        max: crate::limits::MAX_LOG_SIZE,
+    })?;
+    let region = if cfg.read_only {
+        Region::map_file_read_only(&file, map_len)
+    } else {
+        Region::map_file(&file, map_len)
+    }
+    .map_err(|e| Error::io("mmap", Some(&path), e))?;
+    let bytes = region.slice(0, len).unwrap_or_default();
+
+    let mut report = RecoveryReport::default();
+    // Salvage reads every record: damage under a checkpoint must be found too.
+    let checkpoint = if cfg.salvage {
+        Ok(None)
+    } else {
+        load_checkpoint(&path, &identity, bytes, crypt.clone())
+    };
+    let (mut table, start, cp_last) = match checkpoint {
+        Ok(Some((binding, table))) => {
+            report.used_checkpoint = true;
+            (table, binding.covered_end, binding.last_frame_at)
+        }
+        Ok(None) => (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0),
+        Err(reason) => {
+            report.checkpoint_rejected = Some(reason);
+            (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0)
+        }
+    };
+    // Everything the checkpoint covers was synced before it was written.
+    let durable_end = slot.durable_end.max(start);
+    let replayed = if cfg.read_only {
+        // Another process may be writing: read new bytes with pread only.
+        recovery::replay_pread(
+            &recovery::LogSource {
+                file: &file,
+                path: &path,
+                region: &region,
+            },
+            start,
+            len,
+            durable_end,
+            &mut table,
+            &|_| {},
+            cfg.salvage.then_some(&mut report.skipped),
+        )
+        .map(|f| {
+            report.records_replayed = f.applied as u64;
+            (
+                f.end,
+                f.last_frame_at.unwrap_or(cp_last),
+                f.last_frame_at.is_some(),
+            )
+        })
+    } else {
+        recovery::replay(
+            bytes,
+            start,
+            durable_end,
+            cfg.salvage,
+            &mut table,
+            &mut report,
+        )
+        .map_err(|e| e.with_path(&path))
+        .map(|r| {
+            (
+                r.end,
+                r.last_frame.map_or(cp_last, |(at, _)| at),
+                r.last_frame.is_some(),
+            )
+        })
+    };
+    // Replay (and the checkpoint check) read the mapping: if another
+    // process cut the file meanwhile, what they found is not the log,
+    // and cutting a "torn tail" now would destroy more.
+    if let Some(at) = region.cut_at() {
+        return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
+    }
+    let (mut end, last_frame_at, _) = replayed?;
+    report.replayed_bytes = end.saturating_sub(start);
+    // A writer claims the file with a sync slot of its own (same durable
+    // end, next sequence number): a writer still running on it (its
+    // lock file removed under it) sees a slot it did not write before
+    // its next write, and stops instead of writing over this one's.
+    let claimed = if cfg.read_only {
+        slot.seq
+    } else {
+        claim(&file, &path, slot)?
+    };
+
+    let mut region = region;
+    // A spare of zeros a clean close left (CLOSE_KEEP_SPARE) holds no
+    // frame to land in front of: it is kept for the first appends.
+    // (Read-only opens never cut: they do not look.)
+    let spare = || {
+        super::keeps_spare(end, len)
+            && crate::log::zeros_between(&file, region.slice(0, len).unwrap_or_default(), end, len)
+    };
+    if !cfg.read_only && len > end && !spare() {
+        // Cut everything past the end (a torn tail, frames of a batch
+        // whose header never landed, preallocated zeros) and make the cut
+        // durable, so new appends never land in front of stale frames.
+        end = end.min(len);
+        drop(region);
+        file.set_len(end)
+            .and_then(|_| file.sync_all())
+            .map_err(|e| Error::io("truncate torn tail", Some(&path), e))?;
+        fault::note(cfg.faults.as_deref(), || FsEvent::Synced(path.clone()));
+        len = end;
+        region =
+            Region::map_file(&file, end as usize).map_err(|e| Error::io("mmap", Some(&path), e))?;
+    }
+    let _ = len;
+    let dsync = if cfg.read_only || !matches!(cfg.flush_policy, FlushPolicy::WriteThrough) {
+        None
+    } else {
+        Some(open_dsync(&path, cfg.faults.as_deref())?)
+    };
+    let mut log = Log::new(
+        identity,
+        Some(LogFile {
+            path: path.clone(),
+            file,
+            dsync,
+        }),
+        region,
+        end,
+    );
+    log.faults = cfg.faults.clone();
+    log.claim_seq(claimed);
+    let w = WriterState {
+        end,
+        last_frame_at,
+        // What the checkpoint file on disk covers; 0 (none was used:
+        // missing or rejected) makes the next close write one, since this
+        // open paid for replaying the whole log anyway.
+        checkpointed_end: if report.used_checkpoint { start } else { 0 },
+    };
+    Ok(Opened {
+        cfg,
+        gen: Generation::new(log, table),
+        writer: w,
+        report,
+        lock,
+        encryptions: slot.encryptions,
+        claimed_seq: claimed,
+    })
+}

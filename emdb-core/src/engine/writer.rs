@@ -1,0 +1,203 @@
+//! The writer's state, frame encoding, and atomic batches.
+
+use std::sync::Arc;
+
+use parking_lot::MutexGuard;
+
+use super::{check_sizes, Engine, Generation};
+use crate::crypto::Crypt;
+use crate::error::{Error, Result};
+use crate::format::record::{self, batch_value, FrameSpec, Kind};
+use crate::index::KeyHash;
+use crate::namespace::{read_at_checked, NsEntry};
+
+/// Writer-side state, guarded by the writer mutex.
+pub(crate) struct WriterState {
+    /// Logical end of the log of the current generation.
+    pub end: u64,
+    /// Offset of the last frame written (for checkpoint binding).
+    pub last_frame_at: u64,
+    /// Log end covered by the newest checkpoint file.
+    pub checkpointed_end: u64,
+}
+
+/// Encoded length of a frame, sealed when the log is encrypted. Batch
+/// headers are never sealed (they carry no data; their CRC and the sealed
+/// frames they announce protect them).
+pub(crate) fn encoded_len(spec: &FrameSpec<'_>, crypt: Option<&Crypt>) -> usize {
+    match crypt {
+        Some(_) if spec.kind != Kind::BatchBegin => spec.sealed_len(),
+        _ => spec.encoded_len(),
+    }
+}
+
+/// Encode a frame for offset `at` into `dst`, sealed when the log is encrypted.
+pub(crate) fn encode(
+    spec: &FrameSpec<'_>,
+    crypt: Option<&Crypt>,
+    at: u64,
+    dst: &mut [u8],
+) -> Result<()> {
+    match crypt {
+        Some(c) if spec.kind != Kind::BatchBegin => {
+            spec.encode_sealed_into(dst, c, at)?;
+        }
+        _ => {
+            spec.encode_into(dst);
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn missing_ns(_id: u32) -> Error {
+    Error::NamespaceDropped
+}
+
+/// Encoded size of a `BatchBegin` frame (fixed: empty key, 16-byte value).
+pub(crate) const BATCH_HEADER_LEN: u64 =
+    (record::CRC_LEN + 1 + 1 + 1 + record::BATCH_VALUE_LEN) as u64;
+
+/// One buffered operation of a batch: namespace, offset of its frame.
+pub(super) struct BatchOp {
+    ns: Arc<NsEntry>,
+    off: u64,
+    hash: KeyHash,
+}
+
+/// An atomic group of writes. Frames are encoded straight into the log past
+/// its end; `commit` writes the `BatchBegin` header in front of them and
+/// publishes all at once. Dropped without commit, the bytes are zeroed.
+pub(crate) struct Batch<'e> {
+    engine: &'e Engine,
+    w: MutexGuard<'e, WriterState>,
+    gen: Arc<Generation>,
+    start: u64,
+    cursor: u64,
+    ops: Vec<BatchOp>,
+    done: bool,
+}
+
+impl<'e> Batch<'e> {
+    /// A batch appending at the end of the log `w` guards.
+    pub(super) fn new(
+        engine: &'e Engine,
+        w: MutexGuard<'e, WriterState>,
+        gen: Arc<Generation>,
+    ) -> Batch<'e> {
+        let start = w.end;
+        Batch {
+            engine,
+            cursor: start + BATCH_HEADER_LEN,
+            start,
+            w,
+            gen,
+            ops: Vec::new(),
+            done: false,
+        }
+    }
+
+    fn push(&mut self, ns_id: u32, spec: FrameSpec<'_>) -> Result<()> {
+        let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        let crypt = self.gen.crypt().as_deref();
+        let len = encoded_len(&spec, crypt) as u64;
+        let at = self.cursor;
+        let log = &self.gen.log();
+        log.ensure_capacity(at, at + len)
+            .map_err(|e| self.engine.poison_if_cut(log, e))?;
+        self.engine
+            .fill_log(log, at, len as usize, |d| encode(&spec, crypt, at, d))?;
+        self.ops.push(BatchOp {
+            hash: ns.hash(spec.key),
+            ns,
+            off: self.cursor,
+        });
+        self.cursor += len;
+        Ok(())
+    }
+
+    /// Add an insert.
+    pub(crate) fn put(
+        &mut self,
+        ns_id: u32,
+        key: &[u8],
+        value: &[u8],
+        expires_at: u64,
+    ) -> Result<()> {
+        check_sizes(key, value)?;
+        self.push(ns_id, FrameSpec::put(ns_id, key, value, expires_at))
+    }
+
+    /// Add a removal.
+    pub(crate) fn delete(&mut self, ns_id: u32, key: &[u8]) -> Result<()> {
+        check_sizes(key, &[])?;
+        self.push(ns_id, FrameSpec::delete(ns_id, key))
+    }
+
+    /// Write the batch header, publish, and update the indexes.
+    pub(crate) fn commit(mut self) -> Result<()> {
+        self.done = true;
+        if self.ops.is_empty() {
+            return Ok(());
+        }
+        let body_len = self.cursor - self.start - BATCH_HEADER_LEN;
+        let v = batch_value(self.ops.len() as u64, body_len);
+        let header = FrameSpec {
+            kind: Kind::BatchBegin,
+            ns: 0,
+            expires_at: 0,
+            key: &[],
+            value: &v,
+        };
+        debug_assert_eq!(header.encoded_len() as u64, BATCH_HEADER_LEN);
+        let engine = self.engine;
+        let gen = Arc::clone(&self.gen);
+        engine.fill_log(gen.log(), self.start, BATCH_HEADER_LEN as usize, |d| {
+            header.encode_into(d);
+            Ok(())
+        })?;
+        if engine.write_through() && gen.log().file.is_some() {
+            if let Err(e) = gen.log().sync_data() {
+                engine.poison(&e);
+                return Err(e);
+            }
+        }
+        self.w.end = self.cursor;
+        if let Some(last) = self.ops.last() {
+            self.w.last_frame_at = last.off;
+        }
+        engine.publish(&self.w, &gen, self.ops.len() as u64)?;
+        let region = gen.log().region();
+        let bytes = gen.bytes(&region);
+        // Each key's slot is asked for a few keys ahead, so the cache misses
+        // of a large batch overlap instead of coming one after the other.
+        const AHEAD: usize = 8;
+        let ops = &self.ops;
+        for op in ops.iter().take(AHEAD) {
+            op.ns.keydir.prefetch(op.hash);
+        }
+        let indexed = ops.iter().enumerate().try_for_each(|(i, op)| {
+            if let Some(next) = ops.get(i + AHEAD) {
+                next.ns.keydir.prefetch(next.hash);
+            }
+            let mut scratch = zeroize::Zeroizing::new(Vec::new());
+            // This process encoded these frames a moment ago: their CRCs
+            // are checked by whoever reads them, not again here.
+            let f = read_at_checked(bytes, op.off, op.ns.crypt(), &mut scratch, false)?;
+            match f.kind {
+                Kind::Put => op.ns.index_put(bytes, op.off, &f),
+                _ => op.ns.index_delete(bytes, f.key, op.off).map(|_| ()),
+            }
+        });
+        gen.log().vouch(&region, indexed)
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            // Never leave valid-looking frames past the end: a later, shorter
+            // append could otherwise be followed by them on replay.
+            let _ = self.gen.log().zero(self.start, self.cursor);
+        }
+    }
+}
