@@ -37,6 +37,7 @@ use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::format::record::{Frame, Kind};
 use crate::index::image::Image;
+use crate::log::prefetch;
 use crate::namespace::{check_crc, frame_at_checked, open_frame};
 
 /// Unsorted records tolerated beyond twice the sorted ones before the
@@ -69,6 +70,14 @@ const FENCE_STEP: usize = 3;
 const FENCE_AFTER: u32 = 2;
 #[cfg(test)]
 const FENCE_MIN: usize = 2;
+
+/// Records a merge asks the CPU to load ahead of its position in each
+/// stream (the next pairs of a range read are then in flight together
+/// instead of one cache miss after another).
+const AHEAD: usize = 4;
+/// Bytes of a record loaded ahead: its head and key, and on most records
+/// the value too.
+const AHEAD_BYTES: usize = 192;
 
 /// Sparse fences over a base: the key window of every [`FENCE_STEP`]th entry.
 pub(crate) struct Fences {
@@ -879,6 +888,15 @@ impl Stream {
     }
 }
 
+/// Start loading the first [`AHEAD_BYTES`] of the record at `off`.
+#[inline]
+fn prefetch_record(bytes: &[u8], off: u64) {
+    let off = off as usize;
+    for line in (0..AHEAD_BYTES).step_by(64) {
+        prefetch(bytes, off + line);
+    }
+}
+
 /// The bytes at `span` of the log (plain records) or of `buf` (sealed).
 #[inline]
 fn slice<'x>(keys: KeySource<'x>, buf: &'x [u8], (at, len): (usize, usize)) -> Result<&'x [u8]> {
@@ -963,6 +981,12 @@ impl Merge {
         // Binary search: the first entry whose key is not before `start`,
         // between the fences around it once the base has them.
         let (mut lo, mut hi) = self.view.fences.bounds(keys, &self.view.base, start)?;
+        if hi - lo <= FENCE_STEP {
+            // Between two fences: load the keys the search reads together.
+            for i in lo..=hi {
+                self.prefetch_base(keys, i);
+            }
+        }
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if before(keys.key(self.view.base.get(mid)?, &mut scratch)?) {
@@ -972,6 +996,9 @@ impl Merge {
             }
         }
         self.base.at = lo;
+        for i in lo..lo + AHEAD {
+            self.prefetch_base(keys, i);
+        }
         let (mut lo, mut hi) = (0usize, self.view.delta.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -982,7 +1009,28 @@ impl Merge {
             }
         }
         self.delta.at = lo;
+        for i in lo..lo + AHEAD {
+            self.prefetch_delta(keys, i);
+        }
         Ok(())
+    }
+
+    /// Start loading base entry `i`'s record.
+    #[inline]
+    fn prefetch_base(&self, keys: KeySource<'_>, i: usize) {
+        if i < self.view.base.len() {
+            if let Ok(off) = self.view.base.get(i) {
+                prefetch_record(keys.bytes, off);
+            }
+        }
+    }
+
+    /// Start loading delta entry `i`'s record.
+    #[inline]
+    fn prefetch_delta(&self, keys: KeySource<'_>, i: usize) {
+        if let Some(&off) = self.view.delta.get(i) {
+            prefetch_record(keys.bytes, off);
+        }
     }
 
     /// Read the head of the delta when it has moved; false at its end.
@@ -1036,11 +1084,13 @@ impl Merge {
             self.win = self.base.head.take();
             std::mem::swap(&mut self.win_buf, &mut self.base.buf);
             self.base.at += 1;
+            self.prefetch_base(keys, self.base.at + AHEAD - 1);
         } else {
             // The delta's head: the loop below takes it.
             self.win = self.delta.head.take();
             std::mem::swap(&mut self.win_buf, &mut self.delta.buf);
             self.delta.at += 1;
+            self.prefetch_delta(keys, self.delta.at + AHEAD - 1);
         }
         let Some(mut best) = self.win else {
             return Err(Error::corruption(0, "sorted index lost its place"));
@@ -1065,6 +1115,7 @@ impl Merge {
             }
             self.delta.head = None;
             self.delta.at += 1;
+            self.prefetch_delta(keys, self.delta.at + AHEAD - 1);
             if d.off > best.off {
                 best = d;
                 std::mem::swap(&mut self.win_buf, &mut self.delta.buf);
