@@ -234,12 +234,27 @@ pub(crate) fn frame_at(bytes: &[u8], off: u64) -> Result<Frame<'_>> {
 
 /// [`frame_at`], verifying the CRC only when `verify_crc` is set.
 #[inline]
-fn frame_at_checked(bytes: &[u8], off: u64, verify_crc: bool) -> Result<Frame<'_>> {
+pub(crate) fn frame_at_checked(bytes: &[u8], off: u64, verify_crc: bool) -> Result<Frame<'_>> {
     let start = usize::try_from(off).map_err(|_| Error::corruption(off, "offset out of range"))?;
     let buf = bytes
         .get(start..)
         .ok_or_else(|| Error::corruption(off, "index points past the end of the log"))?;
     record::decode_checked(buf, verify_crc).map_err(|e| Error::corruption(off, e.reason()))
+}
+
+/// Verify the CRC of the `len`-byte frame at `off` of `bytes`, a frame
+/// decoded before without that check.
+#[inline]
+pub(crate) fn check_crc(bytes: &[u8], off: u64, len: usize) -> Result<()> {
+    let body = usize::try_from(off)
+        .ok()
+        .and_then(|o| bytes.get(o..o.checked_add(len)?))
+        .ok_or_else(|| Error::corruption(off, "index points past the end of the log"))?;
+    if record::crc_matches(body) {
+        Ok(())
+    } else {
+        Err(Error::corruption(off, "checksum mismatch"))
+    }
 }
 
 /// Decode, verify and (when sealed) decrypt the frame at `off`. Decrypted

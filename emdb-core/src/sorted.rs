@@ -30,13 +30,15 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::format::record::{Frame, Kind};
 use crate::index::image::Image;
-use crate::namespace::read_at_checked;
+use crate::log::prefetch;
+use crate::namespace::{check_crc, frame_at_checked, open_frame};
 
 /// Unsorted records tolerated beyond twice the sorted ones before the
 /// order is dropped (and rebuilt on the next ordered read).
@@ -68,6 +70,14 @@ const FENCE_STEP: usize = 3;
 const FENCE_AFTER: u32 = 2;
 #[cfg(test)]
 const FENCE_MIN: usize = 2;
+
+/// Records a merge asks the CPU to load ahead of its position in each
+/// stream (the next pairs of a range read are then in flight together
+/// instead of one cache miss after another).
+const AHEAD: usize = 4;
+/// Bytes of a record loaded ahead: its head and key, and on most records
+/// the value too.
+const AHEAD_BYTES: usize = 192;
 
 /// Sparse fences over a base: the key window of every [`FENCE_STEP`]th entry.
 pub(crate) struct Fences {
@@ -337,7 +347,14 @@ impl<'a> KeySource<'a> {
                 "sorted index points outside the log",
             ));
         }
-        let f = read_at_checked(self.bytes, off, self.crypt, scratch, false)?;
+        let f = frame_at_checked(self.bytes, off, false)?;
+        if f.sealed && scratch.capacity() < f.value.len() {
+            // A reused buffer grows here, zeroed first: a reallocation
+            // would leave the decrypted bytes it held in freed memory.
+            scratch.zeroize();
+            scratch.reserve(f.value.len());
+        }
+        let f = open_frame(f, off, self.crypt, scratch)?;
         if !matches!(f.kind, Kind::Put | Kind::Delete) {
             return Err(Error::corruption(
                 off,
@@ -345,6 +362,54 @@ impl<'a> KeySource<'a> {
             ));
         }
         Ok(f)
+    }
+
+    /// The key of the record at `off`, a slice of the log for a plain
+    /// record or of `scratch` (decrypted) for a sealed one. The CRC is not
+    /// checked here.
+    #[inline]
+    fn key<'s>(&self, off: u64, scratch: &'s mut Vec<u8>) -> Result<&'s [u8]>
+    where
+        'a: 's,
+    {
+        Ok(self.frame(off, scratch)?.key)
+    }
+
+    /// Read the record at `off` for a merge: where its key and value lie
+    /// (in the log when plain, in `buf` when sealed, decrypted there).
+    /// The CRC is not checked here ([`Merge::item`] checks the winners).
+    #[inline]
+    fn load(&self, off: u64, buf: &mut Vec<u8>) -> Result<Rec> {
+        let f = self.frame(off, buf)?;
+        let (key, value) = (
+            (f.key.as_ptr() as usize, f.key.len()),
+            (f.value.as_ptr() as usize, f.value.len()),
+        );
+        let (kind, ns, expires_at, len) = (f.kind, f.ns, f.expires_at, f.len);
+        // Positions relative to the bytes the slices point into.
+        let src = if self.crypt.is_some() {
+            buf.as_slice()
+        } else {
+            self.bytes
+        };
+        let at = |(ptr, n): (usize, usize)| -> Result<(usize, usize)> {
+            let start = ptr.wrapping_sub(src.as_ptr() as usize);
+            match start.checked_add(n) {
+                Some(end) if end <= src.len() => Ok((start, n)),
+                _ => Err(Error::corruption(
+                    off,
+                    "record outside the bytes it was read from",
+                )),
+            }
+        };
+        Ok(Rec {
+            off,
+            head: Head { kind, expires_at },
+            ns,
+            len,
+            key: at(key)?,
+            value: at(value)?,
+        })
     }
 
     /// Where the key of the plain record at `off` lies in `bytes`
@@ -857,32 +922,76 @@ pub(crate) struct Winner {
     pub head: Head,
 }
 
-/// One of the two sorted streams of a view, with its head's key read.
+/// A record as a merge read it: its head, and where its key and value lie
+/// (in the log for a plain record, in its stream's buffer for a sealed
+/// one), so neither is read or copied again.
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    off: u64,
+    head: Head,
+    ns: u32,
+    /// Encoded length of the frame at `off`.
+    len: usize,
+    /// (start, length) of the key.
+    key: (usize, usize),
+    /// (start, length) of the value.
+    value: (usize, usize),
+}
+
+/// One of the two sorted streams of a view, with its head read.
 struct Stream {
     at: usize,
-    key: Vec<u8>,
-    head: Option<(u64, Head)>,
+    /// Decrypted bytes of the head (sealed records only).
+    buf: Zeroizing<Vec<u8>>,
+    head: Option<Rec>,
 }
 
 impl Stream {
     fn new(at: usize) -> Stream {
         Stream {
             at,
-            key: Vec::new(),
+            buf: Zeroizing::new(Vec::new()),
             head: None,
         }
     }
 }
 
+/// Start loading the first [`AHEAD_BYTES`] of the record at `off`.
+#[inline]
+fn prefetch_record(bytes: &[u8], off: u64) {
+    let off = off as usize;
+    for line in (0..AHEAD_BYTES).step_by(64) {
+        prefetch(bytes, off + line);
+    }
+}
+
+/// The bytes at `span` of the log (plain records) or of `buf` (sealed).
+#[inline]
+fn slice<'x>(keys: KeySource<'x>, buf: &'x [u8], (at, len): (usize, usize)) -> Result<&'x [u8]> {
+    let src = if keys.crypt.is_some() {
+        buf
+    } else {
+        keys.bytes
+    };
+    at.checked_add(len)
+        .and_then(|end| src.get(at..end))
+        .ok_or_else(|| Error::corruption(0, "sorted read lost its record"))
+}
+
 /// Walk a view in key order, one key (its newest record) at a time.
+///
+/// Each record is read once: the key a stream compares with is where the
+/// read left it, and the winner's value is taken from the same read
+/// ([`Merge::item`]).
 pub(crate) struct Merge {
     view: View,
     base: Stream,
     delta: Stream,
     start: Option<Bound<Vec<u8>>>,
     end: Bound<Vec<u8>>,
-    /// The key of the last winner.
-    key: Vec<u8>,
+    /// The last winner; its sealed bytes are in `win_buf`.
+    win: Option<Rec>,
+    win_buf: Zeroizing<Vec<u8>>,
     done: bool,
 }
 
@@ -895,18 +1004,43 @@ impl Merge {
             delta: Stream::new(0),
             start: Some(start),
             end,
-            key: Vec::new(),
+            win: None,
+            win_buf: Zeroizing::new(Vec::new()),
             done: false,
         }
     }
 
-    /// The key of the winner `next` returned last.
-    pub(crate) fn key(&self) -> &[u8] {
-        &self.key
+    /// The key and value of the winner `next` returned last, from the read
+    /// that found it, after checking it is a put of namespace `ns` and,
+    /// when `verify_crc`, its CRC. `keys` must be the `keys` (or a longer
+    /// mapping of the same log) that `next` was given.
+    pub(crate) fn item<'s>(
+        &'s self,
+        keys: KeySource<'s>,
+        ns: u32,
+        verify_crc: bool,
+    ) -> Result<(&'s [u8], &'s [u8])> {
+        let w = self
+            .win
+            .as_ref()
+            .ok_or_else(|| Error::corruption(0, "sorted read has no current record"))?;
+        if w.head.kind != Kind::Put || w.ns != ns {
+            return Err(Error::corruption(
+                w.off,
+                "index entry points at a record that is not a value of this namespace",
+            ));
+        }
+        if verify_crc {
+            check_crc(keys.bytes, w.off, w.len)?;
+        }
+        Ok((
+            slice(keys, &self.win_buf, w.key)?,
+            slice(keys, &self.win_buf, w.value)?,
+        ))
     }
 
     fn seek(&mut self, keys: KeySource<'_>, start: &Bound<Vec<u8>>) -> Result<()> {
-        let mut k = Vec::new();
+        let mut scratch = Zeroizing::new(Vec::new());
         let before = |k: &[u8]| match start {
             Bound::Included(s) => k < s.as_slice(),
             Bound::Excluded(s) => k <= s.as_slice(),
@@ -915,106 +1049,151 @@ impl Merge {
         // Binary search: the first entry whose key is not before `start`,
         // between the fences around it once the base has them.
         let (mut lo, mut hi) = self.view.fences.bounds(keys, &self.view.base, start)?;
+        if hi - lo <= FENCE_STEP {
+            // Between two fences: load the keys the search reads together.
+            for i in lo..=hi {
+                self.prefetch_base(keys, i);
+            }
+        }
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            keys.read(self.view.base.get(mid)?, &mut k)?;
-            if before(&k) {
+            if before(keys.key(self.view.base.get(mid)?, &mut scratch)?) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
         self.base.at = lo;
+        for i in lo..lo + AHEAD {
+            self.prefetch_base(keys, i);
+        }
         let (mut lo, mut hi) = (0usize, self.view.delta.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            keys.read(self.view.delta[mid], &mut k)?;
-            if before(&k) {
+            if before(keys.key(self.view.delta[mid], &mut scratch)?) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
         self.delta.at = lo;
+        for i in lo..lo + AHEAD {
+            self.prefetch_delta(keys, i);
+        }
         Ok(())
     }
 
-    /// Read the head of each stream that has moved.
-    fn load(&mut self, keys: KeySource<'_>) -> Result<()> {
-        if self.base.head.is_none() && self.base.at < self.view.base.len() {
-            let off = self.view.base.get(self.base.at)?;
-            let h = keys.read(off, &mut self.base.key)?;
-            self.base.head = Some((off, h));
+    /// Start loading base entry `i`'s record.
+    #[inline]
+    fn prefetch_base(&self, keys: KeySource<'_>, i: usize) {
+        if i < self.view.base.len() {
+            if let Ok(off) = self.view.base.get(i) {
+                prefetch_record(keys.bytes, off);
+            }
         }
-        if self.delta.head.is_none() && self.delta.at < self.view.delta.len() {
-            let off = self.view.delta[self.delta.at];
-            let h = keys.read(off, &mut self.delta.key)?;
-            self.delta.head = Some((off, h));
+    }
+
+    /// Start loading delta entry `i`'s record.
+    #[inline]
+    fn prefetch_delta(&self, keys: KeySource<'_>, i: usize) {
+        if let Some(&off) = self.view.delta.get(i) {
+            prefetch_record(keys.bytes, off);
         }
-        Ok(())
+    }
+
+    /// Read the head of the delta when it has moved; false at its end.
+    fn load_delta(&mut self, keys: KeySource<'_>) -> Result<bool> {
+        if self.delta.head.is_none() {
+            let Some(&off) = self.view.delta.get(self.delta.at) else {
+                return Ok(false);
+            };
+            self.delta.head = Some(keys.load(off, &mut self.delta.buf)?);
+        }
+        Ok(true)
     }
 
     /// The next key in order, as its newest record (puts, deletes and
-    /// expired puts alike: the caller decides what is visible).
+    /// expired puts alike: the caller decides what is visible). After an
+    /// error the walk ends: the record that failed would fail again.
     pub(crate) fn next(&mut self, keys: KeySource<'_>) -> Result<Option<Winner>> {
         if self.done {
             return Ok(None);
         }
+        let r = self.step(keys);
+        if r.is_err() {
+            self.done = true;
+            self.win = None;
+        }
+        r
+    }
+
+    fn step(&mut self, keys: KeySource<'_>) -> Result<Option<Winner>> {
         if let Some(start) = self.start.take() {
             self.seek(keys, &start)?;
         }
-        self.load(keys)?;
+        if self.base.head.is_none() && self.base.at < self.view.base.len() {
+            let off = self.view.base.get(self.base.at)?;
+            self.base.head = Some(keys.load(off, &mut self.base.buf)?);
+        }
+        self.load_delta(keys)?;
         let take_base = match (&self.base.head, &self.delta.head) {
             (None, None) => {
                 self.done = true;
+                self.win = None;
                 return Ok(None);
             }
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(_), Some(_)) => self.base.key <= self.delta.key,
+            (Some(b), Some(d)) => {
+                slice(keys, &self.base.buf, b.key)? <= slice(keys, &self.delta.buf, d.key)?
+            }
         };
-        let mut best: Option<(u64, Head)> = None;
         if take_base {
-            std::mem::swap(&mut self.key, &mut self.base.key);
-            best = self.base.head.take();
+            self.win = self.base.head.take();
+            std::mem::swap(&mut self.win_buf, &mut self.base.buf);
             self.base.at += 1;
+            self.prefetch_base(keys, self.base.at + AHEAD - 1);
         } else {
-            // The delta's head stays: the loop below takes it.
-            self.key.clear();
-            self.key.extend_from_slice(&self.delta.key);
+            // The delta's head: the loop below takes it.
+            self.win = self.delta.head.take();
+            std::mem::swap(&mut self.win_buf, &mut self.delta.buf);
+            self.delta.at += 1;
+            self.prefetch_delta(keys, self.delta.at + AHEAD - 1);
         }
+        let Some(mut best) = self.win else {
+            return Err(Error::corruption(0, "sorted index lost its place"));
+        };
+        let key = slice(keys, &self.win_buf, best.key)?;
         let past_end = match &self.end {
-            Bound::Included(e) => self.key.as_slice() > e.as_slice(),
-            Bound::Excluded(e) => self.key.as_slice() >= e.as_slice(),
+            Bound::Included(e) => key > e.as_slice(),
+            Bound::Excluded(e) => key >= e.as_slice(),
             Bound::Unbounded => false,
         };
         if past_end {
             self.done = true;
+            self.win = None;
             return Ok(None);
         }
-        // Every delta record of the same key (sorted by offset, newest last).
-        loop {
-            if self.delta.head.is_none() {
-                if self.delta.at >= self.view.delta.len() {
-                    break;
-                }
-                let off = self.view.delta[self.delta.at];
-                let h = keys.read(off, &mut self.delta.key)?;
-                self.delta.head = Some((off, h));
-            }
-            if self.delta.key != self.key {
+        // Every further delta record of the same key (sorted by offset,
+        // newest last).
+        while self.load_delta(keys)? {
+            let Some(d) = self.delta.head else { break };
+            if slice(keys, &self.delta.buf, d.key)? != slice(keys, &self.win_buf, best.key)? {
                 break;
             }
-            let h = self.delta.head.take();
-            if h.map(|x| x.0) > best.map(|x| x.0) {
-                best = h;
-            }
+            self.delta.head = None;
             self.delta.at += 1;
+            self.prefetch_delta(keys, self.delta.at + AHEAD - 1);
+            if d.off > best.off {
+                best = d;
+                std::mem::swap(&mut self.win_buf, &mut self.delta.buf);
+            }
         }
-        match best {
-            Some((off, head)) => Ok(Some(Winner { off, head })),
-            None => Err(Error::corruption(0, "sorted index lost its place")),
-        }
+        self.win = Some(best);
+        Ok(Some(Winner {
+            off: best.off,
+            head: best.head,
+        }))
     }
 }
 

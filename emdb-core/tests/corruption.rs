@@ -477,6 +477,20 @@ fn with_a_checkpoint_a_damaged_record_is_an_error_on_read_never_wrong_data() {
                 }
             }
             assert_eq!(iter_errors, errors, "{what}: iter and get disagree");
+            // In key order too: the pairs a range scan returns are right,
+            // and a damaged value it meets is an error.
+            let mut range_errors = 0;
+            for item in db.range_iter(..).unwrap() {
+                match item {
+                    Ok((k, v)) => assert_eq!(full.get(&k), Some(&v), "{what}: range {}", show(&k)),
+                    Err(Error::Corruption { .. }) => range_errors += 1,
+                    Err(e) => panic!("{what}: range: {e}"),
+                }
+            }
+            assert!(
+                errors == 0 || range_errors > 0,
+                "{what}: a range scan read the damaged record without error"
+            );
             assert_eq!(db.len().unwrap(), full.len());
             if errors > 0 {
                 // Compaction must not silently drop the damaged record.

@@ -398,6 +398,16 @@ pub(crate) fn decode_checked(buf: &[u8], verify_crc: bool) -> Result<Frame<'_>, 
     })
 }
 
+/// True when `body`, one whole encoded frame, matches its stored CRC (for
+/// a frame decoded with `verify_crc` off and verified later).
+#[inline]
+pub(crate) fn crc_matches(body: &[u8]) -> bool {
+    match (read_u32(body, 0), body.get(CRC_LEN..)) {
+        (Some(stored), Some(rest)) => crc32fast::hash(rest) == stored,
+        _ => false,
+    }
+}
+
 /// Encoded length of the frame at the start of `buf`, without verifying it.
 pub(crate) fn frame_len(buf: &[u8]) -> Option<usize> {
     parse_head(buf).ok().map(|h| h.total)

@@ -41,6 +41,26 @@ use crate::format::header::{Identity, SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
 use crate::limits::MAX_LOG_SIZE;
 pub(crate) use region::Region;
 
+/// Ask the CPU to start loading the cache line holding `bytes[at]`, so a
+/// read of it soon after does not wait for memory (nothing when `at` is past
+/// the end, or off x86_64). Only a hint: a line whose page is not mapped is
+/// skipped, never faulted in.
+#[inline]
+pub(crate) fn prefetch(bytes: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(b) = bytes.get(at) {
+        let p: *const u8 = b;
+        // SAFETY: `_mm_prefetch` only hints the cache: it reads nothing
+        // architecturally and never faults, whatever the address (this one
+        // is inside `bytes` anyway); SSE is part of the x86_64 baseline.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, at);
+}
+
 /// Smallest growth step of the log file.
 const MIN_GROWTH: u64 = 1 << 20;
 /// Largest growth step of the log file.
