@@ -50,7 +50,7 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
         let end = if engine.cfg().read_only {
             gen.log().published_end()
         } else {
-            w.end
+            w.end()
         };
         (gen, end)
     };

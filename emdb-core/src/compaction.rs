@@ -78,7 +78,7 @@ pub(crate) fn compact(engine: &Engine) -> Result<()> {
 fn compact_locked(engine: &Engine) -> Result<()> {
     let (old, e0) = {
         let (w, gen) = engine.begin_write()?;
-        (gen, w.end)
+        (gen, w.end())
     };
     let mut identity = old.log().identity;
     identity.generation += 1;
@@ -267,7 +267,7 @@ fn rewrite(
 
     // Phase 2: catch up with what was written meanwhile, writers paused.
     let mut w = engine.lock_writer();
-    let e1 = w.end;
+    let e1 = w.end();
     let region = old.log().region();
     let bytes = old.bytes(&region);
     let delta_at = out.end;
@@ -389,9 +389,7 @@ fn rewrite(
     };
     engine.install(Arc::new(Generation::new(out_log, table)));
     drop(seq);
-    w.end = end;
-    w.last_frame_at = out.last_frame_at;
-    w.checkpointed_end = 0;
+    w.restart(end, out.last_frame_at);
     engine.mark_durable();
     drop(w);
     engine

@@ -168,7 +168,8 @@ impl DamagePolicy {
 /// Where a reader gets the log's bytes.
 pub(crate) trait LogBytes {
     /// The log from offset `at` on: at least `want` bytes where the log
-    /// has them (a source may return more). Empty at the end of the file.
+    /// has them (a source may return more). Fewer only where the file ends
+    /// (empty at its end).
     fn window(&mut self, at: u64, want: u64) -> Result<&[u8]>;
 }
 
@@ -268,11 +269,14 @@ pub(crate) fn walk<S: LogBytes>(
     let mut at = from;
     let mut want = walk.first_read.max(MIN_WINDOW);
     'windows: while at < limit {
-        let window = src.window(at, want.min(limit - at))?;
+        let asked = want.min(limit - at);
+        let window = src.window(at, asked)?;
         if window.is_empty() {
             break;
         }
-        let whole = at + window.len() as u64 >= limit;
+        // A window shorter than asked is the end of the file (cut after its
+        // size was read): reading again would return the same bytes.
+        let whole = at + window.len() as u64 >= limit || (window.len() as u64) < asked;
         let mut pos = 0usize;
         while pos < window.len() {
             let here = at + pos as u64;
@@ -630,6 +634,56 @@ mod tests {
         };
         match collect(&mut src, len, len, DamagePolicy::CutTornTail, (64, 64)).0 {
             Err(Error::Corruption { offset, .. }) => assert_eq!(offset, starts[2]),
+            other => panic!("expected corruption, got {other:?}"),
+        }
+    }
+
+    /// A file that ends before the limit (cut after its size was read),
+    /// inside a unit larger than the first window.
+    struct ShortFile<'a> {
+        bytes: &'a [u8],
+        calls: usize,
+    }
+
+    impl LogBytes for ShortFile<'_> {
+        fn window(&mut self, at: u64, want: u64) -> Result<&[u8]> {
+            self.calls += 1;
+            assert!(
+                self.calls < 100,
+                "the reader keeps asking for the same bytes"
+            );
+            let at = at as usize;
+            let end = (at + want as usize).min(self.bytes.len());
+            Ok(&self.bytes[at.min(end)..end])
+        }
+    }
+
+    #[test]
+    fn a_file_ending_inside_a_large_unit_ends_the_walk() {
+        let (b, starts) = log(&[put(b"a", b"1"), put(b"big", &[5u8; 500])]);
+        let cut = &b[..starts[1] as usize + 200];
+        // The limit (the size read earlier) still covers the whole unit.
+        let limit = b.len() as u64;
+        let mut src = ShortFile {
+            bytes: cut,
+            calls: 0,
+        };
+        let (r, seen, _) = collect(&mut src, limit, 0, DamagePolicy::CutTornTail, (64, 64));
+        assert_eq!(
+            r.unwrap(),
+            Walked {
+                end: starts[1],
+                torn_tail_at: Some(starts[1])
+            }
+        );
+        assert_eq!(seen, vec![(starts[0], 1)]);
+        // Below the durable end the same cut is corruption.
+        let mut src = ShortFile {
+            bytes: cut,
+            calls: 0,
+        };
+        match collect(&mut src, limit, limit, DamagePolicy::CutTornTail, (64, 64)).0 {
+            Err(Error::Corruption { offset, .. }) => assert_eq!(offset, starts[1]),
             other => panic!("expected corruption, got {other:?}"),
         }
     }

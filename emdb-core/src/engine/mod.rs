@@ -1,5 +1,11 @@
-//! The shared engine behind every `Emdb` handle: open and recovery, the
-//! write path, the read path, flush and group commit, checkpoints, close.
+//! The shared engine behind every `Emdb` handle: the write path, the read
+//! path, flush, checkpoints, close, and namespace, count and expiry
+//! operations, in one `impl Engine` over private fields. Its parts are types
+//! of their own: `open.rs` (open and recover a file, [`open::Opened`]),
+//! `writer.rs` ([`WriterState`], [`Batch`]), `durability.rs` (sync
+//! coverage, group commit, sync slots, poisoning). Compaction, backups,
+//! encryption rewrites and follower refreshes are functions above the
+//! engine that call it (docs/ARCHITECTURE.md, "Module map").
 //!
 //! Lock order (never taken the other way round): `maintenance` (compaction,
 //! checkpoint) -> `writer` -> `slots`. Readers take none of these: they load

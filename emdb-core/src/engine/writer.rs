@@ -14,11 +14,26 @@ use crate::namespace::{read_at_checked, NsEntry};
 /// Writer-side state, guarded by the writer mutex.
 pub(crate) struct WriterState {
     /// Logical end of the log of the current generation.
-    pub end: u64,
+    pub(super) end: u64,
     /// Offset of the last frame written (for checkpoint binding).
-    pub last_frame_at: u64,
+    pub(super) last_frame_at: u64,
     /// Log end covered by the newest checkpoint file.
-    pub checkpointed_end: u64,
+    pub(super) checkpointed_end: u64,
+}
+
+impl WriterState {
+    /// Logical end of the log of the current generation.
+    pub(crate) fn end(&self) -> u64 {
+        self.end
+    }
+
+    /// A new generation was swapped in (compaction): its log ends at `end`,
+    /// its last frame is at `last_frame_at`, and no checkpoint covers it.
+    pub(crate) fn restart(&mut self, end: u64, last_frame_at: u64) {
+        self.end = end;
+        self.last_frame_at = last_frame_at;
+        self.checkpointed_end = 0;
+    }
 }
 
 /// Encoded length of a frame, sealed when the log is encrypted. Batch
