@@ -12,6 +12,11 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
+    // Pairs per range read (10 in the phase bench); LEN=1 times the seeks.
+    let len: usize = std::env::var("LEN")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
     let dir = tempfile::tempdir().unwrap();
     let db = Emdb::builder()
         .path(dir.path().join("r.emdb"))
@@ -27,15 +32,15 @@ fn main() {
         let t = Instant::now();
         let mut found = 0usize;
         for s in &starts {
-            for item in db.range_iter(s.to_vec()..).unwrap().take(10) {
+            for item in db.range_iter(s.to_vec()..).unwrap().take(len) {
                 found += item.unwrap().1.len();
             }
         }
         let el = t.elapsed();
         println!(
-            "{} range reads of 10: {el:?} ({:.0} ns per pair, {found})",
+            "{} range reads of {len}: {el:?} ({:.0} ns per pair, {found})",
             starts.len(),
-            el.as_nanos() as f64 / (starts.len() * 10) as f64
+            el.as_nanos() as f64 / (starts.len() * len) as f64
         );
     }
 }

@@ -55,7 +55,7 @@ const FOLD_MIN: usize = 4;
 
 /// Entries between two fences of a base.
 #[cfg(not(test))]
-const FENCE_STEP: usize = 16;
+const FENCE_STEP: usize = 8;
 /// Seeks on a base after which its fences are built (a one-shot scan never
 /// pays for them).
 #[cfg(not(test))]
@@ -74,7 +74,7 @@ const FENCE_MIN: usize = 2;
 /// Records a merge asks the CPU to load ahead of its position in each
 /// stream (the next pairs of a range read are then in flight together
 /// instead of one cache miss after another).
-const AHEAD: usize = 4;
+const AHEAD: usize = 6;
 /// Bytes of a record loaded ahead: its head and key, and on most records
 /// the value too.
 const AHEAD_BYTES: usize = 192;
@@ -941,6 +941,8 @@ struct Rec {
 /// One of the two sorted streams of a view, with its head read.
 struct Stream {
     at: usize,
+    /// Entries before this one have had their records loaded ahead.
+    ahead: usize,
     /// Decrypted bytes of the head (sealed records only).
     buf: Zeroizing<Vec<u8>>,
     head: Option<Rec>,
@@ -950,6 +952,7 @@ impl Stream {
     fn new(at: usize) -> Stream {
         Stream {
             at,
+            ahead: at,
             buf: Zeroizing::new(Vec::new()),
             head: None,
         }
@@ -959,9 +962,12 @@ impl Stream {
 /// Start loading the first [`AHEAD_BYTES`] of the record at `off`.
 #[inline]
 fn prefetch_record(bytes: &[u8], off: u64) {
+    // Every cache line the first AHEAD_BYTES touch, wherever in its line
+    // the record starts.
     let off = off as usize;
-    for line in (0..AHEAD_BYTES).step_by(64) {
-        prefetch(bytes, off + line);
+    let first = off & !63;
+    for line in (first..off + AHEAD_BYTES).step_by(64) {
+        prefetch(bytes, line.max(off));
     }
 }
 
@@ -1064,9 +1070,7 @@ impl Merge {
             }
         }
         self.base.at = lo;
-        for i in lo..lo + AHEAD {
-            self.prefetch_base(keys, i);
-        }
+        self.base.ahead = lo;
         let (mut lo, mut hi) = (0usize, self.view.delta.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -1077,10 +1081,23 @@ impl Merge {
             }
         }
         self.delta.at = lo;
-        for i in lo..lo + AHEAD {
-            self.prefetch_delta(keys, i);
-        }
+        self.delta.ahead = lo;
+        self.load_ahead(keys);
         Ok(())
+    }
+
+    /// Keep the records of the next [`AHEAD`] entries of each stream
+    /// loading (each entry is asked for once).
+    #[inline]
+    fn load_ahead(&mut self, keys: KeySource<'_>) {
+        while self.base.ahead < self.base.at + AHEAD {
+            self.prefetch_base(keys, self.base.ahead);
+            self.base.ahead += 1;
+        }
+        while self.delta.ahead < self.delta.at + AHEAD {
+            self.prefetch_delta(keys, self.delta.ahead);
+            self.delta.ahead += 1;
+        }
     }
 
     /// Start loading base entry `i`'s record.
@@ -1152,13 +1169,13 @@ impl Merge {
             self.win = self.base.head.take();
             std::mem::swap(&mut self.win_buf, &mut self.base.buf);
             self.base.at += 1;
-            self.prefetch_base(keys, self.base.at + AHEAD - 1);
+            self.load_ahead(keys);
         } else {
             // The delta's head: the loop below takes it.
             self.win = self.delta.head.take();
             std::mem::swap(&mut self.win_buf, &mut self.delta.buf);
             self.delta.at += 1;
-            self.prefetch_delta(keys, self.delta.at + AHEAD - 1);
+            self.load_ahead(keys);
         }
         let Some(mut best) = self.win else {
             return Err(Error::corruption(0, "sorted index lost its place"));
@@ -1183,7 +1200,7 @@ impl Merge {
             }
             self.delta.head = None;
             self.delta.at += 1;
-            self.prefetch_delta(keys, self.delta.at + AHEAD - 1);
+            self.load_ahead(keys);
             if d.off > best.off {
                 best = d;
                 std::mem::swap(&mut self.win_buf, &mut self.delta.buf);
