@@ -239,11 +239,12 @@ impl Session {
         Ok(())
     }
 
-    /// Flush pending writes and close the database.
+    /// Flush pending writes and close the database (reporting a failed
+    /// sync or checkpoint, which a plain drop would not).
     pub fn close(&mut self) -> CliResult {
         if let Some(db) = self.db.take() {
             if self.writable {
-                db.flush()?;
+                db.close()?;
             }
         }
         Ok(())

@@ -153,13 +153,15 @@ impl Snapshot {
         let bytes = self.gen.bytes(&region);
         let keys = KeySource { bytes, crypt: None };
         let sorted = self.images.iter_mut().try_for_each(|img| {
-            let offs: Vec<u64> = img
-                .shards
-                .iter()
-                .flat_map(|s| s.entries.iter())
-                .filter(|&&e| e != 0)
-                .map(|&e| crate::index::table::entry_offset(e))
-                .collect();
+            let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
+            let mut offs: Vec<u64> = Vec::with_capacity(live);
+            offs.extend(
+                img.shards
+                    .iter()
+                    .flat_map(|s| s.entries.iter())
+                    .filter(|&&e| e != 0)
+                    .map(|&e| crate::index::table::entry_offset(e)),
+            );
             img.sorted = Some(Arc::from(sort_offsets(keys, offs)?));
             Ok(())
         });

@@ -148,6 +148,16 @@ impl Emdb {
         self.engine.flush()
     }
 
+    /// Close this handle as dropping the last one does, and say what
+    /// failed: trim the room allocated ahead, make every write durable, and
+    /// checkpoint when the log grew enough since the last checkpoint (the
+    /// log's sync and the checkpoint's writing overlap). Other clones stay
+    /// usable; if they write more, the last of them closes again when
+    /// dropped.
+    pub fn close(self) -> Result<()> {
+        self.engine.close()
+    }
+
     /// Flush, then persist the index so the next open does not replay the log.
     pub fn checkpoint(&self) -> Result<()> {
         self.engine.checkpoint()

@@ -94,6 +94,46 @@ impl NsEntry {
         Ok(())
     }
 
+    /// [`NsEntry::index_put_parts`] for one record of a batch: the
+    /// counters and the sorted order are brought up to date by
+    /// [`NsEntry::settle`] once for the whole run of records in `tally`.
+    pub(crate) fn index_put_tallied(
+        &self,
+        bytes: &[u8],
+        off: u64,
+        f: &Frame<'_>,
+        tally: &mut Tally,
+    ) -> Result<()> {
+        let crypt = self.crypt();
+        let old = self
+            .keydir
+            .upsert_uncounted(self.hash(f.key), off, |o| same_key(bytes, o, f.key, crypt))?;
+        match old {
+            None => tally.live += 1,
+            Some(o) => {
+                let (old_len, old_exp) = head_at(bytes, o);
+                tally.bytes -= old_len as i64;
+                tally.expiring -= i64::from(old_exp != 0);
+            }
+        }
+        tally.bytes += f.len as i64;
+        tally.expiring += i64::from(f.expires_at != 0);
+        tally.noted.push(off);
+        Ok(())
+    }
+
+    /// Apply what [`NsEntry::index_put_tallied`] gathered in `tally`, and
+    /// empty it.
+    pub(crate) fn settle(&self, tally: &mut Tally) {
+        self.keydir
+            .add_counts(tally.live, tally.bytes, tally.expiring);
+        self.sorted.note_many(&tally.noted);
+        tally.live = 0;
+        tally.bytes = 0;
+        tally.expiring = 0;
+        tally.noted.clear();
+    }
+
     /// Remove `key` from the index (by the delete record at `at`); returns
     /// the offset it had.
     pub(crate) fn index_delete(&self, bytes: &[u8], key: &[u8], at: u64) -> Result<Option<u64>> {
@@ -115,6 +155,18 @@ impl NsEntry {
         self.keydir.clear();
         self.sorted.clear();
     }
+}
+
+/// The net effect of a run of indexed puts on a namespace's counters and
+/// sorted order, applied at once by [`NsEntry::settle`] (one atomic add per
+/// counter and one lock of the order per batch, not per record).
+#[derive(Default)]
+pub(crate) struct Tally {
+    live: i64,
+    bytes: i64,
+    expiring: i64,
+    /// Offsets of the records, in log order.
+    noted: Vec<u64>,
 }
 
 /// Every namespace of one log generation.

@@ -481,11 +481,16 @@ impl Sorted {
     /// A put or delete record of this namespace was indexed at `off`.
     #[inline]
     pub(crate) fn note(&self, off: u64) {
+        self.note_many(std::slice::from_ref(&off));
+    }
+
+    /// [`Sorted::note`] for each of `offs` (in log order), under one lock.
+    pub(crate) fn note_many(&self, offs: &[u64]) {
         let mut s = self.state.lock();
-        if !s.built {
+        if !s.built || offs.is_empty() {
             return;
         }
-        s.pending.push(off);
+        s.pending.extend_from_slice(offs);
         if s.pending.len() > PENDING_SLACK + 2 * (s.base.len() + s.delta.len()) {
             // Nobody reads in order: stop paying for it.
             *s = State {

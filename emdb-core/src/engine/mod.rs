@@ -232,6 +232,7 @@ impl Engine {
             end: HEADER_SIZE as u64,
             last_frame_at: 0,
             checkpointed_end: HEADER_SIZE as u64,
+            closed_end: None,
         };
         Engine::assemble(
             cfg,
@@ -615,6 +616,14 @@ impl Engine {
         self.check_writable()?;
         let w = self.writer.lock();
         self.sync()?;
+        self.snapshot_locked(&w)
+    }
+
+    /// [`Engine::checkpoint_snapshot`] without the sync, with the writer
+    /// lock `w` held: the caller must sync the log before it installs the
+    /// checkpoint (a checkpoint bound to records a crash then loses is
+    /// rejected at open, which costs a replay, not data).
+    fn snapshot_locked(&self, w: &WriterState) -> Result<Option<crate::checkpoint::Snapshot>> {
         let gen = self.gen.load_full();
         let Some(path) = gen.log().path().map(Path::to_path_buf) else {
             return Ok(None);
@@ -709,16 +718,24 @@ impl Engine {
         tail >= image / 2
     }
 
-    /// Clean shutdown: sync, drop preallocated room, checkpoint if needed.
-    fn close(&self) -> Result<()> {
-        if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
+    /// Clean shutdown: drop preallocated room, sync, checkpoint if needed.
+    /// The log's sync runs on a second thread while the checkpoint is
+    /// sorted and written, and the checkpoint is installed only after the
+    /// log is durable. Safe to call again (a second call finds nothing to
+    /// do unless more was written).
+    pub(crate) fn close(&self) -> Result<()> {
+        if self.cfg.read_only || !self.is_file() {
             return Ok(());
         }
+        self.check_writable()?;
         let _m = self.maintenance.lock();
-        {
+        let snap = {
             let w = self.writer.lock();
+            if w.closed_end == Some(w.end) {
+                drop(w);
+                return self.sync();
+            }
             let gen = self.gen.load_full();
-            self.sync()?;
             // Trimming would extend a file another process cut short back to
             // the log's length, over a hole of zeros, and would cut another
             // writer's records: leave it as it is.
@@ -730,9 +747,13 @@ impl Engine {
             if let Some(p) = gen.log().path() {
                 crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
             }
+            // Trimmed before the sync below, which makes the new length
+            // durable too when it has records to sync; when it has none,
+            // the length is left to the kernel: a crash before it is
+            // written leaves the zeros, which every open reads as the end
+            // of the log, as after a crash while the room was in use.
             if !keeps_spare(w.end, gen.log().capacity()) {
                 gen.log().truncate(w.end)?;
-                gen.log().sync_data()?;
             }
             // A small tail is cheaper to replay at the next open than a
             // whole image is to write now (a one-shot `emdb put` on a large
@@ -742,10 +763,50 @@ impl Engine {
                 || tail == 0
                 || (w.checkpointed_end != 0 && tail < CLOSE_TAIL)
             {
+                let end = w.end;
+                drop(w);
+                self.sync()?;
+                self.closed(end);
                 return Ok(());
             }
-        }
-        self.checkpoint_locked()
+            self.check_writable()?;
+            (w.end, self.snapshot_locked(&w)?)
+        };
+        let (end, Some(mut snap)) = snap else {
+            return self.sync();
+        };
+        let (synced, written) = std::thread::scope(|s| {
+            let syncing = s.spawn(|| self.sync());
+            let written = snap.write_temp(".tmp");
+            let synced = syncing.join().unwrap_or_else(|_| {
+                Err(Error::io(
+                    "sync",
+                    None,
+                    std::io::Error::other("the log sync thread panicked"),
+                ))
+            });
+            (synced, written)
+        });
+        let tmp = match (synced, written) {
+            (Ok(()), Ok(tmp)) => tmp,
+            (Err(e), written) => {
+                if let Ok(tmp) = written {
+                    let _ = std::fs::remove_file(tmp);
+                }
+                return Err(e);
+            }
+            (Ok(()), Err(e)) => return Err(e),
+        };
+        snap.install(&tmp)?;
+        snap.adopt_order();
+        self.checkpointed(snap.binding.covered_end);
+        self.closed(end);
+        Ok(())
+    }
+
+    /// A clean close covered the log up to `end`.
+    fn closed(&self, end: u64) {
+        self.writer.lock().closed_end = Some(end);
     }
 
     // ---- introspection ---------------------------------------------------

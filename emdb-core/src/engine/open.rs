@@ -540,6 +540,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // missing or rejected) makes the next close write one, since this
         // open paid for replaying the whole log anyway.
         checkpointed_end: if report.used_checkpoint { start } else { 0 },
+        closed_end: None,
     };
     Ok(Opened {
         cfg,

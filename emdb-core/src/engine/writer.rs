@@ -9,7 +9,7 @@ use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::format::record::{self, batch_value, FrameSpec, Kind};
 use crate::index::KeyHash;
-use crate::namespace::{read_at_checked, NsEntry};
+use crate::namespace::{read_at_checked, NsEntry, Tally};
 
 /// Writer-side state, guarded by the writer mutex.
 pub(crate) struct WriterState {
@@ -19,6 +19,9 @@ pub(crate) struct WriterState {
     pub(super) last_frame_at: u64,
     /// Log end covered by the newest checkpoint file.
     pub(super) checkpointed_end: u64,
+    /// Log end at the last completed clean close (a second close with
+    /// nothing written since has nothing to do).
+    pub(super) closed_end: Option<u64>,
 }
 
 impl WriterState {
@@ -33,6 +36,7 @@ impl WriterState {
         self.end = end;
         self.last_frame_at = last_frame_at;
         self.checkpointed_end = 0;
+        self.closed_end = None;
     }
 }
 
@@ -112,7 +116,11 @@ impl<'e> Batch<'e> {
     }
 
     fn push(&mut self, ns_id: u32, spec: FrameSpec<'_>) -> Result<()> {
-        let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        // Most batches write one namespace: reuse the previous op's entry.
+        let ns = match self.ops.last() {
+            Some(op) if op.ns.id == ns_id => Arc::clone(&op.ns),
+            _ => self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?,
+        };
         let crypt = self.gen.crypt().as_deref();
         let len = encoded_len(&spec, crypt) as u64;
         let at = self.cursor;
@@ -190,6 +198,10 @@ impl<'e> Batch<'e> {
         for op in ops.iter().take(AHEAD) {
             op.ns.keydir.prefetch(op.hash);
         }
+        // Counters and sorted order are settled once per run of puts of
+        // one namespace ([`Tally`]), before a removal and at the end.
+        let mut tally = Tally::default();
+        let mut run: Option<&Arc<NsEntry>> = None;
         let indexed = ops.iter().enumerate().try_for_each(|(i, op)| {
             if let Some(next) = ops.get(i + AHEAD) {
                 next.ns.keydir.prefetch(next.hash);
@@ -198,11 +210,22 @@ impl<'e> Batch<'e> {
             // This process encoded these frames a moment ago: their CRCs
             // are checked by whoever reads them, not again here.
             let f = read_at_checked(bytes, op.off, op.ns.crypt(), &mut scratch, false)?;
+            if run.is_some_and(|r| !Arc::ptr_eq(r, &op.ns) || f.kind != Kind::Put) {
+                if let Some(r) = run.take() {
+                    r.settle(&mut tally);
+                }
+            }
             match f.kind {
-                Kind::Put => op.ns.index_put(bytes, op.off, &f),
+                Kind::Put => {
+                    run = Some(&op.ns);
+                    op.ns.index_put_tallied(bytes, op.off, &f, &mut tally)
+                }
                 _ => op.ns.index_delete(bytes, f.key, op.off).map(|_| ()),
             }
         });
+        if let Some(r) = run {
+            r.settle(&mut tally);
+        }
         gen.log().vouch(&region, indexed)
     }
 }

@@ -252,21 +252,19 @@ impl Arenas {
     }
 }
 
-/// Ask the CPU to start loading `p`'s cache line (a no-op where no
-/// prefetch instruction is wired up).
+/// Ask the CPU to start loading the cache line at address `addr`, which
+/// need not be mapped (a prefetch never faults).
 #[inline]
-pub(crate) fn prefetch<T>(p: &T) {
+pub(crate) fn prefetch_addr(addr: usize) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE is part of the x86-64 baseline, so the instruction exists;
-    // a prefetch never faults and reads nothing the program sees, and `p`
-    // is a live reference anyway.
+    // a prefetch is a hint that never faults and reads nothing the program
+    // sees, so any address, mapped or not, is fine.
     unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            (p as *const T).cast::<i8>(),
-        );
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(addr as *const i8);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+    let _ = addr;
 }
 
 #[cfg(test)]

@@ -54,7 +54,47 @@ fn follows(cap: usize, target: usize) -> bool {
 /// One shard on its own cache line, so readers of neighbouring shards do not
 /// contend on the lock words.
 #[repr(align(64))]
-struct Shard(RwLock<Table>);
+struct Shard(RwLock<Table>, SlotHint);
+
+/// Where a shard's slots lie, readable without its lock, for prefetch
+/// hints only: it may be stale or torn while the table moves (a prefetch
+/// of any address is harmless: it never faults and reads nothing the
+/// program sees).
+#[derive(Default)]
+struct SlotHint {
+    /// Address of the first slot (0: no slots).
+    at: AtomicUsize,
+    /// Slot count minus one.
+    mask: AtomicUsize,
+}
+
+impl Shard {
+    fn new(t: Table) -> Shard {
+        let s = Shard(RwLock::new(t), SlotHint::default());
+        s.1.set(&s.0.read());
+        s
+    }
+}
+
+impl SlotHint {
+    /// Record where `t`'s slots are now (with `t` locked).
+    #[inline]
+    fn set(&self, t: &Table) {
+        let (at, mask) = t.slot_span();
+        self.at.store(at, Ordering::Relaxed);
+        self.mask.store(mask, Ordering::Relaxed);
+    }
+
+    /// Start loading the slot a lookup of `tag` begins at.
+    #[inline]
+    fn prefetch(&self, tag: u32) {
+        let at = self.at.load(Ordering::Relaxed);
+        if at != 0 {
+            let mask = self.mask.load(Ordering::Relaxed);
+            arena::prefetch_addr(at.wrapping_add((tag as usize & mask).wrapping_mul(8)));
+        }
+    }
+}
 
 /// The index of one namespace.
 pub(crate) struct Keydir {
@@ -74,9 +114,7 @@ pub(crate) struct Keydir {
 impl Default for Keydir {
     fn default() -> Self {
         Keydir {
-            shards: (0..SHARDS)
-                .map(|i| Shard(RwLock::new(Table::new(i))))
-                .collect(),
+            shards: (0..SHARDS).map(|i| Shard::new(Table::new(i))).collect(),
             arenas: Arenas::default(),
             behind: AtomicUsize::new(0),
             cursor: AtomicUsize::new(0),
@@ -102,11 +140,11 @@ impl Keydir {
     }
 
     /// Start loading the slot where a lookup of `h` begins (see
-    /// [`Table::prefetch`]); a run of these ahead of the lookups overlaps
+    /// [`SlotHint::prefetch`]); a run of these ahead of the lookups overlaps
     /// their cache misses.
     #[inline]
     pub(crate) fn prefetch(&self, h: KeyHash) {
-        self.shards[h.shard].0.read().prefetch(h.tag);
+        self.shards[h.shard].1.prefetch(h.tag);
     }
 
     /// Run a write on shard `i`, then keep the shards' capacities in step.
@@ -115,6 +153,7 @@ impl Keydir {
         let out = {
             let mut t = self.shards[i].0.write();
             let out = op(&mut t, &self.arenas);
+            self.shards[i].1.set(&t);
             t.check_cut()?;
             out
         };
@@ -159,7 +198,10 @@ impl Keydir {
             };
             let cap = shard.0.read().cap();
             if follows(cap, target) {
-                let _ = shard.0.write().resize(&self.arenas, target);
+                let mut t = shard.0.write();
+                let _ = t.resize(&self.arenas, target);
+                shard.1.set(&t);
+                drop(t);
                 let _ = self
                     .behind
                     .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1));
@@ -175,11 +217,37 @@ impl Keydir {
         offset: u64,
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
-        let old = self.write(h.shard, |t, a| t.upsert(a, h.tag, offset, is_key))?;
+        let old = self.upsert_uncounted(h, offset, is_key)?;
         if old.is_none() {
             self.live.fetch_add(1, Ordering::Relaxed);
         }
         Ok(old)
+    }
+
+    /// [`Keydir::upsert`] leaving the live count to the caller
+    /// ([`Keydir::add_counts`], once for a whole batch).
+    pub(crate) fn upsert_uncounted(
+        &self,
+        h: KeyHash,
+        offset: u64,
+        is_key: impl FnMut(u64) -> Result<bool>,
+    ) -> Result<Option<u64>> {
+        self.write(h.shard, |t, a| t.upsert(a, h.tag, offset, is_key))
+    }
+
+    /// Apply the net changes of a batch of [`Keydir::upsert_uncounted`]
+    /// calls and removals: live keys, live bytes, expiring keys.
+    pub(crate) fn add_counts(&self, live: i64, bytes: i64, expiring: i64) {
+        let add = |c: &AtomicU64, d: i64| {
+            if d > 0 {
+                c.fetch_add(d.unsigned_abs(), Ordering::Relaxed);
+            } else if d < 0 {
+                c.fetch_sub(d.unsigned_abs(), Ordering::Relaxed);
+            }
+        };
+        add(&self.live, live);
+        add(&self.live_bytes, bytes);
+        add(&self.expiring, expiring);
     }
 
     /// Insert a key known to be absent (compaction, checkpoint-free rebuilds).
@@ -210,7 +278,9 @@ impl Keydir {
     /// Drop every entry.
     pub(crate) fn clear(&self) {
         for (i, s) in self.shards.iter().enumerate() {
-            *s.0.write() = Table::new(i);
+            let mut t = s.0.write();
+            *t = Table::new(i);
+            s.1.set(&t);
         }
         self.arenas.reset_target();
         self.behind.store(0, Ordering::Relaxed);
@@ -321,7 +391,7 @@ impl Keydir {
             let (cap, len) = (place.cap as usize, place.len as usize);
             live += place.len as u64;
             if cap == 0 {
-                shards.push(Shard(RwLock::new(Table::new(i))));
+                shards.push(Shard::new(Table::new(i)));
                 continue;
             }
             let at = usize::try_from(place.at).ok()?;
@@ -341,7 +411,7 @@ impl Keydir {
                 arenas.raise_target(cap);
                 a
             };
-            shards.push(Shard(RwLock::new(Table::in_arena(i, arena, len))));
+            shards.push(Shard::new(Table::in_arena(i, arena, len)));
         }
         Some(Keydir {
             shards: shards.into_boxed_slice(),
@@ -370,12 +440,12 @@ impl Keydir {
                 return None;
             }
             live += u64::from(s.len);
-            shards.push(Shard(RwLock::new(Table::from_raw(
+            shards.push(Shard::new(Table::from_raw(
                 i,
                 &arenas,
                 s.entries,
                 s.len as usize,
-            )?)));
+            )?));
         }
         // Shards of an image taken while they were growing may differ in
         // size: bring the small ones up now rather than keep two arenas
@@ -387,6 +457,7 @@ impl Keydir {
                 // Failing to get memory only leaves the shard in its arena.
                 let _ = t.resize(&arenas, target);
             }
+            s.1.set(t);
         }
         Some(Keydir {
             shards: shards.into_boxed_slice(),

@@ -171,14 +171,14 @@ impl Table {
         }
     }
 
-    /// Start loading the first slot a lookup of `tag` probes into the CPU
-    /// cache (a hint: nothing is read, and a slot not mapped yet is skipped).
-    #[inline]
-    pub(crate) fn prefetch(&self, tag: u32) {
+    /// Address of the first slot (0 when there are none) and the slot
+    /// count minus one, for [`super::SlotHint`].
+    pub(crate) fn slot_span(&self) -> (usize, usize) {
         let slots = self.slots();
-        if let Some(slot) = slots.get(tag as usize & slots.len().wrapping_sub(1)) {
-            super::arena::prefetch(slot);
+        if slots.is_empty() {
+            return (0, 0);
         }
+        (slots.as_ptr() as usize, slots.len() - 1)
     }
 
     /// Find the slot whose record satisfies `is_key`. `is_key` is called only
