@@ -1,0 +1,128 @@
+//! `Emdb::close`: what a clean close writes, in which order, and that it
+//! reports what fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use emdb_core::{Emdb, Error, Faults, FsEvent};
+
+/// Every event that changes what survives a power cut, from now on.
+fn record(faults: &Faults) -> Arc<Mutex<Vec<FsEvent>>> {
+    let events: Arc<Mutex<Vec<FsEvent>>> = Arc::default();
+    let sink = Arc::clone(&events);
+    faults.observe(move |e| sink.lock().unwrap().push(e.clone()));
+    events
+}
+
+fn open(path: &Path, faults: &Arc<Faults>) -> Emdb {
+    Emdb::builder()
+        .path(path)
+        .faults(Arc::clone(faults))
+        .build()
+        .unwrap()
+}
+
+fn synced(events: &[FsEvent], path: &Path) -> Vec<usize> {
+    events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, FsEvent::Synced(p) if p == path))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn ckpt(path: &Path) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(".ckpt");
+    PathBuf::from(p)
+}
+
+#[test]
+fn close_syncs_the_log_once_and_installs_the_checkpoint_only_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("close.emdb");
+    let faults = Arc::new(Faults::default());
+    let db = open(&path, &faults);
+    for i in 0..5000u32 {
+        db.insert(format!("key:{i:06}"), [7u8; 40]).unwrap();
+    }
+    let events = record(&faults);
+    let other = db.clone();
+    db.close().unwrap();
+    let seen = events.lock().unwrap().clone();
+    let log_syncs = synced(&seen, &path);
+    assert_eq!(log_syncs.len(), 1, "one sync of the log: {seen:?}");
+    let installed = seen
+        .iter()
+        .position(|e| matches!(e, FsEvent::Renamed { to, .. } if *to == ckpt(&path)))
+        .unwrap_or_else(|| panic!("no checkpoint installed: {seen:?}"));
+    assert!(
+        log_syncs[0] < installed,
+        "the checkpoint was renamed into place before the log was durable: {seen:?}"
+    );
+    // The clone still works; with nothing written since, its last drop
+    // (a second close) changes nothing on disk.
+    assert_eq!(other.len().unwrap(), 5000);
+    events.lock().unwrap().clear();
+    drop(other);
+    assert!(
+        events.lock().unwrap().is_empty(),
+        "{:?}",
+        events.lock().unwrap()
+    );
+    faults.stop_observing();
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.len().unwrap(), 5000);
+    assert_eq!(db.get("key:004999").unwrap(), Some(vec![7u8; 40]));
+    assert_eq!(db.recovery_report().records_replayed, 0);
+}
+
+#[test]
+fn a_close_after_a_flush_syncs_nothing_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("put.emdb");
+    let faults = Arc::new(Faults::default());
+    {
+        let db = open(&path, &faults);
+        for i in 0..2000u32 {
+            db.insert(format!("key:{i:06}"), [1u8; 40]).unwrap();
+        }
+        db.close().unwrap();
+    }
+    // What `emdb put` does: one small write, flushed, then close.
+    let db = open(&path, &faults);
+    db.insert("one", "more").unwrap();
+    db.flush().unwrap();
+    let events = record(&faults);
+    db.close().unwrap();
+    let seen = events.lock().unwrap().clone();
+    assert!(
+        !seen.iter().any(|e| matches!(e, FsEvent::Synced(_))),
+        "a flushed small write was synced again at close: {seen:?}"
+    );
+    faults.stop_observing();
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.get("one").unwrap(), Some(b"more".to_vec()));
+    assert_eq!(db.len().unwrap(), 2001);
+}
+
+#[test]
+fn close_reports_a_failed_sync_and_a_poisoned_handle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fail.emdb");
+    let faults = Arc::new(Faults::default());
+    let db = open(&path, &faults);
+    db.insert("durable", "1").unwrap();
+    db.flush().unwrap();
+    db.insert("maybe", "2").unwrap();
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    let other = db.clone();
+    assert!(matches!(db.close(), Err(Error::Io { .. })));
+    faults.fail_sync.store(false, Ordering::SeqCst);
+    // The failed sync poisoned the handle: closing again says so.
+    assert!(matches!(other.close(), Err(Error::Poisoned(_))));
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.get("durable").unwrap(), Some(b"1".to_vec()));
+}
