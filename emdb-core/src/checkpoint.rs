@@ -24,8 +24,10 @@ use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;
 use crate::sorted::{sort_offsets, KeySource};
 
-/// Bytes of slot pages gathered before they are written.
-const WRITE_CHUNK: usize = 1 << 20;
+/// Bytes of slot pages gathered before they are written. Small enough that
+/// the page cache holds the file in small folios: a one-shot reader maps
+/// (and counts in its RSS) the whole folio around each page it touches.
+const WRITE_CHUNK: usize = 64 << 10;
 
 /// A checkpoint that passed its own checks (not yet its binding to the log).
 pub(crate) enum Loaded {
@@ -243,8 +245,11 @@ fn write_file(
         for page in buf[..whole].chunks(PAGE) {
             crcs.extend_from_slice(&crc32fast::hash(page).to_le_bytes());
         }
-        put(&buf[..whole], *buf_at)?;
-        *buf_at += whole as u64;
+        // In pieces of at most WRITE_CHUNK (a block can be far larger).
+        for piece in buf[..whole].chunks(WRITE_CHUNK) {
+            put(piece, *buf_at)?;
+            *buf_at += piece.len() as u64;
+        }
         buf.drain(..whole);
         Ok(())
     };

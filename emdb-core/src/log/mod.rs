@@ -7,8 +7,7 @@
 //! the page cache. Writing through the mapping instead would make every first
 //! store to a page cache folio dirty the whole folio (large folios, up to
 //! megabytes, are what readahead creates), and each `fdatasync` would write
-//! all of it back; `pwrite` dirties only the blocks it touches, and large
-//! writes still get large folios, which keep random reads fast. Frames of
+//! all of it back; `pwrite` dirties only the blocks it touches. Frames of
 //! [`STAGE_LIMIT`] bytes or more are encoded straight into the mapping.
 //! `flush` is one fdatasync. Under `FlushPolicy::WriteThrough` single frames
 //! are written with `pwrite` on an `O_DSYNC` descriptor. The file grows in preallocated chunks;
@@ -70,14 +69,17 @@ const PAGE: u64 = 4096;
 /// Frames this large skip the stage and are encoded straight into the mapping.
 pub(crate) const STAGE_LIMIT: usize = 1 << 20;
 /// Staged bytes are written out in runs that end on a multiple of this, so
-/// the page cache holds the log in folios of this size (a `pwrite` covering a
-/// whole aligned run of a fresh part of the file gets one folio). Why not
-/// 2 MiB, which the kernel would map into readers with one huge-page entry
-/// each and which made random reads ~50 ns faster: on the benchmark machine
-/// (a VM that hands freed memory back to its host) each fresh 2 MiB folio
-/// costs ~2.4 ms to fault in, which made a 1M-record bulk load 2.3x slower
-/// (docs/BENCH.md).
-pub(crate) const STAGE_ALIGN: u64 = 1 << 20;
+/// the page cache holds the log in folios of at most this size (a `pwrite`
+/// covering a whole aligned run of a fresh part of the file gets one
+/// folio). Small, because a reader maps the whole folio around each page it
+/// touches: with 1 MiB folios a one-shot `emdb scan` that reads a few
+/// records mapped (and counted in its RSS) megabytes; with 64 KiB runs the
+/// phase bench's bulk load, reads and compaction measured no slower.
+/// Large folios buy nothing here: only 2 MiB folios get huge-page mappings,
+/// and on the benchmark machine (a VM that hands freed memory back to its
+/// host) each fresh 2 MiB folio costs ~2.4 ms to fault in, which made a
+/// 1M-record bulk load 2.3x slower (docs/BENCH.md).
+pub(crate) const STAGE_ALIGN: u64 = 64 << 10;
 
 /// Bytes the writer has encoded but not yet written to the file: one
 /// contiguous run starting at `at`.
