@@ -97,11 +97,11 @@ impl EmdbBuilder {
     /// one publishes the stats sidecar within a second of activity, one
     /// writes automatic checkpoints ([`EmdbBuilder::checkpoint_tail`]).
     /// With `false`, for a handle opened for one short call (the CLI's
-    /// `put`, `delete`, `incr`), no thread is started: the sidecar is still
-    /// written and the checkpoint rule of
-    /// [`EmdbBuilder::checkpoint_on_close`] still applies when the handle
-    /// closes, but a long-lived handle's log tail is then bounded only by
-    /// its close. No effect on a read-only handle (see
+    /// `put`, `delete`, `incr`), no thread is started and no sidecar is
+    /// written (its counters would be the one call's); the checkpoint rule
+    /// of [`EmdbBuilder::checkpoint_on_close`] still applies when the
+    /// handle closes, but a long-lived handle's log tail is then bounded
+    /// only by its close. No effect on a read-only handle (see
     /// [`EmdbBuilder::follow`]).
     pub fn background(mut self, on: bool) -> Self {
         self.cfg.background = on;

@@ -126,3 +126,25 @@ fn close_reports_a_failed_sync_and_a_poisoned_handle() {
     let db = Emdb::open(&path).unwrap();
     assert_eq!(db.get("durable").unwrap(), Some(b"1".to_vec()));
 }
+
+#[test]
+fn only_writers_with_background_threads_publish_the_stats_sidecar() {
+    for background in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("side.emdb");
+        let db = Emdb::builder()
+            .path(&path)
+            .background(background)
+            .build()
+            .unwrap();
+        db.insert("k", "v").unwrap();
+        db.close().unwrap();
+        let mut sidecar = path.as_os_str().to_owned();
+        sidecar.push(".stats");
+        assert_eq!(
+            Path::new(&sidecar).exists(),
+            background,
+            "background({background})"
+        );
+    }
+}

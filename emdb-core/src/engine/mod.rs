@@ -744,7 +744,11 @@ impl Engine {
                 let _slots = self.durability.slots_lock();
                 self.check_sole_writer(&gen)?;
             }
-            if let Some(p) = gen.log().path() {
+            // A handle without background threads (a one-shot CLI write)
+            // leaves the sidecar to long-running writers: its own counters
+            // (a write or two) would tell a watcher nothing, and replacing
+            // the file costs a rename.
+            if let (true, Some(p)) = (self.cfg.background, gen.log().path()) {
                 crate::stats::publish_sidecar(p, &collect_stats(&gen, &self.counters));
             }
             // Trimmed before the sync below, which makes the new length
