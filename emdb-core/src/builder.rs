@@ -298,14 +298,20 @@ fn finish(engine: Engine) -> Result<Emdb> {
         Some(_) if read_only || !background => {}
         Some(p) => {
             crate::stats::spawn_publisher(p, gen, counters, stop);
-            spawn_checkpointer(Arc::downgrade(db.engine_arc()));
+            db.engine_arc().arm_checkpoint_bell();
+            spawn_checkpointer(
+                Arc::downgrade(db.engine_arc()),
+                Arc::clone(db.engine_arc().bell()),
+            );
         }
         None => {}
     }
     Ok(db)
 }
 
-/// How often the writer's background thread looks at the log tail.
+/// How often the writer's background thread looks at the log tail when
+/// the writer does not ring its bell first (the bound changes with the
+/// index's size, which the bell's armed offset does not follow).
 const CHECKPOINT_TICK: Duration = Duration::from_secs(1);
 
 /// The writer's automatic checkpoints ([`EmdbBuilder::checkpoint_tail`]):
@@ -316,49 +322,83 @@ const CHECKPOINT_TICK: Duration = Duration::from_secs(1);
 /// writing it: if the last handle is dropped meanwhile, the close runs at
 /// once on that thread and this thread's file is simply not installed (the
 /// close wrote its own). It writes to its own temp file, so it never races
-/// another checkpoint's, and installs only while holding `maintenance` and
-/// only if no compaction replaced the log meanwhile.
-fn spawn_checkpointer(engine: std::sync::Weak<Engine>) {
+/// another checkpoint's, and installs only while holding `maintenance`,
+/// only if no compaction replaced the log meanwhile and only if no newer
+/// checkpoint (an explicit `checkpoint()`) was installed while it wrote.
+fn spawn_checkpointer(engine: std::sync::Weak<Engine>, bell: Arc<crate::engine::Bell>) {
     let spawned = std::thread::Builder::new()
         .name("emdb-checkpoint".into())
-        .spawn(move || loop {
-            std::thread::sleep(CHECKPOINT_TICK);
-            let mut snap = {
-                let Some(e) = engine.upgrade() else { return };
-                if e.stopping() {
-                    return;
+        .spawn(move || {
+            // The opener armed the bell, so a writer that reaches the bound
+            // rings before the first tick; each look re-arms it for the
+            // bound as it then stands, and a look that checkpointed is
+            // followed by another.
+            loop {
+                bell.wait(CHECKPOINT_TICK);
+                loop {
+                    match auto_checkpoint(&engine) {
+                        Auto::Done => {}
+                        Auto::Wait => break,
+                        Auto::Gone => return,
+                    }
                 }
-                if !e.checkpoint_due() {
-                    continue;
-                }
-                let Some(_m) = e.try_lock_maintenance() else {
-                    continue;
-                };
-                match e.checkpoint_snapshot() {
-                    Ok(Some(s)) => s,
-                    // A failure that poisoned the handle is reported by the
-                    // next write or flush; otherwise the next tick retries.
-                    _ => continue,
-                }
-            };
-            let Ok(tmp) = snap.write_temp(".auto.tmp") else {
-                continue;
-            };
-            let Some(e) = engine.upgrade() else {
-                let _ = std::fs::remove_file(&tmp);
-                return;
-            };
-            let m = e.lock_maintenance();
-            if e.generation() == snap.binding.generation && snap.install(&tmp).is_ok() {
-                snap.adopt_order();
-                e.checkpointed(snap.binding.covered_end);
-            } else {
-                let _ = std::fs::remove_file(&tmp);
             }
-            drop(m);
         });
     // Without the thread the engine works; only reopening replays more.
     drop(spawned);
+}
+
+/// What one look of the automatic checkpointer came to.
+enum Auto {
+    /// A checkpoint was installed: look again at once.
+    Done,
+    /// Nothing due, or it could not be done now: wait for the bell.
+    Wait,
+    /// The engine is gone.
+    Gone,
+}
+
+fn auto_checkpoint(engine: &std::sync::Weak<Engine>) -> Auto {
+    let mut snap = {
+        let Some(e) = engine.upgrade() else {
+            return Auto::Gone;
+        };
+        if e.stopping() {
+            return Auto::Gone;
+        }
+        if !e.checkpoint_due() {
+            return Auto::Wait;
+        }
+        let Some(_m) = e.try_lock_maintenance() else {
+            return Auto::Wait;
+        };
+        match e.checkpoint_snapshot() {
+            Ok(Some(s)) => s,
+            // A failure that poisoned the handle is reported by the next
+            // write or flush; otherwise the next look retries.
+            _ => return Auto::Wait,
+        }
+    };
+    let Ok(tmp) = snap.write_temp(".auto.tmp") else {
+        return Auto::Wait;
+    };
+    let Some(e) = engine.upgrade() else {
+        let _ = std::fs::remove_file(&tmp);
+        return Auto::Gone;
+    };
+    let _m = e.lock_maintenance();
+    // Not over a newer checkpoint (an explicit one, or a close's, written
+    // while this one was being written), nor into a replaced log.
+    let newest = e.generation() == snap.binding.generation
+        && snap.binding.covered_end > e.checkpointed_end();
+    if newest && snap.install(&tmp).is_ok() {
+        snap.adopt_order();
+        e.checkpointed(snap.binding.covered_end);
+        Auto::Done
+    } else {
+        let _ = std::fs::remove_file(&tmp);
+        Auto::Wait
+    }
 }
 
 /// The platform data directory (`$XDG_DATA_HOME`, `~/.local/share`, ...).

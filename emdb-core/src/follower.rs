@@ -89,14 +89,17 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
     let durable_end = slot.durable_end;
     // The size after the slot was read: the writer had written
     // everything below its durable end by then.
-    let limit = lf
+    let size = lf
         .file
         .metadata()
         .map_err(|e| Error::io("stat", Some(&path), e))?
         .len()
         .max(limit);
-    let region = if (gen.log().region().len() as u64) < limit {
-        let r = Region::map_file_read_only(&lf.file, limit as usize)
+    // What was written by now: a refresh catches up in steps instead of
+    // chasing a writer that appends faster than it replays.
+    let limit = crate::log::written_end(&lf.file, size, durable_end.max(end));
+    let region = if (gen.log().region().len() as u64) < size {
+        let r = Region::map_file_read_only(&lf.file, size as usize)
             .map_err(|e| Error::io("mmap", Some(&path), e))?;
         gen.log().replace_region(r);
         gen.log().region_arc()

@@ -39,11 +39,13 @@ use crate::replay;
 use crate::sorted::{KeySource, View};
 use crate::stats::{collect_stats, Counters, Stats};
 
+mod bell;
 mod durability;
 mod open;
 mod writer;
 
 pub(crate) use crate::generation::Generation;
+pub(crate) use bell::Bell;
 use durability::Durability;
 pub(crate) use open::{
     checkpoint_path, compact_tmp_path, crypt_for, enc_tmp_path, random_id, read_identity,
@@ -69,6 +71,8 @@ pub(crate) struct Engine {
     /// newest sync slot).
     encryptions_base: AtomicU64,
     counters: Arc<Counters>,
+    /// Rung when the log tail reaches the automatic checkpoint's bound.
+    bell: Arc<Bell>,
     report: RecoveryReport,
     _lock: Option<WriterLock>,
 }
@@ -170,6 +174,11 @@ impl Engine {
         self.maintenance.try_lock()
     }
 
+    /// The automatic checkpointer's bell.
+    pub(crate) fn bell(&self) -> &Arc<Bell> {
+        &self.bell
+    }
+
     /// Activity counters.
     pub(crate) fn counters(&self) -> &Arc<Counters> {
         &self.counters
@@ -206,6 +215,7 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             encryptions_base: AtomicU64::new(0),
             counters: Arc::new(Counters::default()),
+            bell: Arc::default(),
             report,
             _lock: lock,
         }
@@ -463,6 +473,7 @@ impl Engine {
         }
         self.durability.published();
         self.counters.writes.fetch_add(records, Ordering::Relaxed);
+        self.bell.check(w.end);
         Ok(())
     }
 
@@ -678,6 +689,12 @@ impl Engine {
         }))
     }
 
+    /// Log end covered by the newest checkpoint this handle wrote or loaded
+    /// (0: none, or the log was replaced since).
+    pub(crate) fn checkpointed_end(&self) -> u64 {
+        self.writer.lock().checkpointed_end
+    }
+
     /// A checkpoint covering the log up to `end` is now on disk.
     pub(crate) fn checkpointed(&self, end: u64) {
         let mut w = self.writer.lock();
@@ -693,21 +710,29 @@ impl Engine {
     /// the writer checkpoints by itself: the configured minimum or half the
     /// index image, whichever is larger, so the checkpoints' writes stay
     /// within twice the log's (docs/ARCHITECTURE.md, "Checkpoints").
+    /// Also arms the bell for the bound as it stands, so the writer wakes
+    /// the checkpointer as soon as the tail reaches it.
     pub(crate) fn checkpoint_due(&self) -> bool {
-        let Some(min) = self.cfg.checkpoint_tail else {
-            return false;
-        };
+        self.tail_bound().is_some_and(|(tail, bound)| tail >= bound)
+    }
+
+    /// Arm the bell for the tail bound as it stands.
+    pub(crate) fn arm_checkpoint_bell(&self) {
+        let _ = self.tail_bound();
+    }
+
+    /// The log tail past the newest checkpoint and the bound it may reach
+    /// (`None` when this handle takes no automatic checkpoints); arms the
+    /// bell for that bound.
+    fn tail_bound(&self) -> Option<(u64, u64)> {
+        let min = self.cfg.checkpoint_tail?;
         if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
-            return false;
+            return None;
         }
-        let tail = {
+        let (from, end) = {
             let w = self.writer.lock();
-            w.end
-                .saturating_sub(w.checkpointed_end.max(HEADER_SIZE as u64))
+            (w.checkpointed_end.max(HEADER_SIZE as u64), w.end)
         };
-        if tail < min {
-            return false;
-        }
         let gen = self.gen.load();
         let image: u64 = gen
             .ns_table()
@@ -715,7 +740,9 @@ impl Engine {
             .iter()
             .map(|n| n.keydir.memory_bytes() as u64)
             .sum();
-        tail >= image / 2
+        let bound = min.max(image / 2);
+        self.bell.arm(from.saturating_add(bound));
+        Some((end.saturating_sub(from), bound))
     }
 
     /// Clean shutdown: drop preallocated room, sync, checkpoint if needed.
@@ -1140,6 +1167,8 @@ impl Engine {
 impl Drop for Engine {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
+        // The checkpointer waits on the bell: let it see the engine is gone.
+        self.bell.ring();
         // Best effort: a failure here leaves a log that recovery handles.
         let _ = self.close();
     }

@@ -435,7 +435,8 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     // Everything the checkpoint covers was synced before it was written.
     let durable_end = slot.durable_end.max(start);
     let replayed = if cfg.read_only {
-        // Another process may be writing: read new bytes with pread only.
+        // Another process may be writing: read new bytes with pread only,
+        // up to what it had written by now.
         recovery::replay_pread(
             &recovery::LogSource {
                 file: &file,
@@ -443,7 +444,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 region: &region,
             },
             start,
-            len,
+            crate::log::written_end(&file, len, durable_end),
             durable_end,
             &mut table,
             &|_| {},

@@ -725,6 +725,18 @@ pub(crate) fn cut_error(path: Option<&Path>, file: Option<&File>, at: u64, end: 
     }
 }
 
+/// Where a reader of another process's log should stop replaying for now:
+/// the end of the data written so far (the first hole, `SEEK_HOLE`: the
+/// writer's room allocated ahead reads as a hole until written), never
+/// below `durable_end` (synced bytes are written) and never past the file's
+/// `size`. Without it a reader replays up to the file's size, and a writer
+/// appending faster than the reader replays keeps it chasing the new
+/// records: a one-shot open would replay far more than the tail it found,
+/// or never finish.
+pub(crate) fn written_end(file: &File, size: u64, durable_end: u64) -> u64 {
+    first_hole(file).map_or(size, |hole| hole.max(durable_end).min(size))
+}
+
 /// Offset of the first hole of `file` (`lseek(SEEK_HOLE)`; the file size
 /// when it has none), or `None` when the call fails or is not supported.
 fn first_hole(file: &File) -> Option<u64> {
@@ -792,6 +804,35 @@ pub(crate) fn zeros_between(file: &File, mapped: &[u8], from: u64, to: u64) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_end_stops_at_the_room_allocated_ahead_never_below_the_durable_end() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ahead");
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        let size = 4 << 20;
+        allocate(&f, 0, size).unwrap();
+        f.write_all_at(&[7u8; 10_000], 0).unwrap();
+        let end = written_end(&f, size, 0);
+        // Everything written is before it; on a file system that reports
+        // allocated-but-unwritten room as a hole (ext4, xfs) it stops at the
+        // page after the data, elsewhere at the file's size.
+        assert!((10_000..=size).contains(&end), "{end}");
+        if first_hole(&f).is_some_and(|h| h < size) {
+            assert_eq!(end, 12_288);
+        }
+        // Never below what the writer said is durable, never past the size.
+        let durable = 2 << 20;
+        assert!((durable..=size).contains(&written_end(&f, size, durable)));
+        assert_eq!(written_end(&f, 8192, 0), 8192);
+    }
 
     #[test]
     fn zeros_between_sees_written_bytes_and_preallocated_zeros() {
