@@ -169,6 +169,39 @@ pub(crate) struct Tally {
     noted: Vec<u64>,
 }
 
+/// Replayed puts waiting to be applied (see [`NsTable::apply_piped`]):
+/// applying one costs a probe of its index slot and, for a key already
+/// there, a read of the record it replaces, two cache misses at random
+/// places; queued, both are loaded while the frames in front are applied.
+pub(crate) struct Pipeline {
+    /// (offset, namespace id, key hash) of each queued put, oldest first.
+    queue: std::collections::VecDeque<(u64, u32, KeyHash)>,
+    /// Puts queued before the oldest is applied (0: none, apply at once).
+    depth: usize,
+}
+
+impl Pipeline {
+    /// A pipeline `depth` puts deep (0: every frame applied on arrival).
+    pub(crate) fn new(depth: usize) -> Pipeline {
+        Pipeline {
+            queue: std::collections::VecDeque::with_capacity(depth + 1),
+            depth,
+        }
+    }
+}
+
+/// Puts queued by a replay before the oldest is applied.
+pub(crate) const REPLAY_DEPTH: usize = 16;
+
+/// Start loading the head, key and most values of the frame at `off`.
+#[inline]
+fn prefetch_frame(bytes: &[u8], off: u64) {
+    let off = off as usize;
+    for line in (off & !63..off + 192).step_by(64) {
+        crate::log::prefetch(bytes, line.max(off));
+    }
+}
+
 /// Every namespace of one log generation.
 pub(crate) struct NsTable {
     by_id: HashMap<u32, Arc<NsEntry>>,
@@ -230,6 +263,63 @@ impl NsTable {
         let mut v: Vec<_> = self.by_id.values().cloned().collect();
         v.sort_by_key(|n| n.id);
         v
+    }
+
+    /// [`NsTable::apply`] through `pipe`: a plain put is applied
+    /// [`Pipeline`]'s depth frames later, once its index slot and the
+    /// records sharing its tag are loaded; any other frame first applies
+    /// every queued put, so the order of effects is the log's. Errors of a
+    /// queued put surface from a later call (or from [`NsTable::drain`]);
+    /// they carry their own offsets.
+    pub(crate) fn apply_piped(
+        &mut self,
+        bytes: &[u8],
+        off: u64,
+        f: &Frame<'_>,
+        pipe: &mut Pipeline,
+    ) -> Result<(), ApplyError> {
+        if pipe.depth == 0 || f.kind != Kind::Put || f.sealed || self.crypt.is_some() {
+            self.drain(bytes, pipe)?;
+            return self.apply(bytes, off, f);
+        }
+        let ns = self.by_id.get(&f.ns).ok_or(ApplyError::UnknownNamespace)?;
+        let h = ns.hash(f.key);
+        ns.keydir.prefetch(h);
+        pipe.queue.push_back((off, f.ns, h));
+        let n = pipe.queue.len();
+        if n > pipe.depth / 2 {
+            // Half way: the slot is loaded; start loading the records a
+            // lookup of this key will compare with.
+            let (_, id, h) = pipe.queue[n - 1 - pipe.depth / 2];
+            if let Some(ns) = self.by_id.get(&id) {
+                let _ = ns.keydir.get(h, |o| {
+                    prefetch_frame(bytes, o);
+                    Ok(false)
+                });
+            }
+        }
+        if n > pipe.depth {
+            if let Some((o, id, _)) = pipe.queue.pop_front() {
+                self.apply_queued(bytes, o, id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Apply every put queued in `pipe` (`bytes` must cover them).
+    pub(crate) fn drain(&mut self, bytes: &[u8], pipe: &mut Pipeline) -> Result<(), ApplyError> {
+        while let Some((o, id, _)) = pipe.queue.pop_front() {
+            self.apply_queued(bytes, o, id)?;
+        }
+        Ok(())
+    }
+
+    /// Apply the plain put at `off` (verified when the replay read it).
+    fn apply_queued(&self, bytes: &[u8], off: u64, id: u32) -> Result<(), ApplyError> {
+        let f = frame_at_checked(bytes, off, false)?;
+        let ns = self.by_id.get(&id).ok_or(ApplyError::UnknownNamespace)?;
+        ns.index_put(bytes, off, &f)?;
+        Ok(())
     }
 
     /// Apply one replayed frame at offset `off` of `bytes` (the whole log).

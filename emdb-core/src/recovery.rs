@@ -18,7 +18,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::log::Region;
-use crate::namespace::{ApplyError, NsTable};
+use crate::namespace::{ApplyError, NsTable, Pipeline, REPLAY_DEPTH};
 use crate::replay::{stored_crc, walk, DamagePolicy, Mapped, Pread, SkippedRange, Walk};
 
 /// What open found and did while recovering.
@@ -77,6 +77,9 @@ pub(crate) fn replay(
     };
     let mut last_frame = None;
     let mut skipped = std::mem::take(&mut report.skipped);
+    // Salvage decides what a failed put means from the ranges skipped so
+    // far: it applies each frame as it comes.
+    let mut pipe = Pipeline::new(if salvage { 0 } else { REPLAY_DEPTH });
     let walked = walk(
         &mut Mapped(bytes),
         start,
@@ -84,7 +87,7 @@ pub(crate) fn replay(
         &mut skipped,
         |unit, skipped| {
             for (off, f) in &unit.frames {
-                match ns.apply(bytes, *off, f) {
+                match ns.apply_piped(bytes, *off, f, &mut pipe) {
                     Ok(()) => {}
                     Err(ApplyError::UnknownNamespace) if salvage && !skipped.is_empty() => {
                         report.orphaned_records += 1;
@@ -105,6 +108,8 @@ pub(crate) fn replay(
     );
     report.skipped = skipped;
     let walked = walked?;
+    ns.drain(bytes, &mut pipe)
+        .map_err(|e| e.strict(walked.end))?;
     if walked.torn_tail_at.is_some() {
         report.truncated_tail_at = walked.torn_tail_at;
     }
@@ -168,6 +173,7 @@ pub(crate) fn replay_pread(
     let mut applied = 0usize;
     let mut last_frame_at = None;
     let mut buf = Vec::new();
+    let mut pipe = Pipeline::new(if policy.salvages() { 0 } else { REPLAY_DEPTH });
     let walked = walk(
         &mut Pread {
             file: src.file,
@@ -193,13 +199,25 @@ pub(crate) fn replay_pread(
             // applied: the bytes they point to must be published first.
             publish(unit_end);
             for (off, f) in &unit.frames {
-                table.apply(bytes, *off, f).map_err(|e| e.strict(*off))?;
+                table
+                    .apply_piped(bytes, *off, f, &mut pipe)
+                    .map_err(|e| e.strict(*off))?;
                 last_frame_at = Some(*off);
                 applied += 1;
             }
             Ok(ControlFlow::Continue(()))
         },
     )
+    .and_then(|walked| {
+        let bytes = src
+            .region
+            .slice(0, walked.end)
+            .ok_or_else(|| Error::corruption(walked.end, "mapping shorter than the log"))?;
+        table
+            .drain(bytes, &mut pipe)
+            .map_err(|e| e.strict(walked.end))?;
+        Ok(walked)
+    })
     .map_err(|e| e.with_path(src.path))?;
     Ok(Followed {
         end: walked.end,
