@@ -14,7 +14,9 @@
 //!
 //! `cargo run --release -p emdb-benches --example tail_bound`
 //! (`N=10000000 SECS=60` for the 10M figure in docs/BENCH.md; `RATE=W`
-//! caps the writer at W inserts a second, default as fast as it goes).
+//! caps the writer at W inserts a second, default as fast as it goes;
+//! `LEAVE=DIR` only writes SECS seconds of overwrites, flushes and exits
+//! without closing, leaving `DIR/tail.emdb` with that tail to replay).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -196,10 +196,7 @@ pub(crate) const REPLAY_DEPTH: usize = 16;
 /// Start loading the head, key and most values of the frame at `off`.
 #[inline]
 fn prefetch_frame(bytes: &[u8], off: u64) {
-    let off = off as usize;
-    for line in (off & !63..off + 192).step_by(64) {
-        crate::log::prefetch(bytes, line.max(off));
-    }
+    crate::log::prefetch_span(bytes, off, 192);
 }
 
 /// Every namespace of one log generation.

@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::format::record::{Frame, Kind};
 use crate::index::image::Image;
-use crate::log::prefetch;
+use crate::log::prefetch_span;
 use crate::namespace::{check_crc, frame_at_checked, open_frame};
 
 /// Unsorted records tolerated beyond twice the sorted ones before the
@@ -967,13 +967,7 @@ impl Stream {
 /// Start loading the first [`AHEAD_BYTES`] of the record at `off`.
 #[inline]
 fn prefetch_record(bytes: &[u8], off: u64) {
-    // Every cache line the first AHEAD_BYTES touch, wherever in its line
-    // the record starts.
-    let off = off as usize;
-    let first = off & !63;
-    for line in (first..off + AHEAD_BYTES).step_by(64) {
-        prefetch(bytes, line.max(off));
-    }
+    prefetch_span(bytes, off, AHEAD_BYTES);
 }
 
 /// The bytes at `span` of the log (plain records) or of `buf` (sealed).

@@ -60,6 +60,16 @@ pub(crate) fn prefetch(bytes: &[u8], at: usize) {
     let _ = (bytes, at);
 }
 
+/// Start loading every cache line of `bytes[off..off + len]` (the head,
+/// key and value of a record, say), wherever in its line `off` falls.
+#[inline]
+pub(crate) fn prefetch_span(bytes: &[u8], off: u64, len: usize) {
+    let off = usize::try_from(off).unwrap_or(usize::MAX);
+    for line in ((off & !63)..off.saturating_add(len)).step_by(64) {
+        prefetch(bytes, line.max(off));
+    }
+}
+
 /// Smallest growth step of the log file.
 const MIN_GROWTH: u64 = 1 << 20;
 /// Largest growth step of the log file.
@@ -805,18 +815,22 @@ pub(crate) fn zeros_between(file: &File, mapped: &[u8], from: u64, to: u64) -> b
 mod tests {
     use super::*;
 
-    #[test]
-    fn written_end_stops_at_the_room_allocated_ahead_never_below_the_durable_end() {
-        use std::os::unix::fs::FileExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("ahead");
-        let f = std::fs::OpenOptions::new()
+    /// A new empty file `name` in `dir`, open for reading and writing.
+    fn scratch_file(dir: &tempfile::TempDir, name: &str) -> File {
+        std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(true)
-            .open(&path)
-            .unwrap();
+            .open(dir.path().join(name))
+            .unwrap()
+    }
+
+    #[test]
+    fn written_end_stops_at_the_room_allocated_ahead_never_below_the_durable_end() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = scratch_file(&dir, "ahead");
         let size = 4 << 20;
         allocate(&f, 0, size).unwrap();
         f.write_all_at(&[7u8; 10_000], 0).unwrap();
@@ -837,14 +851,8 @@ mod tests {
     #[test]
     fn zeros_between_sees_written_bytes_and_preallocated_zeros() {
         let dir = tempfile::tempdir().unwrap();
+        let f = scratch_file(&dir, "spare");
         let path = dir.path().join("spare");
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .unwrap();
         // Allocated but never written, as a log's growth leaves it.
         allocate(&f, 0, 3 << 20).unwrap();
         std::os::unix::fs::FileExt::write_all_at(&f, b"frame", 100).unwrap();
