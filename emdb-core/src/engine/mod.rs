@@ -716,11 +716,6 @@ impl Engine {
         self.tail_bound().is_some_and(|(tail, bound)| tail >= bound)
     }
 
-    /// Arm the bell for the tail bound as it stands.
-    pub(crate) fn arm_checkpoint_bell(&self) {
-        let _ = self.tail_bound();
-    }
-
     /// The log tail past the newest checkpoint and the bound it may reach
     /// (`None` when this handle takes no automatic checkpoints); arms the
     /// bell for that bound.
