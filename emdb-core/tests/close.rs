@@ -80,6 +80,37 @@ fn close_syncs_the_log_once_and_installs_the_checkpoint_only_after_it() {
 }
 
 #[test]
+fn a_clone_writes_on_after_another_clone_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("after.emdb");
+    let db = Emdb::open(&path).unwrap();
+    for i in 0..3000u32 {
+        db.insert(format!("a:{i:05}"), [3u8; 60]).unwrap();
+    }
+    let other = db.clone();
+    // Trims the room allocated ahead and checkpoints.
+    db.close().unwrap();
+    // The file grows again under the handle that stays.
+    for i in 0..20_000u32 {
+        other.insert(format!("b:{i:05}"), [4u8; 100]).unwrap();
+    }
+    other.flush().unwrap();
+    assert_eq!(other.get("a:00042").unwrap(), Some(vec![3u8; 60]));
+    assert_eq!(other.get("b:19999").unwrap(), Some(vec![4u8; 100]));
+    drop(other);
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.len().unwrap(), 23_000);
+    assert_eq!(db.get("b:00000").unwrap(), Some(vec![4u8; 100]));
+    let next: Vec<Vec<u8>> = db
+        .range_iter(b"a:02998".to_vec()..)
+        .unwrap()
+        .take(3)
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert_eq!(next, [&b"a:02998"[..], b"a:02999", b"b:00000"]);
+}
+
+#[test]
 fn a_close_after_a_flush_syncs_nothing_more() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("put.emdb");
