@@ -83,20 +83,17 @@ impl NsEntry {
         len: u64,
         expires_at: u64,
     ) -> Result<()> {
-        let crypt = self.crypt();
-        let old = self
-            .keydir
-            .upsert(self.hash(key), off, |o| same_key(bytes, o, key, crypt))?;
-        let (old_len, old_exp) = old.map_or((0, 0), |o| head_at(bytes, o));
-        self.keydir.account(len, old_len);
-        self.keydir.account_expiring(expires_at != 0, old_exp != 0);
+        let mut counts = Counts::default();
+        counts.put(self.repoint(bytes, off, key)?, len, expires_at);
+        self.keydir
+            .add_counts(counts.live, counts.bytes, counts.expiring);
         self.sorted.note(off);
         Ok(())
     }
 
-    /// [`NsEntry::index_put_parts`] for one record of a batch: the
-    /// counters and the sorted order are brought up to date by
-    /// [`NsEntry::settle`] once for the whole run of records in `tally`.
+    /// [`NsEntry::index_put`] for one record of a batch: the counters and
+    /// the sorted order are brought up to date by [`NsEntry::settle`] once
+    /// for the whole run of records in `tally`.
     pub(crate) fn index_put_tallied(
         &self,
         bytes: &[u8],
@@ -104,33 +101,28 @@ impl NsEntry {
         f: &Frame<'_>,
         tally: &mut Tally,
     ) -> Result<()> {
+        let old = self.repoint(bytes, off, f.key)?;
+        tally.counts.put(old, f.len as u64, f.expires_at);
+        tally.noted.push(off);
+        Ok(())
+    }
+
+    /// Point `key` at the record at `off`; the length and expiry of the
+    /// record it replaced, `None` for a new key.
+    fn repoint(&self, bytes: &[u8], off: u64, key: &[u8]) -> Result<Option<(u64, u64)>> {
         let crypt = self.crypt();
         let old = self
             .keydir
-            .upsert_uncounted(self.hash(f.key), off, |o| same_key(bytes, o, f.key, crypt))?;
-        match old {
-            None => tally.live += 1,
-            Some(o) => {
-                let (old_len, old_exp) = head_at(bytes, o);
-                tally.bytes -= old_len as i64;
-                tally.expiring -= i64::from(old_exp != 0);
-            }
-        }
-        tally.bytes += f.len as i64;
-        tally.expiring += i64::from(f.expires_at != 0);
-        tally.noted.push(off);
-        Ok(())
+            .upsert(self.hash(key), off, |o| same_key(bytes, o, key, crypt))?;
+        Ok(old.map(|o| head_at(bytes, o)))
     }
 
     /// Apply what [`NsEntry::index_put_tallied`] gathered in `tally`, and
     /// empty it.
     pub(crate) fn settle(&self, tally: &mut Tally) {
-        self.keydir
-            .add_counts(tally.live, tally.bytes, tally.expiring);
+        let c = std::mem::take(&mut tally.counts);
+        self.keydir.add_counts(c.live, c.bytes, c.expiring);
         self.sorted.note_many(&tally.noted);
-        tally.live = 0;
-        tally.bytes = 0;
-        tally.expiring = 0;
         tally.noted.clear();
     }
 
@@ -162,11 +154,28 @@ impl NsEntry {
 /// counter and one lock of the order per batch, not per record).
 #[derive(Default)]
 pub(crate) struct Tally {
+    counts: Counts,
+    /// Offsets of the records, in log order.
+    noted: Vec<u64>,
+}
+
+/// Net changes to a namespace's live keys, live bytes and expiring keys.
+#[derive(Default)]
+struct Counts {
     live: i64,
     bytes: i64,
     expiring: i64,
-    /// Offsets of the records, in log order.
-    noted: Vec<u64>,
+}
+
+impl Counts {
+    /// A put of a `len`-byte record expiring at `expires_at` (0: never)
+    /// that replaced `old` (its length and expiry; `None`: a new key).
+    fn put(&mut self, old: Option<(u64, u64)>, len: u64, expires_at: u64) {
+        let (old_len, old_exp) = old.unwrap_or((0, 0));
+        self.live += i64::from(old.is_none());
+        self.bytes += len as i64 - old_len as i64;
+        self.expiring += i64::from(expires_at != 0) - i64::from(old_exp != 0);
+    }
 }
 
 /// Replayed puts waiting to be applied (see [`NsTable::apply_piped`]):

@@ -210,10 +210,9 @@ impl<'e> Batch<'e> {
             // This process encoded these frames a moment ago: their CRCs
             // are checked by whoever reads them, not again here.
             let f = read_at_checked(bytes, op.off, op.ns.crypt(), &mut scratch, false)?;
-            if run.is_some_and(|r| !Arc::ptr_eq(r, &op.ns) || f.kind != Kind::Put) {
-                if let Some(r) = run.take() {
-                    r.settle(&mut tally);
-                }
+            if let Some(r) = run.filter(|r| f.kind != Kind::Put || !Arc::ptr_eq(r, &op.ns)) {
+                r.settle(&mut tally);
+                run = None;
             }
             match f.kind {
                 Kind::Put => {

@@ -210,23 +210,10 @@ impl Keydir {
         }
     }
 
-    /// Point a key at a new record; returns the previous offset.
+    /// Point a key at a new record; returns the previous offset. The key
+    /// and byte counts are the caller's to keep ([`Keydir::add_counts`]:
+    /// once per record, or once for a whole batch).
     pub(crate) fn upsert(
-        &self,
-        h: KeyHash,
-        offset: u64,
-        is_key: impl FnMut(u64) -> Result<bool>,
-    ) -> Result<Option<u64>> {
-        let old = self.upsert_uncounted(h, offset, is_key)?;
-        if old.is_none() {
-            self.live.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(old)
-    }
-
-    /// [`Keydir::upsert`] leaving the live count to the caller
-    /// ([`Keydir::add_counts`], once for a whole batch).
-    pub(crate) fn upsert_uncounted(
         &self,
         h: KeyHash,
         offset: u64,
@@ -235,8 +222,8 @@ impl Keydir {
         self.write(h.shard, |t, a| t.upsert(a, h.tag, offset, is_key))
     }
 
-    /// Apply the net changes of a batch of [`Keydir::upsert_uncounted`]
-    /// calls and removals: live keys, live bytes, expiring keys.
+    /// Apply the net changes of [`Keydir::upsert`] calls: live keys, live
+    /// bytes, expiring keys.
     pub(crate) fn add_counts(&self, live: i64, bytes: i64, expiring: i64) {
         let add = |c: &AtomicU64, d: i64| {
             if d > 0 {
