@@ -392,9 +392,7 @@ fn auto_checkpoint(engine: &std::sync::Weak<Engine>) -> Auto {
     // while this one was being written), nor into a replaced log.
     let newest = e.generation() == snap.binding.generation
         && snap.binding.covered_end > e.checkpointed_end();
-    if newest && snap.install(&tmp).is_ok() {
-        snap.adopt_order();
-        e.checkpointed(snap.binding.covered_end);
+    if newest && e.install_checkpoint(&snap, &tmp).is_ok() {
         Auto::Done
     } else {
         let _ = std::fs::remove_file(&tmp);

@@ -615,9 +615,7 @@ impl Engine {
         };
         let mut snap = snap;
         let tmp = snap.write_temp(".tmp")?;
-        snap.install(&tmp)?;
-        snap.adopt_order();
-        self.checkpointed(snap.binding.covered_end);
+        self.install_checkpoint(&snap, &tmp)?;
         Ok(())
     }
 
@@ -695,10 +693,19 @@ impl Engine {
         self.writer.lock().checkpointed_end
     }
 
-    /// A checkpoint covering the log up to `end` is now on disk.
-    pub(crate) fn checkpointed(&self, end: u64) {
+    /// Rename the written checkpoint `tmp` of `snap` over the checkpoint
+    /// file (durably), hand its sorted blocks to the namespaces, and note
+    /// the log end it covers. With `maintenance` held.
+    pub(crate) fn install_checkpoint(
+        &self,
+        snap: &crate::checkpoint::Snapshot,
+        tmp: &Path,
+    ) -> Result<()> {
+        snap.install(tmp)?;
+        snap.adopt_order();
         let mut w = self.writer.lock();
-        w.checkpointed_end = w.checkpointed_end.max(end);
+        w.checkpointed_end = w.checkpointed_end.max(snap.binding.covered_end);
+        Ok(())
     }
 
     /// The generation number of the current log file.
@@ -823,9 +830,7 @@ impl Engine {
             }
             (Ok(()), Err(e)) => return Err(e),
         };
-        snap.install(&tmp)?;
-        snap.adopt_order();
-        self.checkpointed(snap.binding.covered_end);
+        self.install_checkpoint(&snap, &tmp)?;
         self.closed(end);
         Ok(())
     }
