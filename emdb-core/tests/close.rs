@@ -33,10 +33,18 @@ fn synced(events: &[FsEvent], path: &Path) -> Vec<usize> {
         .collect()
 }
 
-fn ckpt(path: &Path) -> PathBuf {
+/// `path` with `suffix` appended (`app.emdb` -> `app.emdb.ckpt`).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
-    p.push(".ckpt");
+    p.push(suffix);
     PathBuf::from(p)
+}
+
+/// Insert `n` keys `{prefix}{i}` with `value`, one record each.
+fn fill(db: &Emdb, prefix: &str, n: u32, value: &[u8]) {
+    for i in 0..n {
+        db.insert(format!("{prefix}{i:06}"), value).unwrap();
+    }
 }
 
 #[test]
@@ -45,9 +53,7 @@ fn close_syncs_the_log_once_and_installs_the_checkpoint_only_after_it() {
     let path = dir.path().join("close.emdb");
     let faults = Arc::new(Faults::default());
     let db = open(&path, &faults);
-    for i in 0..5000u32 {
-        db.insert(format!("key:{i:06}"), [7u8; 40]).unwrap();
-    }
+    fill(&db, "key:", 5000, &[7u8; 40]);
     let events = record(&faults);
     let other = db.clone();
     db.close().unwrap();
@@ -56,7 +62,7 @@ fn close_syncs_the_log_once_and_installs_the_checkpoint_only_after_it() {
     assert_eq!(log_syncs.len(), 1, "one sync of the log: {seen:?}");
     let installed = seen
         .iter()
-        .position(|e| matches!(e, FsEvent::Renamed { to, .. } if *to == ckpt(&path)))
+        .position(|e| matches!(e, FsEvent::Renamed { to, .. } if *to == beside(&path, ".ckpt")))
         .unwrap_or_else(|| panic!("no checkpoint installed: {seen:?}"));
     assert!(
         log_syncs[0] < installed,
@@ -117,9 +123,7 @@ fn a_close_after_a_flush_syncs_nothing_more() {
     let faults = Arc::new(Faults::default());
     {
         let db = open(&path, &faults);
-        for i in 0..2000u32 {
-            db.insert(format!("key:{i:06}"), [1u8; 40]).unwrap();
-        }
+        fill(&db, "key:", 2000, &[1u8; 40]);
         db.close().unwrap();
     }
     // What `emdb put` does: one small write, flushed, then close.
@@ -170,10 +174,8 @@ fn only_writers_with_background_threads_publish_the_stats_sidecar() {
             .unwrap();
         db.insert("k", "v").unwrap();
         db.close().unwrap();
-        let mut sidecar = path.as_os_str().to_owned();
-        sidecar.push(".stats");
         assert_eq!(
-            Path::new(&sidecar).exists(),
+            beside(&path, ".stats").exists(),
             background,
             "background({background})"
         );
