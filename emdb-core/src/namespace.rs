@@ -189,18 +189,21 @@ pub(crate) struct Pipeline {
     depth: usize,
 }
 
+/// Puts queued by a replay before the oldest is applied.
+const REPLAY_DEPTH: usize = 16;
+
 impl Pipeline {
-    /// A pipeline `depth` puts deep (0: every frame applied on arrival).
-    pub(crate) fn new(depth: usize) -> Pipeline {
+    /// The pipeline of a replay: [`REPLAY_DEPTH`] puts deep, or none when
+    /// salvaging (what a failed put means there depends on the ranges
+    /// skipped so far, so each frame is applied as it comes).
+    pub(crate) fn for_replay(salvage: bool) -> Pipeline {
+        let depth = if salvage { 0 } else { REPLAY_DEPTH };
         Pipeline {
             queue: std::collections::VecDeque::with_capacity(depth + 1),
             depth,
         }
     }
 }
-
-/// Puts queued by a replay before the oldest is applied.
-pub(crate) const REPLAY_DEPTH: usize = 16;
 
 /// Start loading the head, key and most values of the frame at `off`.
 #[inline]

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::log::Region;
-use crate::namespace::{ApplyError, NsTable, Pipeline, REPLAY_DEPTH};
+use crate::namespace::{ApplyError, NsTable, Pipeline};
 use crate::replay::{stored_crc, walk, DamagePolicy, Mapped, Pread, SkippedRange, Walk};
 
 /// What open found and did while recovering.
@@ -77,9 +77,7 @@ pub(crate) fn replay(
     };
     let mut last_frame = None;
     let mut skipped = std::mem::take(&mut report.skipped);
-    // Salvage decides what a failed put means from the ranges skipped so
-    // far: it applies each frame as it comes.
-    let mut pipe = Pipeline::new(if salvage { 0 } else { REPLAY_DEPTH });
+    let mut pipe = Pipeline::for_replay(salvage);
     let walked = walk(
         &mut Mapped(bytes),
         start,
@@ -173,7 +171,7 @@ pub(crate) fn replay_pread(
     let mut applied = 0usize;
     let mut last_frame_at = None;
     let mut buf = Vec::new();
-    let mut pipe = Pipeline::new(if policy.salvages() { 0 } else { REPLAY_DEPTH });
+    let mut pipe = Pipeline::for_replay(policy.salvages());
     let walked = walk(
         &mut Pread {
             file: src.file,
