@@ -51,7 +51,6 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches};
 
 pub use crate::error::{CliError, CliResult, Kind};
 pub use emdb_tools::{Codec, Encoding, TransferFormat};
@@ -64,9 +63,8 @@ use crate::output::Ui;
 /// print `emdb: <message>` on failure, and return the exit code that
 /// docs/CLI.md documents (2 for usage errors, 0 after `--help`).
 pub fn run() -> ExitCode {
-    let parsed = Cli::command()
-        .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let parsed = cli::parse(&args);
     let cli = match parsed {
         Ok((mut cli, matches)) => {
             cli.global.db_on_command_line =

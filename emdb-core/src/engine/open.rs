@@ -498,10 +498,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     // A spare of zeros a clean close left (CLOSE_KEEP_SPARE) holds no
     // frame to land in front of: it is kept for the first appends.
     // (Read-only opens never cut: they do not look.)
-    let spare = || {
-        super::keeps_spare(end, len)
-            && crate::log::zeros_between(&file, region.slice(0, len).unwrap_or_default(), end, len)
-    };
+    let spare = || super::keeps_spare(end, len) && crate::log::zeros_between(&file, end, len);
     if !cfg.read_only && len > end && !spare() {
         // Cut everything past the end (a torn tail, frames of a batch
         // whose header never landed, preallocated zeros) and make the cut
