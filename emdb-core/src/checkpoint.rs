@@ -22,7 +22,7 @@ use crate::generation::Generation;
 use crate::index::image::Image;
 use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;
-use crate::sorted::{sort_offsets, KeySource};
+use crate::sorted::{gather_sorted, sort_offsets, KeySource};
 
 /// Bytes of slot pages gathered before they are written. Small enough that
 /// the page cache holds the file in small folios: a one-shot reader maps
@@ -156,14 +156,18 @@ impl Snapshot {
         let keys = KeySource { bytes, crypt: None };
         let sorted = self.images.iter_mut().try_for_each(|img| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
-            let mut offs: Vec<u64> = Vec::with_capacity(live);
-            offs.extend(
-                img.shards
-                    .iter()
-                    .flat_map(|s| s.entries.iter())
-                    .filter(|&&e| e != 0)
-                    .map(|&e| crate::index::table::entry_offset(e)),
-            );
+            let shards = &img.shards;
+            let offs = gather_sorted(live, |part, parts| {
+                let per = shards.len().div_ceil(parts);
+                let mine = shards.iter().skip(part * per).take(per);
+                let mut offs = Vec::with_capacity(mine.clone().map(|s| s.len as usize).sum());
+                offs.extend(
+                    mine.flat_map(|s| s.entries.iter())
+                        .filter(|&&e| e != 0)
+                        .map(|&e| crate::index::table::entry_offset(e)),
+                );
+                offs
+            });
             img.sorted = Some(Arc::from(sort_offsets(keys, offs)?));
             Ok(())
         });

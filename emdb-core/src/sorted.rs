@@ -803,6 +803,70 @@ fn in_key_order(keys: KeySource<'_>, offs: &[u64]) -> Result<bool> {
     })
 }
 
+/// Log offsets gathered in `parts` pieces (`gather(i, parts)` gives piece
+/// `i`), in ascending order. Large inputs (`expected` offsets) are gathered
+/// and sorted on up to four threads, one piece each, then merged: a
+/// checkpoint at close has the machine to itself.
+pub(crate) fn gather_sorted(
+    expected: usize,
+    gather: impl Fn(usize, usize) -> Vec<u64> + Sync,
+) -> Vec<u64> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 || expected < 1 << 16 {
+        let mut all = gather(0, 1);
+        sort_u64(&mut all);
+        return all;
+    }
+    let gather = &gather;
+    let mut pieces: Vec<Vec<u64>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads)
+            .map(|i| {
+                scope.spawn(move || {
+                    let mut piece = gather(i, threads);
+                    sort_u64(&mut piece);
+                    piece
+                })
+            })
+            .collect();
+        let mut first = gather(0, threads);
+        sort_u64(&mut first);
+        let mut pieces = vec![first];
+        // A piece whose thread panicked is gathered again here.
+        for (i, h) in handles.into_iter().enumerate() {
+            pieces.push(h.join().unwrap_or_else(|_| {
+                let mut piece = gather(i + 1, threads);
+                sort_u64(&mut piece);
+                piece
+            }));
+        }
+        pieces
+    });
+    while pieces.len() > 1 {
+        let b = pieces.pop().unwrap_or_default();
+        let a = pieces.pop().unwrap_or_default();
+        pieces.push(merge_u64(&a, &b));
+    }
+    pieces.pop().unwrap_or_default()
+}
+
+/// Two ascending vectors merged into one.
+fn merge_u64(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        if x <= y {
+            out.push(x);
+            i += 1;
+        } else {
+            out.push(y);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(a.get(i..).unwrap_or_default());
+    out.extend_from_slice(b.get(j..).unwrap_or_default());
+    out
+}
+
 /// Sort `v` ascending: a radix sort (16 bits a pass, only as many passes as
 /// the largest value needs) for large unsorted inputs, which here are log
 /// offsets in hash order; already sorted input costs one pass.
@@ -1217,7 +1281,7 @@ impl Merge {
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::{sort_offsets, sort_u64, KeySource, HEADER_SIZE};
+    use super::{gather_sorted, sort_offsets, sort_u64, KeySource, HEADER_SIZE};
     use crate::Emdb;
 
     /// A small deterministic generator (xorshift64*).
@@ -1332,6 +1396,43 @@ mod tests {
         offs.reverse();
         offs.rotate_left(keys.len() / 3);
         (bytes, offs)
+    }
+
+    #[test]
+    fn gathered_pieces_come_back_as_one_ascending_vector() {
+        // Large enough for the threaded path; pieces of different sizes,
+        // one empty, with values repeated across pieces.
+        let n = 200_000u64;
+        let value = |i: u64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % 3_000_000;
+        for parts_seen in [false, true] {
+            let got = gather_sorted(n as usize, |part, parts| {
+                if parts_seen {
+                    assert!(part < parts);
+                }
+                (0..n)
+                    .filter(|i| (i % 7) as usize % parts == part && part != 1)
+                    .map(value)
+                    .collect()
+            });
+            let parts = got_parts(n);
+            let mut want: Vec<u64> = (0..n)
+                .filter(|i| (i % 7) as usize % parts != 1 || parts == 1)
+                .map(value)
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want);
+        }
+        assert_eq!(gather_sorted(3, |_, _| vec![9, 1, 5]), vec![1, 5, 9]);
+    }
+
+    /// How many pieces [`gather_sorted`] splits `n` offsets into here.
+    fn got_parts(n: u64) -> usize {
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(4));
+        if threads < 2 || n < 1 << 16 {
+            1
+        } else {
+            threads
+        }
     }
 
     #[test]
