@@ -266,6 +266,14 @@ impl Namespace {
 /// The operations every key space has.
 macro_rules! keyspace_api {
     () => {
+        /// A batch of puts and removals on this key space, checked and
+        /// encoded as they are added (on any thread, without the writer
+        /// lock) and committed as one atomic unit by
+        /// [`WriteBatch::commit`](crate::WriteBatch::commit).
+        pub fn write_batch(&self) -> $crate::WriteBatch {
+            $crate::batch::WriteBatch::new(std::sync::Arc::clone(self.engine()), self.ns_id())
+        }
+
         /// Insert or replace `key` (expiring after the builder's `default_ttl`, if set).
         pub fn insert(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
             self.insert_with_ttl(key, value, $crate::Ttl::Default)

@@ -52,6 +52,7 @@ mod admin;
 #[cfg(feature = "async")]
 mod asyncdb;
 mod backup;
+mod batch;
 mod builder;
 pub mod changes;
 mod checkpoint;
@@ -88,6 +89,7 @@ mod verify;
 
 #[cfg(feature = "async")]
 pub use asyncdb::{AsyncEmdb, AsyncIter, AsyncNamespace};
+pub use batch::WriteBatch;
 pub use builder::{default_database_path, EmdbBuilder, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use crypto::{Cipher, EncryptionInput, KdfParams};

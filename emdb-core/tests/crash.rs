@@ -189,6 +189,15 @@ fn execute(db: &Emdb, n: u64, op: &Op) {
         Op::Remove(k) => {
             db.remove(k).unwrap();
         }
+        // Every other batch goes through a `WriteBatch` (encoded before
+        // the writer lock), so a kill lands in both kinds of commit.
+        Op::Batch(items) if n % 2 == 1 => {
+            let mut batch = db.write_batch();
+            for (k, v) in items {
+                batch.put(k, v).unwrap();
+            }
+            batch.commit().unwrap();
+        }
         Op::Batch(items) => db.insert_many(items.iter().map(|(k, v)| (k, v))).unwrap(),
         Op::Tx(items, rm) => db
             .transaction(|tx| {

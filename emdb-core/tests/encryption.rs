@@ -49,12 +49,24 @@ fn round_trip_for_both_ciphers_and_both_key_kinds() {
                     .unwrap();
                 let ns = db.namespace("users").unwrap();
                 ns.insert("alice", "1").unwrap();
+                // A write batch is sealed at commit, like every record.
+                let mut batch = ns.write_batch();
+                batch.put("bob", "batch secret").unwrap();
+                batch.put("carol", "2").unwrap();
+                batch.remove("carol").unwrap();
+                batch.commit().unwrap();
+                assert_eq!(
+                    ns.get("bob").unwrap().as_deref(),
+                    Some(&b"batch secret"[..])
+                );
+                assert_eq!(ns.get("carol").unwrap(), None);
                 assert_eq!(&*db.get_zerocopy("k").unwrap().unwrap(), b"secret value");
             }
             // The plaintext never reaches the file.
             let raw = std::fs::read(&path).unwrap();
             assert!(!raw.windows(12).any(|w| w == b"secret value"));
             assert!(!raw.windows(5).any(|w| w == b"alice"));
+            assert!(!raw.windows(12).any(|w| w == b"batch secret"));
             for with_checkpoint in [true, false] {
                 if !with_checkpoint {
                     let _ = std::fs::remove_file(
@@ -66,10 +78,10 @@ fn round_trip_for_both_ciphers_and_both_key_kinds() {
                 assert_eq!(db.recovery_report().used_checkpoint, with_checkpoint);
                 assert_eq!(db.get("k").unwrap(), Some(b"secret value".to_vec()));
                 assert_eq!(db.get("m42").unwrap(), Some(b"v42".to_vec()));
-                assert_eq!(
-                    db.namespace("users").unwrap().get("alice").unwrap(),
-                    Some(b"1".to_vec())
-                );
+                let users = db.namespace("users").unwrap();
+                assert_eq!(users.get("alice").unwrap(), Some(b"1".to_vec()));
+                assert_eq!(users.get("bob").unwrap(), Some(b"batch secret".to_vec()));
+                assert_eq!(users.get("carol").unwrap(), None);
                 assert_eq!(db.len().unwrap(), 101);
             }
         }

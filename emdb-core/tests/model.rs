@@ -77,6 +77,9 @@ enum Op {
     InsertManyRejected(Vec<(Vec<u8>, Vec<u8>)>),
     TxCommit(Vec<TxOp>),
     TxAbort(Vec<TxOp>, Abort),
+    /// A `WriteBatch` filled on another thread, then committed (its gets
+    /// are skipped).
+    WriteBatch(Vec<TxOp>),
     Clear,
     Get(Vec<u8>),
     /// Get zero-copy and keep the `ValueRef` to check its bytes later.
@@ -135,6 +138,7 @@ fn op(file_backed: bool) -> impl Strategy<Value = Op> {
         3 => pairs(8).prop_map(Op::InsertMany),
         1 => pairs(4).prop_map(Op::InsertManyRejected),
         3 => vec(tx_op(), 0..8).prop_map(Op::TxCommit),
+        2 => vec(tx_op(), 0..8).prop_map(Op::WriteBatch),
         1 => (vec(tx_op(), 0..6), prop_oneof![Just(Abort::Explicit), Just(Abort::OversizedKey)])
             .prop_map(|(ops, a)| Op::TxAbort(ops, a)),
         1 => Just(Op::Clear),
@@ -303,6 +307,37 @@ impl Harness {
                 );
             }
             Op::TxCommit(ops) => self.transaction(ops, None)?,
+            Op::WriteBatch(ops) => {
+                let mut batch = self.db().write_batch();
+                let filled = std::thread::scope(|s| {
+                    s.spawn(|| {
+                        for op in ops {
+                            match op {
+                                TxOp::Insert(k, v) => batch.put(k, v).unwrap(),
+                                TxOp::Remove(k) => batch.remove(k).unwrap(),
+                                TxOp::Get(_) => {}
+                            }
+                        }
+                        batch
+                    })
+                    .join()
+                    .unwrap()
+                });
+                let mut batch = filled;
+                batch.commit().unwrap();
+                prop_assert!(batch.is_empty());
+                for op in ops {
+                    match op {
+                        TxOp::Insert(k, v) => {
+                            self.model.insert(k.clone(), v.clone());
+                        }
+                        TxOp::Remove(k) => {
+                            self.model.remove(k);
+                        }
+                        TxOp::Get(_) => {}
+                    }
+                }
+            }
             Op::TxAbort(ops, abort) => self.transaction(ops, Some(*abort))?,
             Op::Clear => {
                 self.db().clear().unwrap();
@@ -639,6 +674,15 @@ fn every_operation_once_against_the_model() {
             TxOp::Get(k("a")),
             TxOp::Get(k("ab")),
         ]),
+        Op::WriteBatch(vec![
+            TxOp::Insert(k("wb"), v(2)),
+            TxOp::Remove(k("ab")),
+            TxOp::Insert(k("wb"), v(3000)),
+            TxOp::Insert(k("wc"), v(0)),
+        ]),
+        Op::Crash {
+            keep_checkpoint: false,
+        },
         Op::TxAbort(vec![TxOp::Insert(k("zz"), v(1))], Abort::Explicit),
         Op::TxAbort(vec![TxOp::Remove(k("b"))], Abort::OversizedKey),
         Op::Flush,

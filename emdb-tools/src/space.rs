@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use std::ops::Bound;
 
-use emdb_core::{Emdb, Keys, Namespace, RangeIter, Result, Transaction, Ttl, ValueRef};
+use emdb_core::{Emdb, Keys, Namespace, RangeIter, Result, Transaction, Ttl, ValueRef, WriteBatch};
 
 /// The default namespace (the database itself) or a named namespace.
 #[derive(Clone, Debug)]
@@ -83,6 +83,11 @@ impl Space {
     /// Insert or replace `key` with `ttl`.
     pub fn insert(&self, key: &[u8], value: &[u8], ttl: Ttl) -> Result<()> {
         both!(self, s => s.insert_with_ttl(key, value, ttl))
+    }
+
+    /// A batch of writes on this key space, encoded as they are added.
+    pub fn write_batch(&self) -> WriteBatch {
+        both!(self, s => s.write_batch())
     }
 
     /// Insert many pairs without expiry as one atomic batch.

@@ -33,6 +33,7 @@ use crate::encoding::{decode, display, Encoding, Layout};
 use crate::error::{CliError, CliResult, Kind};
 use crate::output::Ui;
 use crate::space::Space;
+use emdb_core::WriteBatch;
 
 /// Puts per atomic unit in batch mode.
 const UNIT_RECORDS: usize = 10_000;
@@ -56,8 +57,8 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
     let mut shell = Shell {
         global,
-        pending: Pending::default(),
-        spare: Pending::default(),
+        pending: None,
+        spare: None,
         inflight: None,
         gets: Gets::default(),
         space: None,
@@ -84,33 +85,9 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
 }
 
-/// Puts not yet committed: keys and values back to back in one buffer.
-#[derive(Default)]
-struct Pending {
-    bytes: Vec<u8>,
-    /// (key length, value length) per record, in order.
-    records: Vec<(usize, usize)>,
-}
-
-impl Pending {
-    fn full(&self) -> bool {
-        self.records.len() >= UNIT_RECORDS || self.bytes.len() >= UNIT_BYTES
-    }
-
-    fn pairs(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        let mut at = 0;
-        self.records.iter().map(move |&(k, v)| {
-            let key = &self.bytes[at..at + k];
-            let value = &self.bytes[at + k..at + k + v];
-            at += k + v;
-            (key, value)
-        })
-    }
-
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.records.clear();
-    }
+/// Whether a unit of puts is full (to be committed).
+fn unit_full(batch: &WriteBatch) -> bool {
+    batch.len() >= UNIT_RECORDS || batch.size() >= UNIT_BYTES
 }
 
 /// `get` lines read but not answered yet: their decoded keys back to back.
@@ -128,7 +105,7 @@ struct Gets {
 /// A full unit of puts being committed on another thread while the next
 /// lines are read and parsed.
 struct Inflight {
-    handle: std::thread::JoinHandle<(Pending, emdb_core::Result<()>)>,
+    handle: std::thread::JoinHandle<(WriteBatch, emdb_core::Result<()>)>,
     /// Puts in the unit, and the line whose put filled it.
     count: usize,
     line: u64,
@@ -136,9 +113,11 @@ struct Inflight {
 
 struct Shell<'g> {
     global: &'g GlobalArgs,
-    pending: Pending,
-    /// The buffer of the last unit committed in the background, for reuse.
-    spare: Pending,
+    /// Puts not yet committed, encoded as they are parsed (on this
+    /// thread, while the previous unit commits on another).
+    pending: Option<WriteBatch>,
+    /// The batch of the last unit committed in the background, for reuse.
+    spare: Option<WriteBatch>,
     inflight: Option<Inflight>,
     gets: Gets,
     /// The key space of the fast path, opened on first use and dropped
@@ -324,7 +303,10 @@ impl Shell<'_> {
         // Everything else sees the pending puts committed, and may change
         // the namespaces the fast path cached.
         self.commit(s, ui)?;
+        // The batches belong to that key space.
         self.space = None;
+        self.pending = None;
+        self.spare = None;
         let outcome = run_parsed(line, self.global, s, ui);
         if std::io::stdout().is_terminal() {
             ui.out.flush().map_err(CliError::stdout)?;
@@ -368,22 +350,25 @@ impl Shell<'_> {
             (b"put", Some(value)) if !self.global.read_only => {
                 // Queued gets read the state before this put.
                 self.answer_gets(ui)?;
-                let start = self.pending.bytes.len();
-                let klen = push_decoded(&mut self.pending.bytes, codec.key, key)
-                    .map_err(|e| e.context("KEY"))?;
-                let vlen =
-                    push_decoded(&mut self.pending.bytes, codec.value, value).map_err(|e| {
-                        self.pending.bytes.truncate(start);
-                        e.context("VALUE")
-                    })?;
-                if klen > emdb_core::MAX_KEY_LEN || vlen > emdb_core::MAX_VALUE_LEN {
+                let key = decoded(codec.key, key).map_err(|e| e.context("KEY"))?;
+                let value = decoded(codec.value, value).map_err(|e| e.context("VALUE"))?;
+                if key.len() > emdb_core::MAX_KEY_LEN || value.len() > emdb_core::MAX_VALUE_LEN {
                     // The engine's own check words the error.
-                    self.pending.bytes.truncate(start);
                     return Ok(None);
                 }
-                self.pending.records.push((klen, vlen));
-                if self.pending.full() {
-                    self.commit_behind(s, ui)?;
+                if self.pending.is_none() {
+                    let batch = match self.spare.take() {
+                        Some(batch) => batch,
+                        None => self.space(s, true)?.write_batch(),
+                    };
+                    self.pending = Some(batch);
+                }
+                let Some(batch) = self.pending.as_mut() else {
+                    return Ok(None);
+                };
+                batch.put(&key, &value)?;
+                if unit_full(batch) {
+                    self.commit_behind(ui)?;
                 }
                 Ok(Some(Flow::Continue))
             }
@@ -432,16 +417,17 @@ impl Shell<'_> {
 
     /// Commit the full pending unit on another thread, after the previous
     /// one landed: the next lines are parsed meanwhile.
-    fn commit_behind(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+    fn commit_behind(&mut self, ui: &mut Ui) -> CliResult {
         self.answer_gets(ui)?;
         self.settle(ui)?;
-        let space = self.space(s, true)?;
-        let unit = std::mem::replace(&mut self.pending, std::mem::take(&mut self.spare));
-        let count = unit.records.len();
+        let Some(mut unit) = self.pending.take() else {
+            return Ok(());
+        };
+        let count = unit.len();
         let handle = std::thread::Builder::new()
             .name("emdb-shell-commit".into())
             .spawn(move || {
-                let r = space.insert_many(unit.pairs());
+                let r = unit.commit();
                 (unit, r)
             })
             .map_err(|e| CliError::io("starting a thread to commit puts", None, e))?;
@@ -469,7 +455,7 @@ impl Shell<'_> {
             ));
         };
         done.clear();
-        self.spare = done;
+        self.spare = Some(done);
         match outcome {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -482,15 +468,14 @@ impl Shell<'_> {
 
     /// Commit the pending puts as one atomic unit (not yet synced), after
     /// the one committed in the background.
-    fn commit_puts(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+    fn commit_puts(&mut self, _s: &mut Session, ui: &mut Ui) -> CliResult {
         self.settle(ui)?;
-        if self.pending.records.is_empty() {
+        let Some(batch) = self.pending.as_mut().filter(|b| !b.is_empty()) else {
             return Ok(());
-        }
-        let space = self.space(s, true)?;
-        let outcome = space.insert_many(self.pending.pairs());
-        let count = self.pending.records.len();
-        self.pending.clear();
+        };
+        let count = batch.len();
+        let outcome = batch.commit();
+        batch.clear();
         outcome.map_err(|e| CliError::from(e).context(format!("committing the last {count} puts")))
     }
 }
@@ -552,14 +537,18 @@ fn plain_words(line: &[u8]) -> Option<Words<'_>> {
     }
 }
 
+/// `text` decoded from `enc` (text itself: borrowed).
+fn decoded(enc: Encoding, text: &[u8]) -> CliResult<std::borrow::Cow<'_, [u8]>> {
+    if enc == Encoding::Text {
+        return Ok(std::borrow::Cow::Borrowed(text));
+    }
+    Ok(std::borrow::Cow::Owned(decode(enc, text)?))
+}
+
 /// Append `text` decoded from `enc`; returns how many bytes were added.
 /// Nothing is added when it does not decode.
 fn push_decoded(out: &mut Vec<u8>, enc: Encoding, text: &[u8]) -> CliResult<usize> {
-    if enc == Encoding::Text {
-        out.extend_from_slice(text);
-        return Ok(text.len());
-    }
-    let bytes = decode(enc, text)?;
+    let bytes = decoded(enc, text)?;
     out.extend_from_slice(&bytes);
     Ok(bytes.len())
 }

@@ -1146,6 +1146,58 @@ impl Engine {
         batch.commit()
     }
 
+    /// Commit the writes of a [`crate::WriteBatch`] on namespace `id` as one
+    /// atomic unit: `bytes` holds their frames back to back when `encoded`,
+    /// else their keys and values, which are sealed here (encrypted
+    /// databases bind each frame to its offset).
+    pub(crate) fn commit_batch(
+        &self,
+        id: u32,
+        bytes: &[u8],
+        ops: &[crate::batch::BatchWrite],
+        encoded: bool,
+    ) -> Result<()> {
+        let mut batch = self.batch()?;
+        if encoded && self.gen().crypt().is_none() {
+            batch.push_encoded(id, bytes, ops)?;
+        } else {
+            let mut at = 0usize;
+            for op in ops {
+                let end = at + op.len as usize;
+                let (frame, key, value);
+                let spec = if encoded {
+                    // Encoded for a plain log, which this is no longer.
+                    frame = crate::format::record::decode(bytes.get(at..end).unwrap_or_default())
+                        .map_err(|e| Error::corruption(at as u64, e.reason()))?;
+                    FrameSpec {
+                        kind: frame.kind,
+                        ns: id,
+                        expires_at: frame.expires_at,
+                        key: frame.key,
+                        value: frame.value,
+                    }
+                } else {
+                    let split = at + op.key_len as usize;
+                    key = bytes.get(at..split).unwrap_or_default();
+                    value = bytes.get(split..end).unwrap_or_default();
+                    FrameSpec {
+                        kind: op.kind,
+                        ns: id,
+                        expires_at: op.expires_at,
+                        key,
+                        value,
+                    }
+                };
+                match spec.kind {
+                    Kind::Put => batch.put(id, spec.key, spec.value, spec.expires_at)?,
+                    _ => batch.delete(id, spec.key)?,
+                }
+                at = end;
+            }
+        }
+        batch.commit()
+    }
+
     /// Remove every key of a namespace with one `Clear` record.
     pub(crate) fn clear(&self, ns_id: u32) -> Result<()> {
         let (mut w, gen) = self.begin_write()?;

@@ -138,6 +138,46 @@ impl<'e> Batch<'e> {
         Ok(())
     }
 
+    /// Add frames encoded ahead (a plain log's [`crate::WriteBatch`]):
+    /// `bytes` holds them back to back, `ops` says how long each is. They
+    /// are copied in pieces small enough to be staged and written with
+    /// `pwrite`, as frames encoded here are.
+    pub(crate) fn push_encoded(
+        &mut self,
+        ns_id: u32,
+        bytes: &[u8],
+        ops: &[crate::batch::BatchWrite],
+    ) -> Result<()> {
+        /// Bytes copied into the log per call (below the stage limit).
+        const PIECE: usize = 256 << 10;
+        let ns = self.gen.ns(ns_id).ok_or_else(|| missing_ns(ns_id))?;
+        let at = self.cursor;
+        let end = at + bytes.len() as u64;
+        let log = &self.gen.log();
+        log.ensure_capacity(at, end)
+            .map_err(|e| self.engine.poison_if_cut(log, e))?;
+        let mut piece_at = at;
+        for piece in bytes.chunks(PIECE) {
+            self.engine.fill_log(log, piece_at, piece.len(), |d| {
+                d.copy_from_slice(piece);
+                Ok(())
+            })?;
+            piece_at += piece.len() as u64;
+        }
+        self.ops.reserve(ops.len());
+        let mut off = at;
+        for op in ops {
+            self.ops.push(BatchOp {
+                ns: Arc::clone(&ns),
+                off,
+                hash: op.hash,
+            });
+            off += u64::from(op.len);
+        }
+        self.cursor = end;
+        Ok(())
+    }
+
     /// Add an insert.
     pub(crate) fn put(
         &mut self,
