@@ -832,48 +832,80 @@ pub fn parse_ttl(s: &str) -> Result<Duration, String> {
 
 /// Parse the command line into a [`Cli`] and the matches it came from.
 ///
-/// clap copies every global option into every subcommand before it parses,
-/// which for this command line is most of the work of a one-shot `emdb get`
-/// (hundreds of argument clones, a third of a millisecond of a process
-/// that otherwise takes about one and a half). So when the arguments name a
-/// subcommand, the parse runs on a root that holds only that one; its
-/// options are the root's own, so it reads the same tokens the same way.
-/// Whatever that parse does not accept (help, version, errors) is parsed
-/// again by the whole definition, so messages and help are the usual ones.
+/// Building the whole definition and parsing with it is most of the work
+/// of a one-shot `emdb get`: clap builds every subcommand and copies every
+/// global option into each before it parses (hundreds of argument clones,
+/// about a fifth of a process that otherwise takes a millisecond and a
+/// half). So when the arguments name a subcommand, the parse runs on a root
+/// with the global options and only that subcommand, built alone for the
+/// commands scripts call most ([`quick_subcommand`]) and taken from the
+/// whole definition for the others; its options are the root's own, so it
+/// reads the same tokens the same way. Whatever that parse does not accept
+/// (help, version, errors) is parsed again by the whole definition, so
+/// messages and help are the usual ones.
 pub fn parse(args: &[OsString]) -> Result<(Cli, clap::ArgMatches), clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
 
-    let full = Cli::command();
-    if let Some(one) = single_subcommand(&full, args) {
+    if let Some(one) = single_subcommand(args) {
         if let Ok(matches) = one.try_get_matches_from(args) {
             if let Ok(cli) = Cli::from_arg_matches(&matches) {
                 return Ok((cli, matches));
             }
         }
     }
-    let matches = full.try_get_matches_from(args)?;
+    let matches = Cli::command().try_get_matches_from(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     Ok((cli, matches))
 }
 
-/// The root of `full` with its options and only the subcommand `args`
-/// invoke, or `None` when that is not plain to see (an option the root does
-/// not define before it, such as `--help`, or no subcommand at all).
-fn single_subcommand(full: &clap::Command, args: &[OsString]) -> Option<clap::Command> {
-    let name = invoked_subcommand(full, args)?;
-    let sub = full.find_subcommand(name)?.clone();
-    let mut root = clap::Command::new("emdb")
-        .version(env!("CARGO_PKG_VERSION"))
-        .subcommand_required(full.is_subcommand_required_set())
-        .arg_required_else_help(full.is_arg_required_else_help_set());
-    for arg in full.get_arguments() {
-        root = root.arg(arg.clone());
-    }
+/// The root: the global options, no subcommand yet.
+fn root_command() -> clap::Command {
+    GlobalArgs::augment_args(
+        clap::Command::new("emdb")
+            .version(env!("CARGO_PKG_VERSION"))
+            .subcommand_required(true)
+            .arg_required_else_help(true),
+    )
+}
+
+/// The subcommands scripts call most, built alone: their arguments exactly
+/// as the whole definition builds them (a test compares), without the help
+/// text, which only the whole definition prints.
+fn quick_subcommand(name: &str) -> Option<clap::Command> {
+    use clap::Command as C;
+    Some(match name {
+        "get" => GetArgs::augment_args(C::new("get")),
+        "exists" => KeyArgs::augment_args(C::new("exists")),
+        "ttl" => KeyArgs::augment_args(C::new("ttl")),
+        "persist" => KeyArgs::augment_args(C::new("persist")),
+        "put" => PutArgs::augment_args(C::new("put")),
+        "del" => DelArgs::augment_args(C::new("del")),
+        "incr" => IncrArgs::augment_args(C::new("incr")),
+        "decr" => IncrArgs::augment_args(C::new("decr")),
+        "expire" => ExpireArgs::augment_args(C::new("expire")),
+        "scan" => ScanArgs::augment_args(C::new("scan")),
+        "count" => C::new("count"),
+        _ => return None,
+    })
+}
+
+/// The root with only the subcommand `args` invoke, or `None` when that is
+/// not plain to see (an option the root does not define before it, such as
+/// `--help`, or no subcommand at all).
+fn single_subcommand(args: &[OsString]) -> Option<clap::Command> {
+    use clap::CommandFactory;
+
+    let root = root_command();
+    let name = invoked_subcommand(&root, args)?;
+    let sub = match quick_subcommand(name) {
+        Some(sub) => sub,
+        None => Cli::command().find_subcommand(name)?.clone(),
+    };
     Some(root.subcommand(sub))
 }
 
 /// The first argument that is not an option of `root` or an option's
-/// value, when it names one of `root`'s subcommands.
+/// value: the subcommand's name, if it is one.
 fn invoked_subcommand<'a>(root: &clap::Command, args: &'a [OsString]) -> Option<&'a str> {
     let option = |found: Option<&clap::Arg>| found.map(|a| a.get_action().takes_values());
     let mut rest = args.iter().skip(1);
@@ -899,7 +931,7 @@ fn invoked_subcommand<'a>(root: &clap::Command, args: &'a [OsString]) -> Option<
                 }
             }
         } else {
-            return root.find_subcommand(arg).map(|_| arg);
+            return Some(arg);
         }
     }
     None
@@ -974,7 +1006,7 @@ mod tests {
 
     #[test]
     fn common_calls_take_the_one_subcommand_path() {
-        let full = Cli::command();
+        let root = root_command();
         for (line, sub) in [
             ("get user:1", "get"),
             ("--db get get k", "get"),
@@ -983,10 +1015,11 @@ mod tests {
             ("-nsessions count", "count"),
             ("--passphrase-file pw put k v", "put"),
             ("ns list", "ns"),
+            ("--json stats", "stats"),
         ] {
             let args = argv(line);
-            assert_eq!(invoked_subcommand(&full, &args), Some(sub), "emdb {line}");
-            let one = single_subcommand(&full, &args).expect(line);
+            assert_eq!(invoked_subcommand(&root, &args), Some(sub), "emdb {line}");
+            let one = single_subcommand(&args).expect(line);
             assert_eq!(one.get_subcommands().count(), 1, "emdb {line}");
             assert!(
                 one.clone().try_get_matches_from(&args).is_ok(),
@@ -1003,7 +1036,47 @@ mod tests {
             "",
             "-- get k",
         ] {
-            assert_eq!(invoked_subcommand(&full, &argv(line)), None, "emdb {line}");
+            assert!(single_subcommand(&argv(line)).is_none(), "emdb {line}");
         }
+    }
+
+    #[test]
+    fn subcommands_built_alone_have_the_arguments_of_the_whole_definition() {
+        let mut full = Cli::command();
+        full.build();
+        let mut root = root_command();
+        root.build();
+        let show = |args: Vec<&clap::Arg>| format!("{args:?}");
+        // The root: the same options (help and version flags included).
+        assert_eq!(
+            show(root.get_arguments().collect()),
+            show(full.get_arguments().collect())
+        );
+        let mut quick = 0;
+        for sub in full.get_subcommands() {
+            let Some(alone) = quick_subcommand(sub.get_name()) else {
+                continue;
+            };
+            quick += 1;
+            let mut alone = root_command().subcommand(alone);
+            alone.build();
+            let alone = alone.find_subcommand(sub.get_name()).unwrap();
+            assert_eq!(
+                show(alone.get_arguments().collect()),
+                show(sub.get_arguments().collect()),
+                "emdb {}",
+                sub.get_name()
+            );
+            assert_eq!(
+                format!("{:?}", alone.get_groups().collect::<Vec<_>>()),
+                format!("{:?}", sub.get_groups().collect::<Vec<_>>()),
+                "emdb {}",
+                sub.get_name()
+            );
+        }
+        assert_eq!(
+            quick, 11,
+            "every quick subcommand is in the whole definition"
+        );
     }
 }
