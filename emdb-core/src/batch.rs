@@ -26,7 +26,8 @@ use crate::ttl::Ttl;
 /// Each write is checked and encoded when it is added, not when the batch
 /// commits, so a batch can be filled on one thread while another commits.
 /// Expiry times are fixed when a write is added. [`WriteBatch::commit`]
-/// empties the batch and keeps its buffers for the next one.
+/// empties the batch and keeps its buffers for the next one. A batch keeps
+/// the database open, as a clone of the handle does.
 ///
 /// ```
 /// # fn main() -> emdb_core::Result<()> {

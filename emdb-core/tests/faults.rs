@@ -69,14 +69,31 @@ fn a_full_disk_is_an_error_and_loses_nothing() {
     assert!(matches!(db.insert_many(batch), Err(Error::Io { .. })));
     assert_eq!(db.get("big").unwrap(), None);
     assert_eq!(db.get("b0").unwrap(), None, "a failed batch leaves nothing");
+    // The same for a write batch, which keeps its writes for another try.
+    let mut wb = db.write_batch();
+    for i in 0..10u32 {
+        wb.put(format!("w{i}"), vec![2u8; 1 << 20]).unwrap();
+    }
+    assert!(matches!(wb.commit(), Err(Error::Io { .. })));
+    assert_eq!(wb.len(), 10);
+    assert_eq!(
+        db.get("w0").unwrap(),
+        None,
+        "a failed write batch leaves nothing"
+    );
     assert!(matches!(db.compact(), Ok(()) | Err(Error::Io { .. })));
     // Space comes back: writing works again, nothing was lost.
     faults.fail_grow.store(false, Ordering::SeqCst);
     db.insert("big", &big).unwrap();
+    wb.commit().unwrap();
+    assert!(wb.is_empty());
     db.flush().unwrap();
+    // A batch keeps the database open, as a clone of the handle does.
+    drop(wb);
     drop(db);
     let db = Emdb::open(&path).unwrap();
     assert_eq!(db.get("small").unwrap(), Some(b"1".to_vec()));
+    assert_eq!(db.get("w9").unwrap().map(|v| v.len()), Some(1 << 20));
     assert_eq!(db.get("big").unwrap().map(|v| v.len()), Some(big.len()));
     assert_eq!(db.get("b0").unwrap(), None);
 }

@@ -156,13 +156,13 @@ impl<'e> Batch<'e> {
         let log = &self.gen.log();
         log.ensure_capacity(at, end)
             .map_err(|e| self.engine.poison_if_cut(log, e))?;
-        let mut piece_at = at;
         for piece in bytes.chunks(PIECE) {
-            self.engine.fill_log(log, piece_at, piece.len(), |d| {
+            self.engine.fill_log(log, self.cursor, piece.len(), |d| {
                 d.copy_from_slice(piece);
                 Ok(())
             })?;
-            piece_at += piece.len() as u64;
+            // What is in the file is zeroed again if the batch is dropped.
+            self.cursor += piece.len() as u64;
         }
         self.ops.reserve(ops.len());
         let mut off = at;
@@ -174,7 +174,7 @@ impl<'e> Batch<'e> {
             });
             off += u64::from(op.len);
         }
-        self.cursor = end;
+        debug_assert_eq!((off, self.cursor), (end, end));
         Ok(())
     }
 
