@@ -247,7 +247,7 @@ fn write_file(
         };
         buf.resize(buf.len().max(whole), 0);
         for page in buf[..whole].chunks(PAGE) {
-            crcs.extend_from_slice(&crc32fast::hash(page).to_le_bytes());
+            crcs.extend_from_slice(&crate::format::crc::crc32(page).to_le_bytes());
         }
         // In pieces of at most WRITE_CHUNK (a block can be far larger).
         for piece in buf[..whole].chunks(WRITE_CHUNK) {

@@ -141,7 +141,7 @@ impl EncHeader {
         b[20..36].copy_from_slice(&self.salt);
         b[36..48].copy_from_slice(&self.verify_nonce);
         b[48..96].copy_from_slice(&self.verify);
-        let crc = crc32fast::hash(&b[..ENC_LEN]);
+        let crc = crate::format::crc::crc32(&b[..ENC_LEN]);
         b[ENC_LEN..ENC_LEN + 4].copy_from_slice(&crc.to_le_bytes());
     }
 
@@ -153,7 +153,7 @@ impl EncHeader {
         if b[..4] != ENC_MAGIC {
             return Err("encryption block missing");
         }
-        if crc32fast::hash(&b[..ENC_LEN]) != read_u32(b, ENC_LEN).ok_or("short")? {
+        if crate::format::crc::crc32(&b[..ENC_LEN]) != read_u32(b, ENC_LEN).ok_or("short")? {
             return Err("encryption block checksum mismatch");
         }
         let cipher = Cipher::from_code(b[4]).ok_or("unknown cipher")?;

@@ -154,11 +154,11 @@ pub fn reseal_checkpoint_v2(file: &mut [u8]) {
         return;
     }
     for p in 0..page_count {
-        let crc = crc32fast::hash(&file[pages_at + p * PAGE..pages_at + (p + 1) * PAGE]);
+        let crc = crate::format::crc::crc32(&file[pages_at + p * PAGE..pages_at + (p + 1) * PAGE]);
         file[crcs_at + p * 4..crcs_at + p * 4 + 4].copy_from_slice(&crc.to_le_bytes());
     }
-    let t = crc32fast::hash(&file[PAGE..PAGE + table_len]);
+    let t = crate::format::crc::crc32(&file[PAGE..PAGE + table_len]);
     file[96..100].copy_from_slice(&t.to_le_bytes());
-    let h = crc32fast::hash(&file[..100]);
+    let h = crate::format::crc::crc32(&file[..100]);
     file[100..104].copy_from_slice(&h.to_le_bytes());
 }

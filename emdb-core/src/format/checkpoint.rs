@@ -108,7 +108,7 @@ pub(crate) fn encode_v1(cp: &Checkpoint) -> Vec<u8> {
             }
         }
     }
-    let crc = crc32fast::hash(&out);
+    let crc = crate::format::crc::crc32(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
 }
@@ -128,7 +128,7 @@ pub(crate) fn decode_v1(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'
         return Err("not a checkpoint");
     }
     let (body, trailer) = buf.split_at(buf.len() - 4);
-    if crc32fast::hash(body) != read_u32(trailer, 0).ok_or("short")? {
+    if crate::format::crc::crc32(body) != read_u32(trailer, 0).ok_or("short")? {
         return Err("checkpoint checksum mismatch");
     }
     if read_u32(body, 8) != Some(VERSION_1) {
@@ -262,7 +262,7 @@ impl HeaderV2 {
         out.extend_from_slice(&self.crcs_at.to_le_bytes());
         out.extend_from_slice(&self.table_crc.to_le_bytes());
         debug_assert_eq!(out.len(), HEADER_V2_CRC_AT);
-        let crc = crc32fast::hash(&out);
+        let crc = crate::format::crc::crc32(&out);
         out.extend_from_slice(&crc.to_le_bytes());
         out.resize(PAGE, 0);
         out
@@ -274,7 +274,7 @@ impl HeaderV2 {
             return Err("not a version-2 checkpoint");
         }
         let stored = read_u32(page, HEADER_V2_CRC_AT).ok_or("short checkpoint header")?;
-        if crc32fast::hash(&page[..HEADER_V2_CRC_AT]) != stored {
+        if crate::format::crc::crc32(&page[..HEADER_V2_CRC_AT]) != stored {
             return Err("checkpoint header checksum mismatch");
         }
         let u64_at = |at| read_u64(page, at).ok_or("short checkpoint header");
@@ -384,7 +384,7 @@ pub(crate) fn table_aad(h: &HeaderV2) -> Vec<u8> {
 
 /// Check the stored namespace table (sealed or not) against its CRC.
 pub(crate) fn check_table_crc(table: &[u8], h: &HeaderV2) -> Result<(), &'static str> {
-    if crc32fast::hash(table) != h.table_crc {
+    if crate::format::crc::crc32(table) != h.table_crc {
         return Err("checkpoint namespace table checksum mismatch");
     }
     Ok(())
@@ -666,7 +666,7 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage], sealed
             pages_at,
             page_count: (crcs_at - pages_at) / PAGE as u64,
             crcs_at,
-            table_crc: crc32fast::hash(&table),
+            table_crc: crate::format::crc::crc32(&table),
         },
         table,
         blocks,
@@ -683,7 +683,7 @@ impl Plan {
     ) -> Result<(), E> {
         let sealed = seal(&table_aad(&self.header), &self.table)?;
         debug_assert_eq!(sealed.len() as u64, self.header.table_len);
-        self.header.table_crc = crc32fast::hash(&sealed);
+        self.header.table_crc = crate::format::crc::crc32(&sealed);
         self.table = sealed;
         Ok(())
     }
@@ -725,7 +725,7 @@ pub(crate) fn encode_v2(binding: Binding, next_ns_id: u32, images: &[NsImage]) -
     out.resize(p.header.crcs_at as usize, 0);
     let crcs: Vec<u8> = out[p.header.pages_at as usize..]
         .chunks(PAGE)
-        .flat_map(|c| crc32fast::hash(c).to_le_bytes())
+        .flat_map(|c| crate::format::crc::crc32(c).to_le_bytes())
         .collect();
     out.extend_from_slice(&crcs);
     out
@@ -879,7 +879,7 @@ mod tests {
         for p in 0..h.page_count as usize {
             let page = &file[h.pages_at as usize + p * PAGE..][..PAGE];
             let crc = read_u32(&file, h.crcs_at as usize + p * 4).unwrap();
-            assert_eq!(crc32fast::hash(page), crc, "page {p}");
+            assert_eq!(crate::format::crc::crc32(page), crc, "page {p}");
         }
     }
 
@@ -912,7 +912,7 @@ mod tests {
         let reseal = |metas: &[NsMeta]| {
             let t = encode_table(metas);
             let mut h2 = h;
-            h2.table_crc = crc32fast::hash(&t);
+            h2.table_crc = crate::format::crc::crc32(&t);
             (h2, t)
         };
         // Two private tables on the same bytes.

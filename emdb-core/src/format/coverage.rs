@@ -52,7 +52,7 @@ impl Coverage {
         b[OLD_FROM_AT..NEW_GEN_AT].copy_from_slice(&self.old_from.to_le_bytes());
         b[NEW_GEN_AT..NEW_FROM_AT].copy_from_slice(&self.new_generation.to_le_bytes());
         b[NEW_FROM_AT..CRC_AT].copy_from_slice(&self.new_from.to_le_bytes());
-        let crc = crc32fast::hash(&b[..CRC_AT]);
+        let crc = crate::format::crc::crc32(&b[..CRC_AT]);
         b[CRC_AT..].copy_from_slice(&crc.to_le_bytes());
         b
     }
@@ -60,7 +60,8 @@ impl Coverage {
     /// Decode the block from a whole header page; `None` when absent or damaged.
     pub(crate) fn decode(page: &[u8]) -> Option<Coverage> {
         let b = page.get(COVERAGE_AT..COVERAGE_AT + COVERAGE_LEN)?;
-        if b[..DB_ID_AT] != MAGIC || crc32fast::hash(&b[..CRC_AT]) != read_u32(b, CRC_AT)? {
+        if b[..DB_ID_AT] != MAGIC || crate::format::crc::crc32(&b[..CRC_AT]) != read_u32(b, CRC_AT)?
+        {
             return None;
         }
         let mut db_id = [0u8; 16];

@@ -71,7 +71,7 @@ impl Identity {
         page[DB_ID_AT..GENERATION_AT].copy_from_slice(&self.db_id);
         page[GENERATION_AT..CREATED_AT].copy_from_slice(&self.generation.to_le_bytes());
         page[CREATED_AT..IDENTITY_CRC_AT].copy_from_slice(&self.created_ms.to_le_bytes());
-        let crc = crc32fast::hash(&page[..IDENTITY_LEN]);
+        let crc = crate::format::crc::crc32(&page[..IDENTITY_LEN]);
         page[IDENTITY_CRC_AT..IDENTITY_CRC_AT + 4].copy_from_slice(&crc.to_le_bytes());
     }
 
@@ -91,7 +91,7 @@ impl Identity {
             return Err(HeaderError::Damaged("header page is truncated"));
         }
         let stored = read_u32(page, IDENTITY_CRC_AT).ok_or(HeaderError::Damaged("short"))?;
-        if crc32fast::hash(&page[..IDENTITY_LEN]) != stored {
+        if crate::format::crc::crc32(&page[..IDENTITY_LEN]) != stored {
             return Err(HeaderError::Damaged("header checksum mismatch"));
         }
         let version = read_u32(page, VERSION_AT).ok_or(HeaderError::Damaged("short"))?;
@@ -126,14 +126,14 @@ impl SyncSlot {
         b[SLOT_SEQ_AT..SLOT_END_AT].copy_from_slice(&self.seq.to_le_bytes());
         b[SLOT_END_AT..SLOT_ENC_AT].copy_from_slice(&self.durable_end.to_le_bytes());
         b[SLOT_ENC_AT..SLOT_CRC_AT].copy_from_slice(&self.encryptions.to_le_bytes());
-        let crc = crc32fast::hash(&b[..SLOT_CRC_AT]);
+        let crc = crate::format::crc::crc32(&b[..SLOT_CRC_AT]);
         b[SLOT_CRC_AT..SLOT_CRC_AT + 4].copy_from_slice(&crc.to_le_bytes());
         b
     }
 
     fn decode(b: &[u8]) -> Option<SyncSlot> {
         let stored = read_u32(b, SLOT_CRC_AT)?;
-        if crc32fast::hash(b.get(..SLOT_CRC_AT)?) != stored {
+        if crate::format::crc::crc32(b.get(..SLOT_CRC_AT)?) != stored {
             return None;
         }
         Some(SyncSlot {

@@ -7,6 +7,7 @@
 
 pub(crate) mod checkpoint;
 pub(crate) mod coverage;
+pub(crate) mod crc;
 pub(crate) mod header;
 pub(crate) mod record;
 pub(crate) mod varint;

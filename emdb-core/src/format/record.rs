@@ -186,7 +186,7 @@ impl<'a> FrameSpec<'a> {
         at += self.key.len();
         dst[at..at + self.value.len()].copy_from_slice(self.value);
         at += self.value.len();
-        let crc = crc32fast::hash(&dst[CRC_LEN..at]);
+        let crc = crate::format::crc::crc32(&dst[CRC_LEN..at]);
         dst[..CRC_LEN].copy_from_slice(&crc.to_le_bytes());
         at
     }
@@ -252,7 +252,7 @@ impl<'a> FrameSpec<'a> {
         };
         crypt.seal(&ctx, payload)?;
         at += payload_len;
-        let crc = crc32fast::hash(&dst[CRC_LEN..at]);
+        let crc = crate::format::crc::crc32(&dst[CRC_LEN..at]);
         dst[..CRC_LEN].copy_from_slice(&crc.to_le_bytes());
         Ok(at)
     }
@@ -370,7 +370,7 @@ pub(crate) fn decode_checked(buf: &[u8], verify_crc: bool) -> Result<Frame<'_>, 
         return Err(FrameError::Truncated);
     };
     let stored = read_u32(body, 0).ok_or(FrameError::Truncated)?;
-    if verify_crc && crc32fast::hash(&body[CRC_LEN..]) != stored {
+    if verify_crc && crate::format::crc::crc32(&body[CRC_LEN..]) != stored {
         return Err(FrameError::Invalid("checksum mismatch"));
     }
     let consistent = match h.kind {
@@ -403,7 +403,7 @@ pub(crate) fn decode_checked(buf: &[u8], verify_crc: bool) -> Result<Frame<'_>, 
 #[inline]
 pub(crate) fn crc_matches(body: &[u8]) -> bool {
     match (read_u32(body, 0), body.get(CRC_LEN..)) {
-        (Some(stored), Some(rest)) => crc32fast::hash(rest) == stored,
+        (Some(stored), Some(rest)) => crate::format::crc::crc32(rest) == stored,
         _ => false,
     }
 }

@@ -116,7 +116,7 @@ impl Image {
         let bytes = self.map.bytes(at, PAGE);
         self.check_cut()?;
         match (stored, bytes) {
-            (Some(crc), Some(b)) if crc32fast::hash(b) == crc => {
+            (Some(crc), Some(b)) if crate::format::crc::crc32(b) == crc => {
                 word.fetch_or(bit, Ordering::Release);
                 Ok(())
             }

@@ -70,9 +70,14 @@ struct SlotHint {
 
 impl Shard {
     fn new(t: Table) -> Shard {
-        let s = Shard(RwLock::new(t), SlotHint::default());
-        s.1.set(&s.0.read());
-        s
+        // The hint is read from the table before it is shared: no lock to
+        // take (a namespace opens 256 shards).
+        let (at, mask) = t.slot_span();
+        let hint = SlotHint {
+            at: AtomicUsize::new(at),
+            mask: AtomicUsize::new(mask),
+        };
+        Shard(RwLock::new(t), hint)
     }
 }
 
