@@ -6,7 +6,7 @@
 //! thread; the operation reports bytes done of a total as it goes. Without
 //! an observer (the default, and always on the engine's background threads)
 //! a report is a counter update and one thread-local read per step of
-//! [`Meter::STEP_MIN`] bytes or more, so the operations pay nothing
+//! 256 KiB or more (`Meter::STEP_MIN`), so the operations pay nothing
 //! measurable for it. A thread-local, rather than a parameter, keeps the
 //! operations' signatures as they are.
 //!

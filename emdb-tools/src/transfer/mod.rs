@@ -23,7 +23,7 @@ use crate::error::{ToolError, ToolResult};
 pub enum TransferFormat {
     /// JSON Lines: a header line, then one `{"key":..,"value":..}` per line.
     Jsonl,
-    /// CSV with a header row: key,value[,ns][,expires_at_ms].
+    /// CSV with a header row: `key,value[,ns][,expires_at_ms]`.
     Csv,
     /// Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`).
     Resp,

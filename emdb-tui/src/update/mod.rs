@@ -1,8 +1,8 @@
 //! Applying an [`Action`] to the [`App`]: the only place state changes.
 //! No I/O happens here; reads and writes go to the worker as requests.
 //!
-//! One file per concern: [`keys`] (the key pane), [`namespaces`],
-//! [`response`] (worker answers) and [`edit`] (staging and writing); this
+//! One file per concern: `keys` (the key pane), `namespaces`,
+//! `response` (worker answers) and `edit` (staging and writing); this
 //! file dispatches and holds what every pane shares (ticks, commands,
 //! paging, the mouse).
 
