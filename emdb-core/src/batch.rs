@@ -103,16 +103,7 @@ impl WriteBatch {
     ) -> Result<()> {
         let (key, value) = (key.as_ref(), value.as_ref());
         check_sizes(key, value)?;
-        let default = self.engine.cfg().default_ttl;
-        // The clock only when the expiry depends on it (a bulk load of
-        // puts without TTLs would spend a tenth of its time reading it).
-        let timed = match &ttl {
-            Ttl::Default => default.is_some(),
-            Ttl::After(_) => true,
-            _ => false,
-        };
-        let now = if timed { self.engine.now() } else { 0 };
-        let expires_at = ttl.expires_at(now, default);
+        let expires_at = ttl.expires_at(|| self.engine.now(), self.engine.cfg().default_ttl);
         self.add(FrameSpec::put(self.ns, key, value, expires_at));
         Ok(())
     }

@@ -248,7 +248,7 @@ impl<'db> Transaction<'db> {
         check_sizes(key, value.unwrap_or_default())?;
         let e = &self.db.engine;
         let expires_at = match value {
-            Some(_) => ttl.expires_at(e.now(), e.cfg().default_ttl),
+            Some(_) => ttl.expires_at(|| e.now(), e.cfg().default_ttl),
             None => 0,
         };
         self.latest.insert((ns, key.to_vec()), self.ops.len());

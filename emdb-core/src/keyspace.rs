@@ -287,7 +287,7 @@ macro_rules! keyspace_api {
             ttl: $crate::Ttl,
         ) -> Result<()> {
             let e = self.engine();
-            let at = ttl.expires_at(e.now(), e.cfg().default_ttl);
+            let at = ttl.expires_at(|| e.now(), e.cfg().default_ttl);
             e.put(self.ns_id(), key.as_ref(), value.as_ref(), at)
         }
 
@@ -404,7 +404,7 @@ macro_rules! keyspace_api {
         /// Give a live key a new lifetime; false if the key is absent.
         pub fn expire(&self, key: impl AsRef<[u8]>, ttl: std::time::Duration) -> Result<bool> {
             let e = self.engine();
-            let at = $crate::Ttl::After(ttl).expires_at(e.now(), None);
+            let at = $crate::Ttl::After(ttl).expires_at(|| e.now(), None);
             e.set_expiry(self.ns_id(), key.as_ref(), at)
         }
 

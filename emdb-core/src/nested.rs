@@ -59,7 +59,8 @@ impl Focus {
 
     /// Insert or replace `prefix.key`.
     pub fn set(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<()> {
-        let at = crate::Ttl::Default.expires_at(self.engine.now(), self.engine.cfg().default_ttl);
+        let at =
+            crate::Ttl::Default.expires_at(|| self.engine.now(), self.engine.cfg().default_ttl);
         self.engine
             .put(self.ns, &self.full(key.as_ref()), value.as_ref(), at)
     }

@@ -1138,7 +1138,7 @@ impl Engine {
         K: AsRef<[u8]>,
         V: AsRef<[u8]>,
     {
-        let expires_at = crate::ttl::Ttl::Default.expires_at(self.now(), self.cfg().default_ttl);
+        let expires_at = crate::ttl::Ttl::Default.expires_at(|| self.now(), self.cfg().default_ttl);
         let mut batch = self.batch()?;
         for (k, v) in items {
             batch.put(id, k.as_ref(), v.as_ref(), expires_at)?;
