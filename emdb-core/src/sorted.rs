@@ -770,8 +770,8 @@ fn in_key_order(keys: KeySource<'_>, offs: &[u64]) -> Result<bool> {
         }
         Ok(true)
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || offs.len() < 1 << 16 {
+    let threads = parallel_parts(offs.len());
+    if threads < 2 {
         return part(offs);
     }
     let chunk = offs.len().div_ceil(threads);
@@ -803,6 +803,15 @@ fn in_key_order(keys: KeySource<'_>, offs: &[u64]) -> Result<bool> {
     })
 }
 
+/// Threads (up to four) a pass over `n` offsets at a checkpoint or a sort
+/// is split over; 1 when `n` is too small to be worth it.
+fn parallel_parts(n: usize) -> usize {
+    if n < 1 << 16 {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |t| t.get().min(4))
+}
+
 /// Log offsets gathered in `parts` pieces (`gather(i, parts)` gives piece
 /// `i`), in ascending order. Large inputs (`expected` offsets) are gathered
 /// and sorted on up to four threads, one piece each, then merged: a
@@ -811,8 +820,8 @@ pub(crate) fn gather_sorted(
     expected: usize,
     gather: impl Fn(usize, usize) -> Vec<u64> + Sync,
 ) -> Vec<u64> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    if threads < 2 || expected < 1 << 16 {
+    let threads = parallel_parts(expected);
+    if threads < 2 {
         let mut all = gather(0, 1);
         sort_u64(&mut all);
         return all;
@@ -1281,7 +1290,7 @@ impl Merge {
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::{gather_sorted, sort_offsets, sort_u64, KeySource, HEADER_SIZE};
+    use super::{gather_sorted, parallel_parts, sort_offsets, sort_u64, KeySource, HEADER_SIZE};
     use crate::Emdb;
 
     /// A small deterministic generator (xorshift64*).
@@ -1404,35 +1413,21 @@ mod tests {
         // one empty, with values repeated across pieces.
         let n = 200_000u64;
         let value = |i: u64| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % 3_000_000;
-        for parts_seen in [false, true] {
-            let got = gather_sorted(n as usize, |part, parts| {
-                if parts_seen {
-                    assert!(part < parts);
-                }
-                (0..n)
-                    .filter(|i| (i % 7) as usize % parts == part && part != 1)
-                    .map(value)
-                    .collect()
-            });
-            let parts = got_parts(n);
-            let mut want: Vec<u64> = (0..n)
-                .filter(|i| (i % 7) as usize % parts != 1 || parts == 1)
+        let got = gather_sorted(n as usize, |part, parts| {
+            assert!(part < parts);
+            (0..n)
+                .filter(|i| (i % 7) as usize % parts == part && part != 1)
                 .map(value)
-                .collect();
-            want.sort_unstable();
-            assert_eq!(got, want);
-        }
+                .collect()
+        });
+        let parts = parallel_parts(n as usize);
+        let mut want: Vec<u64> = (0..n)
+            .filter(|i| (i % 7) as usize % parts != 1 || parts == 1)
+            .map(value)
+            .collect();
+        want.sort_unstable();
+        assert_eq!(got, want);
         assert_eq!(gather_sorted(3, |_, _| vec![9, 1, 5]), vec![1, 5, 9]);
-    }
-
-    /// How many pieces [`gather_sorted`] splits `n` offsets into here.
-    fn got_parts(n: u64) -> usize {
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(4));
-        if threads < 2 || n < 1 << 16 {
-            1
-        } else {
-            threads
-        }
     }
 
     #[test]

@@ -750,12 +750,7 @@ pub(crate) fn written_end(file: &File, size: u64, durable_end: u64) -> u64 {
 /// Offset of the first hole of `file` (`lseek(SEEK_HOLE)`; the file size
 /// when it has none), or `None` when the call fails or is not supported.
 fn first_hole(file: &File) -> Option<u64> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: lseek only reads its integer arguments and moves the offset of
-    // a descriptor this `File` owns (the log is read and written with
-    // positioned calls, which ignore that offset).
-    let at = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_HOLE) };
-    u64::try_from(at).ok()
+    seek(file, 0, libc::SEEK_HOLE)
 }
 
 /// Extend `file` from `from` to `to` bytes with allocated, zeroed blocks, so a
@@ -838,8 +833,9 @@ pub(crate) fn zeros_between(file: &File, from: u64, to: u64) -> bool {
 fn seek(file: &File, at: u64, whence: libc::c_int) -> Option<u64> {
     use std::os::fd::AsRawFd;
     let at = libc::off_t::try_from(at).ok()?;
-    // SAFETY: lseek on a descriptor this `File` owns; it only moves the
-    // file offset, which nothing here relies on (reads use pread/mmap).
+    // SAFETY: lseek only reads its integer arguments and moves the offset of
+    // a descriptor this `File` owns (the log is read and written with
+    // positioned calls, which ignore that offset).
     let to = unsafe { libc::lseek(file.as_raw_fd(), at, whence) };
     u64::try_from(to).ok()
 }
