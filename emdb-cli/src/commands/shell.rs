@@ -70,7 +70,7 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         shell.interactive(s, ui)?;
     } else {
         shell.batch(s, ui)?;
-        shell.commit(s, ui)?;
+        shell.commit(ui)?;
         // The summary comes after every answer, also when both streams
         // go to one place.
         ui.out.flush().map_err(CliError::stdout)?;
@@ -78,7 +78,7 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             eprintln!("lines: {}, errors: {}", shell.lines, shell.errors);
         }
     }
-    shell.commit(s, ui)?;
+    shell.commit(ui)?;
     match shell.first_failure {
         None => Ok(()),
         Some(kind) => Err(CliError::silent(kind)),
@@ -172,7 +172,7 @@ impl Shell<'_> {
                     let outcome = self.line(text.as_bytes(), s, ui);
                     // Each answer shows at once, and the next line sees
                     // this one's writes on disk only after `flush`.
-                    self.commit(s, ui)?;
+                    self.commit(ui)?;
                     if let Flow::Quit = outcome? {
                         break;
                     }
@@ -291,7 +291,7 @@ impl Shell<'_> {
         match line {
             "quit" | "exit" => return Ok(Flow::Quit),
             "flush" => {
-                self.commit(s, ui)?;
+                self.commit(ui)?;
                 s.flush()?;
                 return Ok(Flow::Continue);
             }
@@ -302,7 +302,7 @@ impl Shell<'_> {
         }
         // Everything else sees the pending puts committed, and may change
         // the namespaces the fast path cached.
-        self.commit(s, ui)?;
+        self.commit(ui)?;
         // The batches belong to that key space.
         self.space = None;
         self.pending = None;
@@ -373,7 +373,7 @@ impl Shell<'_> {
                 Ok(Some(Flow::Continue))
             }
             (b"get", None) => {
-                self.commit_puts(s, ui)?;
+                self.commit_puts(ui)?;
                 let start = self.gets.keys.len();
                 let len = push_decoded(&mut self.gets.keys, codec.key, key)
                     .map_err(|e| e.context("KEY"))?;
@@ -410,9 +410,9 @@ impl Shell<'_> {
     }
 
     /// Answer the queued gets, then commit the pending puts.
-    fn commit(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+    fn commit(&mut self, ui: &mut Ui) -> CliResult {
         self.answer_gets(ui)?;
-        self.commit_puts(s, ui)
+        self.commit_puts(ui)
     }
 
     /// Commit the full pending unit on another thread, after the previous
@@ -468,7 +468,7 @@ impl Shell<'_> {
 
     /// Commit the pending puts as one atomic unit (not yet synced), after
     /// the one committed in the background.
-    fn commit_puts(&mut self, _s: &mut Session, ui: &mut Ui) -> CliResult {
+    fn commit_puts(&mut self, ui: &mut Ui) -> CliResult {
         self.settle(ui)?;
         let Some(batch) = self.pending.as_mut().filter(|b| !b.is_empty()) else {
             return Ok(());
