@@ -2,10 +2,13 @@
 //! reports what fails.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+use common::{ckpt_path, sibling};
 use emdb_core::{Emdb, Error, Faults, FsEvent};
 
 /// Every event that changes what survives a power cut, from now on.
@@ -33,13 +36,6 @@ fn synced(events: &[FsEvent], path: &Path) -> Vec<usize> {
         .collect()
 }
 
-/// `path` with `suffix` appended (`app.emdb` -> `app.emdb.ckpt`).
-fn beside(path: &Path, suffix: &str) -> PathBuf {
-    let mut p = path.as_os_str().to_owned();
-    p.push(suffix);
-    PathBuf::from(p)
-}
-
 /// Insert `n` keys `{prefix}{i}` with `value`, one record each.
 fn fill(db: &Emdb, prefix: &str, n: u32, value: &[u8]) {
     for i in 0..n {
@@ -62,7 +58,7 @@ fn close_syncs_the_log_once_and_installs_the_checkpoint_only_after_it() {
     assert_eq!(log_syncs.len(), 1, "one sync of the log: {seen:?}");
     let installed = seen
         .iter()
-        .position(|e| matches!(e, FsEvent::Renamed { to, .. } if *to == beside(&path, ".ckpt")))
+        .position(|e| matches!(e, FsEvent::Renamed { to, .. } if *to == ckpt_path(&path)))
         .unwrap_or_else(|| panic!("no checkpoint installed: {seen:?}"));
     assert!(
         log_syncs[0] < installed,
@@ -175,7 +171,7 @@ fn only_writers_with_background_threads_publish_the_stats_sidecar() {
         db.insert("k", "v").unwrap();
         db.close().unwrap();
         assert_eq!(
-            beside(&path, ".stats").exists(),
+            sibling(&path, ".stats").exists(),
             background,
             "background({background})"
         );
