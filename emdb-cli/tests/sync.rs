@@ -640,6 +640,49 @@ fn dropped_connections_are_retried_without_losing_a_change() {
     sigkill(&mut child);
 }
 
+/// A loopback proxy to `upstream` that closes the first `drop_first`
+/// connections as soon as it accepts them and forwards the rest.
+fn dropping_proxy(upstream: u16, drop_first: usize) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (i, conn) in listener.incoming().enumerate() {
+            let Ok(client) = conn else { continue };
+            if i < drop_first {
+                drop(client);
+                continue;
+            }
+            let Ok(server) = std::net::TcpStream::connect(("127.0.0.1", upstream)) else {
+                continue;
+            };
+            let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let (mut c1, mut s1) = (client, server);
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut c1, &mut s1);
+                let _ = s1.shutdown(std::net::Shutdown::Both);
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut s2, &mut c2);
+                let _ = c2.shutdown(std::net::Shutdown::Both);
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn a_connection_dropped_at_start_is_retried() {
+    // The first connection is accepted and closed before the PING's reply:
+    // a restarting server or a `CLIENT KILL`, not an unreachable target.
+    let server = Server::start(false);
+    let db = TestDb::new();
+    db.put("a", "1");
+    let port = dropping_proxy(server.port, 1);
+    let done = sync_once(&db, &["--to", &format!("redis://127.0.0.1:{port}")]);
+    assert!(done["errors"].as_u64().unwrap() >= 1, "{done}");
+    wait_equal(&db, &[&server], &default_prefix);
+}
+
 #[test]
 fn refused_writes_hold_the_cursor_back() {
     let server = Server::start(false);

@@ -138,7 +138,17 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         .map(|u| without_password(u))
         .collect::<Vec<_>>()
         .join(", ");
-    target.check().map_err(|e| target_down(&shown, &e))?;
+    // A target that cannot be reached at all (refused, unknown host, no
+    // answer) fails at once; one that took the connection and dropped it
+    // (a restart, `CLIENT KILL`) is retried like any later error.
+    let mut start_errors = 0;
+    if let Err(e) = target.check() {
+        if !e.is_connection_dropped() || e.is_connection_refusal() {
+            return Err(target_down(&shown, &e));
+        }
+        start_errors += 1;
+        retrying(args, &mut target, &shown, &mut start_errors, |t| t.check())?;
+    }
 
     // Where to start: the saved cursor, mapped across a compaction if need be.
     let (probe, _) = ChangeFeed::open(&db, None)?;
@@ -147,10 +157,15 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let saved = if args.reset {
         None
     } else {
-        retrying(args, &mut target, &shown, &mut 0, |t| store.load(t))?
+        retrying(args, &mut target, &shown, &mut start_errors, |t| {
+            store.load(t)
+        })?
     };
     let (mut feed, start) = ChangeFeed::open(&db, saved)?;
-    let mut n = Counters::default();
+    let mut n = Counters {
+        errors: start_errors,
+        ..Counters::default()
+    };
     match &start {
         Start::Fresh if args.reset => {
             clear_target(args, &mut target, &shown, &store, &mut n)?;
