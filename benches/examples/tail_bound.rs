@@ -6,9 +6,10 @@
 //! - a watcher thread times each automatic checkpoint (from its temp file
 //!   appearing to the rename that installs it, polled every millisecond),
 //! - every half second, on another thread, a read-only handle is opened
-//!   (pinned, no follower) and one key read: the time a one-shot `emdb
-//!   get` beside a running writer pays, which grows with the log written
-//!   since the last checkpoint,
+//!   (pinned, no follower) and one key read, which grows with the log
+//!   written since the last checkpoint; then the same key is read with
+//!   `EmdbBuilder::read_one_key`, which a one-shot `emdb get` runs (the
+//!   tail is scanned, and only that key's records indexed),
 //! - every insert is timed (a checkpoint copies the index under the writer
 //!   lock: the longest insert shows that stall).
 //!
@@ -150,7 +151,18 @@ fn main() {
                         open.as_secs_f64() * 1e3
                     );
                 }
-                probes.push((report.replayed_bytes, open));
+                let replayed = report.replayed_bytes;
+                drop(ro);
+                // What `emdb get` does: the same read with only this key's
+                // records of the tail indexed.
+                let t = Instant::now();
+                let one = Emdb::builder().path(&path).read_one_key(None, k.as_bytes());
+                let one_key = t.elapsed();
+                assert!(
+                    matches!(one, Ok(emdb_core::OneKey::Found(_))),
+                    "the one-key read lost {k}: {one:?}"
+                );
+                probes.push((replayed, open, one_key));
             }
             probes
         })
@@ -209,6 +221,13 @@ fn main() {
         opens[opens.len() / 2].as_secs_f64() * 1e3,
         worst.1.as_secs_f64() * 1e3,
         worst.0 as f64 / 1048576.0
+    );
+    let mut ones: Vec<Duration> = probes.iter().map(|p| p.2).collect();
+    ones.sort_unstable();
+    println!(
+        "one-key read (read_one_key, what `emdb get` runs) beside the writer: median {:.2} ms, max {:.2} ms",
+        ones[ones.len() / 2].as_secs_f64() * 1e3,
+        ones[ones.len() - 1].as_secs_f64() * 1e3
     );
     let most = probes.iter().map(|p| p.0).max().unwrap_or(0);
     println!(

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use emdb_core::{Emdb, EncryptionInput};
+use emdb_core::{Emdb, EncryptionInput, OneKey};
 use emdb_tools::database::{self as shared, OpenOptions};
 pub use emdb_tools::database::{gave_up, retry_locked, unknown_namespace};
 use emdb_tools::secret::SecretOptions;
@@ -137,6 +137,30 @@ impl Session {
         let db = self.with_secret(&path, |secret| shared::open(&path, &options, secret))?;
         self.db = Some(db.clone());
         Ok(db)
+    }
+
+    /// The value of `key` in the selected namespace, for a command that
+    /// reads nothing else (`get`, `exists`): a one-shot run reads it with
+    /// [`emdb_core::EmdbBuilder::read_one_key`], which indexes only this
+    /// key's records of the log written since the last checkpoint; a
+    /// session with a handle open (or one that follows the writer) reads
+    /// through that handle. `None`: the key has no value. A namespace that
+    /// does not exist is "not found" (exit 1).
+    pub fn read_one(&mut self, key: &[u8]) -> CliResult<Option<Vec<u8>>> {
+        if self.db.is_some() || self.follow {
+            return Ok(self.space_reader()?.get(key)?.map(|v| v.into_vec()));
+        }
+        let path = self.path()?;
+        shared::check_file(&path, true)?;
+        let namespace = self.namespace.clone();
+        let found = self.with_secret(&path, |secret| {
+            shared::read_one_key(&path, secret, namespace.as_deref(), key)
+        })?;
+        match found {
+            OneKey::Found(value) => Ok(Some(value)),
+            OneKey::Missing => Ok(None),
+            OneKey::NoNamespace => Err(unknown_namespace(namespace.as_deref().unwrap_or_default())),
+        }
     }
 
     /// The key space of the selected namespace, for reading. A namespace

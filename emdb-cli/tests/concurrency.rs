@@ -1,5 +1,6 @@
-//! Parallel scripts: atomic counters, conditional puts, and writers that
-//! wait for the writer lock by default instead of failing.
+//! Parallel scripts: atomic counters, conditional puts, writers that wait
+//! for the writer lock by default instead of failing, and one-shot reads
+//! beside a live writer.
 
 mod common;
 
@@ -142,4 +143,66 @@ fn writers_wait_for_the_lock_by_default_and_0_fails_at_once() {
         .code(3)
         .stderr(predicate::str::contains("gave up after waiting 200ms"));
     drop(holder);
+}
+
+#[test]
+fn get_and_exists_beside_a_writer_see_its_tail() {
+    // A writer keeps the database open with records written after its
+    // checkpoint (overwrites, deletes, a batch, a namespace clear): the
+    // one-shot `get` and `exists` index only their key's records of that
+    // tail, and must answer as a full read of it does.
+    let db = TestDb::new();
+    let w = Emdb::builder()
+        .path(&db.path)
+        .checkpoint_tail(None)
+        .build()
+        .unwrap();
+    let ns = w.namespace("s").unwrap();
+    for i in 0..200 {
+        w.insert(format!("k{i}"), format!("old{i}")).unwrap();
+        ns.insert(format!("k{i}"), format!("s{i}")).unwrap();
+    }
+    w.checkpoint().unwrap();
+    for i in (0..200).step_by(3) {
+        w.insert(format!("k{i}"), format!("new{i}")).unwrap();
+    }
+    for i in (1..200).step_by(7) {
+        w.remove(format!("k{i}")).unwrap();
+    }
+    let mut batch = w.write_batch();
+    batch.put("k5", "batched").unwrap();
+    batch.put("fresh", "1").unwrap();
+    batch.commit().unwrap();
+    ns.clear().unwrap();
+    ns.insert("k9", "after-clear").unwrap();
+    w.flush().unwrap();
+
+    let get = |args: &[&str]| db.cmd(args).assert().get_output().clone();
+    for i in 0..200 {
+        let k = format!("k{i}");
+        let want = if i == 5 {
+            Some("batched".to_string())
+        } else if i % 7 == 1 {
+            None
+        } else if i % 3 == 0 {
+            Some(format!("new{i}"))
+        } else {
+            Some(format!("old{i}"))
+        };
+        let out = get(&["get", &k]);
+        match &want {
+            Some(v) => assert_eq!(text(&out.stdout), format!("{v}\n"), "{k}"),
+            None => assert_eq!(out.status.code(), Some(1), "{k}"),
+        }
+        let code = get(&["exists", &k]).status.code();
+        assert_eq!(code, Some(if want.is_some() { 0 } else { 1 }), "exists {k}");
+    }
+    db.cmd(["get", "fresh"]).assert().success().stdout("1\n");
+    db.cmd(["-n", "s", "get", "k9"])
+        .assert()
+        .success()
+        .stdout("after-clear\n");
+    db.cmd(["-n", "s", "get", "k8"]).assert().code(1);
+    db.cmd(["-n", "nope", "get", "k8"]).assert().code(1);
+    drop(w);
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::config::Config;
+use crate::config::{Config, OnlyKey};
 use crate::crypto::{Cipher, EncryptionInput, KdfParams};
 use crate::db::Emdb;
 use crate::engine::Engine;
@@ -274,6 +274,49 @@ impl EmdbBuilder {
                 finish(engine)
             }
         }
+    }
+}
+
+/// What [`EmdbBuilder::read_one_key`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OneKey {
+    /// The key's value.
+    Found(Vec<u8>),
+    /// The namespace holds no live value for the key.
+    Missing,
+    /// There is no namespace of that name.
+    NoNamespace,
+}
+
+impl EmdbBuilder {
+    /// Read one key of a database file and close it again: what a pinned
+    /// read-only handle (`read_only(true).follow(false)`) would return for
+    /// `key` in `namespace` (`None`: the default namespace), for a caller
+    /// that reads nothing else, such as a one-shot `emdb get`.
+    ///
+    /// The open is the same (checkpoint mapped, the log written after it
+    /// read and every unit checked, whole batches only), but of that tail
+    /// only the records of `key` are indexed, with every namespace
+    /// create, drop and clear: beside a busy writer the tail can be
+    /// megabytes, and scanning it costs a fraction of indexing every key
+    /// in it (docs/ARCHITECTURE.md, "Checkpoints"). Encrypted records are
+    /// indexed whole (their keys are sealed), so there it costs what a
+    /// read-only open costs. The handle never leaves this call.
+    pub fn read_one_key(mut self, namespace: Option<&str>, key: &[u8]) -> Result<OneKey> {
+        self.cfg.read_only = true;
+        self.cfg.follow = false;
+        self.cfg.only_key = Some(OnlyKey(Arc::from(key)));
+        let db = self.build()?;
+        let value = match namespace {
+            None => db.get(key)?,
+            Some(name) => {
+                if !db.list_namespaces()?.iter().any(|n| n == name) {
+                    return Ok(OneKey::NoNamespace);
+                }
+                db.namespace(name)?.get(key)?
+            }
+        };
+        Ok(value.map_or(OneKey::Missing, OneKey::Found))
     }
 }
 

@@ -37,6 +37,20 @@ pub(crate) struct Config {
     pub kdf_params: KdfParams,
     /// Injected I/O faults (feature `fault-injection`).
     pub faults: Option<Arc<crate::fault::Faults>>,
+    /// A read-only open for one key's reads: the log tail is indexed for
+    /// this key only (`EmdbBuilder::read_one_key`; never a handle a caller
+    /// gets).
+    pub only_key: Option<OnlyKey>,
+}
+
+/// The key of a one-key open; its Debug form shows only the length.
+#[derive(Clone)]
+pub(crate) struct OnlyKey(pub Arc<[u8]>);
+
+impl std::fmt::Debug for OnlyKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OnlyKey({} bytes)", self.0.len())
+    }
 }
 
 impl Default for Config {
@@ -56,6 +70,7 @@ impl Default for Config {
             cipher: Cipher::default(),
             kdf_params: KdfParams::default(),
             faults: None,
+            only_key: None,
         }
     }
 }

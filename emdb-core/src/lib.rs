@@ -90,7 +90,9 @@ mod verify;
 #[cfg(feature = "async")]
 pub use asyncdb::{AsyncEmdb, AsyncIter, AsyncNamespace};
 pub use batch::WriteBatch;
-pub use builder::{default_database_path, EmdbBuilder, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME};
+pub use builder::{
+    default_database_path, EmdbBuilder, OneKey, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use crypto::{Cipher, EncryptionInput, KdfParams};
 pub use db::{Emdb, Transaction, TxNamespace, ValueRef};

@@ -17,6 +17,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::format::record::{Frame, Kind};
 use crate::log::Region;
 use crate::namespace::{ApplyError, NsTable, Pipeline};
 use crate::replay::{stored_crc, walk, DamagePolicy, Mapped, Pread, SkippedRange, Walk};
@@ -140,6 +141,11 @@ pub(crate) struct LogSource<'a> {
     pub path: &'a Path,
     /// Maps at least `limit` bytes; read only below validated units.
     pub region: &'a Region,
+    /// Index only the puts and deletes of this key (plain frames; sealed
+    /// ones are always indexed), and every namespace create, drop and
+    /// clear: the table then answers for this key alone
+    /// ([`crate::EmdbBuilder::read_one_key`]). `None` indexes everything.
+    pub only_key: Option<&'a [u8]>,
 }
 
 /// Replay the units in `[start, limit)` of the file into `table`. The region
@@ -197,6 +203,10 @@ pub(crate) fn replay_pread(
             // applied: the bytes they point to must be published first.
             publish(unit_end);
             for (off, f) in &unit.frames {
+                if skips(src.only_key, f) {
+                    last_frame_at = Some(*off);
+                    continue;
+                }
                 table
                     .apply_piped(bytes, *off, f, &mut pipe)
                     .map_err(|e| e.strict(*off))?;
@@ -222,6 +232,13 @@ pub(crate) fn replay_pread(
         applied,
         last_frame_at,
     })
+}
+
+/// True when a replay scoped to `only_key` leaves frame `f` out: a plain
+/// put or delete of another key.
+#[inline]
+fn skips(only_key: Option<&[u8]>, f: &Frame<'_>) -> bool {
+    only_key.is_some_and(|k| matches!(f.kind, Kind::Put | Kind::Delete) && !f.sealed && f.key != k)
 }
 
 #[cfg(test)]

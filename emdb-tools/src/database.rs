@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use emdb_core::{Emdb, EncryptionInput};
+use emdb_core::{Emdb, EncryptionInput, OneKey};
 
 use crate::error::{Kind, ToolError, ToolResult};
 use crate::secret;
@@ -70,6 +70,22 @@ pub fn open(
     } else {
         build()
     }
+}
+
+/// Read `key` in `namespace` of the database at `path` and close it
+/// ([`emdb_core::EmdbBuilder::read_one_key`]: read-only, pinned, and only
+/// that key's records of the log tail indexed).
+pub fn read_one_key(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+    namespace: Option<&str>,
+    key: &[u8],
+) -> emdb_core::Result<OneKey> {
+    let mut b = Emdb::builder().path(path);
+    if let Some(s) = secret {
+        b = b.encryption(s);
+    }
+    b.read_one_key(namespace, key)
 }
 
 /// [`open`], asking for the passphrase on the terminal (when `can_prompt`)

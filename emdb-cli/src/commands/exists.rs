@@ -8,7 +8,7 @@ use crate::output::{ExistsReport, Ui};
 /// Check for one key; prints nothing unless `--json`.
 pub fn run(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
-    let exists = s.space_reader()?.contains(&key)?;
+    let exists = s.read_one(&key)?.is_some();
     if ui.json {
         let report = ExistsReport {
             key: ui.record(&key, None),

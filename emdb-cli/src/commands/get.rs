@@ -9,8 +9,7 @@ use crate::output::Ui;
 /// Print one value.
 pub fn run(args: &GetArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
-    let space = s.space_reader()?;
-    let Some(value) = space.get(&key)? else {
+    let Some(value) = s.read_one(&key)? else {
         if ui.json && !args.raw {
             // `null` keeps `emdb get --json k | jq` working; exit 1 still says it.
             ui.line("null")?;

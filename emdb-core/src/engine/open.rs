@@ -442,6 +442,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 file: &file,
                 path: &path,
                 region: &region,
+                only_key: cfg.only_key.as_ref().map(|k| &k.0[..]),
             },
             start,
             crate::log::written_end(&file, len, durable_end),
