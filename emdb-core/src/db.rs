@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::builder::EmdbBuilder;
 use crate::engine::{check_sizes, Engine};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::keyspace::{
     keyspace_api, owned_bound, prefix_end, to_system_time, Cursor, Iter, Keys, Namespace,
 };
@@ -84,6 +84,26 @@ impl Emdb {
     /// What recovery found when this database was opened.
     pub fn recovery_report(&self) -> &RecoveryReport {
         self.engine.recovery_report()
+    }
+
+    /// Tell the kernel how this handle is about to read the log, for its
+    /// read-ahead when the pages are not in the page cache yet (see
+    /// [`ReadPattern`]). Only a hint: results never change, and a page
+    /// already cached is read the same way whatever the pattern. It covers
+    /// the log as mapped now; a handle that writes or follows a writer maps
+    /// new room later with the default pattern. In-memory databases
+    /// ignore it.
+    pub fn advise_reads(&self, pattern: ReadPattern) -> Result<()> {
+        let advice = match pattern {
+            ReadPattern::Normal => memmap2::Advice::Normal,
+            ReadPattern::Random => memmap2::Advice::Random,
+            ReadPattern::Sequential => memmap2::Advice::Sequential,
+        };
+        let gen = self.engine.gen();
+        let region = gen.log().region();
+        region
+            .advise(advice)
+            .map_err(|e| Error::io("madvise", self.path().as_deref(), e))
     }
 
     /// Insert many pairs as one atomic batch: after a crash either all of
@@ -349,6 +369,21 @@ impl TxNamespace<'_, '_> {
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
         self.tx.read(self.ns, key.as_ref())
     }
+}
+
+/// How a handle expects to read the log next ([`Emdb::advise_reads`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadPattern {
+    /// The kernel's default: a page fault on a page not in the cache reads
+    /// a window around it (`read_ahead_kb`, often megabytes).
+    Normal,
+    /// A few records here and there (a lookup, a short scan): a fault
+    /// reads only its own page. On a cold cache a one-shot lookup then
+    /// reads kilobytes instead of the read-around windows.
+    Random,
+    /// Long runs in log order (an export of a compacted database): read
+    /// ahead more.
+    Sequential,
 }
 
 /// A value borrowed from the mapped log, returned by [`Emdb::get_zerocopy`].

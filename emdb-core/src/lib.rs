@@ -95,7 +95,7 @@ pub use builder::{
 };
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use crypto::{Cipher, EncryptionInput, KdfParams};
-pub use db::{Emdb, Transaction, TxNamespace, ValueRef};
+pub use db::{Emdb, ReadPattern, Transaction, TxNamespace, ValueRef};
 pub use error::{Error, Result};
 #[cfg(feature = "fault-injection")]
 pub use fault::{Faults, FsEvent, ShortWrite, WriteSite};

@@ -450,3 +450,45 @@ fn group_commit_shares_fsyncs_between_concurrent_flushers() {
     let each = run(FlushPolicy::OnEachFlush, "each.emdb");
     assert!(each > grouped, "OnEachFlush {each} vs Group {grouped}");
 }
+
+#[test]
+fn advise_reads_is_only_a_hint() {
+    use emdb_core::ReadPattern;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("advise.emdb");
+    let db = Emdb::open(&path).unwrap();
+    for i in 0..500u32 {
+        db.insert(format!("k{i:04}"), i.to_le_bytes()).unwrap();
+    }
+    db.flush().unwrap();
+    let before: Vec<_> = db.iter().unwrap().map(|r| r.unwrap()).collect();
+    let reader = Emdb::builder()
+        .path(&path)
+        .read_only(true)
+        .follow(false)
+        .build()
+        .unwrap();
+    let memory = Emdb::open_in_memory();
+    memory.insert("a", "1").unwrap();
+    for pattern in [
+        ReadPattern::Random,
+        ReadPattern::Sequential,
+        ReadPattern::Normal,
+    ] {
+        for handle in [&db, &reader, &memory] {
+            handle.advise_reads(pattern).unwrap();
+        }
+        let mut seen: Vec<_> = reader.iter().unwrap().map(|r| r.unwrap()).collect();
+        seen.sort();
+        let mut want = before.clone();
+        want.sort();
+        assert_eq!(seen, want, "{pattern:?}");
+        let ranged = reader.range_prefix("k01").unwrap();
+        assert_eq!(ranged.len(), 100, "{pattern:?}");
+        assert_eq!(memory.get("a").unwrap().as_deref(), Some(&b"1"[..]));
+        assert_eq!(
+            db.get("k0042").unwrap().as_deref(),
+            Some(&42u32.to_le_bytes()[..])
+        );
+    }
+}

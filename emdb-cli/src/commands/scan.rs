@@ -2,6 +2,8 @@
 
 use std::ops::Bound;
 
+use emdb_core::ReadPattern;
+
 use crate::cli::ScanArgs;
 use crate::database::Session;
 use crate::encoding::{display, Encoding, Layout};
@@ -52,8 +54,20 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     if left == 0 {
         return Ok(());
     }
+    // The seek is a binary search over records all over the log, and most
+    // scans are short: with a cold page cache each probe would otherwise
+    // read the whole read-around window. Long scans get read-ahead back.
+    let db = s.reader()?;
+    let _ = db.advise_reads(ReadPattern::Random);
+    let mut advised = true;
+    let mut seen = 0usize;
     let mut range = space.range(start, end)?;
     loop {
+        seen += 1;
+        if advised && seen > RANDOM_READS_FOR {
+            let _ = db.advise_reads(ReadPattern::Normal);
+            advised = false;
+        }
         let item = if args.keys_only {
             range.next_key().map(|k| k.map(|k| (k, Vec::new())))
         } else {
@@ -70,8 +84,15 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             break;
         }
     }
+    if advised {
+        let _ = db.advise_reads(ReadPattern::Normal);
+    }
     Ok(())
 }
+
+/// Records a scan reads with [`ReadPattern::Random`] before it asks for
+/// read-ahead again (a short scan's records fit in a few pages).
+const RANDOM_READS_FOR: usize = 1000;
 
 /// The range the filter's prefix, `--from` and `--to` leave.
 fn bounds(f: &Filter) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {

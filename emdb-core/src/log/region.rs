@@ -83,6 +83,17 @@ impl Region {
         Ok(Region::registered(raw, len, false))
     }
 
+    /// Tell the kernel how this mapping will be read (its read-ahead on a
+    /// page fault); heap regions ignore it. With `Random` a fault reads
+    /// only its page from disk, not the read-around window
+    /// (`read_ahead_kb`, often megabytes).
+    pub(crate) fn advise(&self, advice: memmap2::Advice) -> std::io::Result<()> {
+        match &self._backing {
+            Backing::File(raw) => raw.advise(advice),
+            Backing::Heap(_) => Ok(()),
+        }
+    }
+
     /// Zeroed heap memory of `len` bytes.
     pub(crate) fn anon(len: usize) -> Region {
         let mut mem = vec![0u8; len];
