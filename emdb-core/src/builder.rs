@@ -309,12 +309,10 @@ impl EmdbBuilder {
         let db = self.build()?;
         let value = match namespace {
             None => db.get(key)?,
-            Some(name) => {
-                if !db.list_namespaces()?.iter().any(|n| n == name) {
-                    return Ok(OneKey::NoNamespace);
-                }
-                db.namespace(name)?.get(key)?
-            }
+            Some(name) => match db.namespace_if_exists(name)? {
+                Some(ns) => ns.get(key)?,
+                None => return Ok(OneKey::NoNamespace),
+            },
         };
         Ok(value.map_or(OneKey::Missing, OneKey::Found))
     }

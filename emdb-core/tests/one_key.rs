@@ -4,22 +4,13 @@
 //! drops and re-creations, expiries), with the writer still open.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::Path;
 use std::time::Duration;
 
+use common::{ckpt_path, Rng};
 use emdb_core::{Emdb, EncryptionInput, OneKey, Ttl};
-
-/// A small xorshift generator: the workloads are reproducible by seed.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 const KEYS: u64 = 120;
 const SPACES: [Option<&str>; 3] = [None, Some("a"), Some("b")];
@@ -145,7 +136,7 @@ fn one_key_reads_agree_with_a_pinned_handle() {
     for seed in 1..=6u64 {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("one.emdb");
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut rng = Rng::new(seed);
         let db = Emdb::builder()
             .path(&path)
             .checkpoint_tail(None)
@@ -174,9 +165,9 @@ fn one_key_reads_without_a_checkpoint() {
         .checkpoint_on_close(false)
         .build()
         .unwrap();
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     workload(&db, &mut rng, 600);
-    std::fs::remove_file(dir.path().join("plain.emdb.ckpt")).ok();
+    std::fs::remove_file(ckpt_path(&path)).ok();
     std::thread::sleep(Duration::from_millis(5));
     assert!(agree(&path, None) > 20);
 }
@@ -192,7 +183,7 @@ fn one_key_reads_of_an_encrypted_database() {
         .checkpoint_tail(None)
         .build()
         .unwrap();
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     workload(&db, &mut rng, 300);
     db.checkpoint().unwrap();
     workload(&db, &mut rng, 300);

@@ -2,7 +2,7 @@
 
 use std::ops::Bound;
 
-use emdb_core::ReadPattern;
+use emdb_core::{Emdb, ReadPattern};
 
 use crate::cli::ScanArgs;
 use crate::database::Session;
@@ -54,20 +54,11 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     if left == 0 {
         return Ok(());
     }
-    // The seek is a binary search over records all over the log, and most
-    // scans are short: with a cold page cache each probe would otherwise
-    // read the whole read-around window. Long scans get read-ahead back.
     let db = s.reader()?;
-    let _ = db.advise_reads(ReadPattern::Random);
-    let mut advised = true;
-    let mut seen = 0usize;
+    let mut advice = RandomStart::new(&db);
     let mut range = space.range(start, end)?;
     loop {
-        seen += 1;
-        if advised && seen > RANDOM_READS_FOR {
-            let _ = db.advise_reads(ReadPattern::Normal);
-            advised = false;
-        }
+        advice.step();
         let item = if args.keys_only {
             range.next_key().map(|k| k.map(|k| (k, Vec::new())))
         } else {
@@ -84,15 +75,51 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             break;
         }
     }
-    if advised {
-        let _ = db.advise_reads(ReadPattern::Normal);
-    }
     Ok(())
 }
 
 /// Records a scan reads with [`ReadPattern::Random`] before it asks for
 /// read-ahead again (a short scan's records fit in a few pages).
 const RANDOM_READS_FOR: usize = 1000;
+
+/// Random-read advice for the start of a scan. The seek is a binary search
+/// over records all over the log, and most scans are short: with a cold
+/// page cache each probe would otherwise read the whole read-around window.
+/// After [`RANDOM_READS_FOR`] records, or when the scan ends however it
+/// ends, the handle gets read-ahead back (an `emdb shell` keeps it).
+struct RandomStart<'a> {
+    db: &'a Emdb,
+    /// Records still to read under the random advice (0: restored).
+    left: usize,
+}
+
+impl<'a> RandomStart<'a> {
+    fn new(db: &'a Emdb) -> RandomStart<'a> {
+        let _ = db.advise_reads(ReadPattern::Random);
+        RandomStart {
+            db,
+            left: RANDOM_READS_FOR,
+        }
+    }
+
+    /// One more record read.
+    fn step(&mut self) {
+        if self.left > 0 {
+            self.left -= 1;
+            if self.left == 0 {
+                let _ = self.db.advise_reads(ReadPattern::Normal);
+            }
+        }
+    }
+}
+
+impl Drop for RandomStart<'_> {
+    fn drop(&mut self) {
+        if self.left > 0 {
+            let _ = self.db.advise_reads(ReadPattern::Normal);
+        }
+    }
+}
 
 /// The range the filter's prefix, `--from` and `--to` leave.
 fn bounds(f: &Filter) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
