@@ -62,9 +62,11 @@ fn main() {
     );
 
     let stop = Arc::new(AtomicBool::new(false));
-    let watcher = {
+    // How long each automatic checkpoint's (and tail index's) temp file
+    // existed: from its creation to its rename.
+    let watch = |suffix: &str| {
         let stop = Arc::clone(&stop);
-        let tmp = path.with_extension("emdb.ckpt.auto.tmp");
+        let tmp = path.with_extension(suffix);
         let start = Instant::now();
         std::thread::spawn(move || {
             let mut seen: Option<Instant> = None;
@@ -83,6 +85,8 @@ fn main() {
             out
         })
     };
+    let watcher = watch("emdb.ckpt.auto.tmp");
+    let tail_watcher = watch("emdb.tail.tmp");
 
     // LEAVE=DIR: write SECS seconds of overwrites with no automatic
     // checkpoint, flush, and exit without closing (as a crash would), into
@@ -192,6 +196,13 @@ fn main() {
     );
     stop.store(true, Ordering::Relaxed);
     let checkpoints = watcher.join().unwrap();
+    let mut tail_indexes: Vec<Duration> = tail_watcher
+        .join()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.1)
+        .collect();
+    tail_indexes.sort_unstable();
     let probes = prober.join().unwrap();
     let writes = lat.len();
     lat.sort_unstable();
@@ -209,6 +220,14 @@ fn main() {
             "  at {:>6.1} s: {:>7.1} ms",
             at.as_secs_f64(),
             d.as_secs_f64() * 1e3
+        );
+    }
+    if !tail_indexes.is_empty() {
+        println!(
+            "tail indexes written: {}, median {:.1} ms, max {:.1} ms each (scan, write, fsync)",
+            tail_indexes.len(),
+            tail_indexes[tail_indexes.len() / 2].as_secs_f64() * 1e3,
+            tail_indexes[tail_indexes.len() - 1].as_secs_f64() * 1e3
         );
     }
     let mut opens: Vec<Duration> = probes.iter().map(|p| p.1).collect();

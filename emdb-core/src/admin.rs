@@ -103,6 +103,7 @@ pub(crate) fn rewrite(
         for made in [
             tmp.clone(),
             sibling(&tmp, ".ckpt"),
+            sibling(&tmp, ".tail"),
             sibling(&tmp, ".lock"),
             sibling(&tmp, ".stats"),
         ] {
@@ -117,6 +118,9 @@ pub(crate) fn rewrite(
     fsync_parent(&path, f)?;
     // The new file's checkpoint is bound to its id; the old one is useless.
     let _ = rename(&sibling(&tmp, ".ckpt"), &sibling(&path, ".ckpt"), f);
+    // So is the old file's tail index.
+    fault::remove(f, &crate::tail_index::path(&path));
+    fault::remove(f, &sibling(&tmp, ".tail"));
     fault::remove(f, &sibling(&tmp, ".lock"));
     fault::remove(f, &sibling(&tmp, ".stats"));
     fsync_parent(&path, f)

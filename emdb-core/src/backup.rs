@@ -133,7 +133,7 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
         if forked.is_err() {
             let _ = std::fs::remove_file(&staging);
         }
-        for left in [".encbak", ".ckpt", ".lock", ".stats"] {
+        for left in [".encbak", ".ckpt", ".tail", ".lock", ".stats"] {
             let _ = std::fs::remove_file(sibling(&staging, left));
         }
         forked?;

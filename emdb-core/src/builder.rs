@@ -8,7 +8,7 @@ use crate::clock::Clock;
 use crate::config::{Config, OnlyKey};
 use crate::crypto::{Cipher, EncryptionInput, KdfParams};
 use crate::db::Emdb;
-use crate::engine::Engine;
+use crate::engine::{Due, Engine};
 use crate::error::{Error, Result};
 use crate::flush::FlushPolicy;
 
@@ -302,19 +302,29 @@ impl EmdbBuilder {
     /// in it (docs/ARCHITECTURE.md, "Checkpoints"). Encrypted records are
     /// indexed whole (their keys are sealed), so there it costs what a
     /// read-only open costs. The handle never leaves this call.
-    pub fn read_one_key(mut self, namespace: Option<&str>, key: &[u8]) -> Result<OneKey> {
+    pub fn read_one_key(self, namespace: Option<&str>, key: &[u8]) -> Result<OneKey> {
+        self.read_one_key_reporting(namespace, key).map(|(v, _)| v)
+    }
+
+    /// [`EmdbBuilder::read_one_key`], and how its open went.
+    pub(crate) fn read_one_key_reporting(
+        mut self,
+        namespace: Option<&str>,
+        key: &[u8],
+    ) -> Result<(OneKey, crate::RecoveryReport)> {
         self.cfg.read_only = true;
         self.cfg.follow = false;
         self.cfg.only_key = Some(OnlyKey(Arc::from(key)));
         let db = self.build()?;
+        let report = db.recovery_report().clone();
         let value = match namespace {
             None => db.get(key)?,
             Some(name) => match db.namespace_if_exists(name)? {
                 Some(ns) => ns.get(key)?,
-                None => return Ok(OneKey::NoNamespace),
+                None => return Ok((OneKey::NoNamespace, report)),
             },
         };
-        Ok(value.map_or(OneKey::Missing, OneKey::Found))
+        Ok((value.map_or(OneKey::Missing, OneKey::Found), report))
     }
 }
 
@@ -375,10 +385,11 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>, bell: Arc<crate::engine::
             // after open: a bulk load right after open is not checkpointed
             // under the writes that follow it (measured: individual durable
             // writes 30% slower while the checkpoint's data is written back).
+            let mut indexer = crate::tail_index::Indexer::default();
             loop {
                 let _ = bell.wait(CHECKPOINT_TICK);
                 loop {
-                    match auto_checkpoint(&engine) {
+                    match auto_checkpoint(&engine, &mut indexer) {
                         Auto::Done => {}
                         Auto::Wait => break,
                         Auto::Gone => return,
@@ -392,7 +403,7 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>, bell: Arc<crate::engine::
 
 /// What one look of the automatic checkpointer came to.
 enum Auto {
-    /// A checkpoint was installed: look again at once.
+    /// A checkpoint or tail index was installed: look again at once.
     Done,
     /// Nothing due, or it could not be done now: wait for the bell.
     Wait,
@@ -400,29 +411,61 @@ enum Auto {
     Gone,
 }
 
+/// What a look found to do.
+enum Job {
+    Checkpoint(crate::checkpoint::Snapshot),
+    TailIndex(crate::engine::TailIndexJob),
+}
+
 /// One look of the automatic checkpointer: checkpoint when the tail is past
-/// its bound (which arms the bell for the next one).
-fn auto_checkpoint(engine: &std::sync::Weak<Engine>) -> Auto {
-    let mut snap = {
+/// its bound, or write a tail index when one is due (which arms the bell
+/// for the next look).
+fn auto_checkpoint(
+    engine: &std::sync::Weak<Engine>,
+    indexer: &mut crate::tail_index::Indexer,
+) -> Auto {
+    let job = {
         let Some(e) = engine.upgrade() else {
             return Auto::Gone;
         };
         if e.stopping() {
             return Auto::Gone;
         }
-        if !e.checkpoint_due() {
+        let due = e.due();
+        if due == Due::Nothing {
             return Auto::Wait;
         }
         let Some(_m) = e.try_lock_maintenance() else {
             return Auto::Wait;
         };
-        match e.checkpoint_snapshot() {
-            Ok(Some(s)) => s,
-            // A failure that poisoned the handle is reported by the next
-            // write or flush; otherwise the next look retries.
-            _ => return Auto::Wait,
+        // A failure that poisoned the handle is reported by the next write
+        // or flush; otherwise the next look retries.
+        match due {
+            Due::Checkpoint => match e.checkpoint_snapshot() {
+                Ok(Some(s)) => Job::Checkpoint(s),
+                _ => return Auto::Wait,
+            },
+            _ => match e.tail_index_job() {
+                Ok(Some(j)) => Job::TailIndex(j),
+                _ => return Auto::Wait,
+            },
         }
     };
+    match job {
+        Job::Checkpoint(snap) => {
+            // What the indexer holds extends the checkpoint being replaced.
+            *indexer = crate::tail_index::Indexer::default();
+            install_auto_checkpoint(engine, snap)
+        }
+        Job::TailIndex(job) => write_tail_index(engine, indexer, &job),
+    }
+}
+
+/// Write the automatic checkpoint `snap` and install it.
+fn install_auto_checkpoint(
+    engine: &std::sync::Weak<Engine>,
+    mut snap: crate::checkpoint::Snapshot,
+) -> Auto {
     let Ok(tmp) = snap.write_temp(".auto.tmp") else {
         return Auto::Wait;
     };
@@ -440,6 +483,53 @@ fn auto_checkpoint(engine: &std::sync::Weak<Engine>) -> Auto {
     } else {
         let _ = std::fs::remove_file(&tmp);
         Auto::Wait
+    }
+}
+
+/// Scan the log the tail index `job` covers (only what the last one did
+/// not) and write and install it, holding no engine lock but to install.
+fn write_tail_index(
+    engine: &std::sync::Weak<Engine>,
+    indexer: &mut crate::tail_index::Indexer,
+    job: &crate::engine::TailIndexJob,
+) -> Auto {
+    let h = &job.header;
+    let usable = {
+        let region = job.gen.log().region();
+        let scanned = indexer.scan(h.base, job.gen.bytes(&region), h.end);
+        job.gen.log().vouch(&region, scanned)
+    };
+    let installed = match usable {
+        Ok(true) => {
+            let faults = engine.upgrade().and_then(|e| e.cfg().faults.clone());
+            crate::tail_index::write(
+                &job.db,
+                *h,
+                &indexer.entries(),
+                faults.as_deref(),
+                |rename| match engine.upgrade() {
+                    Some(e) => {
+                        let _m = e.lock_maintenance();
+                        e.install_tail_index(h, Some(rename))
+                    }
+                    None => Ok(false),
+                },
+            )
+        }
+        // Nothing can be said for this stretch: note it was looked at, so
+        // the next look waits for the next one.
+        Ok(false) => match engine.upgrade() {
+            Some(e) => {
+                let _m = e.lock_maintenance();
+                e.install_tail_index(h, None).map(|_| true)
+            }
+            None => Ok(false),
+        },
+        Err(_) => Ok(false),
+    };
+    match installed {
+        Ok(true) => Auto::Done,
+        _ => Auto::Wait,
     }
 }
 

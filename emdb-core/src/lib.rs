@@ -84,6 +84,7 @@ mod recovery;
 mod replay;
 mod sorted;
 mod stats;
+mod tail_index;
 mod ttl;
 mod verify;
 

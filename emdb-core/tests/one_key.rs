@@ -6,10 +6,12 @@
 
 mod common;
 
-use std::path::Path;
-use std::time::Duration;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use common::{ckpt_path, Rng};
+use common::{ckpt_path, sibling, Rng};
 use emdb_core::{Emdb, EncryptionInput, OneKey, Ttl};
 
 const KEYS: u64 = 120;
@@ -205,4 +207,187 @@ fn one_key_read_of_a_missing_file_is_an_error() {
         .read_one_key(None, b"k");
     assert!(r.is_err(), "{r:?}");
     assert!(!dir.path().join("none.emdb").exists());
+}
+
+// ---- a writer killed while it keeps tail indexes ---------------------------
+
+const CHILD_DB: &str = "EMDB_ONE_KEY_CHILD_DB";
+const CHILD_SEED: &str = "EMDB_ONE_KEY_CHILD_SEED";
+
+/// Keys per namespace loaded before the writer starts: enough index that
+/// its checkpoints are far apart and tail indexes are written between them.
+const LOADED: u64 = 4000;
+
+/// The killed writer: small tail-index steps (8 KiB of log), overwrites,
+/// deletes, batches and transactions on the first `KEYS` keys, flushed now
+/// and then. Does nothing unless started by the test below.
+#[test]
+#[ignore = "child process of a_killed_writers_tail_index_is_right_or_unused; it runs it"]
+fn child_tail_writer() {
+    let Some(path) = std::env::var_os(CHILD_DB) else {
+        return;
+    };
+    let seed: u64 = std::env::var(CHILD_SEED).unwrap().parse().unwrap();
+    let db = Emdb::builder()
+        .path(PathBuf::from(path))
+        .checkpoint_tail(Some(8 << 10))
+        .build()
+        .unwrap();
+    println!("@@READY");
+    let mut rng = Rng::new(seed);
+    loop {
+        let k = key(rng.below(KEYS));
+        let value = format!("w{}-{}", rng.below(1_000_000), "p".repeat(60));
+        match rng.below(8) {
+            0..=3 => db.insert(&k, &value).unwrap(),
+            4 => db.namespace("a").unwrap().insert(&k, &value).unwrap(),
+            5 => {
+                db.remove(&k).unwrap();
+            }
+            6 => {
+                let mut batch = db.write_batch();
+                for _ in 0..1 + rng.below(4) {
+                    batch.put(key(rng.below(KEYS)), &value).unwrap();
+                }
+                batch.commit().unwrap();
+            }
+            _ => db.flush().unwrap(),
+        }
+    }
+}
+
+/// SIGKILL a writer that keeps tail indexes, at random moments: whatever
+/// tail index it left, a one-key read of each key answers as a pinned
+/// read-only handle does, before the next writer recovers the file and
+/// after (a writer's open removes a tail index reaching past the log it
+/// recovered).
+#[test]
+fn a_killed_writers_tail_index_is_right_or_unused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("killed.emdb");
+    {
+        let db = Emdb::open(&path).unwrap();
+        for space in [None, Some("a")] {
+            let pairs = (0..LOADED).map(|i| (key(i), format!("loaded{i}").into_bytes()));
+            match space {
+                None => db.insert_many(pairs).unwrap(),
+                Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
+            }
+        }
+    }
+    let mut rng = Rng::new(41);
+    let tail = sibling(&path, ".tail");
+    let mut with_tail_index = 0;
+    let rounds = 6;
+    for round in 0..rounds {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child_tail_writer", "--nocapture", "--ignored"])
+            .env(CHILD_DB, &path)
+            .env(CHILD_SEED, (round + 1).to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        assert!(
+            lines.any(|l| l.is_ok_and(|l| l.contains("@@READY"))),
+            "round {round}: the writer never opened"
+        );
+        // The checkpointer's first look is a second after open.
+        std::thread::sleep(Duration::from_millis(1_100 + rng.below(900)));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        with_tail_index += usize::from(tail.exists());
+        let t = Instant::now();
+        agree(&path, None);
+        assert!(t.elapsed() < Duration::from_secs(60));
+        // The next writer recovers the file, and reads still agree.
+        drop(
+            Emdb::builder()
+                .path(&path)
+                .checkpoint_on_close(rng.below(2) == 0)
+                .build()
+                .unwrap(),
+        );
+        agree(&path, None);
+    }
+    assert!(
+        with_tail_index * 2 >= rounds,
+        "a tail index was on disk after only {with_tail_index} of {rounds} kills"
+    );
+}
+
+/// A power cut keeps only what the log's last sync covered: a tail index
+/// must never point past it. At every rename of a tail index into place
+/// (seen through the fault hooks' observer), the log's newest sync slot
+/// already covers the index's end, while the writer keeps appending
+/// without ever flushing.
+#[test]
+fn a_tail_index_is_installed_only_over_a_synced_log() {
+    use emdb_core::{Faults, FsEvent};
+    use std::os::unix::fs::FileExt;
+    use std::sync::{Arc, Mutex};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synced.emdb");
+    {
+        let db = Emdb::open(&path).unwrap();
+        let pairs = (0..2 * LOADED).map(|i| (key(i), format!("loaded{i}").into_bytes()));
+        db.insert_many(pairs).unwrap();
+    }
+    let seen: Arc<Mutex<Vec<(u64, u64)>>> = Arc::default();
+    let faults = Arc::new(Faults::default());
+    {
+        let (seen, log) = (Arc::clone(&seen), path.clone());
+        faults.observe(move |e| {
+            let FsEvent::Renamed { to, .. } = e else {
+                return;
+            };
+            if !to.to_string_lossy().ends_with(".tail") {
+                return;
+            }
+            let u64_at =
+                |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+            let tail = std::fs::read(to).unwrap();
+            let mut head = vec![0u8; 4096];
+            std::fs::File::open(&log)
+                .unwrap()
+                .read_exact_at(&mut head, 0)
+                .unwrap();
+            // The newest of the two sync slots (512 and 2048): seq, durable_end.
+            let durable = [512, 2048]
+                .iter()
+                .map(|&at| (u64_at(&head, at), u64_at(&head, at + 8)))
+                .max()
+                .unwrap()
+                .1;
+            seen.lock().unwrap().push((u64_at(&tail, 48), durable));
+        });
+    }
+    let db = Emdb::builder()
+        .path(&path)
+        .faults(Arc::clone(&faults))
+        .checkpoint_tail(Some(8 << 10))
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    let mut rng = Rng::new(3);
+    let t = Instant::now();
+    while seen.lock().unwrap().len() < 5 && t.elapsed() < Duration::from_secs(30) {
+        for _ in 0..50 {
+            db.insert(key(rng.below(2 * LOADED)), "q".repeat(50))
+                .unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    faults.stop_observing();
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.len() >= 5, "only {} tail indexes in 30 s", seen.len());
+    for (tail_end, durable) in seen {
+        assert!(
+            tail_end <= durable,
+            "a tail index up to {tail_end} was installed over a log durable up to {durable}"
+        );
+    }
 }

@@ -54,6 +54,27 @@ use open::{new_header_page, new_identity, open_dsync};
 use writer::missing_ns;
 pub(crate) use writer::{encode, encoded_len, Batch, WriterState};
 
+/// What the automatic checkpointer should do ([`Engine::due`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Due {
+    /// Nothing yet.
+    Nothing,
+    /// Write a checkpoint.
+    Checkpoint,
+    /// Write a tail index.
+    TailIndex,
+}
+
+/// A tail index to write ([`Engine::tail_index_job`]).
+pub(crate) struct TailIndexJob {
+    /// The database file.
+    pub db: PathBuf,
+    /// Its header; `entries` and `page_count` are filled in when written.
+    pub header: crate::tail_index::Header,
+    /// The generation whose log it indexes.
+    pub gen: Arc<Generation>,
+}
+
 /// The engine shared by all clones of an `Emdb`.
 ///
 /// Its fields are its own: other modules go through the methods below.
@@ -242,6 +263,7 @@ impl Engine {
             end: HEADER_SIZE as u64,
             last_frame_at: 0,
             checkpointed_end: HEADER_SIZE as u64,
+            tail_indexed_end: 0,
             closed_end: None,
         };
         Engine::assemble(
@@ -705,7 +727,81 @@ impl Engine {
         snap.adopt_order();
         let mut w = self.writer.lock();
         w.checkpointed_end = w.checkpointed_end.max(snap.binding.covered_end);
+        // It extended the checkpoint just replaced.
+        w.tail_indexed_end = 0;
+        if let Some(db) = self.gen.load().log().path() {
+            crate::tail_index::remove(db);
+        }
         Ok(())
+    }
+
+    /// Sync the log and describe a tail index of everything written since
+    /// the checkpoint on disk, up to the end the writer had reached, with
+    /// `maintenance` held: `None` without a checkpoint on disk, in memory
+    /// and for an encrypted database (docs/ARCHITECTURE.md, "Tail
+    /// indexes"). The entries come from [`crate::tail_index::Indexer`].
+    pub(crate) fn tail_index_job(&self) -> Result<Option<TailIndexJob>> {
+        self.check_writable()?;
+        let (base_end, end, last_frame_at) = {
+            let w = self.writer.lock();
+            (w.checkpointed_end, w.end, w.last_frame_at)
+        };
+        let gen = self.gen.load_full();
+        if base_end == 0 || end <= base_end || gen.crypt().is_some() {
+            return Ok(None);
+        }
+        let Some(db) = gen.log().path().map(Path::to_path_buf) else {
+            return Ok(None);
+        };
+        // Published before the lock was released: this sync covers it, so
+        // no crash can lose a record the tail index points to.
+        self.sync()?;
+        let last_frame_crc = {
+            let region = gen.log().region();
+            replay::stored_crc(gen.bytes(&region), last_frame_at)
+        };
+        Ok(Some(TailIndexJob {
+            db,
+            header: crate::tail_index::Header {
+                base: crate::tail_index::Base {
+                    db_id: gen.log().identity.db_id,
+                    generation: gen.log().identity.generation,
+                    end: base_end,
+                },
+                end,
+                last_frame_at,
+                last_frame_crc,
+                entries: 0,
+                page_count: 0,
+            },
+            gen,
+        }))
+    }
+
+    /// Put a written tail index in place with `rename`, if it still extends
+    /// the checkpoint on disk and is newer than the one there; or, with no
+    /// `rename` (nothing could be written for that stretch of log), only
+    /// note that the stretch was looked at. With `maintenance` held.
+    pub(crate) fn install_tail_index(
+        &self,
+        header: &crate::tail_index::Header,
+        rename: Option<&dyn Fn() -> Result<()>>,
+    ) -> Result<bool> {
+        {
+            let w = self.writer.lock();
+            if self.generation() != header.base.generation
+                || w.checkpointed_end != header.base.end
+                || w.tail_indexed_end >= header.end
+            {
+                return Ok(false);
+            }
+        }
+        if let Some(rename) = rename {
+            rename()?;
+        }
+        let mut w = self.writer.lock();
+        w.tail_indexed_end = w.tail_indexed_end.max(header.end);
+        Ok(rename.is_some())
     }
 
     /// The generation number of the current log file.
@@ -713,28 +809,26 @@ impl Engine {
         self.gen.load().log().identity.generation
     }
 
-    /// Log bytes written since the newest checkpoint, and the tail past which
-    /// the writer checkpoints by itself: the configured minimum or half the
-    /// index image, whichever is larger, so the checkpoints' writes stay
-    /// within twice the log's (docs/ARCHITECTURE.md, "Checkpoints").
-    /// Also arms the bell for the bound as it stands, so the writer wakes
-    /// the checkpointer as soon as the tail reaches it.
-    pub(crate) fn checkpoint_due(&self) -> bool {
-        self.tail_bound().is_some_and(|(tail, bound)| tail >= bound)
-    }
-
-    /// The log tail past the newest checkpoint and the bound it may reach
-    /// (`None` when this handle takes no automatic checkpoints); arms the
-    /// bell for that bound.
-    fn tail_bound(&self) -> Option<(u64, u64)> {
-        let min = self.cfg.checkpoint_tail?;
-        if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
-            return None;
-        }
-        let (from, end) = {
-            let w = self.writer.lock();
-            (w.checkpointed_end.max(HEADER_SIZE as u64), w.end)
+    /// What the automatic checkpointer should do now. A checkpoint is due
+    /// once the log written since the newest one reaches its bound: the
+    /// configured minimum or half the index image, whichever is larger, so
+    /// the checkpoints' writes stay within twice the log's
+    /// (docs/ARCHITECTURE.md, "Checkpoints"). Where that bound is at least
+    /// twice the minimum, a tail index is due after each minimum's worth of
+    /// log between them ("Tail indexes"). Also arms the bell for the nearer of
+    /// the two, so the writer wakes the checkpointer as soon as it is due.
+    pub(crate) fn due(&self) -> Due {
+        let Some(min) = self.cfg.checkpoint_tail else {
+            return Due::Nothing;
         };
+        if self.cfg.read_only || !self.is_file() || self.durability.is_poisoned() {
+            return Due::Nothing;
+        }
+        let (checkpointed, indexed, end) = {
+            let w = self.writer.lock();
+            (w.checkpointed_end, w.tail_indexed_end, w.end)
+        };
+        let from = checkpointed.max(HEADER_SIZE as u64);
         let gen = self.gen.load();
         let image: u64 = gen
             .ns_table()
@@ -743,8 +837,20 @@ impl Engine {
             .map(|n| n.keydir.memory_bytes() as u64)
             .sum();
         let bound = min.max(image / 2);
-        self.bell.arm(from.saturating_add(bound));
-        Some((end.saturating_sub(from), bound))
+        let checkpoint_at = from.saturating_add(bound);
+        let index_at =
+            (checkpointed != 0 && bound >= min.saturating_mul(2) && gen.crypt().is_none())
+                .then(|| indexed.max(from).saturating_add(min.max(1)))
+                .filter(|&at| at < checkpoint_at);
+        self.bell
+            .arm(index_at.map_or(checkpoint_at, |at| at.min(checkpoint_at)));
+        if end >= checkpoint_at {
+            Due::Checkpoint
+        } else if index_at.is_some_and(|at| end >= at) {
+            Due::TailIndex
+        } else {
+            Due::Nothing
+        }
     }
 
     /// Clean shutdown: drop preallocated room, sync, checkpoint if needed.

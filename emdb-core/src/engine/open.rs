@@ -360,7 +360,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // file, maybe plaintext, and its siblings: with the writer lock
         // held, no change is running, so they are removed too.
         let enc_tmp = enc_tmp_path(&path);
-        for stale in [".ckpt", ".lock", ".stats"] {
+        for stale in [".ckpt", ".tail", ".lock", ".stats"] {
             let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
         }
         let _ = std::fs::remove_file(&enc_tmp);
@@ -438,7 +438,26 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0)
         }
     };
-    // Everything the checkpoint covers was synced before it was written.
+    // A one-key read starts past the writer's tail index when it has one.
+    let (start, cp_last) = match (&cfg.only_key, report.used_checkpoint, &crypt) {
+        (Some(key), true, None) => {
+            let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
+            match tail_frames(&path, &identity, start, bytes, limit, &key.0, &table) {
+                Some((header, offs)) => {
+                    for off in offs {
+                        let f = frame_at(bytes, off)?;
+                        table.apply(bytes, off, &f).map_err(|e| e.strict(off))?;
+                    }
+                    report.used_tail_index = true;
+                    (header.end, header.last_frame_at)
+                }
+                None => (start, cp_last),
+            }
+        }
+        _ => (start, cp_last),
+    };
+    // Everything the checkpoint (and a tail index) covers was synced
+    // before it was written.
     let durable_end = slot.durable_end.max(start);
     let replayed = if cfg.read_only {
         // Another process may be writing: read new bytes with pread only,
@@ -521,6 +540,9 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             Region::map_file(&file, end as usize).map_err(|e| Error::io("mmap", Some(&path), e))?;
     }
     let _ = len;
+    if !cfg.read_only {
+        crate::tail_index::remove_if_past(&path, end);
+    }
     let dsync = if cfg.read_only || !matches!(cfg.flush_policy, FlushPolicy::WriteThrough) {
         None
     } else {
@@ -545,6 +567,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // missing or rejected) makes the next close write one, since this
         // open paid for replaying the whole log anyway.
         checkpointed_end: if report.used_checkpoint { start } else { 0 },
+        tail_indexed_end: 0,
         closed_end: None,
     };
     Ok(Opened {
@@ -556,4 +579,51 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         encryptions: slot.encryptions,
         claimed_seq: claimed,
     })
+}
+
+/// The offsets of `key`'s newest frames (one per namespace at most) in
+/// the tail index the writer keeps beside the checkpoint covering the log
+/// up to `base_end`, and that index's header; `None` when there is no
+/// usable one (missing, for another checkpoint, damaged, past `limit`, the
+/// bytes written so far, or not matching the log), and the whole tail is
+/// scanned instead (docs/FORMAT.md, "Tail index file").
+fn tail_frames(
+    db: &Path,
+    identity: &Identity,
+    base_end: u64,
+    bytes: &[u8],
+    limit: u64,
+    key: &[u8],
+    table: &NsTable,
+) -> Option<(crate::tail_index::Header, Vec<u64>)> {
+    use crate::format::record::Kind;
+    let base = crate::tail_index::Base {
+        db_id: identity.db_id,
+        generation: identity.generation,
+        end: base_end,
+    };
+    let ix = crate::tail_index::TailIndex::open(db, base).ok()??;
+    let h = ix.header;
+    if h.end > limit
+        || h.end > bytes.len() as u64
+        || h.last_frame_at < base_end
+        || h.last_frame_at >= h.end
+        || replay::stored_crc(bytes, h.last_frame_at) != h.last_frame_crc
+    {
+        return None;
+    }
+    let mut offs = Vec::new();
+    for off in ix.lookup(crate::tail_index::key_hash(key)).ok()? {
+        if off < base_end || off >= h.end {
+            return None;
+        }
+        let f = frame_at(bytes, off).ok()?;
+        if f.sealed || !matches!(f.kind, Kind::Put | Kind::Delete) || table.get(f.ns).is_none() {
+            return None;
+        }
+        if f.key == key {
+            offs.push(off);
+        }
+    }
+    Some((h, offs))
 }

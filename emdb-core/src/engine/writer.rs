@@ -19,6 +19,9 @@ pub(crate) struct WriterState {
     pub(super) last_frame_at: u64,
     /// Log end covered by the newest checkpoint file.
     pub(super) checkpointed_end: u64,
+    /// Log end covered by the newest tail index written since that
+    /// checkpoint (0: none).
+    pub(super) tail_indexed_end: u64,
     /// Log end at the last completed clean close (a second close with
     /// nothing written since has nothing to do).
     pub(super) closed_end: Option<u64>,
@@ -36,6 +39,7 @@ impl WriterState {
         self.end = end;
         self.last_frame_at = last_frame_at;
         self.checkpointed_end = 0;
+        self.tail_indexed_end = 0;
         self.closed_end = None;
     }
 }

@@ -121,7 +121,7 @@ pub fn run(args: &BenchArgs, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) 
         if args.keep && global.db_on_command_line {
             return;
         }
-        for suffix in ["", ".ckpt", ".lock", ".stats"] {
+        for suffix in ["", ".ckpt", ".tail", ".lock", ".stats"] {
             let _ = std::fs::remove_file(sibling(path, suffix));
         }
     };

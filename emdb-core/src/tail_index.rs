@@ -1,0 +1,657 @@
+//! Tail index files (`<db>.tail`, docs/FORMAT.md "Tail index file"): for
+//! each key written since the checkpoint, where its newest record lies, so
+//! a one-key read beside a busy writer scans only the log written after the
+//! file instead of everything after the checkpoint (docs/ARCHITECTURE.md,
+//! "Tail indexes").
+//!
+//! The writer's checkpointer builds it with an [`Indexer`] (which scans
+//! each stretch of log once and remembers the newest offset per key) and
+//! writes it with [`write`]; a one-key open finds its key with [`lookup`].
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::fault::{self, Faults, FsEvent, WriteSite};
+use crate::format::crc::crc32;
+use crate::format::record::Kind;
+use crate::format::{read_u32, read_u64};
+use crate::fs::{self as efs, sibling};
+use crate::replay::decode_unit;
+
+const MAGIC: &[u8; 8] = b"EMDBTAIL";
+const VERSION: u32 = 1;
+const PAGE: usize = 4096;
+const SLOT: usize = 16;
+/// Slots per page: the last 16 bytes hold the page index and its CRC.
+const PER_PAGE: usize = 255;
+/// Bytes of the header the header CRC covers.
+const HEADER_LEN: usize = 88;
+
+/// The tail index file of the database at `db`.
+pub(crate) fn path(db: &Path) -> PathBuf {
+    sibling(db, ".tail")
+}
+
+/// Which log, and which checkpoint of it, a tail index extends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Base {
+    pub db_id: [u8; 16],
+    pub generation: u64,
+    /// The checkpoint's `covered_end`: the index holds records from here.
+    pub end: u64,
+}
+
+/// A tail index file's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub base: Base,
+    /// The entries are complete up to this log offset (a unit boundary).
+    pub end: u64,
+    /// Offset and stored CRC of the last frame before `end`.
+    pub last_frame_at: u64,
+    pub last_frame_crc: u32,
+    pub entries: u64,
+    pub page_count: u64,
+}
+
+impl Header {
+    fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(PAGE);
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&self.base.db_id);
+        b.extend_from_slice(&self.base.generation.to_le_bytes());
+        b.extend_from_slice(&self.base.end.to_le_bytes());
+        b.extend_from_slice(&self.end.to_le_bytes());
+        b.extend_from_slice(&self.last_frame_at.to_le_bytes());
+        b.extend_from_slice(&self.last_frame_crc.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&self.entries.to_le_bytes());
+        b.extend_from_slice(&self.page_count.to_le_bytes());
+        debug_assert_eq!(b.len(), HEADER_LEN);
+        let crc = crc32(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        b.resize(PAGE, 0);
+        b
+    }
+
+    fn decode(page: &[u8]) -> std::result::Result<Header, &'static str> {
+        if page.len() < PAGE || &page[..8] != MAGIC {
+            return Err("not a tail index");
+        }
+        if read_u32(page, 8) != Some(VERSION) {
+            return Err("unknown tail index version");
+        }
+        if read_u32(page, HEADER_LEN) != Some(crc32(&page[..HEADER_LEN])) {
+            return Err("tail index header fails its CRC");
+        }
+        let u64_at = |at| read_u64(page, at).ok_or("short tail index header");
+        let mut db_id = [0u8; 16];
+        db_id.copy_from_slice(&page[16..32]);
+        let h = Header {
+            base: Base {
+                db_id,
+                generation: u64_at(32)?,
+                end: u64_at(40)?,
+            },
+            end: u64_at(48)?,
+            last_frame_at: u64_at(56)?,
+            last_frame_crc: read_u32(page, 64).ok_or("short tail index header")?,
+            entries: u64_at(72)?,
+            page_count: u64_at(80)?,
+        };
+        let slots = h.page_count.checked_mul(PER_PAGE as u64);
+        if h.page_count == 0 || slots.is_none_or(|s| h.entries > s / 2) || h.end < h.base.end {
+            return Err("tail index header is inconsistent");
+        }
+        Ok(h)
+    }
+}
+
+/// Home slot of `hash` among `slots`.
+fn home(hash: u64, slots: u64) -> u64 {
+    ((u128::from(hash) * u128::from(slots)) >> 64) as u64
+}
+
+/// The key hash a tail index stores.
+pub(crate) fn key_hash(key: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(key)
+}
+
+/// The whole file for `header` (whose `entries` and `page_count` are set
+/// here) and `entries` (key hash, frame offset; offsets are never 0).
+fn encode(mut header: Header, entries: &[(u64, u64)]) -> Vec<u8> {
+    let pages = (entries.len() * 2).div_ceil(PER_PAGE).max(1);
+    header.entries = entries.len() as u64;
+    header.page_count = pages as u64;
+    let slots = (pages * PER_PAGE) as u64;
+    let mut table = vec![(0u64, 0u64); pages * PER_PAGE];
+    for &(hash, off) in entries {
+        let mut s = home(hash, slots) as usize;
+        while table[s].1 != 0 {
+            s = (s + 1) % table.len();
+        }
+        table[s] = (hash, off);
+    }
+    let mut out = header.encode();
+    out.reserve(pages * PAGE);
+    for (i, page) in table.chunks(PER_PAGE).enumerate() {
+        let start = out.len();
+        for &(hash, off) in page {
+            out.extend_from_slice(&hash.to_le_bytes());
+            out.extend_from_slice(&off.to_le_bytes());
+        }
+        out.extend_from_slice(&(i as u32).to_le_bytes());
+        let crc = crc32(&out[start..]);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out.resize(start + PAGE, 0);
+    }
+    out
+}
+
+/// Write the tail index for `header` and `entries` to `<db>.tail.tmp`
+/// (fsynced) and rename it over `<db>.tail` with `install` (which decides,
+/// under the caller's lock, whether it still applies). The temp file is
+/// removed when it is not installed.
+pub(crate) fn write(
+    db: &Path,
+    header: Header,
+    entries: &[(u64, u64)],
+    faults: Option<&Faults>,
+    install: impl FnOnce(&dyn Fn() -> Result<()>) -> Result<bool>,
+) -> Result<bool> {
+    let tmp = sibling(db, ".tail.tmp");
+    let written = (|| {
+        let f = efs::create_fresh(&tmp)?;
+        fault::write_all_at(
+            faults,
+            WriteSite::Checkpoint,
+            &f,
+            &encode(header, entries),
+            0,
+        )
+        .map_err(|e| Error::io("write", Some(&tmp), e))?;
+        f.sync_all()
+            .map_err(|e| Error::io("fsync", Some(&tmp), e))?;
+        fault::note(faults, || FsEvent::Synced(tmp.clone()));
+        Ok(())
+    })();
+    let installed = written.and_then(|()| {
+        let target = path(db);
+        install(&|| {
+            efs::rename(&tmp, &target, faults)?;
+            efs::fsync_parent(&target, faults)
+        })
+    });
+    if !matches!(installed, Ok(true)) {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    installed
+}
+
+/// Remove the tail index of `db` (a newer checkpoint replaces it).
+pub(crate) fn remove(db: &Path) {
+    let _ = std::fs::remove_file(path(db));
+}
+
+/// Remove the tail index of `db` unless it is readable and ends at or
+/// before `end`, the end of the log a writer's open recovered: one that
+/// reaches past it indexes records the log no longer holds.
+pub(crate) fn remove_if_past(db: &Path, end: u64) {
+    let mut page = vec![0u8; PAGE];
+    let keep = match File::open(path(db)) {
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        Ok(f) => {
+            f.read_exact_at(&mut page, 0).is_ok()
+                && Header::decode(&page).is_ok_and(|h| h.end <= end)
+        }
+    };
+    if !keep {
+        remove(db);
+    }
+}
+
+/// An open tail index that passed its header checks.
+pub(crate) struct TailIndex {
+    file: File,
+    pub header: Header,
+}
+
+impl TailIndex {
+    /// Open the tail index of `db` if there is one and it extends `base`;
+    /// `Ok(None)` otherwise. The caller still checks `end` and the last
+    /// frame against the log.
+    pub(crate) fn open(db: &Path, base: Base) -> std::result::Result<Option<TailIndex>, String> {
+        let file = match File::open(path(db)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read the tail index: {e}")),
+        };
+        let mut page = vec![0u8; PAGE];
+        file.read_exact_at(&mut page, 0)
+            .map_err(|e| format!("cannot read the tail index: {e}"))?;
+        let header = Header::decode(&page)?;
+        if header.base != base {
+            return Ok(None);
+        }
+        Ok(Some(TailIndex { file, header }))
+    }
+
+    /// Offsets of the entries whose key hash is `hash`, in slot order.
+    pub(crate) fn lookup(&self, hash: u64) -> std::result::Result<Vec<u64>, String> {
+        let slots = self.header.page_count * PER_PAGE as u64;
+        let mut s = home(hash, slots);
+        let mut found = Vec::new();
+        let mut page = vec![0u8; PAGE];
+        let mut loaded = None;
+        // At most half the slots are used: an empty one comes first.
+        for _ in 0..slots {
+            let p = s / PER_PAGE as u64;
+            if loaded != Some(p) {
+                self.file
+                    .read_exact_at(&mut page, (1 + p) * PAGE as u64)
+                    .map_err(|e| format!("cannot read the tail index: {e}"))?;
+                let crc_at = PAGE - 12;
+                if read_u32(&page, crc_at - 4) != Some(p as u32)
+                    || read_u32(&page, crc_at) != Some(crc32(&page[..crc_at]))
+                {
+                    return Err(format!("tail index page {p} fails its CRC"));
+                }
+                loaded = Some(p);
+            }
+            let at = (s % PER_PAGE as u64) as usize * SLOT;
+            let (h, off) = (
+                read_u64(&page, at).unwrap_or(0),
+                read_u64(&page, at + 8).unwrap_or(0),
+            );
+            if off == 0 {
+                return Ok(found);
+            }
+            if h == hash {
+                found.push(off);
+            }
+            s = (s + 1) % slots;
+        }
+        Err("tail index has no empty slot".into())
+    }
+}
+
+/// The writer side: the newest frame of each (key, namespace) in the log
+/// from a checkpoint on, kept across calls so each stretch of log is
+/// scanned once.
+#[derive(Default)]
+pub(crate) struct Indexer {
+    base: Option<Base>,
+    scanned_to: u64,
+    /// (key hash, namespace) -> offset of the newest put or delete.
+    newest: HashMap<(u64, u32), u64>,
+    /// The log past the base holds something a tail index cannot say (a
+    /// namespace create, drop or clear, a sealed frame, two keys of one
+    /// namespace with the same hash): none is written until the base moves.
+    unusable: bool,
+}
+
+impl Indexer {
+    /// Take in the log `bytes` (from offset 0) up to `end`, from the
+    /// checkpoint `base` on; `Ok(false)` when no tail index can be written
+    /// for it.
+    pub(crate) fn scan(&mut self, base: Base, bytes: &[u8], end: u64) -> Result<bool> {
+        if self.base != Some(base) || self.scanned_to > end {
+            *self = Indexer {
+                base: Some(base),
+                scanned_to: base.end,
+                ..Indexer::default()
+            };
+        }
+        let mut at = self.scanned_to;
+        while at < end && !self.unusable {
+            // Bytes this process wrote and published: every unit decodes.
+            let unit = decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
+            for (off, f) in &unit.frames {
+                if f.sealed || !matches!(f.kind, Kind::Put | Kind::Delete) {
+                    self.unusable = true;
+                    break;
+                }
+                let slot = (key_hash(f.key), f.ns);
+                if let Some(&prev) = self.newest.get(&slot) {
+                    let older = crate::namespace::frame_at_checked(bytes, prev, false)?;
+                    if older.key != f.key {
+                        self.unusable = true;
+                        break;
+                    }
+                }
+                self.newest.insert(slot, *off);
+            }
+            at = unit.end();
+        }
+        self.scanned_to = end;
+        Ok(!self.unusable)
+    }
+
+    /// The entries to write: (key hash, offset).
+    pub(crate) fn entries(&self) -> Vec<(u64, u64)> {
+        self.newest.iter().map(|(&(h, _), &off)| (h, off)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn header() -> Header {
+        Header {
+            base: Base {
+                db_id: [9; 16],
+                generation: 3,
+                end: 4096,
+            },
+            end: 100_000,
+            last_frame_at: 99_000,
+            last_frame_crc: 0xdead_beef,
+            entries: 0,
+            page_count: 0,
+        }
+    }
+
+    fn written(entries: &[(u64, u64)]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("t.emdb");
+        let done = write(&db, header(), entries, None, |install| {
+            install()?;
+            Ok(true)
+        })
+        .unwrap();
+        assert!(done);
+        assert!(!sibling(&db, ".tail.tmp").exists());
+        (dir, db)
+    }
+
+    #[test]
+    fn every_entry_is_found_under_its_hash_and_no_other() {
+        // Many hashes sharing home slots (small high bits), one hash twice
+        // (two namespaces), probes that wrap past the last slot.
+        let mut entries: Vec<(u64, u64)> = (0..600u64).map(|i| (i * 7, 4096 + i * 10)).collect();
+        entries.push((u64::MAX, 1));
+        entries.push((u64::MAX - 1, 2));
+        entries.push((42 * 7, 77_777));
+        let (_dir, db) = written(&entries);
+        let ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        assert_eq!(ix.header.entries, entries.len() as u64);
+        assert_eq!(ix.header.end, 100_000);
+        for &(h, off) in &entries {
+            let got = ix.lookup(h).unwrap();
+            assert!(got.contains(&off), "hash {h}: {got:?}");
+            let want = entries.iter().filter(|e| e.0 == h).count();
+            assert_eq!(got.len(), want, "hash {h}");
+        }
+        assert!(ix.lookup(5).unwrap().is_empty());
+        // Another checkpoint: not this file's.
+        let other = Base {
+            end: 8192,
+            ..header().base
+        };
+        assert!(TailIndex::open(&db, other).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_damaged_page_or_header_is_an_error_not_a_missing_key() {
+        let entries: Vec<(u64, u64)> = (0..300u64).map(|i| (i << 50, 4096 + i)).collect();
+        let (_dir, db) = written(&entries);
+        let file = path(&db);
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes[PAGE + 100] ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        let ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let hit_page_0 = entries.iter().find(|e| home(e.0, 3 * 255) < 255).unwrap();
+        assert!(ix.lookup(hit_page_0.0).is_err());
+        bytes[20] ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        assert!(TailIndex::open(&db, header().base).is_err());
+    }
+
+    #[test]
+    fn the_indexer_keeps_each_keys_newest_frame_and_gives_up_on_a_clear() {
+        use crate::format::header::HEADER_SIZE;
+        use crate::format::record::FrameSpec;
+        let mut log = vec![0u8; HEADER_SIZE];
+        let mut at = Vec::new();
+        let mut push = |log: &mut Vec<u8>, spec: FrameSpec<'_>| {
+            at.push(log.len() as u64);
+            log.extend_from_slice(&spec.encode());
+        };
+        push(&mut log, FrameSpec::put(0, b"a", b"1", 0));
+        push(&mut log, FrameSpec::put(3, b"a", b"2", 0));
+        push(&mut log, FrameSpec::put(0, b"b", b"3", 0));
+        push(&mut log, FrameSpec::delete(0, b"a"));
+        let first = log.len() as u64;
+        push(&mut log, FrameSpec::put(3, b"a", b"4", 0));
+        let base = Base {
+            db_id: [1; 16],
+            generation: 0,
+            end: HEADER_SIZE as u64,
+        };
+        let mut ix = Indexer::default();
+        // In two calls: the second scans only what the first did not.
+        assert!(ix.scan(base, &log, first).unwrap());
+        assert!(ix.scan(base, &log, log.len() as u64).unwrap());
+        let mut got = ix.entries();
+        got.sort_by_key(|e| e.1);
+        let mut want = vec![
+            (key_hash(b"b"), at[2]),
+            (key_hash(b"a"), at[3]),
+            (key_hash(b"a"), at[4]),
+        ];
+        want.sort_by_key(|e| e.1);
+        assert_eq!(got, want);
+        // A clear: nothing more is said until the base moves.
+        let clear = FrameSpec {
+            kind: Kind::Clear,
+            ns: 3,
+            expires_at: 0,
+            key: b"",
+            value: b"",
+        };
+        log.extend_from_slice(&clear.encode());
+        log.extend_from_slice(&FrameSpec::put(0, b"c", b"5", 0).encode());
+        assert!(!ix.scan(base, &log, log.len() as u64).unwrap());
+        let moved = Base { end: first, ..base };
+        assert!(ix.scan(moved, &log, first).unwrap());
+        assert!(ix.entries().is_empty());
+    }
+
+    /// A writer with a small checkpoint minimum over a database whose
+    /// image makes its full checkpoints far apart: tail indexes are written
+    /// between them, and one-key reads through them (and through the log
+    /// written after them) answer as a pinned read-only handle does.
+    mod against_a_pinned_handle {
+        use super::super::*;
+        use crate::{Emdb, OneKey, Ttl};
+        use std::time::{Duration, Instant};
+
+        const SPACES: [Option<&str>; 3] = [None, Some("a"), Some("b")];
+        const HOT: u64 = 300;
+
+        struct Lcg(u64);
+        impl Lcg {
+            fn below(&mut self, n: u64) -> u64 {
+                self.0 = self
+                    .0
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (self.0 >> 33) % n
+            }
+        }
+
+        fn key(i: u64) -> Vec<u8> {
+            format!("key:{i:05}").into_bytes()
+        }
+
+        /// Puts (some expiring at once, some in an hour), removes, batches
+        /// and transactions on the hot keys.
+        fn writes(db: &Emdb, rng: &mut Lcg, ops: usize) {
+            for step in 0..ops {
+                let space = SPACES[rng.below(3) as usize];
+                let ns = space.map(|n| db.namespace(n).unwrap());
+                let k = key(rng.below(HOT));
+                let value = format!("v{step}-{}-{}", rng.below(1000), "x".repeat(40));
+                match rng.below(10) {
+                    0..=4 => match &ns {
+                        None => db.insert(&k, &value).unwrap(),
+                        Some(n) => n.insert(&k, &value).unwrap(),
+                    },
+                    5 => {
+                        let ttl = if rng.below(2) == 0 {
+                            Ttl::After(Duration::from_millis(1))
+                        } else {
+                            Ttl::After(Duration::from_secs(3600))
+                        };
+                        match &ns {
+                            None => db.insert_with_ttl(&k, &value, ttl).unwrap(),
+                            Some(n) => n.insert_with_ttl(&k, &value, ttl).unwrap(),
+                        }
+                    }
+                    6 | 7 => {
+                        match &ns {
+                            None => db.remove(&k).map(drop).unwrap(),
+                            Some(n) => n.remove(&k).map(drop).unwrap(),
+                        };
+                    }
+                    8 => {
+                        let mut batch = db.write_batch();
+                        for _ in 0..1 + rng.below(5) {
+                            let k = key(rng.below(HOT));
+                            if rng.below(4) == 0 {
+                                batch.remove(&k).unwrap();
+                            } else {
+                                batch.put(&k, &value).unwrap();
+                            }
+                        }
+                        batch.commit().unwrap();
+                    }
+                    _ => {
+                        let a = db.namespace("a").unwrap();
+                        db.transaction(|tx| {
+                            tx.namespace(&a).insert(key(rng.below(HOT)), &value)?;
+                            tx.remove(key(rng.below(HOT)))?;
+                            Ok(())
+                        })
+                        .unwrap();
+                    }
+                }
+            }
+        }
+
+        /// The end of the tail index on disk, if there is one.
+        fn indexed_end(db: &Path) -> Option<u64> {
+            let bytes = std::fs::read(path(db)).ok()?;
+            Header::decode(&bytes).ok().map(|h| h.end)
+        }
+
+        /// Every hot key (and a few never written) of every namespace:
+        /// `read_one_key` against a pinned handle. Returns how many reads
+        /// went through the tail index.
+        fn agree(db: &Path) -> usize {
+            let pinned = Emdb::builder()
+                .path(db)
+                .read_only(true)
+                .follow(false)
+                .build()
+                .unwrap();
+            let mut through_index = 0;
+            for space in SPACES {
+                for i in (0..HOT + 3).chain([1000, 2500]) {
+                    let k = key(i);
+                    let (one, report) = Emdb::builder()
+                        .path(db)
+                        .read_one_key_reporting(space, &k)
+                        .unwrap();
+                    let expected = match space {
+                        Some(n) => pinned.namespace(n).unwrap().get(&k).unwrap(),
+                        None => pinned.get(&k).unwrap(),
+                    }
+                    .map_or(OneKey::Missing, OneKey::Found);
+                    assert_eq!(one, expected, "namespace {space:?}, key {i}");
+                    through_index += usize::from(report.used_tail_index);
+                }
+            }
+            through_index
+        }
+
+        #[test]
+        fn one_key_reads_through_tail_indexes_agree() {
+            let dir = tempfile::tempdir().unwrap();
+            let db_path = dir.path().join("tail.emdb");
+            let db = Emdb::builder()
+                .path(&db_path)
+                .checkpoint_tail(Some(8 << 10))
+                .build()
+                .unwrap();
+            for space in SPACES {
+                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
+                    .map(|i| (key(i), format!("base{i}").into_bytes()))
+                    .collect();
+                match space {
+                    None => db.insert_many(pairs).unwrap(),
+                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
+                }
+            }
+            db.checkpoint().unwrap();
+            let mut rng = Lcg(7);
+            let (mut indexed, mut reads, mut last) = (0, 0, 0);
+            for round in 0..12 {
+                writes(&db, &mut rng, 250);
+                db.flush().unwrap();
+                if round == 10 {
+                    // A checkpoint removes the tail index it had.
+                    db.checkpoint().unwrap();
+                    assert!(!path(&db_path).exists());
+                    last = 0;
+                } else {
+                    // The writer's checkpointer writes a tail index once
+                    // 8 KiB more of log is past the last one.
+                    let t = Instant::now();
+                    while indexed_end(&db_path).is_none_or(|e| e <= last)
+                        && t.elapsed() < Duration::from_secs(10)
+                    {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    last = indexed_end(&db_path).unwrap_or(last);
+                }
+                // And some log past it, not flushed.
+                writes(&db, &mut rng, 20);
+                if round == 9 {
+                    // A clear: no tail index covers it (the older one
+                    // stays usable; the reads scan the clear after it).
+                    db.namespace("b").unwrap().clear().unwrap();
+                }
+                std::thread::sleep(Duration::from_millis(5));
+                indexed += agree(&db_path);
+                reads += 3 * (HOT as usize + 5);
+            }
+            assert!(
+                indexed * 2 > reads,
+                "{indexed} of {reads} reads used a tail index"
+            );
+            // A damaged tail index is not used, and the reads still agree.
+            let file = path(&db_path);
+            let mut bytes = std::fs::read(&file).unwrap();
+            let pages = bytes.len() / PAGE - 1;
+            for p in 0..pages {
+                bytes[PAGE * (1 + p) + 3] ^= 0x40;
+            }
+            std::fs::write(&file, &bytes).unwrap();
+            assert_eq!(agree(&db_path), 0);
+            // Compaction writes a checkpoint, which replaces it.
+            db.compact().unwrap();
+            assert!(!file.exists());
+            assert_eq!(agree(&db_path), 0);
+            drop(db);
+            assert_eq!(agree(&db_path), 0);
+        }
+    }
+}
