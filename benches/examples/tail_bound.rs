@@ -166,7 +166,24 @@ fn main() {
                     matches!(one, Ok(emdb_core::OneKey::Found(_))),
                     "the one-key read lost {k}: {one:?}"
                 );
-                probes.push((replayed, open, one_key));
+                // What a one-shot `emdb scan --prefix` does: about 100 keys
+                // (the key's first 11 bytes), through `range_once`.
+                let prefix = &k.as_bytes()[..11];
+                let end = emdb_core::prefix_end(prefix);
+                let t = Instant::now();
+                let pairs = Emdb::builder()
+                    .path(&path)
+                    .range_once(
+                        None,
+                        std::ops::Bound::Included(prefix),
+                        end.as_ref().map(Vec::as_slice),
+                    )
+                    .unwrap()
+                    .unwrap()
+                    .count();
+                let one_range = t.elapsed();
+                assert!(pairs >= 10, "the range read found {pairs} pairs");
+                probes.push((replayed, open, one_key, one_range));
             }
             probes
         })
@@ -247,6 +264,14 @@ fn main() {
         "one-key read (read_one_key, what `emdb get` runs) beside the writer: median {:.2} ms, max {:.2} ms",
         ones[ones.len() / 2].as_secs_f64() * 1e3,
         ones[ones.len() - 1].as_secs_f64() * 1e3
+    );
+    let mut ranges: Vec<Duration> = probes.iter().map(|p| p.3).collect();
+    ranges.sort_unstable();
+    println!(
+        "one-range read (range_once of ~100 keys, what `emdb scan --prefix` runs) beside the writer: \
+         median {:.2} ms, max {:.2} ms",
+        ranges[ranges.len() / 2].as_secs_f64() * 1e3,
+        ranges[ranges.len() - 1].as_secs_f64() * 1e3
     );
     let most = probes.iter().map(|p| p.0).max().unwrap_or(0);
     println!(

@@ -2,10 +2,11 @@
 //! namespace, the secret of an encrypted database, and waiting for the
 //! writer lock.
 
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use emdb_core::{Emdb, EncryptionInput, OneKey};
+use emdb_core::{Emdb, EncryptionInput, OneKey, RangeIter};
 use emdb_tools::database::{self as shared, OpenOptions};
 pub use emdb_tools::database::{gave_up, retry_locked, unknown_namespace};
 use emdb_tools::secret::SecretOptions;
@@ -161,6 +162,34 @@ impl Session {
             OneKey::Missing => Ok(None),
             OneKey::NoNamespace => Err(unknown_namespace(namespace.as_deref().unwrap_or_default())),
         }
+    }
+
+    /// Pairs of `start..end` in the selected namespace, for a command that
+    /// reads nothing else (a one-shot `scan`): read with
+    /// [`emdb_core::EmdbBuilder::range_once`], which indexes only the
+    /// range's records of the log written since the last checkpoint; a
+    /// session with a handle open (or one that follows the writer) reads
+    /// through that handle. A namespace that does not exist is "not
+    /// found" (exit 1).
+    pub fn read_range(
+        &mut self,
+        start: Bound<Vec<u8>>,
+        end: Bound<Vec<u8>>,
+    ) -> CliResult<RangeIter> {
+        if self.db.is_some() || self.follow {
+            return Ok(self.space_reader()?.range(start, end)?);
+        }
+        let path = self.path()?;
+        shared::check_file(&path, true)?;
+        let namespace = self.namespace.clone();
+        let (start, end) = (
+            start.as_ref().map(Vec::as_slice),
+            end.as_ref().map(Vec::as_slice),
+        );
+        let found = self.with_secret(&path, |secret| {
+            shared::range_once(&path, secret, namespace.as_deref(), start, end)
+        })?;
+        found.ok_or_else(|| unknown_namespace(namespace.as_deref().unwrap_or_default()))
     }
 
     /// The key space of the selected namespace, for reading. A namespace

@@ -204,5 +204,54 @@ fn get_and_exists_beside_a_writer_see_its_tail() {
         .stdout("after-clear\n");
     db.cmd(["-n", "s", "get", "k8"]).assert().code(1);
     db.cmd(["-n", "nope", "get", "k8"]).assert().code(1);
+
+    // One-shot scans index only their range's records of that tail: each
+    // prints what a full read of the tail holds for the range.
+    let full = emdb_core::Emdb::builder()
+        .path(&db.path)
+        .read_only(true)
+        .follow(false)
+        .build()
+        .unwrap();
+    let listing = |pairs: Vec<(Vec<u8>, Vec<u8>)>| -> String {
+        pairs
+            .into_iter()
+            .map(|(k, v)| format!("{}\t{}\n", text(&k), text(&v)))
+            .collect()
+    };
+    for (args, space, start, end) in [
+        (vec!["scan", "--prefix", "k1"], None, "k1", Some("k2")),
+        (
+            vec!["scan", "--from", "k15", "--to", "k5"],
+            None,
+            "k15",
+            Some("k5"),
+        ),
+        (vec!["scan", "--prefix", "f"], None, "f", Some("g")),
+        (
+            vec!["-n", "s", "scan", "--prefix", "k"],
+            Some("s"),
+            "k",
+            Some("l"),
+        ),
+        (vec!["scan", "--from", "k9"], None, "k9", None),
+    ] {
+        let range = (
+            std::ops::Bound::Included(start.as_bytes().to_vec()),
+            end.map_or(std::ops::Bound::Unbounded, |e| {
+                std::ops::Bound::Excluded(e.as_bytes().to_vec())
+            }),
+        );
+        let want = match space {
+            None => full.range(range).unwrap(),
+            Some(n) => full.namespace(n).unwrap().range(range).unwrap(),
+        };
+        assert!(!want.is_empty() || space.is_some(), "{args:?}");
+        let out = db.cmd(&args).assert().success().get_output().clone();
+        assert_eq!(text(&out.stdout), listing(want), "{args:?}");
+    }
+    db.cmd(["-n", "nope", "scan", "--prefix", "k"])
+        .assert()
+        .code(1);
     drop(w);
 }

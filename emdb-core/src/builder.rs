@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::config::{Config, OnlyKey};
+use crate::config::{Config, KeyScope};
 use crate::crypto::{Cipher, EncryptionInput, KdfParams};
 use crate::db::Emdb;
 use crate::engine::{Due, Engine};
@@ -314,7 +314,7 @@ impl EmdbBuilder {
     ) -> Result<(OneKey, crate::RecoveryReport)> {
         self.cfg.read_only = true;
         self.cfg.follow = false;
-        self.cfg.only_key = Some(OnlyKey(Arc::from(key)));
+        self.cfg.only_keys = Some(KeyScope::One(Arc::from(key)));
         let db = self.build()?;
         let report = db.recovery_report().clone();
         let value = match namespace {
@@ -325,6 +325,42 @@ impl EmdbBuilder {
             },
         };
         Ok((value.map_or(OneKey::Missing, OneKey::Found), report))
+    }
+}
+
+impl EmdbBuilder {
+    /// Iterate one key range of a database file, for a caller that reads
+    /// nothing else, such as a one-shot `emdb scan --prefix`: the pairs a
+    /// pinned read-only handle's `range_iter((start, end))` would return
+    /// in `namespace` (`None`: the default one), or `Ok(None)` when there
+    /// is no namespace of that name.
+    ///
+    /// The open is the one [`EmdbBuilder::read_one_key`] makes with the
+    /// range in place of the key: of the log written after the checkpoint
+    /// only the records of keys in the range are indexed (every unit still
+    /// checked, whole batches only), so beside a busy writer a short scan
+    /// does not index the writer's whole tail. The handle is closed before
+    /// this returns; the iterator keeps what it reads alive.
+    pub fn range_once(
+        mut self,
+        namespace: Option<&str>,
+        start: std::ops::Bound<&[u8]>,
+        end: std::ops::Bound<&[u8]>,
+    ) -> Result<Option<crate::RangeIter>> {
+        let shared = |b: std::ops::Bound<&[u8]>| b.map(Arc::<[u8]>::from);
+        let owned = |b: std::ops::Bound<&[u8]>| b.map(<[u8]>::to_vec);
+        self.cfg.read_only = true;
+        self.cfg.follow = false;
+        self.cfg.only_keys = Some(KeyScope::Range(shared(start), shared(end)));
+        let db = self.build()?;
+        let range = (owned(start), owned(end));
+        match namespace {
+            None => db.range_iter(range).map(Some),
+            Some(name) => match db.namespace_if_exists(name)? {
+                Some(ns) => ns.range_iter(range).map(Some),
+                None => Ok(None),
+            },
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The validated options an engine is opened with ([`Config`]), made by
 //! `EmdbBuilder`; a leaf the engine and the tools below the public API share.
 
+use std::ops::Bound;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,19 +38,51 @@ pub(crate) struct Config {
     pub kdf_params: KdfParams,
     /// Injected I/O faults (feature `fault-injection`).
     pub faults: Option<Arc<crate::fault::Faults>>,
-    /// A read-only open for one key's reads: the log tail is indexed for
-    /// this key only (`EmdbBuilder::read_one_key`; never a handle a caller
-    /// gets).
-    pub only_key: Option<OnlyKey>,
+    /// A read-only open for the reads of one key or one key range: of the
+    /// log tail only the records of those keys are indexed
+    /// (`EmdbBuilder::read_one_key`, `EmdbBuilder::range_once`; never a
+    /// handle a caller gets).
+    pub only_keys: Option<KeyScope>,
 }
 
-/// The key of a one-key open; its Debug form shows only the length.
+/// The keys a scoped open indexes; its Debug form shows no key bytes.
 #[derive(Clone)]
-pub(crate) struct OnlyKey(pub Arc<[u8]>);
+pub(crate) enum KeyScope {
+    /// One key.
+    One(Arc<[u8]>),
+    /// The keys within two bounds.
+    Range(Bound<Arc<[u8]>>, Bound<Arc<[u8]>>),
+}
 
-impl std::fmt::Debug for OnlyKey {
+impl KeyScope {
+    /// True for a key in the scope.
+    #[inline]
+    pub(crate) fn holds(&self, key: &[u8]) -> bool {
+        match self {
+            KeyScope::One(k) => **k == *key,
+            KeyScope::Range(start, end) => {
+                let after_start = match start {
+                    Bound::Included(s) => key >= &**s,
+                    Bound::Excluded(s) => key > &**s,
+                    Bound::Unbounded => true,
+                };
+                after_start
+                    && match end {
+                        Bound::Included(e) => key <= &**e,
+                        Bound::Excluded(e) => key < &**e,
+                        Bound::Unbounded => true,
+                    }
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for KeyScope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "OnlyKey({} bytes)", self.0.len())
+        match self {
+            KeyScope::One(k) => write!(f, "KeyScope::One({} bytes)", k.len()),
+            KeyScope::Range(..) => write!(f, "KeyScope::Range(..)"),
+        }
     }
 }
 
@@ -70,7 +103,7 @@ impl Default for Config {
             cipher: Cipher::default(),
             kdf_params: KdfParams::default(),
             faults: None,
-            only_key: None,
+            only_keys: None,
         }
     }
 }

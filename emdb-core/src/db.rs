@@ -94,16 +94,7 @@ impl Emdb {
     /// new room later with the default pattern. In-memory databases
     /// ignore it.
     pub fn advise_reads(&self, pattern: ReadPattern) -> Result<()> {
-        let advice = match pattern {
-            ReadPattern::Normal => memmap2::Advice::Normal,
-            ReadPattern::Random => memmap2::Advice::Random,
-            ReadPattern::Sequential => memmap2::Advice::Sequential,
-        };
-        let gen = self.engine.gen();
-        let region = gen.log().region();
-        region
-            .advise(advice)
-            .map_err(|e| Error::io("madvise", self.path().as_deref(), e))
+        advise(&self.engine.gen(), pattern)
     }
 
     /// Insert many pairs as one atomic batch: after a crash either all of
@@ -461,4 +452,17 @@ impl PartialEq<[u8]> for ValueRef {
     fn eq(&self, other: &[u8]) -> bool {
         **self == *other
     }
+}
+
+/// [`Emdb::advise_reads`] for the log of `gen`.
+pub(crate) fn advise(gen: &crate::engine::Generation, pattern: ReadPattern) -> Result<()> {
+    let advice = match pattern {
+        ReadPattern::Normal => memmap2::Advice::Normal,
+        ReadPattern::Random => memmap2::Advice::Random,
+        ReadPattern::Sequential => memmap2::Advice::Sequential,
+    };
+    gen.log()
+        .region()
+        .advise(advice)
+        .map_err(|e| Error::io("madvise", gen.log().path(), e))
 }

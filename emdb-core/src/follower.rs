@@ -113,7 +113,7 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
                 file: &lf.file,
                 path: &path,
                 region: &region,
-                only_key: None,
+                only_keys: None,
             },
             end,
             limit,

@@ -54,6 +54,13 @@ pub struct RangeIter {
 }
 
 impl RangeIter {
+    /// Tell the kernel how the rest of this iteration reads the log, as
+    /// [`Emdb::advise_reads`] does for a handle (for an iterator from
+    /// [`crate::EmdbBuilder::range_once`], which has none). Only a hint.
+    pub fn advise_reads(&self, pattern: crate::ReadPattern) -> Result<()> {
+        crate::db::advise(&self.gen, pattern)
+    }
+
     /// The next live pair, passed to `f` as `(key, value, expires_at)`
     /// (`expires_at` in ms since the epoch, 0 for none).
     fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8], u64) -> T) -> Option<Result<T>> {

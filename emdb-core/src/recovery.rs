@@ -16,6 +16,7 @@ use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::Path;
 
+use crate::config::KeyScope;
 use crate::error::{Error, Result};
 use crate::format::record::{Frame, Kind};
 use crate::log::Region;
@@ -146,11 +147,12 @@ pub(crate) struct LogSource<'a> {
     pub path: &'a Path,
     /// Maps at least `limit` bytes; read only below validated units.
     pub region: &'a Region,
-    /// Index only the puts and deletes of this key (plain frames; sealed
+    /// Index only the puts and deletes of these keys (plain frames; sealed
     /// ones are always indexed), and every namespace create, drop and
-    /// clear: the table then answers for this key alone
-    /// ([`crate::EmdbBuilder::read_one_key`]). `None` indexes everything.
-    pub only_key: Option<&'a [u8]>,
+    /// clear: the table then answers for these keys alone
+    /// ([`crate::EmdbBuilder::read_one_key`],
+    /// [`crate::EmdbBuilder::range_once`]). `None` indexes everything.
+    pub only_keys: Option<&'a KeyScope>,
 }
 
 /// Replay the units in `[start, limit)` of the file into `table`. The region
@@ -208,7 +210,7 @@ pub(crate) fn replay_pread(
             // applied: the bytes they point to must be published first.
             publish(unit_end);
             for (off, f) in &unit.frames {
-                if skips(src.only_key, f) {
+                if skips(src.only_keys, f) {
                     last_frame_at = Some(*off);
                     continue;
                 }
@@ -239,11 +241,12 @@ pub(crate) fn replay_pread(
     })
 }
 
-/// True when a replay scoped to `only_key` leaves frame `f` out: a plain
-/// put or delete of another key.
+/// True when a replay scoped to `only_keys` leaves frame `f` out: a plain
+/// put or delete of a key outside the scope.
 #[inline]
-fn skips(only_key: Option<&[u8]>, f: &Frame<'_>) -> bool {
-    only_key.is_some_and(|k| matches!(f.kind, Kind::Put | Kind::Delete) && !f.sealed && f.key != k)
+fn skips(only_keys: Option<&KeyScope>, f: &Frame<'_>) -> bool {
+    only_keys
+        .is_some_and(|s| matches!(f.kind, Kind::Put | Kind::Delete) && !f.sealed && !s.holds(f.key))
 }
 
 #[cfg(test)]

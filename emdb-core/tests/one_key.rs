@@ -7,6 +7,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -155,6 +156,100 @@ fn one_key_reads_agree_with_a_pinned_handle() {
         // After the close (and its checkpoint) as well.
         agree(&path, None);
     }
+}
+
+/// Random bounds over the key space of `workload` (some past its ends).
+fn bounds(rng: &mut Rng) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let one = |rng: &mut Rng| {
+        let k = key(rng.below(KEYS + 10));
+        match rng.below(3) {
+            0 => Bound::Included(k),
+            1 => Bound::Excluded(k),
+            _ => Bound::Unbounded,
+        }
+    };
+    let (a, b) = (one(rng), one(rng));
+    (a, b)
+}
+
+fn borrowed(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    b.as_ref().map(Vec::as_slice)
+}
+
+/// `range_once` over random ranges of every namespace against the pinned
+/// handle's `range_iter` over the same ranges.
+fn ranges_agree(path: &Path, secret: Option<&EncryptionInput>, rng: &mut Rng) -> usize {
+    let builder = || {
+        let b = Emdb::builder().path(path);
+        match secret {
+            Some(s) => b.encryption(s.clone()),
+            None => b,
+        }
+    };
+    let pinned = builder().read_only(true).follow(false).build().unwrap();
+    let names = pinned.list_namespaces().unwrap();
+    let mut pairs = 0;
+    for _ in 0..12 {
+        for space in SPACES {
+            let (start, end) = bounds(rng);
+            let once = builder()
+                .range_once(space, borrowed(&start), borrowed(&end))
+                .unwrap()
+                .map(|it| it.collect::<Result<Vec<_>, _>>().unwrap());
+            let expected = match space {
+                Some(n) if !names.iter().any(|m| m == n) => None,
+                Some(n) => Some(
+                    pinned
+                        .namespace(n)
+                        .unwrap()
+                        .range_iter((start.clone(), end.clone())),
+                ),
+                None => Some(pinned.range_iter((start.clone(), end.clone()))),
+            }
+            .map(|it| it.unwrap().collect::<Result<Vec<_>, _>>().unwrap());
+            assert_eq!(once, expected, "namespace {space:?}, {start:?}..{end:?}");
+            pairs += once.map_or(0, |p| p.len());
+        }
+    }
+    pairs
+}
+
+#[test]
+fn one_range_reads_agree_with_a_pinned_handle() {
+    for seed in 1..=4u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("range.emdb");
+        let mut rng = Rng::new(seed);
+        let db = Emdb::builder()
+            .path(&path)
+            .checkpoint_tail(None)
+            .build()
+            .unwrap();
+        workload(&db, &mut rng, 400);
+        db.checkpoint().unwrap();
+        workload(&db, &mut rng, 700);
+        std::thread::sleep(Duration::from_millis(5));
+        let pairs = ranges_agree(&path, None, &mut rng);
+        assert!(pairs > 100, "seed {seed}: only {pairs} pairs");
+        drop(db);
+        ranges_agree(&path, None, &mut rng);
+    }
+    // Encrypted: every sealed record is indexed, and the answers agree.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sealed-range.emdb");
+    let secret = EncryptionInput::Key([9u8; 32]);
+    let db = Emdb::builder()
+        .path(&path)
+        .encryption(secret.clone())
+        .checkpoint_tail(None)
+        .build()
+        .unwrap();
+    let mut rng = Rng::new(11);
+    workload(&db, &mut rng, 300);
+    db.checkpoint().unwrap();
+    workload(&db, &mut rng, 300);
+    std::thread::sleep(Duration::from_millis(5));
+    assert!(ranges_agree(&path, Some(&secret), &mut rng) > 50);
 }
 
 #[test]

@@ -2,10 +2,11 @@
 //! platform default), opening it read-only or for writing with the secret
 //! of an encrypted file, and waiting for the writer lock.
 
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use emdb_core::{Emdb, EncryptionInput, OneKey};
+use emdb_core::{Emdb, EncryptionInput, OneKey, RangeIter};
 
 use crate::error::{Kind, ToolError, ToolResult};
 use crate::secret;
@@ -86,6 +87,24 @@ pub fn read_one_key(
         b = b.encryption(s);
     }
     b.read_one_key(namespace, key)
+}
+
+/// Iterate `start..end` of `namespace` in the database at `path`
+/// ([`emdb_core::EmdbBuilder::range_once`]: read-only, pinned, and only
+/// that range's records of the log tail indexed); `None` when the
+/// namespace does not exist.
+pub fn range_once(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+    namespace: Option<&str>,
+    start: Bound<&[u8]>,
+    end: Bound<&[u8]>,
+) -> emdb_core::Result<Option<RangeIter>> {
+    let mut b = Emdb::builder().path(path);
+    if let Some(s) = secret {
+        b = b.encryption(s);
+    }
+    b.range_once(namespace, start, end)
 }
 
 /// [`open`], asking for the passphrase on the terminal (when `can_prompt`)

@@ -2,7 +2,7 @@
 
 use std::ops::Bound;
 
-use emdb_core::{Emdb, ReadPattern};
+use emdb_core::{RangeIter, ReadPattern};
 
 use crate::cli::ScanArgs;
 use crate::database::Session;
@@ -48,22 +48,16 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         to: args.to.as_deref().map(|p| codec.key_arg(p)).transpose()?,
         glob: args.glob.as_deref().map(Glob::new).transpose()?,
     };
-    let space = s.space_reader()?;
     let (start, end) = bounds(&filter);
     let mut left = args.limit.unwrap_or(usize::MAX);
     if left == 0 {
+        // Still an error for a namespace that does not exist.
+        s.space_reader()?;
         return Ok(());
     }
-    let db = s.reader()?;
-    let mut advice = RandomStart::new(&db);
-    let mut range = space.range(start, end)?;
+    let mut range = RandomStart::new(s.read_range(start, end)?);
     loop {
-        advice.step();
-        let item = if args.keys_only {
-            range.next_key().map(|k| k.map(|k| (k, Vec::new())))
-        } else {
-            range.next()
-        };
+        let item = range.next(args.keys_only);
         let Some(item) = item else { break };
         let (key, value) = item?;
         if !filter.keeps(&key) {
@@ -87,36 +81,41 @@ const RANDOM_READS_FOR: usize = 1000;
 /// page cache each probe would otherwise read the whole read-around window.
 /// After [`RANDOM_READS_FOR`] records, or when the scan ends however it
 /// ends, the handle gets read-ahead back (an `emdb shell` keeps it).
-struct RandomStart<'a> {
-    db: &'a Emdb,
+struct RandomStart {
+    range: RangeIter,
     /// Records still to read under the random advice (0: restored).
     left: usize,
 }
 
-impl<'a> RandomStart<'a> {
-    fn new(db: &'a Emdb) -> RandomStart<'a> {
-        let _ = db.advise_reads(ReadPattern::Random);
+impl RandomStart {
+    fn new(range: RangeIter) -> RandomStart {
+        let _ = range.advise_reads(ReadPattern::Random);
         RandomStart {
-            db,
+            range,
             left: RANDOM_READS_FOR,
         }
     }
 
-    /// One more record read.
-    fn step(&mut self) {
+    /// The next pair (with an empty value for `keys_only`).
+    fn next(&mut self, keys_only: bool) -> Option<emdb_core::Result<(Vec<u8>, Vec<u8>)>> {
         if self.left > 0 {
             self.left -= 1;
             if self.left == 0 {
-                let _ = self.db.advise_reads(ReadPattern::Normal);
+                let _ = self.range.advise_reads(ReadPattern::Normal);
             }
+        }
+        if keys_only {
+            self.range.next_key().map(|k| k.map(|k| (k, Vec::new())))
+        } else {
+            self.range.next()
         }
     }
 }
 
-impl Drop for RandomStart<'_> {
+impl Drop for RandomStart {
     fn drop(&mut self) {
         if self.left > 0 {
-            let _ = self.db.advise_reads(ReadPattern::Normal);
+            let _ = self.range.advise_reads(ReadPattern::Normal);
         }
     }
 }

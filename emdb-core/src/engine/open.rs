@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{now_ms, Generation, WriterState};
-use crate::config::Config;
+use crate::config::{Config, KeyScope};
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
@@ -412,7 +412,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         Region::map_file(&file, map_len)
     }
     .map_err(|e| Error::io("mmap", Some(&path), e))?;
-    if cfg.only_key.is_some() {
+    if cfg.only_keys.is_some() {
         // One key's record (and its older ones) is all this handle reads
         // through the mapping: with a cold page cache each would otherwise
         // read the whole read-around window (8 MiB on this machine's disk).
@@ -439,10 +439,10 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         }
     };
     // A one-key read starts past the writer's tail index when it has one.
-    let (start, cp_last) = match (&cfg.only_key, report.used_checkpoint, &crypt) {
-        (Some(key), true, None) => {
+    let (start, cp_last) = match (&cfg.only_keys, report.used_checkpoint, &crypt) {
+        (Some(KeyScope::One(key)), true, None) => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
-            match tail_frames(&path, &identity, start, bytes, limit, &key.0, &table) {
+            match tail_frames(&path, &identity, start, bytes, limit, key, &table) {
                 Some((header, offs)) => {
                     for off in offs {
                         let f = frame_at(bytes, off)?;
@@ -467,7 +467,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 file: &file,
                 path: &path,
                 region: &region,
-                only_key: cfg.only_key.as_ref().map(|k| &k.0[..]),
+                only_keys: cfg.only_keys.as_ref(),
             },
             start,
             crate::log::written_end(&file, len, durable_end),
