@@ -342,25 +342,38 @@ impl EmdbBuilder {
     /// does not index the writer's whole tail. The handle is closed before
     /// this returns; the iterator keeps what it reads alive.
     pub fn range_once(
-        mut self,
+        self,
         namespace: Option<&str>,
         start: std::ops::Bound<&[u8]>,
         end: std::ops::Bound<&[u8]>,
     ) -> Result<Option<crate::RangeIter>> {
+        self.range_once_reporting(namespace, start, end)
+            .map(|(it, _)| it)
+    }
+
+    /// [`EmdbBuilder::range_once`], and how its open went.
+    pub(crate) fn range_once_reporting(
+        mut self,
+        namespace: Option<&str>,
+        start: std::ops::Bound<&[u8]>,
+        end: std::ops::Bound<&[u8]>,
+    ) -> Result<(Option<crate::RangeIter>, crate::RecoveryReport)> {
         let shared = |b: std::ops::Bound<&[u8]>| b.map(Arc::<[u8]>::from);
         let owned = |b: std::ops::Bound<&[u8]>| b.map(<[u8]>::to_vec);
         self.cfg.read_only = true;
         self.cfg.follow = false;
         self.cfg.only_keys = Some(KeyScope::Range(shared(start), shared(end)));
         let db = self.build()?;
+        let report = db.recovery_report().clone();
         let range = (owned(start), owned(end));
-        match namespace {
-            None => db.range_iter(range).map(Some),
+        let it = match namespace {
+            None => Some(db.range_iter(range)?),
             Some(name) => match db.namespace_if_exists(name)? {
-                Some(ns) => ns.range_iter(range).map(Some),
-                None => Ok(None),
+                Some(ns) => Some(ns.range_iter(range)?),
+                None => None,
             },
-        }
+        };
+        Ok((it, report))
     }
 }
 
@@ -532,16 +545,23 @@ fn write_tail_index(
     let h = &job.header;
     let usable = {
         let region = job.gen.log().region();
-        let scanned = indexer.scan(h.base, job.gen.bytes(&region), h.end);
+        let bytes = job.gen.bytes(&region);
+        let scanned = indexer
+            .scan(h.base, bytes, h.end)
+            .and_then(|usable| match usable {
+                true => indexer.sorted(bytes).map(Some),
+                false => Ok(None),
+            });
         job.gen.log().vouch(&region, scanned)
     };
     let installed = match usable {
-        Ok(true) => {
+        Ok(Some(sorted)) => {
             let faults = engine.upgrade().and_then(|e| e.cfg().faults.clone());
             crate::tail_index::write(
                 &job.db,
                 *h,
                 &indexer.entries(),
+                &sorted,
                 faults.as_deref(),
                 |rename| match engine.upgrade() {
                     Some(e) => {
@@ -554,7 +574,7 @@ fn write_tail_index(
         }
         // Nothing can be said for this stretch: note it was looked at, so
         // the next look waits for the next one.
-        Ok(false) => match engine.upgrade() {
+        Ok(None) => match engine.upgrade() {
             Some(e) => {
                 let _m = e.lock_maintenance();
                 e.install_tail_index(h, None).map(|_| true)

@@ -27,8 +27,12 @@ const PAGE: usize = 4096;
 const SLOT: usize = 16;
 /// Slots per page: the last 16 bytes hold the page index and its CRC.
 const PER_PAGE: usize = 255;
+/// Offsets per page of the sorted section (same trailer).
+const SORTED_PER_PAGE: usize = 510;
+/// Where a page's trailer starts: its index (u32), then its CRC (u32).
+const TRAILER: usize = PAGE - 16;
 /// Bytes of the header the header CRC covers.
-const HEADER_LEN: usize = 88;
+const HEADER_LEN: usize = 96;
 
 /// The tail index file of the database at `db`.
 pub(crate) fn path(db: &Path) -> PathBuf {
@@ -55,6 +59,9 @@ pub(crate) struct Header {
     pub last_frame_crc: u32,
     pub entries: u64,
     pub page_count: u64,
+    /// Offsets in the sorted section (every entry's, in key order), which
+    /// follows the slot pages.
+    pub sorted_count: u64,
 }
 
 impl Header {
@@ -72,6 +79,7 @@ impl Header {
         b.extend_from_slice(&0u32.to_le_bytes());
         b.extend_from_slice(&self.entries.to_le_bytes());
         b.extend_from_slice(&self.page_count.to_le_bytes());
+        b.extend_from_slice(&self.sorted_count.to_le_bytes());
         debug_assert_eq!(b.len(), HEADER_LEN);
         let crc = crc32(&b);
         b.extend_from_slice(&crc.to_le_bytes());
@@ -103,9 +111,14 @@ impl Header {
             last_frame_crc: read_u32(page, 64).ok_or("short tail index header")?,
             entries: u64_at(72)?,
             page_count: u64_at(80)?,
+            sorted_count: u64_at(88)?,
         };
         let slots = h.page_count.checked_mul(PER_PAGE as u64);
-        if h.page_count == 0 || slots.is_none_or(|s| h.entries > s / 2) || h.end < h.base.end {
+        if h.page_count == 0
+            || slots.is_none_or(|s| h.entries > s / 2)
+            || h.sorted_count != h.entries
+            || h.end < h.base.end
+        {
             return Err("tail index header is inconsistent");
         }
         Ok(h)
@@ -122,12 +135,26 @@ pub(crate) fn key_hash(key: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(key)
 }
 
-/// The whole file for `header` (whose `entries` and `page_count` are set
-/// here) and `entries` (key hash, frame offset; offsets are never 0).
-fn encode(mut header: Header, entries: &[(u64, u64)]) -> Vec<u8> {
+/// Append page number `index` of the file: `body` (at most [`TRAILER`]
+/// bytes), zeros, its index and CRC.
+fn push_page(out: &mut Vec<u8>, body: &[u8], index: usize) {
+    let start = out.len();
+    out.extend_from_slice(body);
+    out.resize(start + TRAILER, 0);
+    out.extend_from_slice(&(index as u32).to_le_bytes());
+    let crc = crc32(&out[start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.resize(start + PAGE, 0);
+}
+
+/// The whole file for `header` (whose counts are set here), `entries`
+/// (key hash, frame offset; offsets are never 0) and `sorted` (the same
+/// offsets in key order).
+fn encode(mut header: Header, entries: &[(u64, u64)], sorted: &[u64]) -> Vec<u8> {
     let pages = (entries.len() * 2).div_ceil(PER_PAGE).max(1);
     header.entries = entries.len() as u64;
     header.page_count = pages as u64;
+    header.sorted_count = sorted.len() as u64;
     let slots = (pages * PER_PAGE) as u64;
     let mut table = vec![(0u64, 0u64); pages * PER_PAGE];
     for &(hash, off) in entries {
@@ -138,17 +165,22 @@ fn encode(mut header: Header, entries: &[(u64, u64)]) -> Vec<u8> {
         table[s] = (hash, off);
     }
     let mut out = header.encode();
-    out.reserve(pages * PAGE);
+    out.reserve((pages + sorted.len().div_ceil(SORTED_PER_PAGE)) * PAGE);
+    let mut body = Vec::with_capacity(TRAILER);
     for (i, page) in table.chunks(PER_PAGE).enumerate() {
-        let start = out.len();
+        body.clear();
         for &(hash, off) in page {
-            out.extend_from_slice(&hash.to_le_bytes());
-            out.extend_from_slice(&off.to_le_bytes());
+            body.extend_from_slice(&hash.to_le_bytes());
+            body.extend_from_slice(&off.to_le_bytes());
         }
-        out.extend_from_slice(&(i as u32).to_le_bytes());
-        let crc = crc32(&out[start..]);
-        out.extend_from_slice(&crc.to_le_bytes());
-        out.resize(start + PAGE, 0);
+        push_page(&mut out, &body, i);
+    }
+    for (j, page) in sorted.chunks(SORTED_PER_PAGE).enumerate() {
+        body.clear();
+        for &off in page {
+            body.extend_from_slice(&off.to_le_bytes());
+        }
+        push_page(&mut out, &body, pages + j);
     }
     out
 }
@@ -161,6 +193,7 @@ pub(crate) fn write(
     db: &Path,
     header: Header,
     entries: &[(u64, u64)],
+    sorted: &[u64],
     faults: Option<&Faults>,
     install: impl FnOnce(&dyn Fn() -> Result<()>) -> Result<bool>,
 ) -> Result<bool> {
@@ -171,7 +204,7 @@ pub(crate) fn write(
             faults,
             WriteSite::Checkpoint,
             &f,
-            &encode(header, entries),
+            &encode(header, entries, sorted),
             0,
         )
         .map_err(|e| Error::io("write", Some(&tmp), e))?;
@@ -219,6 +252,8 @@ pub(crate) fn remove_if_past(db: &Path, end: u64) {
 pub(crate) struct TailIndex {
     file: File,
     pub header: Header,
+    /// The page read last (its number and bytes).
+    page: Option<(u64, Vec<u8>)>,
 }
 
 impl TailIndex {
@@ -238,35 +273,42 @@ impl TailIndex {
         if header.base != base {
             return Ok(None);
         }
-        Ok(Some(TailIndex { file, header }))
+        Ok(Some(TailIndex {
+            file,
+            header,
+            page: None,
+        }))
+    }
+
+    /// Page `p` (0: the first slot page), checked against its CRC.
+    fn page(&mut self, p: u64) -> std::result::Result<&[u8], String> {
+        if self.page.as_ref().is_none_or(|(at, _)| *at != p) {
+            let mut buf = vec![0u8; PAGE];
+            self.file
+                .read_exact_at(&mut buf, (1 + p) * PAGE as u64)
+                .map_err(|e| format!("cannot read the tail index: {e}"))?;
+            if read_u32(&buf, TRAILER) != Some(p as u32)
+                || read_u32(&buf, TRAILER + 4) != Some(crc32(&buf[..TRAILER + 4]))
+            {
+                return Err(format!("tail index page {p} fails its CRC"));
+            }
+            self.page = Some((p, buf));
+        }
+        Ok(self.page.as_ref().map_or(&[][..], |(_, b)| &b[..]))
     }
 
     /// Offsets of the entries whose key hash is `hash`, in slot order.
-    pub(crate) fn lookup(&self, hash: u64) -> std::result::Result<Vec<u64>, String> {
+    pub(crate) fn lookup(&mut self, hash: u64) -> std::result::Result<Vec<u64>, String> {
         let slots = self.header.page_count * PER_PAGE as u64;
         let mut s = home(hash, slots);
         let mut found = Vec::new();
-        let mut page = vec![0u8; PAGE];
-        let mut loaded = None;
         // At most half the slots are used: an empty one comes first.
         for _ in 0..slots {
-            let p = s / PER_PAGE as u64;
-            if loaded != Some(p) {
-                self.file
-                    .read_exact_at(&mut page, (1 + p) * PAGE as u64)
-                    .map_err(|e| format!("cannot read the tail index: {e}"))?;
-                let crc_at = PAGE - 12;
-                if read_u32(&page, crc_at - 4) != Some(p as u32)
-                    || read_u32(&page, crc_at) != Some(crc32(&page[..crc_at]))
-                {
-                    return Err(format!("tail index page {p} fails its CRC"));
-                }
-                loaded = Some(p);
-            }
+            let page = self.page(s / PER_PAGE as u64)?;
             let at = (s % PER_PAGE as u64) as usize * SLOT;
             let (h, off) = (
-                read_u64(&page, at).unwrap_or(0),
-                read_u64(&page, at + 8).unwrap_or(0),
+                read_u64(page, at).unwrap_or(0),
+                read_u64(page, at + 8).unwrap_or(0),
             );
             if off == 0 {
                 return Ok(found);
@@ -277,6 +319,16 @@ impl TailIndex {
             s = (s + 1) % slots;
         }
         Err("tail index has no empty slot".into())
+    }
+
+    /// Entry `i` of the sorted section (`i < header.sorted_count`).
+    pub(crate) fn sorted(&mut self, i: u64) -> std::result::Result<u64, String> {
+        if i >= self.header.sorted_count {
+            return Err("past the tail index's sorted section".into());
+        }
+        let p = self.header.page_count + i / SORTED_PER_PAGE as u64;
+        let at = (i % SORTED_PER_PAGE as u64) as usize * 8;
+        read_u64(self.page(p)?, at).ok_or_else(|| "short tail index page".into())
     }
 }
 
@@ -336,6 +388,13 @@ impl Indexer {
     pub(crate) fn entries(&self) -> Vec<(u64, u64)> {
         self.newest.iter().map(|(&(h, _), &off)| (h, off)).collect()
     }
+
+    /// The entries' offsets in key order (ties by offset), for the sorted
+    /// section; `bytes` is the log (plain) the last scan read.
+    pub(crate) fn sorted(&self, bytes: &[u8]) -> Result<Vec<u64>> {
+        let keys = crate::sorted::KeySource { bytes, crypt: None };
+        crate::sorted::sort_offsets(keys, self.newest.values().copied().collect())
+    }
 }
 
 #[cfg(test)]
@@ -355,13 +414,15 @@ mod tests {
             last_frame_crc: 0xdead_beef,
             entries: 0,
             page_count: 0,
+            sorted_count: 0,
         }
     }
 
     fn written(entries: &[(u64, u64)]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("t.emdb");
-        let done = write(&db, header(), entries, None, |install| {
+        let sorted: Vec<u64> = entries.iter().map(|e| e.1).collect();
+        let done = write(&db, header(), entries, &sorted, None, |install| {
             install()?;
             Ok(true)
         })
@@ -380,7 +441,7 @@ mod tests {
         entries.push((u64::MAX - 1, 2));
         entries.push((42 * 7, 77_777));
         let (_dir, db) = written(&entries);
-        let ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
         assert_eq!(ix.header.entries, entries.len() as u64);
         assert_eq!(ix.header.end, 100_000);
         for &(h, off) in &entries {
@@ -390,6 +451,11 @@ mod tests {
             assert_eq!(got.len(), want, "hash {h}");
         }
         assert!(ix.lookup(5).unwrap().is_empty());
+        // The sorted section holds what it was given, in its order.
+        for (i, e) in entries.iter().enumerate() {
+            assert_eq!(ix.sorted(i as u64).unwrap(), e.1);
+        }
+        assert!(ix.sorted(entries.len() as u64).is_err());
         // Another checkpoint: not this file's.
         let other = Base {
             end: 8192,
@@ -406,9 +472,15 @@ mod tests {
         let mut bytes = std::fs::read(&file).unwrap();
         bytes[PAGE + 100] ^= 1;
         std::fs::write(&file, &bytes).unwrap();
-        let ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
         let hit_page_0 = entries.iter().find(|e| home(e.0, 3 * 255) < 255).unwrap();
         assert!(ix.lookup(hit_page_0.0).is_err());
+        // The sorted section's last page (300 offsets: one page).
+        let last = bytes.len() - PAGE + 8;
+        bytes[last] ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        assert!(ix.sorted(0).is_err());
         bytes[20] ^= 1;
         std::fs::write(&file, &bytes).unwrap();
         assert!(TailIndex::open(&db, header().base).is_err());
@@ -471,6 +543,7 @@ mod tests {
     mod against_a_pinned_handle {
         use super::super::*;
         use crate::{Emdb, OneKey, Ttl};
+        use std::ops::Bound;
         use std::time::{Duration, Instant};
 
         const SPACES: [Option<&str>; 3] = [None, Some("a"), Some("b")];
@@ -578,6 +651,33 @@ mod tests {
                     assert_eq!(one, expected, "namespace {space:?}, key {i}");
                     through_index += usize::from(report.used_tail_index);
                 }
+                // Ranges: from a hot key to a little past it, and past
+                // every key written.
+                for i in (0..HOT + 3).step_by(37) {
+                    let (from, to) = (key(i), key(i + 40));
+                    let mut ranges = vec![
+                        (Bound::Included(&from[..]), Bound::Excluded(&to[..])),
+                        (Bound::Excluded(&from[..]), Bound::Included(&to[..])),
+                    ];
+                    if i == 0 {
+                        ranges.push((Bound::Unbounded, Bound::Excluded(&to[..])));
+                        ranges.push((Bound::Included(&to[..]), Bound::Unbounded));
+                    }
+                    for (start, end) in ranges {
+                        let (it, report) = Emdb::builder()
+                            .path(db)
+                            .range_once_reporting(space, start, end)
+                            .unwrap();
+                        let got: Vec<_> = it.unwrap().collect::<crate::Result<_>>().unwrap();
+                        let owned = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
+                        let want: Vec<_> = match space {
+                            Some(n) => pinned.namespace(n).unwrap().range(owned).unwrap(),
+                            None => pinned.range(owned).unwrap(),
+                        };
+                        assert_eq!(got, want, "namespace {space:?}, {start:?}..{end:?}");
+                        through_index += usize::from(report.used_tail_index);
+                    }
+                }
             }
             through_index
         }
@@ -631,7 +731,7 @@ mod tests {
                 }
                 std::thread::sleep(Duration::from_millis(5));
                 indexed += agree(&db_path);
-                reads += 3 * (HOT as usize + 5);
+                reads += 3 * (HOT as usize + 5 + 2 * 9 + 2);
             }
             assert!(
                 indexed * 2 > reads,

@@ -773,6 +773,7 @@ impl Engine {
                 last_frame_crc,
                 entries: 0,
                 page_count: 0,
+                sorted_count: 0,
             },
             gen,
         }))

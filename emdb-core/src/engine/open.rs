@@ -438,11 +438,12 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0)
         }
     };
-    // A one-key read starts past the writer's tail index when it has one.
+    // A one-key or one-range read starts past the writer's tail index
+    // when it has one.
     let (start, cp_last) = match (&cfg.only_keys, report.used_checkpoint, &crypt) {
-        (Some(KeyScope::One(key)), true, None) => {
+        (Some(scope), true, None) => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
-            match tail_frames(&path, &identity, start, bytes, limit, key, &table) {
+            match tail_frames(&path, &identity, start, bytes, limit, scope, &table) {
                 Some((header, offs)) => {
                     for off in offs {
                         let f = frame_at(bytes, off)?;
@@ -581,28 +582,31 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     })
 }
 
-/// The offsets of `key`'s newest frames (one per namespace at most) in
-/// the tail index the writer keeps beside the checkpoint covering the log
-/// up to `base_end`, and that index's header; `None` when there is no
-/// usable one (missing, for another checkpoint, damaged, past `limit`, the
-/// bytes written so far, or not matching the log), and the whole tail is
-/// scanned instead (docs/FORMAT.md, "Tail index file").
+/// The offsets of the newest frames of the keys in `scope` (one per key
+/// and namespace) in the tail index the writer keeps beside the checkpoint
+/// covering the log up to `base_end`, and that index's header; `None` when
+/// there is no usable one (missing, for another checkpoint, damaged, past
+/// `limit`, the bytes written so far, or not matching the log), and the
+/// whole tail is scanned instead (docs/FORMAT.md, "Tail index file"). One
+/// key is looked up by its hash, a range by a binary search of the sorted
+/// section.
 fn tail_frames(
     db: &Path,
     identity: &Identity,
     base_end: u64,
     bytes: &[u8],
     limit: u64,
-    key: &[u8],
+    scope: &KeyScope,
     table: &NsTable,
 ) -> Option<(crate::tail_index::Header, Vec<u64>)> {
     use crate::format::record::Kind;
+    use std::ops::Bound;
     let base = crate::tail_index::Base {
         db_id: identity.db_id,
         generation: identity.generation,
         end: base_end,
     };
-    let ix = crate::tail_index::TailIndex::open(db, base).ok()??;
+    let mut ix = crate::tail_index::TailIndex::open(db, base).ok()??;
     let h = ix.header;
     if h.end > limit
         || h.end > bytes.len() as u64
@@ -612,17 +616,50 @@ fn tail_frames(
     {
         return None;
     }
-    let mut offs = Vec::new();
-    for off in ix.lookup(crate::tail_index::key_hash(key)).ok()? {
+    // A frame the index points to: inside what it covers, CRC-checked, a
+    // plain put or delete of a namespace the checkpoint has.
+    let frame = |off: u64| {
         if off < base_end || off >= h.end {
             return None;
         }
         let f = frame_at(bytes, off).ok()?;
-        if f.sealed || !matches!(f.kind, Kind::Put | Kind::Delete) || table.get(f.ns).is_none() {
-            return None;
+        (!f.sealed && matches!(f.kind, Kind::Put | Kind::Delete) && table.get(f.ns).is_some())
+            .then_some(f)
+    };
+    let mut offs = Vec::new();
+    match scope {
+        KeyScope::One(key) => {
+            for off in ix.lookup(crate::tail_index::key_hash(key)).ok()? {
+                if frame(off)?.key == &key[..] {
+                    offs.push(off);
+                }
+            }
         }
-        if f.key == key {
-            offs.push(off);
+        KeyScope::Range(start, _) => {
+            // The first entry not before `start`, then every one up to the
+            // end of the range.
+            let (mut lo, mut hi) = (0, h.sorted_count);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let k = frame(ix.sorted(mid).ok()?)?.key;
+                let before = match start {
+                    Bound::Included(s) => k < &s[..],
+                    Bound::Excluded(s) => k <= &s[..],
+                    Bound::Unbounded => false,
+                };
+                if before {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            for i in lo..h.sorted_count {
+                let off = ix.sorted(i).ok()?;
+                if !scope.holds(frame(off)?.key) {
+                    break;
+                }
+                offs.push(off);
+            }
         }
     }
     Some((h, offs))
