@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 secs="${EMDB_FUZZ_SECS:-4}"
-targets=(record header checkpoint log_replay checkpoint_load import_jsonl import_csv import_resp)
+targets=(record header checkpoint log_replay checkpoint_load tail_index_load import_jsonl import_csv import_resp)
 
 echo "== fuzz: cargo fmt --check (fuzz/ is not in the main workspace)"
 cargo fmt --check

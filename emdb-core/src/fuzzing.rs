@@ -162,3 +162,18 @@ pub fn reseal_checkpoint_v2(file: &mut [u8]) {
     let h = crate::format::crc::crc32(&file[..100]);
     file[100..104].copy_from_slice(&h.to_le_bytes());
 }
+
+/// Recompute every checksum of a tail index file (`<db>.tail`) in place
+/// after a fuzzer changed its bytes, so the reader's use of its slots and
+/// sorted offsets is reached (docs/FORMAT.md, "Tail index file").
+pub fn reseal_tail_index(file: &mut [u8]) {
+    crate::tail_index::reseal(file);
+}
+
+/// A tail index file bound like the valid one `like` (same checkpoint, same
+/// end and last frame) holding `entries` (key hash, frame offset; offsets
+/// not 0) and `sorted` (as many frame offsets, in the order given), every
+/// checksum right; `None` when `like` does not decode or the counts differ.
+pub fn forge_tail_index(like: &[u8], entries: &[(u64, u64)], sorted: &[u64]) -> Option<Vec<u8>> {
+    crate::tail_index::forge(like, entries, sorted)
+}

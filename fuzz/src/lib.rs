@@ -3,7 +3,7 @@
 //! (`tests/replay.rs`) run exactly the same code.
 //!
 //! The engine's targets (`record`, `header`, `checkpoint`, `log_replay`,
-//! `checkpoint_load`) are described below; the import targets of the CLI
+//! `checkpoint_load`, `tail_index_load`) are described below; the import targets of the CLI
 //! (`import_jsonl`, `import_csv`, `import_resp`) in [`transfer`] and their
 //! own modules. This library installs a counting global allocator
 //! ([`alloc`]) so that the import targets can bound a parser's memory.
@@ -26,6 +26,7 @@ pub mod import_jsonl;
 pub mod import_resp;
 pub mod log_replay;
 pub mod record;
+pub mod tail_index_load;
 pub mod transfer;
 
 use std::sync::OnceLock;

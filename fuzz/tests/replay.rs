@@ -87,6 +87,11 @@ fn checkpoint_load() {
 }
 
 #[test]
+fn tail_index_load() {
+    check("tail_index_load", emdb_fuzz::tail_index_load::run);
+}
+
+#[test]
 fn import_jsonl() {
     check("import_jsonl", emdb_fuzz::import_jsonl::run);
 }
