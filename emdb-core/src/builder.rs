@@ -295,9 +295,11 @@ impl EmdbBuilder {
     /// that reads nothing else, such as a one-shot `emdb get`.
     ///
     /// The open is the same (checkpoint mapped, the log written after it
-    /// read and every unit checked, whole batches only), but of that tail
-    /// only the records of `key` are indexed, with every namespace
-    /// create, drop and clear: beside a busy writer the tail can be
+    /// read and every unit checked, whole batches only; on a large database
+    /// the part a writer's tail index covers is looked up there instead,
+    /// as the part under the checkpoint is), but of that tail only the
+    /// records of `key` are indexed, with every namespace create, drop and
+    /// clear: beside a busy writer the tail can be
     /// megabytes, and scanning it costs a fraction of indexing every key
     /// in it (docs/ARCHITECTURE.md, "Checkpoints"). Encrypted records are
     /// indexed whole (their keys are sealed), so there it costs what a
@@ -337,7 +339,8 @@ impl EmdbBuilder {
     ///
     /// The open is the one [`EmdbBuilder::read_one_key`] makes with the
     /// range in place of the key: of the log written after the checkpoint
-    /// only the records of keys in the range are indexed (every unit still
+    /// (or after a writer's tail index, which is searched for the range)
+    /// only the records of keys in the range are indexed (every unit
     /// checked, whole batches only), so beside a busy writer a short scan
     /// does not index the writer's whole tail. The handle is closed before
     /// this returns; the iterator keeps what it reads alive.
@@ -494,7 +497,7 @@ fn auto_checkpoint(
                 Ok(Some(s)) => Job::Checkpoint(s),
                 _ => return Auto::Wait,
             },
-            _ => match e.tail_index_job() {
+            _ => match e.tail_index_job(&|base| indexer.gave_up(base)) {
                 Ok(Some(j)) => Job::TailIndex(j),
                 _ => return Auto::Wait,
             },
@@ -574,18 +577,30 @@ fn write_tail_index(
         }
         // Nothing can be said for this stretch: note it was looked at, so
         // the next look waits for the next one.
-        Ok(None) => match engine.upgrade() {
-            Some(e) => {
-                let _m = e.lock_maintenance();
-                e.install_tail_index(h, None).map(|_| true)
-            }
-            None => Ok(false),
-        },
+        Ok(None) => note_looked_at(engine, h),
         Err(_) => Ok(false),
+    };
+    // A failed write is not retried at once (the bell is armed at an end
+    // already passed, so the next write would ring): the next try is a
+    // stretch later.
+    let installed = match installed {
+        Err(_) => note_looked_at(engine, h).map(|_| false),
+        other => other,
     };
     match installed {
         Ok(true) => Auto::Done,
         _ => Auto::Wait,
+    }
+}
+
+/// Note that the tail index `h` would have covered was looked at.
+fn note_looked_at(engine: &std::sync::Weak<Engine>, h: &crate::tail_index::Header) -> Result<bool> {
+    match engine.upgrade() {
+        Some(e) => {
+            let _m = e.lock_maintenance();
+            e.install_tail_index(h, None).map(|_| true)
+        }
+        None => Ok(false),
     }
 }
 

@@ -43,10 +43,12 @@ pub struct RecoveryReport {
     pub skipped: Vec<SkippedRange>,
     /// Records whose namespace was lost with a skipped range (salvage only).
     pub orphaned_records: u64,
-    /// True when a one-key read ([`crate::EmdbBuilder::read_one_key`])
-    /// found its key's newest records in the tail index the writer keeps
-    /// beside the checkpoint, and scanned only the log written after it
-    /// (docs/ARCHITECTURE.md, "Tail indexes").
+    /// True when a one-key or one-range read
+    /// ([`crate::EmdbBuilder::read_one_key`],
+    /// [`crate::EmdbBuilder::range_once`]) found its keys' newest records
+    /// in the tail index the writer keeps beside the checkpoint, and
+    /// scanned only the log written after it (docs/ARCHITECTURE.md, "Tail
+    /// indexes").
     pub used_tail_index: bool,
 }
 

@@ -39,6 +39,11 @@ pub(crate) fn path(db: &Path) -> PathBuf {
     sibling(db, ".tail")
 }
 
+/// The temp file a tail index is written to before its rename.
+pub(crate) fn tmp_path(db: &Path) -> PathBuf {
+    sibling(db, ".tail.tmp")
+}
+
 /// Which log, and which checkpoint of it, a tail index extends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Base {
@@ -225,7 +230,7 @@ pub(crate) fn write(
     faults: Option<&Faults>,
     install: impl FnOnce(&dyn Fn() -> Result<()>) -> Result<bool>,
 ) -> Result<bool> {
-    let tmp = sibling(db, ".tail.tmp");
+    let tmp = tmp_path(db);
     let written = (|| {
         let f = efs::create_fresh(&tmp)?;
         fault::write_all_at(
@@ -301,6 +306,19 @@ impl TailIndex {
         if header.base != base {
             return Ok(None);
         }
+        let len = file
+            .metadata()
+            .map_err(|e| format!("cannot read the tail index: {e}"))?
+            .len();
+        let pages = header
+            .sorted_count
+            .div_ceil(SORTED_PER_PAGE as u64)
+            .checked_add(header.page_count)
+            .and_then(|p| p.checked_add(1))
+            .and_then(|p| p.checked_mul(PAGE as u64));
+        if pages != Some(len) {
+            return Err("tail index length does not match its header".into());
+        }
         Ok(Some(TailIndex {
             file,
             header,
@@ -312,8 +330,12 @@ impl TailIndex {
     fn page(&mut self, p: u64) -> std::result::Result<&[u8], String> {
         if self.page.as_ref().is_none_or(|(at, _)| *at != p) {
             let mut buf = vec![0u8; PAGE];
+            let at = p
+                .checked_add(1)
+                .and_then(|p| p.checked_mul(PAGE as u64))
+                .ok_or("tail index page out of range")?;
             self.file
-                .read_exact_at(&mut buf, (1 + p) * PAGE as u64)
+                .read_exact_at(&mut buf, at)
                 .map_err(|e| format!("cannot read the tail index: {e}"))?;
             if read_u32(&buf, TRAILER) != Some(p as u32)
                 || read_u32(&buf, TRAILER + 4) != Some(crc32(&buf[..TRAILER + 4]))
@@ -410,6 +432,12 @@ impl Indexer {
         }
         self.scanned_to = end;
         Ok(!self.unusable)
+    }
+
+    /// True when the log past `base` holds something no tail index can
+    /// say (see `unusable`), as far as it was scanned.
+    pub(crate) fn gave_up(&self, base: &Base) -> bool {
+        self.unusable && self.base.as_ref() == Some(base)
     }
 
     /// The entries to write: (key hash, offset).

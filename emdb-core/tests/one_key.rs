@@ -486,3 +486,65 @@ fn a_tail_index_is_installed_only_over_a_synced_log() {
         );
     }
 }
+
+/// A writer killed before its next sync leaves whole records past the
+/// durable end. The next writer's open keeps them and, before anything can
+/// be bound to them (a checkpoint, a tail index), makes them durable.
+#[test]
+fn a_writers_open_syncs_the_records_a_killed_writer_left_unsynced() {
+    use emdb_core::{Faults, FsEvent};
+    use std::sync::{Arc, Mutex};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.emdb");
+    let db = Emdb::builder()
+        .path(&path)
+        .checkpoint_tail(None)
+        .build()
+        .unwrap();
+    db.insert("synced", "1").unwrap();
+    db.flush().unwrap();
+    for i in 0..50 {
+        db.insert(key(i), "not synced yet").unwrap();
+    }
+    // The file as a SIGKILL now would leave it (the page cache keeps what
+    // was written): a copy, taken with the writer still open.
+    // Without the room allocated ahead (the last record's last byte is
+    // the 't' of its value), so the open has nothing to cut: a cut would
+    // sync the file anyway.
+    let copy = dir.path().join("killed.emdb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let end = bytes.iter().rposition(|&b| b != 0).unwrap() + 1;
+    bytes.truncate(end);
+    std::fs::write(&copy, &bytes).unwrap();
+    std::fs::copy(ckpt_path(&path), ckpt_path(&copy)).ok();
+    drop(db);
+
+    let synced: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+    let faults = Arc::new(Faults::default());
+    {
+        let synced = Arc::clone(&synced);
+        faults.observe(move |e| {
+            if let FsEvent::Synced(p) = e {
+                synced.lock().unwrap().push(p.clone());
+            }
+        });
+    }
+    let db = Emdb::builder()
+        .path(&copy)
+        .faults(Arc::clone(&faults))
+        .checkpoint_tail(None)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    assert_eq!(
+        db.get(key(49)).unwrap().as_deref(),
+        Some(&b"not synced yet"[..])
+    );
+    assert!(
+        synced.lock().unwrap().contains(&copy),
+        "the open made nothing durable: {:?}",
+        synced.lock().unwrap()
+    );
+    faults.stop_observing();
+}

@@ -739,8 +739,14 @@ impl Engine {
     /// the checkpoint on disk, up to the end the writer had reached, with
     /// `maintenance` held: `None` without a checkpoint on disk, in memory
     /// and for an encrypted database (docs/ARCHITECTURE.md, "Tail
-    /// indexes"). The entries come from [`crate::tail_index::Indexer`].
-    pub(crate) fn tail_index_job(&self) -> Result<Option<TailIndexJob>> {
+    /// indexes"). The entries come from [`crate::tail_index::Indexer`];
+    /// when `gave_up` says it can write none for this checkpoint (the log
+    /// past it holds a namespace change), the stretch is only noted as
+    /// looked at, with no sync.
+    pub(crate) fn tail_index_job(
+        &self,
+        gave_up: &dyn Fn(&crate::tail_index::Base) -> bool,
+    ) -> Result<Option<TailIndexJob>> {
         self.check_writable()?;
         let (base_end, end, last_frame_at) = {
             let w = self.writer.lock();
@@ -753,6 +759,16 @@ impl Engine {
         let Some(db) = gen.log().path().map(Path::to_path_buf) else {
             return Ok(None);
         };
+        let base = crate::tail_index::Base {
+            db_id: gen.log().identity.db_id,
+            generation: gen.log().identity.generation,
+            end: base_end,
+        };
+        if gave_up(&base) {
+            let mut w = self.writer.lock();
+            w.tail_indexed_end = w.tail_indexed_end.max(end);
+            return Ok(None);
+        }
         // Published before the lock was released: this sync covers it, so
         // no crash can lose a record the tail index points to.
         self.sync()?;
@@ -763,11 +779,7 @@ impl Engine {
         Ok(Some(TailIndexJob {
             db,
             header: crate::tail_index::Header {
-                base: crate::tail_index::Base {
-                    db_id: gen.log().identity.db_id,
-                    generation: gen.log().identity.generation,
-                    end: base_end,
-                },
+                base,
                 end,
                 last_frame_at,
                 last_frame_crc,
@@ -798,6 +810,14 @@ impl Engine {
             }
         }
         if let Some(rename) = rename {
+            // Never over another writer's tail index, nor from a handle
+            // that stopped writing.
+            self.check_writable()?;
+            {
+                let gen = self.gen.load_full();
+                let _slots = self.durability.slots_lock();
+                self.check_sole_writer(&gen)?;
+            }
             rename()?;
         }
         let mut w = self.writer.lock();

@@ -539,10 +539,19 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         len = end;
         region =
             Region::map_file(&file, end as usize).map_err(|e| Error::io("mmap", Some(&path), e))?;
+    } else if !cfg.read_only && end > durable_end {
+        // A writer that stopped without syncing left whole records past
+        // its last sync: make them durable now, before a checkpoint or a
+        // tail index is bound to them.
+        file.sync_data()
+            .map_err(|e| Error::io("fdatasync", Some(&path), e))?;
+        fault::note(cfg.faults.as_deref(), || FsEvent::Synced(path.clone()));
     }
     let _ = len;
     if !cfg.read_only {
         crate::tail_index::remove_if_past(&path, end);
+        // A tail index write that crashed before its rename left this.
+        let _ = std::fs::remove_file(crate::tail_index::tmp_path(&path));
     }
     let dsync = if cfg.read_only || !matches!(cfg.flush_policy, FlushPolicy::WriteThrough) {
         None
@@ -613,6 +622,8 @@ fn tail_frames(
         || h.last_frame_at < base_end
         || h.last_frame_at >= h.end
         || replay::stored_crc(bytes, h.last_frame_at) != h.last_frame_crc
+        || frame_at(bytes, h.last_frame_at)
+            .map_or(true, |f| h.last_frame_at + f.len as u64 != h.end)
     {
         return None;
     }
