@@ -134,22 +134,29 @@ fn agree(path: &Path, secret: Option<&EncryptionInput>) -> usize {
     found
 }
 
+/// A writer at `path` (no automatic checkpoints) that ran `workload`,
+/// checkpointed, and ran it again: a tail after the checkpoint, written but
+/// not flushed, with the writer still open.
+fn open_with_a_tail(path: &Path, rng: &mut Rng) -> Emdb {
+    let db = Emdb::builder()
+        .path(path)
+        .checkpoint_tail(None)
+        .build()
+        .unwrap();
+    workload(&db, rng, 400);
+    db.checkpoint().unwrap();
+    workload(&db, rng, 700);
+    std::thread::sleep(Duration::from_millis(5));
+    db
+}
+
 #[test]
 fn one_key_reads_agree_with_a_pinned_handle() {
     for seed in 1..=6u64 {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("one.emdb");
         let mut rng = Rng::new(seed);
-        let db = Emdb::builder()
-            .path(&path)
-            .checkpoint_tail(None)
-            .build()
-            .unwrap();
-        workload(&db, &mut rng, 400);
-        db.checkpoint().unwrap();
-        // The tail after the checkpoint, written but not flushed.
-        workload(&db, &mut rng, 700);
-        std::thread::sleep(Duration::from_millis(5));
+        let db = open_with_a_tail(&path, &mut rng);
         let found = agree(&path, None);
         assert!(found > 20, "seed {seed}: only {found} keys found");
         drop(db);
@@ -220,15 +227,7 @@ fn one_range_reads_agree_with_a_pinned_handle() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("range.emdb");
         let mut rng = Rng::new(seed);
-        let db = Emdb::builder()
-            .path(&path)
-            .checkpoint_tail(None)
-            .build()
-            .unwrap();
-        workload(&db, &mut rng, 400);
-        db.checkpoint().unwrap();
-        workload(&db, &mut rng, 700);
-        std::thread::sleep(Duration::from_millis(5));
+        let db = open_with_a_tail(&path, &mut rng);
         let pairs = ranges_agree(&path, None, &mut rng);
         assert!(pairs > 100, "seed {seed}: only {pairs} pairs");
         drop(db);

@@ -211,10 +211,8 @@ pub(super) fn load_checkpoint(
             return Err("checkpoint binding is inconsistent".into());
         }
     } else {
-        let f = frame_at(bytes, b.last_frame_at).map_err(|e| e.to_string())?;
-        if b.last_frame_at + f.len as u64 != b.covered_end
-            || replay::stored_crc(bytes, b.last_frame_at) != b.last_frame_crc
-        {
+        frame_at(bytes, b.last_frame_at).map_err(|e| e.to_string())?;
+        if !ends_with_frame(bytes, b.covered_end, b.last_frame_at, b.last_frame_crc) {
             return Err("checkpoint does not match the log's content".into());
         }
     }
@@ -591,6 +589,15 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     })
 }
 
+/// True when the log `bytes` holds, at `last_frame_at`, a frame that
+/// decodes, carries the stored CRC `crc` and ends at `end`: how a
+/// checkpoint or tail index bound to the log up to `end` checks that the
+/// log still holds what it was written against.
+fn ends_with_frame(bytes: &[u8], end: u64, last_frame_at: u64, crc: u32) -> bool {
+    frame_at(bytes, last_frame_at).is_ok_and(|f| last_frame_at + f.len as u64 == end)
+        && replay::stored_crc(bytes, last_frame_at) == crc
+}
+
 /// The offsets of the newest frames of the keys in `scope` (one per key
 /// and namespace) in the tail index the writer keeps beside the checkpoint
 /// covering the log up to `base_end`, and that index's header; `None` when
@@ -620,10 +627,7 @@ fn tail_frames(
     if h.end > limit
         || h.end > bytes.len() as u64
         || h.last_frame_at < base_end
-        || h.last_frame_at >= h.end
-        || replay::stored_crc(bytes, h.last_frame_at) != h.last_frame_crc
-        || frame_at(bytes, h.last_frame_at)
-            .map_or(true, |f| h.last_frame_at + f.len as u64 != h.end)
+        || !ends_with_frame(bytes, h.end, h.last_frame_at, h.last_frame_crc)
     {
         return None;
     }
