@@ -4,9 +4,9 @@
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use emdb_core::{Emdb, EncryptionInput, OneKey, RangeIter};
+use emdb_core::{Emdb, EncryptionInput, OneExpiry, OneKey, RangeIter};
 use emdb_tools::database::{self as shared, OpenOptions};
 pub use emdb_tools::database::{gave_up, retry_locked, unknown_namespace};
 use emdb_tools::secret::SecretOptions;
@@ -161,6 +161,35 @@ impl Session {
             OneKey::Found(value) => Ok(Some(value)),
             OneKey::Missing => Ok(None),
             OneKey::NoNamespace => Err(unknown_namespace(namespace.as_deref().unwrap_or_default())),
+        }
+    }
+
+    /// When `key` in the selected namespace expires, for a command that
+    /// reads nothing else (`ttl`), read the way [`Session::read_one`] reads
+    /// a value: `None` when the key has no value, `Some(None)` when it
+    /// never expires. A namespace that does not exist is "not found".
+    pub fn read_one_expiry(&mut self, key: &[u8]) -> CliResult<Option<Option<SystemTime>>> {
+        if self.db.is_some() || self.follow {
+            let space = self.space_reader()?;
+            if !space.contains(key)? {
+                return Ok(None);
+            }
+            let at = space.expires_at_ms(key)?;
+            return Ok(Some(at.map(|ms| UNIX_EPOCH + Duration::from_millis(ms))));
+        }
+        let path = self.path()?;
+        shared::check_file(&path, true)?;
+        let namespace = self.namespace.clone();
+        let found = self.with_secret(&path, |secret| {
+            shared::read_one_expiry(&path, secret, namespace.as_deref(), key)
+        })?;
+        match found {
+            OneExpiry::At(at) => Ok(Some(Some(at))),
+            OneExpiry::Never => Ok(Some(None)),
+            OneExpiry::Missing => Ok(None),
+            OneExpiry::NoNamespace => {
+                Err(unknown_namespace(namespace.as_deref().unwrap_or_default()))
+            }
         }
     }
 

@@ -288,6 +288,19 @@ pub enum OneKey {
     NoNamespace,
 }
 
+/// What [`EmdbBuilder::read_one_expiry`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OneExpiry {
+    /// The key is live and expires at this time.
+    At(std::time::SystemTime),
+    /// The key is live and has no expiry.
+    Never,
+    /// The namespace holds no live value for the key.
+    Missing,
+    /// There is no namespace of that name.
+    NoNamespace,
+}
+
 impl EmdbBuilder {
     /// Read one key of a database file and close it again: what a pinned
     /// read-only handle (`read_only(true).follow(false)`) would return for
@@ -310,23 +323,76 @@ impl EmdbBuilder {
 
     /// [`EmdbBuilder::read_one_key`], and how its open went.
     pub(crate) fn read_one_key_reporting(
-        mut self,
+        self,
         namespace: Option<&str>,
         key: &[u8],
     ) -> Result<(OneKey, crate::RecoveryReport)> {
+        let (value, report) = self.with_one_key(namespace, key, |db, ns| match ns {
+            None => db.get(key),
+            Some(ns) => ns.get(key),
+        })?;
+        let found = match value {
+            None => OneKey::NoNamespace,
+            Some(v) => v.map_or(OneKey::Missing, OneKey::Found),
+        };
+        Ok((found, report))
+    }
+
+    /// When `key` in `namespace` (`None`: the default one) of a database
+    /// file expires, read the way [`EmdbBuilder::read_one_key`] reads its
+    /// value (only that key's records of the log tail indexed), for a
+    /// caller that reads nothing else, such as a one-shot `emdb ttl`.
+    pub fn read_one_expiry(self, namespace: Option<&str>, key: &[u8]) -> Result<OneExpiry> {
+        self.read_one_expiry_reporting(namespace, key)
+            .map(|(e, _)| e)
+    }
+
+    /// [`EmdbBuilder::read_one_expiry`], and how its open went.
+    pub(crate) fn read_one_expiry_reporting(
+        self,
+        namespace: Option<&str>,
+        key: &[u8],
+    ) -> Result<(OneExpiry, crate::RecoveryReport)> {
+        // Existence and expiry from one lookup each, on a handle nobody
+        // writes through: the two agree unless the key expires in between,
+        // which reads as missing (as it would a moment later).
+        let (found, report) = self.with_one_key(namespace, key, |db, ns| {
+            let (live, at) = match ns {
+                None => (db.contains_key(key)?, db.expires_at(key)?),
+                Some(ns) => (ns.contains_key(key)?, ns.expires_at(key)?),
+            };
+            Ok(match (live, at) {
+                (false, _) => OneExpiry::Missing,
+                (true, Some(at)) => OneExpiry::At(at),
+                (true, None) => OneExpiry::Never,
+            })
+        })?;
+        Ok((found.unwrap_or(OneExpiry::NoNamespace), report))
+    }
+
+    /// Open the database read-only and pinned with only `key`'s records of
+    /// the log tail indexed, and run `read` on it with `namespace` (`None`
+    /// for the default one, where `read` gets `None`). `Ok((None, _))`:
+    /// there is no namespace of that name. The handle never leaves.
+    fn with_one_key<T>(
+        mut self,
+        namespace: Option<&str>,
+        key: &[u8],
+        read: impl FnOnce(&Emdb, Option<&crate::Namespace>) -> Result<T>,
+    ) -> Result<(Option<T>, crate::RecoveryReport)> {
         self.cfg.read_only = true;
         self.cfg.follow = false;
         self.cfg.only_keys = Some(KeyScope::One(Arc::from(key)));
         let db = self.build()?;
         let report = db.recovery_report().clone();
-        let value = match namespace {
-            None => db.get(key)?,
+        let out = match namespace {
+            None => Some(read(&db, None)?),
             Some(name) => match db.namespace_if_exists(name)? {
-                Some(ns) => ns.get(key)?,
-                None => return Ok((OneKey::NoNamespace, report)),
+                Some(ns) => Some(read(&db, Some(&ns))?),
+                None => None,
             },
         };
-        Ok((value.map_or(OneKey::Missing, OneKey::Found), report))
+        Ok((out, report))
     }
 }
 

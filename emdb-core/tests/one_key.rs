@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{ckpt_path, sibling, Rng};
-use emdb_core::{Emdb, EncryptionInput, OneKey, Ttl};
+use emdb_core::{Emdb, EncryptionInput, OneExpiry, OneKey, Ttl};
 
 const KEYS: u64 = 120;
 const SPACES: [Option<&str>; 3] = [None, Some("a"), Some("b")];
@@ -97,9 +97,11 @@ fn workload(db: &Emdb, rng: &mut Rng, ops: usize) {
     }
 }
 
-/// Every (namespace, key) answered by `read_one_key` and by a pinned
-/// read-only handle opened right after it; the two must agree.
-fn agree(path: &Path, secret: Option<&EncryptionInput>) -> usize {
+/// Every (namespace, key) answered by `read_one_key` and `read_one_expiry`
+/// and by a pinned read-only handle opened right after them; they must
+/// agree. Returns the keys found, and adds the keys with an expiry to
+/// `expiring`.
+fn agree(path: &Path, secret: Option<&EncryptionInput>, expiring: &mut usize) -> usize {
     let builder = || {
         let b = Emdb::builder().path(path);
         match secret {
@@ -129,6 +131,29 @@ fn agree(path: &Path, secret: Option<&EncryptionInput>) -> usize {
             };
             assert_eq!(one, expected, "namespace {space:?}, key {i}");
             found += usize::from(matches!(one, OneKey::Found(_)));
+            let expiry = builder().read_one_expiry(space, &k).unwrap();
+            let expected = match space {
+                Some(n) if !names.iter().any(|m| m == n) => OneExpiry::NoNamespace,
+                _ => {
+                    let (live, at) = match space {
+                        Some(n) => {
+                            let ns = pinned.namespace(n).unwrap();
+                            (ns.contains_key(&k).unwrap(), ns.expires_at(&k).unwrap())
+                        }
+                        None => (
+                            pinned.contains_key(&k).unwrap(),
+                            pinned.expires_at(&k).unwrap(),
+                        ),
+                    };
+                    match (live, at) {
+                        (false, _) => OneExpiry::Missing,
+                        (true, Some(at)) => OneExpiry::At(at),
+                        (true, None) => OneExpiry::Never,
+                    }
+                }
+            };
+            assert_eq!(expiry, expected, "expiry: namespace {space:?}, key {i}");
+            *expiring += usize::from(matches!(expiry, OneExpiry::At(_)));
         }
     }
     found
@@ -157,11 +182,13 @@ fn one_key_reads_agree_with_a_pinned_handle() {
         let path = dir.path().join("one.emdb");
         let mut rng = Rng::new(seed);
         let db = open_with_a_tail(&path, &mut rng);
-        let found = agree(&path, None);
+        let mut expiring = 0;
+        let found = agree(&path, None, &mut expiring);
         assert!(found > 20, "seed {seed}: only {found} keys found");
+        assert!(expiring > 0, "seed {seed}: no key with an expiry found");
         drop(db);
         // After the close (and its checkpoint) as well.
-        agree(&path, None);
+        agree(&path, None, &mut expiring);
     }
 }
 
@@ -265,7 +292,7 @@ fn one_key_reads_without_a_checkpoint() {
     workload(&db, &mut rng, 600);
     std::fs::remove_file(ckpt_path(&path)).ok();
     std::thread::sleep(Duration::from_millis(5));
-    assert!(agree(&path, None) > 20);
+    assert!(agree(&path, None, &mut 0) > 20);
 }
 
 #[test]
@@ -284,7 +311,9 @@ fn one_key_reads_of_an_encrypted_database() {
     db.checkpoint().unwrap();
     workload(&db, &mut rng, 300);
     std::thread::sleep(Duration::from_millis(5));
-    assert!(agree(&path, Some(&secret)) > 20);
+    let mut expiring = 0;
+    assert!(agree(&path, Some(&secret), &mut expiring) > 20);
+    assert!(expiring > 0, "no key with an expiry found");
     // The wrong key is refused, as by any open.
     let wrong = Emdb::builder()
         .path(&path)
@@ -393,7 +422,7 @@ fn a_killed_writers_tail_index_is_right_or_unused() {
         child.kill().unwrap();
         child.wait().unwrap();
         with_tail_index += usize::from(tail.exists());
-        agree(&path, None);
+        agree(&path, None, &mut 0);
         ranges_agree(&path, None, &mut rng);
         // The next writer recovers the file, and reads still agree.
         drop(
@@ -403,7 +432,7 @@ fn a_killed_writers_tail_index_is_right_or_unused() {
                 .build()
                 .unwrap(),
         );
-        agree(&path, None);
+        agree(&path, None, &mut 0);
         ranges_agree(&path, None, &mut rng);
     }
     assert!(

@@ -6,7 +6,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use emdb_core::{Emdb, EncryptionInput, OneKey, RangeIter};
+use emdb_core::{Emdb, EncryptionInput, OneExpiry, OneKey, RangeIter};
 
 use crate::error::{Kind, ToolError, ToolResult};
 use crate::secret;
@@ -87,6 +87,22 @@ pub fn read_one_key(
         b = b.encryption(s);
     }
     b.read_one_key(namespace, key)
+}
+
+/// When `key` in `namespace` of the database at `path` expires, read the
+/// way [`read_one_key`] reads its value
+/// ([`emdb_core::EmdbBuilder::read_one_expiry`]).
+pub fn read_one_expiry(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+    namespace: Option<&str>,
+    key: &[u8],
+) -> emdb_core::Result<OneExpiry> {
+    let mut b = Emdb::builder().path(path);
+    if let Some(s) = secret {
+        b = b.encryption(s);
+    }
+    b.read_one_expiry(namespace, key)
 }
 
 /// Iterate `start..end` of `namespace` in the database at `path`

@@ -1,6 +1,8 @@
 //! `emdb ttl KEY`, `emdb expire KEY DURATION`, `emdb persist KEY`.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
+
+use emdb_tools::space::unix_ms;
 
 use super::get::quoted;
 use crate::cli::{ExpireArgs, KeyArgs};
@@ -12,10 +14,12 @@ use crate::space::Space;
 /// Print the time left before a key expires, or `no expiry`.
 pub fn ttl(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
-    let space = s.space_reader()?;
-    require(&space, &key, ui)?;
-    let left = space.ttl(&key)?;
-    let at = space.expires_at_ms(&key)?;
+    let Some(expires) = s.read_one_expiry(&key)? else {
+        return Err(missing(&key, ui));
+    };
+    let now = SystemTime::now();
+    let left = expires.map(|t| t.duration_since(now).unwrap_or_default());
+    let at = expires.map(unix_ms);
     if ui.json {
         let report = ExpiryReport {
             key: ui.record(&key, None),
