@@ -576,3 +576,80 @@ fn a_writers_open_syncs_the_records_a_killed_writer_left_unsynced() {
     );
     faults.stop_observing();
 }
+
+/// Seeks into a large checkpointed sorted block (decimal, hexadecimal and
+/// binary keys, so a seek interpolates, and on uneven keys falls back to
+/// halving) give the pairs a `BTreeMap` gives, through `range_once` and
+/// through a pinned handle (whose first seeks run before any fences).
+#[test]
+fn seeks_into_a_large_sorted_block_agree_with_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seek.emdb");
+    let mut rng = Rng::new(0x5eec);
+    let mut model = std::collections::BTreeMap::new();
+    let db = Emdb::builder()
+        .path(&path)
+        .checkpoint_tail(None)
+        .build()
+        .unwrap();
+    for i in 0..6_000u64 {
+        let bytes: Vec<u8> = (0..1 + rng.below(10))
+            .map(|_| rng.below(256) as u8)
+            .collect();
+        for k in [
+            format!("user:{:08}", i * 13).into_bytes(),
+            format!("h{:x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20).into_bytes(),
+            bytes,
+        ] {
+            model.insert(k.clone(), k.clone());
+            db.insert(&k, &k).unwrap();
+        }
+    }
+    db.checkpoint().unwrap();
+    let keys: Vec<Vec<u8>> = model.keys().cloned().collect();
+    let pinned = Emdb::builder()
+        .path(&path)
+        .read_only(true)
+        .follow(false)
+        .build()
+        .unwrap();
+    let bound = |rng: &mut Rng| {
+        let mut k = keys[rng.below(keys.len() as u64) as usize].clone();
+        match rng.below(3) {
+            0 => {
+                k.pop();
+            }
+            1 => k.push(rng.below(256) as u8),
+            _ => {}
+        }
+        match rng.below(2) {
+            0 => Bound::Included(k),
+            _ => Bound::Excluded(k),
+        }
+    };
+    for _ in 0..60 {
+        let start = bound(&mut rng);
+        let want: Vec<(Vec<u8>, Vec<u8>)> = model
+            .range((start.clone(), Bound::Unbounded))
+            .take(5)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let once: Vec<_> = Emdb::builder()
+            .path(&path)
+            .range_once(None, borrowed(&start), Bound::Unbounded)
+            .unwrap()
+            .unwrap()
+            .take(5)
+            .map(|p| p.unwrap())
+            .collect();
+        assert_eq!(once, want, "range_once from {start:?}");
+        let held: Vec<_> = pinned
+            .range_iter((start.clone(), Bound::Unbounded))
+            .unwrap()
+            .take(5)
+            .map(|p| p.unwrap())
+            .collect();
+        assert_eq!(held, want, "pinned handle from {start:?}");
+    }
+    drop(db);
+}

@@ -616,7 +616,6 @@ fn tail_frames(
     table: &NsTable,
 ) -> Option<(crate::tail_index::Header, Vec<u64>)> {
     use crate::format::record::Kind;
-    use std::ops::Bound;
     let base = crate::tail_index::Base {
         db_id: identity.db_id,
         generation: identity.generation,
@@ -653,21 +652,15 @@ fn tail_frames(
         KeyScope::Range(start, _) => {
             // The first entry not before `start`, then every one up to the
             // end of the range.
-            let (mut lo, mut hi) = (0, h.sorted_count);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                let k = frame(ix.sorted(mid).ok()?)?.key;
-                let before = match start {
-                    Bound::Included(s) => k < &s[..],
-                    Bound::Excluded(s) => k <= &s[..],
-                    Bound::Unbounded => false,
-                };
-                if before {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
+            let count = usize::try_from(h.sorted_count).ok()?;
+            let unusable = || crate::error::Error::corruption(0, "unusable tail index");
+            let lo = crate::sorted::lower_bound(0, count, start.as_ref().map(|s| &s[..]), |i, k| {
+                let f = frame(ix.sorted(i as u64).map_err(|_| unusable())?).ok_or_else(unusable)?;
+                k.clear();
+                k.extend_from_slice(f.key);
+                Ok(())
+            })
+            .ok()? as u64;
             for i in lo..h.sorted_count {
                 let off = ix.sorted(i).ok()?;
                 if !scope.holds(frame(off)?.key) {
