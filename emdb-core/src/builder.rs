@@ -203,7 +203,12 @@ impl EmdbBuilder {
     /// `Some(bytes)` since the newest checkpoint and by at least half the
     /// size of the index image, which bounds what an open after a crash
     /// replays while keeping checkpoint writes within twice the log's.
-    /// Default 8 MiB of log; `None` turns it off.
+    /// Between two checkpoints of a plain database it also writes a tail
+    /// index (`<db>.tail`) every quarter to whole of `bytes` of log, so
+    /// one-shot reads ([`EmdbBuilder::read_one_key`],
+    /// [`EmdbBuilder::range_once`]) scan at most that much of the log
+    /// (docs/ARCHITECTURE.md, "Tail indexes"). Each one syncs the log first.
+    /// Default 8 MiB of log; `None` turns both off.
     pub fn checkpoint_tail(mut self, bytes: Option<u64>) -> Self {
         self.cfg.checkpoint_tail = bytes;
         self

@@ -847,7 +847,13 @@ const KEY_A: [u8; 32] = [0xA5; 32];
 const KEY_B: [u8; 32] = [0x5A; 32];
 
 fn builder_with(path: &Path, key: Option<[u8; 32]>) -> emdb_core::EmdbBuilder {
-    let b = Emdb::builder().path(path).checkpoint_on_close(false);
+    // No automatic checkpointer: its syncs (before each tail index or
+    // checkpoint) would make bytes durable behind the model's back, which
+    // tracks only the flushes and checkpoints the test makes.
+    let b = Emdb::builder()
+        .path(path)
+        .checkpoint_on_close(false)
+        .checkpoint_tail(None);
     match key {
         Some(k) => b.encryption_key(k),
         None => b,

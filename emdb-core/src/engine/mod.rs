@@ -54,6 +54,19 @@ use open::{new_header_page, new_identity, open_dsync};
 use writer::missing_ns;
 pub(crate) use writer::{encode, encoded_len, Batch, WriterState};
 
+/// Log between two tail indexes, given the `minimum` tail bound
+/// (`checkpoint_tail`) and the log `indexed` since the checkpoint by the
+/// newest one: half of what is indexed, at least a quarter of the minimum
+/// and at most the minimum. A one-shot read then scans at most a quarter of
+/// the minimum past a short tail's index (2 MiB by default) and at most the
+/// minimum past a long one's, while each file (which holds the whole tail)
+/// is rewritten each time the tail grows by half early on, and once per
+/// minimum later.
+fn tail_index_step(minimum: u64, indexed: u64) -> u64 {
+    let floor = (minimum / 4).max(1);
+    (indexed / 2).clamp(floor, minimum.max(floor))
+}
+
 /// What the automatic checkpointer should do ([`Engine::due`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Due {
@@ -834,9 +847,9 @@ impl Engine {
     /// once the log written since the newest one reaches its bound: the
     /// configured minimum or half the index image, whichever is larger, so
     /// the checkpoints' writes stay within twice the log's
-    /// (docs/ARCHITECTURE.md, "Checkpoints"). Where that bound is at least
-    /// twice the minimum, a tail index is due after each minimum's worth of
-    /// log between them ("Tail indexes"). Also arms the bell for the nearer of
+    /// (docs/ARCHITECTURE.md, "Checkpoints"). Between two checkpoints a
+    /// tail index is due after each [`tail_index_step`] of log ("Tail
+    /// indexes"). Also arms the bell for the nearer of
     /// the two, so the writer wakes the checkpointer as soon as it is due.
     pub(crate) fn due(&self) -> Due {
         let Some(min) = self.cfg.checkpoint_tail else {
@@ -859,10 +872,12 @@ impl Engine {
             .sum();
         let bound = min.max(image / 2);
         let checkpoint_at = from.saturating_add(bound);
-        let index_at =
-            (checkpointed != 0 && bound >= min.saturating_mul(2) && gen.crypt().is_none())
-                .then(|| indexed.max(from).saturating_add(min.max(1)))
-                .filter(|&at| at < checkpoint_at);
+        let index_at = (checkpointed != 0 && gen.crypt().is_none())
+            .then(|| {
+                let indexed = indexed.max(from);
+                indexed.saturating_add(tail_index_step(min, indexed - from))
+            })
+            .filter(|&at| at < checkpoint_at);
         self.bell
             .arm(index_at.map_or(checkpoint_at, |at| at.min(checkpoint_at)));
         if end >= checkpoint_at {
@@ -1376,4 +1391,26 @@ pub(crate) fn check_indexed(f: &Frame<'_>, ns: u32, off: u64) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_index_step;
+
+    #[test]
+    fn tail_index_steps_grow_with_the_tail_between_a_quarter_and_all_of_the_minimum() {
+        const MIB: u64 = 1 << 20;
+        // Where tail indexes fall after a checkpoint, with the default minimum.
+        let mut at = 0;
+        let mut ends = Vec::new();
+        while at < 40 * MIB {
+            at += tail_index_step(8 * MIB, at);
+            ends.push(at);
+        }
+        let mib: Vec<f64> = ends.iter().map(|&e| e as f64 / MIB as f64).collect();
+        assert_eq!(mib, [2.0, 4.0, 6.0, 9.0, 13.5, 20.25, 28.25, 36.25, 44.25]);
+        // A tiny or zero minimum still moves forward.
+        assert_eq!(tail_index_step(0, 0), 1);
+        assert_eq!(tail_index_step(3, 100), 3);
+    }
 }
