@@ -170,11 +170,13 @@ impl Session {
     /// never expires. A namespace that does not exist is "not found".
     pub fn read_one_expiry(&mut self, key: &[u8]) -> CliResult<Option<Option<SystemTime>>> {
         if self.db.is_some() || self.follow {
+            // Expiry first: a key that expires before the second read then
+            // reads as missing, not as one without an expiry.
             let space = self.space_reader()?;
+            let at = space.expires_at_ms(key)?;
             if !space.contains(key)? {
                 return Ok(None);
             }
-            let at = space.expires_at_ms(key)?;
             return Ok(Some(at.map(|ms| UNIX_EPOCH + Duration::from_millis(ms))));
         }
         let path = self.path()?;

@@ -313,9 +313,9 @@ impl EmdbBuilder {
     /// that reads nothing else, such as a one-shot `emdb get`.
     ///
     /// The open is the same (checkpoint mapped, the log written after it
-    /// read and every unit checked, whole batches only; on a large database
-    /// the part a writer's tail index covers is looked up there instead,
-    /// as the part under the checkpoint is), but of that tail only the
+    /// read and every unit checked, whole batches only; the part a
+    /// writer's tail index covers is looked up there instead, as the part
+    /// under the checkpoint is), but of that tail only the
     /// records of `key` are indexed, with every namespace create, drop and
     /// clear: beside a busy writer the tail can be
     /// megabytes, and scanning it costs a fraction of indexing every key
@@ -358,13 +358,14 @@ impl EmdbBuilder {
         namespace: Option<&str>,
         key: &[u8],
     ) -> Result<(OneExpiry, crate::RecoveryReport)> {
-        // Existence and expiry from one lookup each, on a handle nobody
-        // writes through: the two agree unless the key expires in between,
-        // which reads as missing (as it would a moment later).
+        // Expiry, then existence, on a handle nobody writes through. A key
+        // that expires between the two reads as missing, as it would a
+        // moment later (the other order would read it as never expiring:
+        // `expires_at` is `None` for a key that is gone).
         let (found, report) = self.with_one_key(namespace, key, |db, ns| {
-            let (live, at) = match ns {
-                None => (db.contains_key(key)?, db.expires_at(key)?),
-                Some(ns) => (ns.contains_key(key)?, ns.expires_at(key)?),
+            let (at, live) = match ns {
+                None => (db.expires_at(key)?, db.contains_key(key)?),
+                Some(ns) => (ns.expires_at(key)?, ns.contains_key(key)?),
             };
             Ok(match (live, at) {
                 (false, _) => OneExpiry::Missing,

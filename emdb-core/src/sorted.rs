@@ -166,7 +166,7 @@ const GUESS_MISSES: u32 = 3;
 /// are searched by interpolation instead: once the keys at both ends of
 /// the range are known, the next read is where `start` would lie if the
 /// keys were spread evenly between them (by the 8 bytes after their
-/// common prefix, as big-endian integers), which on evenly spread keys
+/// common prefix, read as digits: [`guess`]), which on evenly spread keys
 /// takes a handful of reads. A guess that does not halve the range is
 /// followed by a read at the middle, and after [`GUESS_MISSES`] such
 /// guesses the search only halves, so unevenly spread keys cost a few
@@ -185,9 +185,10 @@ pub(crate) fn lower_bound(
     let before = |k: &[u8]| if inclusive { k < s } else { k <= s };
     // Keys known to bracket the answer: the one just below `lo` (before
     // `start`) and the one at `hi` (not before it).
-    let mut below: Option<Vec<u8>> = None;
-    let mut above: Option<Vec<u8>> = None;
-    let mut k = Vec::new();
+    // Zeroed when dropped: an encrypted database's keys are plaintext here.
+    let mut below: Option<Zeroizing<Vec<u8>>> = None;
+    let mut above: Option<Zeroizing<Vec<u8>>> = None;
+    let mut k = Zeroizing::new(Vec::new());
     let mut halve = false;
     let mut misses = 0;
     while lo < hi {
@@ -209,10 +210,10 @@ pub(crate) fn lower_bound(
         key_at(mid, &mut k)?;
         if before(&k) {
             lo = mid + 1;
-            below = Some(std::mem::take(&mut k));
+            below = Some(std::mem::replace(&mut k, Zeroizing::new(Vec::new())));
         } else {
             hi = mid;
-            above = Some(std::mem::take(&mut k));
+            above = Some(std::mem::replace(&mut k, Zeroizing::new(Vec::new())));
         }
         // After a guess that left more than half, halve once; after a few
         // such guesses (keys spread unevenly), halve to the end.

@@ -363,9 +363,7 @@ fn every_crash_state_recovers_with_synced_data_and_whole_batches() {
         let path = live.join("db.emdb");
         let ckpt_path = live.join("db.emdb.ckpt");
         let faults = Arc::new(Faults::default());
-        let db = Emdb::builder()
-            .path(&path)
-            .checkpoint_on_close(false)
+        let db = builder_with(&path, None)
             .faults(Arc::clone(&faults))
             .build()
             .unwrap();

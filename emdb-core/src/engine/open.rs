@@ -604,8 +604,8 @@ fn ends_with_frame(bytes: &[u8], end: u64, last_frame_at: u64, crc: u32) -> bool
 /// there is no usable one (missing, for another checkpoint, damaged, past
 /// `limit`, the bytes written so far, or not matching the log), and the
 /// whole tail is scanned instead (docs/FORMAT.md, "Tail index file"). One
-/// key is looked up by its hash, a range by a binary search of the sorted
-/// section.
+/// key is looked up by its hash, a range by a search of the sorted section
+/// (`sorted::lower_bound`).
 fn tail_frames(
     db: &Path,
     identity: &Identity,
