@@ -51,9 +51,42 @@ pub struct RangeIter {
     merge: Merge,
     now: u64,
     verify: bool,
+    /// Whether the first step (the seek) has looked at the base's fences.
+    fences_looked: bool,
 }
 
 impl RangeIter {
+    /// After this iterator's seek: start building the base's fences if they
+    /// are due (`sorted::FenceSlot`), on a thread of their own so this
+    /// iterator does not wait for them.
+    fn build_fences_if_due(&self, keys: KeySource<'_>) {
+        let view = self.merge.view();
+        if !view.fences.build_due() {
+            return;
+        }
+        let (slot, base) = (Arc::clone(&view.fences), view.base.clone());
+        if cfg!(test) {
+            // Unit tests build them at once, so their seeks go through
+            // fences at a known point.
+            slot.build(keys, &base);
+            return;
+        }
+        let (gen, ns) = (Arc::clone(&self.gen), Arc::clone(&self.ns));
+        let spawned = std::thread::Builder::new()
+            .name("emdb-fences".into())
+            .spawn(move || {
+                let region = gen.log().region();
+                let keys = KeySource {
+                    bytes: gen.bytes(&region),
+                    crypt: ns.crypt(),
+                };
+                slot.build(keys, &base);
+            });
+        if spawned.is_err() {
+            view.fences.release();
+        }
+    }
+
     /// Tell the kernel how the rest of this iteration reads the log, as
     /// [`Emdb::advise_reads`] does for a handle (for an iterator from
     /// [`crate::EmdbBuilder::range_once`], which has none). Only a hint.
@@ -71,7 +104,12 @@ impl RangeIter {
                 bytes,
                 crypt: self.ns.crypt(),
             };
-            let w = match self.merge.next(keys) {
+            let next = self.merge.next(keys);
+            if !self.fences_looked {
+                self.fences_looked = true;
+                self.build_fences_if_due(keys);
+            }
+            let w = match next {
                 Ok(Some(w)) => w,
                 Ok(None) => return None,
                 Err(e) => return Some(self.gen.log().vouch(&region, Err(e))),
@@ -526,6 +564,7 @@ pub(crate) fn range_iter(
     let view = engine.sorted_view(&gen, &entry)?;
     Ok(RangeIter {
         merge: Merge::new(view, start, end),
+        fences_looked: false,
         now: engine.now(),
         verify: engine.cfg().verify_reads,
         gen,

@@ -580,7 +580,8 @@ fn a_writers_open_syncs_the_records_a_killed_writer_left_unsynced() {
 /// Seeks into a large checkpointed sorted block (decimal, hexadecimal and
 /// binary keys, so a seek interpolates, and on uneven keys falls back to
 /// halving) give the pairs a `BTreeMap` gives, through `range_once` and
-/// through a pinned handle (whose first seeks run before any fences).
+/// through a pinned handle: its first seeks run before any fences, the
+/// later ones through the fences a background thread built.
 #[test]
 fn seeks_into_a_large_sorted_block_agree_with_a_model() {
     let dir = tempfile::tempdir().unwrap();
@@ -627,7 +628,20 @@ fn seeks_into_a_large_sorted_block_agree_with_a_model() {
             _ => Bound::Excluded(k),
         }
     };
-    for _ in 0..60 {
+    let memory_before = pinned.stats().unwrap().index_memory_bytes;
+    // More seeks than it takes for the pinned handle's base to get fences
+    // (built on a thread of their own), then seeks through them.
+    let mut fenced = false;
+    for round in 0..200 {
+        if round == 120 {
+            let t = Instant::now();
+            while pinned.stats().unwrap().index_memory_bytes == memory_before
+                && t.elapsed() < Duration::from_secs(20)
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            fenced = pinned.stats().unwrap().index_memory_bytes > memory_before;
+        }
         let start = bound(&mut rng);
         let want: Vec<(Vec<u8>, Vec<u8>)> = model
             .range((start.clone(), Bound::Unbounded))
@@ -651,5 +665,6 @@ fn seeks_into_a_large_sorted_block_agree_with_a_model() {
             .collect();
         assert_eq!(held, want, "pinned handle from {start:?}");
     }
+    assert!(fenced, "the pinned handle's base never got its fences");
     drop(db);
 }
