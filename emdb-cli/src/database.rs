@@ -151,16 +151,13 @@ impl Session {
         if self.db.is_some() || self.follow {
             return Ok(self.space_reader()?.get(key)?.map(|v| v.into_vec()));
         }
-        let path = self.path()?;
-        shared::check_file(&path, true)?;
-        let namespace = self.namespace.clone();
-        let found = self.with_secret(&path, |secret| {
-            shared::read_one_key(&path, secret, namespace.as_deref(), key)
+        let found = self.one_shot(|path, secret, namespace| {
+            shared::read_one_key(path, secret, namespace, key)
         })?;
         match found {
             OneKey::Found(value) => Ok(Some(value)),
             OneKey::Missing => Ok(None),
-            OneKey::NoNamespace => Err(unknown_namespace(namespace.as_deref().unwrap_or_default())),
+            OneKey::NoNamespace => Err(unknown_namespace(self.namespace().unwrap_or_default())),
         }
     }
 
@@ -179,19 +176,14 @@ impl Session {
             }
             return Ok(Some(at.map(|ms| UNIX_EPOCH + Duration::from_millis(ms))));
         }
-        let path = self.path()?;
-        shared::check_file(&path, true)?;
-        let namespace = self.namespace.clone();
-        let found = self.with_secret(&path, |secret| {
-            shared::read_one_expiry(&path, secret, namespace.as_deref(), key)
+        let found = self.one_shot(|path, secret, namespace| {
+            shared::read_one_expiry(path, secret, namespace, key)
         })?;
         match found {
             OneExpiry::At(at) => Ok(Some(Some(at))),
             OneExpiry::Never => Ok(Some(None)),
             OneExpiry::Missing => Ok(None),
-            OneExpiry::NoNamespace => {
-                Err(unknown_namespace(namespace.as_deref().unwrap_or_default()))
-            }
+            OneExpiry::NoNamespace => Err(unknown_namespace(self.namespace().unwrap_or_default())),
         }
     }
 
@@ -210,17 +202,27 @@ impl Session {
         if self.db.is_some() || self.follow {
             return Ok(self.space_reader()?.range(start, end)?);
         }
-        let path = self.path()?;
-        shared::check_file(&path, true)?;
-        let namespace = self.namespace.clone();
         let (start, end) = (
             start.as_ref().map(Vec::as_slice),
             end.as_ref().map(Vec::as_slice),
         );
-        let found = self.with_secret(&path, |secret| {
-            shared::range_once(&path, secret, namespace.as_deref(), start, end)
+        let found = self.one_shot(|path, secret, namespace| {
+            shared::range_once(path, secret, namespace, start, end)
         })?;
-        found.ok_or_else(|| unknown_namespace(namespace.as_deref().unwrap_or_default()))
+        found.ok_or_else(|| unknown_namespace(self.namespace().unwrap_or_default()))
+    }
+
+    /// Run the one-shot read `op` on the database file with the secret
+    /// (asked for when the file turns out to be encrypted) and the selected
+    /// namespace. A missing file is an error, as for every reading command.
+    fn one_shot<T>(
+        &mut self,
+        mut op: impl FnMut(&Path, Option<EncryptionInput>, Option<&str>) -> emdb_core::Result<T>,
+    ) -> CliResult<T> {
+        let path = self.path()?;
+        shared::check_file(&path, true)?;
+        let namespace = self.namespace.clone();
+        self.with_secret(&path, |secret| op(&path, secret, namespace.as_deref()))
     }
 
     /// The key space of the selected namespace, for reading. A namespace

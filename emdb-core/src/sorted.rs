@@ -90,12 +90,24 @@ pub(crate) struct Fences {
 
 /// The 8 bytes of `tail` as a big-endian integer (zero-padded), so integer
 /// order is byte order.
+#[inline]
 fn window(tail: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    let n = tail.len().min(8);
-    w[..n].copy_from_slice(&tail[..n]);
-    // Big-endian: integer order is byte order.
-    w.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+    Alphabet::Bytes.value(tail)
+}
+
+/// The (up to) 8 bytes of `k` from `p` on (none past its end): what a
+/// [`window`] or a [`guess`] reads of a key whose first `p` bytes are a
+/// known common prefix.
+#[inline]
+fn window_bytes(k: &[u8], p: usize) -> &[u8] {
+    let t = k.get(p..).unwrap_or(&[]);
+    &t[..t.len().min(8)]
+}
+
+/// Bytes `a` and `b` start with alike.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 impl Fences {
@@ -106,12 +118,12 @@ impl Fences {
         let mut k = Vec::new();
         keys.read(base.get(0)?, &mut first)?;
         keys.read(base.get(n - 1)?, &mut k)?;
-        let lcp = first.iter().zip(&k).take_while(|(a, b)| a == b).count();
+        let lcp = common_prefix(&first, &k);
         first.truncate(lcp);
         let mut windows = Vec::with_capacity(n.div_ceil(FENCE_STEP));
         for i in (0..n).step_by(FENCE_STEP) {
             keys.read(base.get(i)?, &mut k)?;
-            windows.push(window(k.get(lcp..).unwrap_or(&[])));
+            windows.push(window(window_bytes(&k, lcp)));
         }
         Ok(Fences {
             prefix: first,
@@ -235,15 +247,13 @@ pub(crate) fn lower_bound(
 /// where its digits would use 10 values of every 256. The middle when the
 /// digits do not tell `b` and `a` apart.
 fn guess(b: &[u8], a: &[u8], s: &[u8], lo: usize, hi: usize) -> usize {
-    let p = b.iter().zip(a).take_while(|(x, y)| x == y).count();
-    let tail =
-        |k: &'_ [u8]| -> Vec<u8> { k.get(p..).unwrap_or(&[]).iter().take(8).copied().collect() };
-    let (tb, ta) = (tail(b), tail(a));
-    let alphabet = Alphabet::of(tb.iter().chain(&ta).copied());
+    let p = common_prefix(b, a);
+    let (tb, ta) = (window_bytes(b, p), window_bytes(a, p));
+    let alphabet = Alphabet::of(tb.iter().chain(ta).copied());
     let (wb, wa, ws) = (
-        alphabet.value(&tb),
-        alphabet.value(&ta),
-        alphabet.value(&tail(s)),
+        alphabet.value(tb),
+        alphabet.value(ta),
+        alphabet.value(window_bytes(s, p)),
     );
     if wa <= wb {
         return lo + (hi - lo) / 2;
@@ -1132,9 +1142,9 @@ pub(crate) fn key_order<'k>(n: usize, key_of: impl Fn(usize) -> &'k [u8]) -> Res
             break;
         }
         let k = key_of(i);
-        lcp = lcp.min(k.iter().zip(first).take_while(|(a, b)| a == b).count());
+        lcp = lcp.min(common_prefix(k, first));
     }
-    let window = |k: &[u8]| window(k.get(lcp..).unwrap_or(&[]));
+    let window = |k: &[u8]| window(window_bytes(k, lcp));
     // (window, index)
     let mut items: Vec<(u64, u32)> = Vec::with_capacity(n);
     for i in 0..n {
@@ -1326,10 +1336,13 @@ impl Merge {
 
     fn seek(&mut self, keys: KeySource<'_>, start: &Bound<Vec<u8>>) -> Result<()> {
         let mut scratch = Zeroizing::new(Vec::new());
-        let before = |k: &[u8]| match start {
-            Bound::Included(s) => k < s.as_slice(),
-            Bound::Excluded(s) => k <= s.as_slice(),
-            Bound::Unbounded => false,
+        let start_key = start.as_ref().map(Vec::as_slice);
+        // The key of the record at `off`, into `k`.
+        let mut key_of = |off: u64, k: &mut Vec<u8>| -> Result<()> {
+            let key = keys.key(off, &mut scratch)?;
+            k.clear();
+            k.extend_from_slice(key);
+            Ok(())
         };
         // The first entry whose key is not before `start`, between the
         // fences around it once the base has them.
@@ -1340,24 +1353,11 @@ impl Merge {
                 self.prefetch_base(keys, i);
             }
         }
-        let base = &self.view.base;
-        let lo = lower_bound(lo, hi, start.as_ref().map(Vec::as_slice), |i, k| {
-            let key = keys.key(base.get(i)?, &mut scratch)?;
-            k.clear();
-            k.extend_from_slice(key);
-            Ok(())
-        })?;
+        let (base, delta) = (&self.view.base, &self.view.delta);
+        let lo = lower_bound(lo, hi, start_key, |i, k| key_of(base.get(i)?, k))?;
         self.base.at = lo;
         self.base.ahead = lo;
-        let (mut lo, mut hi) = (0usize, self.view.delta.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if before(keys.key(self.view.delta[mid], &mut scratch)?) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
+        let lo = lower_bound(0, delta.len(), start_key, |i, k| key_of(delta[i], k))?;
         self.delta.at = lo;
         self.delta.ahead = lo;
         self.load_ahead(keys);

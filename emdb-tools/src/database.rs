@@ -73,6 +73,16 @@ pub fn open(
     }
 }
 
+/// A builder for the database at `path`, with `secret` when given, for
+/// the one-shot reads below.
+fn one_shot(path: &Path, secret: Option<EncryptionInput>) -> emdb_core::EmdbBuilder {
+    let b = Emdb::builder().path(path);
+    match secret {
+        Some(s) => b.encryption(s),
+        None => b,
+    }
+}
+
 /// Read `key` in `namespace` of the database at `path` and close it
 /// ([`emdb_core::EmdbBuilder::read_one_key`]: read-only, pinned, and only
 /// that key's records of the log tail indexed).
@@ -82,11 +92,7 @@ pub fn read_one_key(
     namespace: Option<&str>,
     key: &[u8],
 ) -> emdb_core::Result<OneKey> {
-    let mut b = Emdb::builder().path(path);
-    if let Some(s) = secret {
-        b = b.encryption(s);
-    }
-    b.read_one_key(namespace, key)
+    one_shot(path, secret).read_one_key(namespace, key)
 }
 
 /// When `key` in `namespace` of the database at `path` expires, read the
@@ -98,11 +104,7 @@ pub fn read_one_expiry(
     namespace: Option<&str>,
     key: &[u8],
 ) -> emdb_core::Result<OneExpiry> {
-    let mut b = Emdb::builder().path(path);
-    if let Some(s) = secret {
-        b = b.encryption(s);
-    }
-    b.read_one_expiry(namespace, key)
+    one_shot(path, secret).read_one_expiry(namespace, key)
 }
 
 /// Iterate `start..end` of `namespace` in the database at `path`
@@ -116,11 +118,7 @@ pub fn range_once(
     start: Bound<&[u8]>,
     end: Bound<&[u8]>,
 ) -> emdb_core::Result<Option<RangeIter>> {
-    let mut b = Emdb::builder().path(path);
-    if let Some(s) = secret {
-        b = b.encryption(s);
-    }
-    b.range_once(namespace, start, end)
+    one_shot(path, secret).range_once(namespace, start, end)
 }
 
 /// [`open`], asking for the passphrase on the terminal (when `can_prompt`)
