@@ -417,12 +417,18 @@ fn group_commit_shares_fsyncs_between_concurrent_flushers() {
             .flush_policy(policy)
             .build()
             .unwrap();
+        // The eight flushers meet before each round's flush, so the test
+        // measures sharing between concurrent flushes, not how the
+        // scheduler happens to spread the threads on a loaded machine.
+        let round = std::sync::Arc::new(std::sync::Barrier::new(8));
         let threads: Vec<_> = (0..8u32)
             .map(|t| {
                 let db = db.clone();
+                let round = std::sync::Arc::clone(&round);
                 std::thread::spawn(move || {
                     for i in 0..20u32 {
                         db.insert(format!("{t}:{i}"), "v").unwrap();
+                        round.wait();
                         db.flush().unwrap();
                     }
                 })
