@@ -9,7 +9,10 @@
 //!   (pinned, no follower) and one key read, which grows with the log
 //!   written since the last checkpoint; then the same key is read with
 //!   `EmdbBuilder::read_one_key`, which a one-shot `emdb get` runs (the
-//!   tail is scanned, and only that key's records indexed),
+//!   tail is scanned, and only that key's records indexed), a range of
+//!   about 100 keys with `range_once` (a one-shot `emdb scan --prefix`),
+//!   and every key counted with `read_counts` (a one-shot `emdb count`),
+//!   which must find all `N` keys,
 //! - every insert is timed (a checkpoint copies the index under the writer
 //!   lock: the longest insert shows that stall).
 //!
@@ -17,7 +20,10 @@
 //! (`N=10000000 SECS=60` for the 10M figure in docs/BENCH.md; `RATE=W`
 //! caps the writer at W inserts a second, default as fast as it goes;
 //! `LEAVE=DIR` only writes SECS seconds of overwrites, flushes and exits
-//! without closing, leaving `DIR/tail.emdb` with that tail to replay).
+//! without closing, leaving `DIR/tail.emdb` with that tail to replay;
+//! with `INDEXED=1` that writer runs its automatic checkpointer, capped at
+//! RATE, so the tail it leaves has the tail indexes a running writer's
+//! has).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,16 +107,26 @@ fn main() {
             to.push(suffix);
             std::fs::copy(&from, &to).unwrap();
         }
+        let indexed = env("INDEXED", 0) != 0;
+        let rate = if indexed { env("RATE", 0) } else { 0 };
         let db = Emdb::builder()
             .path(&kept)
-            .checkpoint_tail(None)
+            .checkpoint_tail(if indexed { Some(8 << 20) } else { None })
             .build()
             .unwrap();
         let mut rng = Rng::new(7);
         let start = Instant::now();
         let value = [b'x'; 100];
+        let mut written = 0u64;
         while start.elapsed() < Duration::from_secs(secs) {
             db.insert(key(rng.below(n as usize) as u64), value).unwrap();
+            written += 1;
+            if rate > 0 {
+                let due = Duration::from_secs_f64(written as f64 / rate as f64);
+                if let Some(wait) = due.checked_sub(start.elapsed()) {
+                    std::thread::sleep(wait);
+                }
+            }
         }
         db.flush().unwrap();
         println!("left {} with a tail", kept.display());
@@ -183,7 +199,13 @@ fn main() {
                     .count();
                 let one_range = t.elapsed();
                 assert!(pairs >= 10, "the range read found {pairs} pairs");
-                probes.push((replayed, open, one_key, one_range));
+                // What a one-shot `emdb count` does (only overwrites are
+                // written: every key is there).
+                let t = Instant::now();
+                let counts = Emdb::builder().path(&path).read_counts().unwrap();
+                let count = t.elapsed();
+                assert_eq!(counts.default, n, "the count");
+                probes.push((replayed, open, one_key, one_range, count));
             }
             probes
         })
@@ -272,6 +294,13 @@ fn main() {
          median {:.2} ms, max {:.2} ms",
         ranges[ranges.len() / 2].as_secs_f64() * 1e3,
         ranges[ranges.len() - 1].as_secs_f64() * 1e3
+    );
+    let mut counts: Vec<Duration> = probes.iter().map(|p| p.4).collect();
+    counts.sort_unstable();
+    println!(
+        "count (read_counts, what `emdb count` runs) beside the writer: median {:.2} ms, max {:.2} ms",
+        counts[counts.len() / 2].as_secs_f64() * 1e3,
+        counts[counts.len() - 1].as_secs_f64() * 1e3
     );
     let most = probes.iter().map(|p| p.0).max().unwrap_or(0);
     println!(

@@ -6,7 +6,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use emdb_core::{Emdb, EncryptionInput, OneExpiry, OneKey, RangeIter};
+use emdb_core::{Emdb, EncryptionInput, KeyCounts, OneExpiry, OneKey, RangeIter};
 use emdb_tools::database::{self as shared, OpenOptions};
 pub use emdb_tools::database::{gave_up, retry_locked, unknown_namespace};
 use emdb_tools::secret::SecretOptions;
@@ -159,6 +159,39 @@ impl Session {
             OneKey::Missing => Ok(None),
             OneKey::NoNamespace => Err(unknown_namespace(self.namespace().unwrap_or_default())),
         }
+    }
+
+    /// The live keys of every namespace, for a command that reads nothing
+    /// else (`count`, `ns list`): a one-shot run reads them with
+    /// [`emdb_core::EmdbBuilder::read_counts`], which beside a writer's
+    /// tail index looks up only the keys written past it; a session with a
+    /// handle open (or one that follows the writer) counts through that
+    /// handle.
+    pub fn read_counts(&mut self) -> CliResult<KeyCounts> {
+        if self.db.is_some() || self.follow {
+            let db = self.reader()?;
+            let mut namespaces = Vec::new();
+            for name in db.list_namespaces()? {
+                let n = db.namespace(&name)?.len()? as u64;
+                namespaces.push((name, n));
+            }
+            return Ok(KeyCounts {
+                default: db.len()? as u64,
+                namespaces,
+            });
+        }
+        self.one_shot(|path, secret, _| shared::read_counts(path, secret))
+    }
+
+    /// The live keys of the selected namespace, for a command that reads
+    /// nothing else (`count`), read the way [`Session::read_counts`]
+    /// reads them. A namespace that does not exist is "not found".
+    pub fn read_count(&mut self) -> CliResult<u64> {
+        if self.db.is_some() || self.follow {
+            return Ok(self.space_reader()?.len()? as u64);
+        }
+        let found = self.one_shot(shared::read_count)?;
+        found.ok_or_else(|| unknown_namespace(self.namespace().unwrap_or_default()))
     }
 
     /// When `key` in the selected namespace expires, for a command that

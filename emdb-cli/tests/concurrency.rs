@@ -255,3 +255,72 @@ fn get_and_exists_beside_a_writer_see_its_tail() {
         .code(1);
     drop(w);
 }
+
+#[test]
+fn count_and_ns_list_beside_a_writer_start_from_its_tail_index() {
+    // A writer with a small automatic-checkpoint minimum writes tail
+    // indexes beside its checkpoint; the one-shot `count` and `ns list`
+    // take the counts from the newest and move them by the keys written
+    // past it, and must answer as a full read of the tail does.
+    let db = TestDb::new();
+    let w = Emdb::builder()
+        .path(&db.path)
+        .checkpoint_tail(Some(8 << 10))
+        .build()
+        .unwrap();
+    let ns = w.namespace("s").unwrap();
+    for i in 0..2000 {
+        w.insert(format!("k{i}"), format!("old{i}")).unwrap();
+        ns.insert(format!("k{i}"), format!("s{i}")).unwrap();
+    }
+    w.checkpoint().unwrap();
+    let tail = db.path.with_extension("emdb.tail");
+    let start = Instant::now();
+    let mut round = 0;
+    while !tail.exists() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no tail index");
+        for i in (round..2000).step_by(37) {
+            w.insert(format!("k{i}"), format!("new{round}")).unwrap();
+            ns.remove(format!("k{i}")).unwrap();
+        }
+        w.insert(format!("added{round}"), "x").unwrap();
+        w.flush().unwrap();
+        round += 1;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Past the index: new keys, removes of old ones, overwrites.
+    for i in 0..30 {
+        w.insert(format!("late{i}"), "y").unwrap();
+        w.remove(format!("k{}", 1000 + i)).unwrap();
+        ns.insert(format!("k{}", 1 + i * 37), "back").unwrap();
+    }
+    w.flush().unwrap();
+    let version = std::fs::read(&tail).unwrap()[8];
+    assert_eq!(version, 2, "tail index version");
+
+    let full = Emdb::builder()
+        .path(&db.path)
+        .read_only(true)
+        .follow(false)
+        .build()
+        .unwrap();
+    let (all, in_s) = (
+        full.len().unwrap(),
+        full.namespace("s").unwrap().len().unwrap(),
+    );
+    assert!(all > 2000 && in_s < 2000, "{all} {in_s}");
+    db.cmd(["count"])
+        .assert()
+        .success()
+        .stdout(format!("{all}\n"));
+    db.cmd(["-n", "s", "count"])
+        .assert()
+        .success()
+        .stdout(format!("{in_s}\n"));
+    db.cmd(["ns", "list"])
+        .assert()
+        .success()
+        .stdout(format!("s\t{in_s}\n"));
+    db.cmd(["-n", "nope", "count"]).assert().code(1);
+    drop(w);
+}

@@ -402,7 +402,103 @@ impl EmdbBuilder {
     }
 }
 
+/// What [`EmdbBuilder::read_counts`] found: live, unexpired keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyCounts {
+    /// Keys in the default namespace.
+    pub default: u64,
+    /// Each named namespace and its keys, by name (as
+    /// [`crate::Emdb::list_namespaces`] lists them).
+    pub namespaces: Vec<(String, u64)>,
+}
+
 impl EmdbBuilder {
+    /// Count the live keys of every namespace of a database file and close
+    /// it again: what a pinned read-only handle's `len()` would return for
+    /// each, for a caller that reads nothing else, such as a one-shot
+    /// `emdb ns list`.
+    ///
+    /// Beside a running writer the log written since its checkpoint can
+    /// be tens of megabytes, which a read-only open indexes whole. When
+    /// the writer has left a tail index (docs/FORMAT.md, "Tail index
+    /// file", version 2) the counts are taken from it and moved by the
+    /// keys written past it, each looked up once (in the index, or the
+    /// checkpoint), and nothing is indexed: the cost is that of the log
+    /// past the index, not of everything since the checkpoint. Otherwise (no tail index, an
+    /// encrypted database, a namespace created, dropped or cleared since
+    /// the checkpoint) every record is indexed, as a read-only open does.
+    /// So is a database with keys that can expire: counting the unexpired
+    /// ones reads every key's expiry.
+    pub fn read_counts(self) -> Result<KeyCounts> {
+        self.read_counts_reporting().map(|(c, _)| c)
+    }
+
+    /// [`EmdbBuilder::read_counts`], and how its open went.
+    pub(crate) fn read_counts_reporting(self) -> Result<(KeyCounts, crate::RecoveryReport)> {
+        self.with_counts(|db| {
+            let mut namespaces = Vec::new();
+            for name in db.list_namespaces()? {
+                let n = db.namespace(&name)?.len()? as u64;
+                namespaces.push((name, n));
+            }
+            Ok(Some(KeyCounts {
+                default: db.len()? as u64,
+                namespaces,
+            }))
+        })
+        .map(|(c, report)| (c.unwrap_or_default(), report))
+    }
+
+    /// The live keys of `namespace` (`None`: the default one) of a
+    /// database file, read the way [`EmdbBuilder::read_counts`] reads
+    /// them, for a caller that reads nothing else, such as a one-shot
+    /// `emdb count`; `Ok(None)` when there is no namespace of that name.
+    pub fn read_count(self, namespace: Option<&str>) -> Result<Option<u64>> {
+        self.with_counts(|db| match namespace {
+            None => Ok(Some(db.len()? as u64)),
+            Some(name) => match db.namespace_if_exists(name)? {
+                Some(ns) => Ok(Some(ns.len()? as u64)),
+                None => Ok(None),
+            },
+        })
+        .map(|(c, _)| c)
+    }
+
+    /// Open the database read-only and pinned for counting (see
+    /// [`EmdbBuilder::read_counts`]) and run `count` on it. The handle
+    /// never leaves.
+    fn with_counts<T>(
+        mut self,
+        count: impl FnOnce(&Emdb) -> Result<Option<T>>,
+    ) -> Result<(Option<T>, crate::RecoveryReport)> {
+        self.cfg.read_only = true;
+        self.cfg.follow = false;
+        let mut scoped = self.clone();
+        scoped.cfg.only_keys = Some(KeyScope::Counts);
+        let db = scoped.build()?;
+        let expiring = |db: &Emdb| -> Result<bool> {
+            if db.expiring_len()? > 0 {
+                return Ok(true);
+            }
+            for name in db.list_namespaces()? {
+                if db.namespace(&name)?.expiring_len()? > 0 {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        };
+        // Counting unexpired keys reads every entry: the scoped index
+        // holds only some of them, so that takes a whole open.
+        let db = if db.recovery_report().used_tail_index && expiring(&db)? {
+            drop(db);
+            self.build()?
+        } else {
+            db
+        };
+        let out = count(&db)?;
+        Ok((out, db.recovery_report().clone()))
+    }
+
     /// Iterate one key range of a database file, for a caller that reads
     /// nothing else, such as a one-shot `emdb scan --prefix`: the pairs a
     /// pinned read-only handle's `range_iter((start, end))` would return
@@ -637,6 +733,7 @@ fn write_tail_index(
                 *h,
                 &indexer.entries(),
                 &sorted,
+                &job.counts,
                 faults.as_deref(),
                 |rename| match engine.upgrade() {
                     Some(e) => {

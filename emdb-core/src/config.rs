@@ -52,6 +52,14 @@ pub(crate) enum KeyScope {
     One(Arc<[u8]>),
     /// The keys within two bounds.
     Range(Bound<Arc<[u8]>>, Bound<Arc<[u8]>>),
+    /// No key: what a count resolves to when it takes its counts from a
+    /// tail index.
+    Nothing,
+    /// Every namespace's count: with a writer's tail index (version 2),
+    /// the counts are taken from it and moved by the keys written past it
+    /// (`Nothing` is indexed); without one, everything is indexed
+    /// (`EmdbBuilder::read_counts`).
+    Counts,
 }
 
 impl KeyScope {
@@ -60,6 +68,8 @@ impl KeyScope {
     pub(crate) fn holds(&self, key: &[u8]) -> bool {
         match self {
             KeyScope::One(k) => **k == *key,
+            KeyScope::Nothing => false,
+            KeyScope::Counts => true,
             KeyScope::Range(start, end) => {
                 let after_start = match start {
                     Bound::Included(s) => key >= &**s,
@@ -82,6 +92,8 @@ impl std::fmt::Debug for KeyScope {
         match self {
             KeyScope::One(k) => write!(f, "KeyScope::One({} bytes)", k.len()),
             KeyScope::Range(..) => write!(f, "KeyScope::Range(..)"),
+            KeyScope::Nothing => write!(f, "KeyScope::Nothing"),
+            KeyScope::Counts => write!(f, "KeyScope::Counts"),
         }
     }
 }

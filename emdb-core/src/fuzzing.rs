@@ -172,8 +172,26 @@ pub fn reseal_tail_index(file: &mut [u8]) {
 
 /// A tail index file bound like the valid one `like` (same checkpoint, same
 /// end and last frame) holding `entries` (key hash, frame offset; offsets
-/// not 0) and `sorted` (as many frame offsets, in the order given), every
-/// checksum right; `None` when `like` does not decode or the counts differ.
-pub fn forge_tail_index(like: &[u8], entries: &[(u64, u64)], sorted: &[u64]) -> Option<Vec<u8>> {
-    crate::tail_index::forge(like, entries, sorted)
+/// not 0), `sorted` (as many frame offsets, in the order given) and the
+/// count section `counts` (namespace id, live keys, live bytes, expiring
+/// keys; in the order given), every checksum right; `None` when `like`
+/// does not decode or the entries and sorted offsets differ in number.
+pub fn forge_tail_index(
+    like: &[u8],
+    entries: &[(u64, u64)],
+    sorted: &[u64],
+    counts: &[(u32, u64, u64, u64)],
+) -> Option<Vec<u8>> {
+    let counts: Vec<crate::tail_index::NsCounts> = counts
+        .iter()
+        .map(
+            |&(ns, live, live_bytes, expiring)| crate::tail_index::NsCounts {
+                ns,
+                live,
+                live_bytes,
+                expiring,
+            },
+        )
+        .collect();
+    crate::tail_index::forge(like, entries, sorted, &counts)
 }

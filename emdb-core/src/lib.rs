@@ -92,7 +92,8 @@ mod verify;
 pub use asyncdb::{AsyncEmdb, AsyncIter, AsyncNamespace};
 pub use batch::WriteBatch;
 pub use builder::{
-    default_database_path, EmdbBuilder, OneExpiry, OneKey, DEFAULT_APP_NAME, DEFAULT_DATABASE_NAME,
+    default_database_path, EmdbBuilder, KeyCounts, OneExpiry, OneKey, DEFAULT_APP_NAME,
+    DEFAULT_DATABASE_NAME,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use crypto::{Cipher, EncryptionInput, KdfParams};

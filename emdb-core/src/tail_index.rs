@@ -22,13 +22,18 @@ use crate::fs::{self as efs, sibling};
 use crate::replay::decode_unit;
 
 const MAGIC: &[u8; 8] = b"EMDBTAIL";
-const VERSION: u32 = 1;
+/// The version written. Version 1 files (no count section) are still read.
+const VERSION: u32 = 2;
 const PAGE: usize = 4096;
 const SLOT: usize = 16;
 /// Slots per page: the last 16 bytes hold the page index and its CRC.
 const PER_PAGE: usize = 255;
 /// Offsets per page of the sorted section (same trailer).
 const SORTED_PER_PAGE: usize = 510;
+/// Bytes of one entry of the count section.
+const COUNT: usize = 32;
+/// Count entries per page (same trailer).
+const COUNTS_PER_PAGE: usize = 127;
 /// Where a page's trailer starts: its index (u32), then its CRC (u32).
 const TRAILER: usize = PAGE - 16;
 /// Bytes of the header the header CRC covers.
@@ -53,6 +58,20 @@ pub(crate) struct Base {
     pub end: u64,
 }
 
+/// One namespace's counts as of a tail index's `end` (its count section):
+/// what its index held after every record before `end` was applied.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NsCounts {
+    /// Namespace id.
+    pub ns: u32,
+    /// Live keys (expired ones not yet swept included).
+    pub live: u64,
+    /// Log bytes of their records.
+    pub live_bytes: u64,
+    /// Live keys whose record carries an expiry.
+    pub expiring: u64,
+}
+
 /// A tail index file's header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Header {
@@ -67,6 +86,9 @@ pub(crate) struct Header {
     /// Offsets in the sorted section (every entry's, in key order), which
     /// follows the slot pages.
     pub sorted_count: u64,
+    /// Entries of the count section, which follows the sorted section
+    /// (version 2; 0 in a version 1 file, which has none).
+    pub ns_count: u32,
 }
 
 impl Header {
@@ -81,7 +103,7 @@ impl Header {
         b.extend_from_slice(&self.end.to_le_bytes());
         b.extend_from_slice(&self.last_frame_at.to_le_bytes());
         b.extend_from_slice(&self.last_frame_crc.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&self.ns_count.to_le_bytes());
         b.extend_from_slice(&self.entries.to_le_bytes());
         b.extend_from_slice(&self.page_count.to_le_bytes());
         b.extend_from_slice(&self.sorted_count.to_le_bytes());
@@ -96,7 +118,8 @@ impl Header {
         if page.len() < PAGE || &page[..8] != MAGIC {
             return Err("not a tail index");
         }
-        if read_u32(page, 8) != Some(VERSION) {
+        let version = read_u32(page, 8);
+        if version != Some(1) && version != Some(VERSION) {
             return Err("unknown tail index version");
         }
         if read_u32(page, HEADER_LEN) != Some(crc32(&page[..HEADER_LEN])) {
@@ -117,12 +140,14 @@ impl Header {
             entries: u64_at(72)?,
             page_count: u64_at(80)?,
             sorted_count: u64_at(88)?,
+            ns_count: read_u32(page, 68).ok_or("short tail index header")?,
         };
         let slots = h.page_count.checked_mul(PER_PAGE as u64);
         if h.page_count == 0
             || slots.is_none_or(|s| h.entries > s / 2)
             || h.sorted_count != h.entries
             || h.end < h.base.end
+            || (version == Some(1) && h.ns_count != 0)
         {
             return Err("tail index header is inconsistent");
         }
@@ -153,13 +178,19 @@ fn push_page(out: &mut Vec<u8>, body: &[u8], index: usize) {
 }
 
 /// The whole file for `header` (whose counts are set here), `entries`
-/// (key hash, frame offset; offsets are never 0) and `sorted` (the same
-/// offsets in key order).
-fn encode(mut header: Header, entries: &[(u64, u64)], sorted: &[u64]) -> Vec<u8> {
+/// (key hash, frame offset; offsets are never 0), `sorted` (the same
+/// offsets in key order) and `counts` (by namespace id).
+fn encode(
+    mut header: Header,
+    entries: &[(u64, u64)],
+    sorted: &[u64],
+    counts: &[NsCounts],
+) -> Vec<u8> {
     let pages = (entries.len() * 2).div_ceil(PER_PAGE).max(1);
     header.entries = entries.len() as u64;
     header.page_count = pages as u64;
     header.sorted_count = sorted.len() as u64;
+    header.ns_count = counts.len() as u32;
     let slots = (pages * PER_PAGE) as u64;
     let mut table = vec![(0u64, 0u64); pages * PER_PAGE];
     for &(hash, off) in entries {
@@ -187,6 +218,18 @@ fn encode(mut header: Header, entries: &[(u64, u64)], sorted: &[u64]) -> Vec<u8>
         }
         push_page(&mut out, &body, pages + j);
     }
+    let first = pages + sorted.len().div_ceil(SORTED_PER_PAGE);
+    for (j, page) in counts.chunks(COUNTS_PER_PAGE).enumerate() {
+        body.clear();
+        for c in page {
+            body.extend_from_slice(&c.ns.to_le_bytes());
+            body.extend_from_slice(&0u32.to_le_bytes());
+            body.extend_from_slice(&c.live.to_le_bytes());
+            body.extend_from_slice(&c.live_bytes.to_le_bytes());
+            body.extend_from_slice(&c.expiring.to_le_bytes());
+        }
+        push_page(&mut out, &body, first + j);
+    }
     out
 }
 
@@ -212,13 +255,18 @@ pub(crate) fn reseal(file: &mut [u8]) {
 /// ends) and the given entries and sorted offsets (which must be as many),
 /// checksums right: for fuzzing. `None` when `like` does not decode.
 #[cfg(feature = "fuzzing")]
-pub(crate) fn forge(like: &[u8], entries: &[(u64, u64)], sorted: &[u64]) -> Option<Vec<u8>> {
+pub(crate) fn forge(
+    like: &[u8],
+    entries: &[(u64, u64)],
+    sorted: &[u64],
+    counts: &[NsCounts],
+) -> Option<Vec<u8>> {
     let header = Header::decode(like).ok()?;
     (entries.len() == sorted.len() && entries.iter().all(|e| e.1 != 0))
-        .then(|| encode(header, entries, sorted))
+        .then(|| encode(header, entries, sorted, counts))
 }
 
-/// Write the tail index for `header` and `entries` to `<db>.tail.tmp`
+/// Write the tail index for `header`, `entries` and `counts` to `<db>.tail.tmp`
 /// (fsynced) and rename it over `<db>.tail` with `install` (which decides,
 /// under the caller's lock, whether it still applies). The temp file is
 /// removed when it is not installed.
@@ -227,6 +275,7 @@ pub(crate) fn write(
     header: Header,
     entries: &[(u64, u64)],
     sorted: &[u64],
+    counts: &[NsCounts],
     faults: Option<&Faults>,
     install: impl FnOnce(&dyn Fn() -> Result<()>) -> Result<bool>,
 ) -> Result<bool> {
@@ -237,7 +286,7 @@ pub(crate) fn write(
             faults,
             WriteSite::Checkpoint,
             &f,
-            &encode(header, entries, sorted),
+            &encode(header, entries, sorted, counts),
             0,
         )
         .map_err(|e| Error::io("write", Some(&tmp), e))?;
@@ -313,7 +362,8 @@ impl TailIndex {
         let pages = header
             .sorted_count
             .div_ceil(SORTED_PER_PAGE as u64)
-            .checked_add(header.page_count)
+            .checked_add(u64::from(header.ns_count).div_ceil(COUNTS_PER_PAGE as u64))
+            .and_then(|p| p.checked_add(header.page_count))
             .and_then(|p| p.checked_add(1))
             .and_then(|p| p.checked_mul(PAGE as u64));
         if pages != Some(len) {
@@ -345,6 +395,12 @@ impl TailIndex {
             self.page = Some((p, buf));
         }
         Ok(self.page.as_ref().map_or(&[][..], |(_, b)| &b[..]))
+    }
+
+    /// The slot a lookup of `hash` starts at: lookups in this order read
+    /// each page once.
+    pub(crate) fn home_slot(&self, hash: u64) -> u64 {
+        home(hash, self.header.page_count * PER_PAGE as u64)
     }
 
     /// Offsets of the entries whose key hash is `hash`, in slot order.
@@ -379,6 +435,34 @@ impl TailIndex {
         let p = self.header.page_count + i / SORTED_PER_PAGE as u64;
         let at = (i % SORTED_PER_PAGE as u64) as usize * 8;
         read_u64(self.page(p)?, at).ok_or_else(|| "short tail index page".into())
+    }
+
+    /// The count section, by namespace id: `Ok(None)` for a version 1
+    /// file, which has none. Ids must rise strictly.
+    pub(crate) fn counts(&mut self) -> std::result::Result<Option<Vec<NsCounts>>, String> {
+        let n = self.header.ns_count as usize;
+        if n == 0 {
+            return Ok(None);
+        }
+        let first =
+            self.header.page_count + self.header.sorted_count.div_ceil(SORTED_PER_PAGE as u64);
+        let mut out: Vec<NsCounts> = Vec::with_capacity(n);
+        for i in 0..n {
+            let page = self.page(first + (i / COUNTS_PER_PAGE) as u64)?;
+            let at = (i % COUNTS_PER_PAGE) * COUNT;
+            let u64_at = |o| read_u64(page, at + o).ok_or("short tail index page");
+            let c = NsCounts {
+                ns: read_u32(page, at).ok_or("short tail index page")?,
+                live: u64_at(8)?,
+                live_bytes: u64_at(16)?,
+                expiring: u64_at(24)?,
+            };
+            if out.last().is_some_and(|p| p.ns >= c.ns) || c.expiring > c.live {
+                return Err("tail index count section is inconsistent".into());
+            }
+            out.push(c);
+        }
+        Ok(Some(out))
     }
 }
 
@@ -471,14 +555,19 @@ mod tests {
             entries: 0,
             page_count: 0,
             sorted_count: 0,
+            ns_count: 0,
         }
     }
 
     fn written(entries: &[(u64, u64)]) -> (tempfile::TempDir, PathBuf) {
+        written_with(entries, &[])
+    }
+
+    fn written_with(entries: &[(u64, u64)], counts: &[NsCounts]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("t.emdb");
         let sorted: Vec<u64> = entries.iter().map(|e| e.1).collect();
-        let done = write(&db, header(), entries, &sorted, None, |install| {
+        let done = write(&db, header(), entries, &sorted, counts, None, |install| {
             install()?;
             Ok(true)
         })
@@ -518,6 +607,51 @@ mod tests {
             ..header().base
         };
         assert!(TailIndex::open(&db, other).unwrap().is_none());
+    }
+
+    #[test]
+    fn counts_read_back_as_written_and_a_damaged_count_page_is_an_error() {
+        // 300 namespaces: three pages of counts, after two sorted pages.
+        let entries: Vec<(u64, u64)> = (0..600u64).map(|i| (i << 40, 4096 + i)).collect();
+        let counts: Vec<NsCounts> = (0..300u32)
+            .map(|i| NsCounts {
+                ns: i * 3,
+                live: u64::from(i) * 1000 + 7,
+                live_bytes: u64::from(i) << 33,
+                expiring: u64::from(i),
+            })
+            .collect();
+        let (_dir, db) = written_with(&entries, &counts);
+        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        assert_eq!(ix.header.ns_count, 300);
+        assert_eq!(ix.counts().unwrap(), Some(counts.clone()));
+        // The other sections are where they were.
+        assert_eq!(ix.sorted(599).unwrap(), 4096 + 599);
+        assert!(ix.lookup(5 << 40).unwrap().contains(&(4096 + 5)));
+        // Damage in the last count page.
+        let file = path(&db);
+        let mut bytes = std::fs::read(&file).unwrap();
+        let last = bytes.len() - PAGE + 40;
+        bytes[last] ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        assert!(ix.counts().is_err());
+        // Ids out of order, or more expiring keys than live ones: refused.
+        for bad in [
+            vec![counts[1], counts[0]],
+            vec![NsCounts {
+                expiring: counts[1].live + 1,
+                ..counts[1]
+            }],
+        ] {
+            let (_dir, db) = written_with(&entries, &bad);
+            let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+            assert!(ix.counts().is_err(), "{bad:?}");
+        }
+        // None written: none read, as from a version 1 file.
+        let (_dir, db) = written(&entries);
+        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        assert_eq!(ix.counts().unwrap(), None);
     }
 
     #[test]
@@ -598,7 +732,7 @@ mod tests {
     /// written after them) answer as a pinned read-only handle does.
     mod against_a_pinned_handle {
         use super::super::*;
-        use crate::{Emdb, OneKey, Ttl};
+        use crate::{Emdb, KeyCounts, OneKey, Ttl};
         use std::ops::Bound;
         use std::time::{Duration, Instant};
 
@@ -620,9 +754,13 @@ mod tests {
             format!("key:{i:05}").into_bytes()
         }
 
-        /// Puts (some expiring at once, some in an hour), removes, batches
-        /// and transactions on the hot keys.
+        /// Puts (with `ttl`, some expiring at once, some in an hour),
+        /// removes, batches and transactions on the hot keys.
         fn writes(db: &Emdb, rng: &mut Lcg, ops: usize) {
+            writes_with(db, rng, ops, true);
+        }
+
+        fn writes_with(db: &Emdb, rng: &mut Lcg, ops: usize, ttl: bool) {
             for step in 0..ops {
                 let space = SPACES[rng.below(3) as usize];
                 let ns = space.map(|n| db.namespace(n).unwrap());
@@ -630,6 +768,10 @@ mod tests {
                 let value = format!("v{step}-{}-{}", rng.below(1000), "x".repeat(40));
                 match rng.below(10) {
                     0..=4 => match &ns {
+                        None => db.insert(&k, &value).unwrap(),
+                        Some(n) => n.insert(&k, &value).unwrap(),
+                    },
+                    5 if !ttl => match &ns {
                         None => db.insert(&k, &value).unwrap(),
                         Some(n) => n.insert(&k, &value).unwrap(),
                     },
@@ -681,10 +823,36 @@ mod tests {
             Header::decode(&bytes).ok().map(|h| h.end)
         }
 
+        /// `read_counts` against a pinned handle's counts; whether it went
+        /// through the tail index.
+        fn counts_agree(db: &Path) -> bool {
+            let pinned = Emdb::builder()
+                .path(db)
+                .read_only(true)
+                .follow(false)
+                .build()
+                .unwrap();
+            let (got, report) = Emdb::builder().path(db).read_counts_reporting().unwrap();
+            let mut namespaces = Vec::new();
+            for name in pinned.list_namespaces().unwrap() {
+                let n = pinned.namespace(&name).unwrap().len().unwrap() as u64;
+                namespaces.push((name, n));
+            }
+            let want = KeyCounts {
+                default: pinned.len().unwrap() as u64,
+                namespaces,
+            };
+            assert_eq!(got, want);
+            report.used_tail_index
+        }
+
         /// Every hot key (and a few never written) of every namespace:
         /// `read_one_key` against a pinned handle. Returns how many reads
         /// went through the tail index.
         fn agree(db: &Path) -> usize {
+            // With keys that can expire a count indexes everything: it
+            // still agrees.
+            counts_agree(db);
             let pinned = Emdb::builder()
                 .path(db)
                 .read_only(true)
@@ -802,12 +970,89 @@ mod tests {
             }
             std::fs::write(&file, &bytes).unwrap();
             assert_eq!(agree(&db_path), 0);
+            assert!(!counts_agree(&db_path));
             // Compaction writes a checkpoint, which replaces it.
             db.compact().unwrap();
             assert!(!file.exists());
             assert_eq!(agree(&db_path), 0);
             drop(db);
             assert_eq!(agree(&db_path), 0);
+        }
+
+        /// Counts through tail indexes (no key can expire): puts, removes,
+        /// batches and transactions past the index, in every namespace; a
+        /// clear and a namespace created past it, which a count cannot take
+        /// from it; a version 1 file, which has no counts.
+        #[test]
+        fn counts_through_tail_indexes_agree() {
+            let dir = tempfile::tempdir().unwrap();
+            let db_path = dir.path().join("counts.emdb");
+            let db = Emdb::builder()
+                .path(&db_path)
+                .checkpoint_tail(Some(8 << 10))
+                .build()
+                .unwrap();
+            for space in SPACES {
+                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
+                    .map(|i| (key(i), format!("base{i}").into_bytes()))
+                    .collect();
+                match space {
+                    None => db.insert_many(pairs).unwrap(),
+                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
+                }
+            }
+            db.checkpoint().unwrap();
+            let mut rng = Lcg(11);
+            let (mut through, mut last) = (0, 0);
+            for round in 0..8 {
+                writes_with(&db, &mut rng, 250, false);
+                db.flush().unwrap();
+                let t = Instant::now();
+                while indexed_end(&db_path).is_none_or(|e| e <= last)
+                    && t.elapsed() < Duration::from_secs(10)
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                last = indexed_end(&db_path).unwrap_or(last);
+                // New keys, overwrites and removes past the index.
+                writes_with(&db, &mut rng, 40, false);
+                for i in 0..5 {
+                    db.insert(key(5000 + round * 10 + i), "new").unwrap();
+                }
+                db.remove(key(round)).unwrap();
+                through += usize::from(counts_agree(&db_path));
+            }
+            assert!(through >= 6, "{through} of 8 counts used a tail index");
+            // The file is version 2 and has one count per namespace.
+            let bytes = std::fs::read(path(&db_path)).unwrap();
+            let h = Header::decode(&bytes).unwrap();
+            assert_eq!((read_u32(&bytes, 8), h.ns_count), (Some(2), 3));
+            // As version 1 (no count section): still read, never for counts.
+            let mut v1 = bytes[..bytes.len() - PAGE].to_vec();
+            v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+            v1[68..72].copy_from_slice(&0u32.to_le_bytes());
+            let crc = crc32(&v1[..HEADER_LEN]);
+            v1[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&crc.to_le_bytes());
+            std::fs::write(path(&db_path), &v1).unwrap();
+            let (_, report) = Emdb::builder()
+                .path(&db_path)
+                .read_one_key_reporting(None, &key(1))
+                .unwrap();
+            assert!(report.used_tail_index);
+            assert!(!counts_agree(&db_path));
+            std::fs::write(path(&db_path), &bytes).unwrap();
+            assert!(counts_agree(&db_path));
+            // A clear past the index, then a namespace created past it.
+            db.namespace("b").unwrap().clear().unwrap();
+            assert!(!counts_agree(&db_path));
+            db.namespace("c").unwrap().insert("k", "v").unwrap();
+            assert!(!counts_agree(&db_path));
+            // A checkpoint replaces the index: counted whole.
+            db.checkpoint().unwrap();
+            assert!(!path(&db_path).exists());
+            assert!(!counts_agree(&db_path));
+            db.close().unwrap();
+            assert!(!counts_agree(&db_path));
         }
     }
 }

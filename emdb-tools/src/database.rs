@@ -107,6 +107,27 @@ pub fn read_one_expiry(
     one_shot(path, secret).read_one_expiry(namespace, key)
 }
 
+/// Count the keys of every namespace of the database at `path` and close
+/// it ([`emdb_core::EmdbBuilder::read_counts`]: read-only, pinned, and
+/// beside a writer's tail index only the keys written past it looked up).
+pub fn read_counts(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+) -> emdb_core::Result<emdb_core::KeyCounts> {
+    one_shot(path, secret).read_counts()
+}
+
+/// Count the keys of `namespace` of the database at `path` and close it
+/// ([`emdb_core::EmdbBuilder::read_count`], read as [`read_counts`]
+/// reads); `None` when the namespace does not exist.
+pub fn read_count(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+    namespace: Option<&str>,
+) -> emdb_core::Result<Option<u64>> {
+    one_shot(path, secret).read_count(namespace)
+}
+
 /// Iterate `start..end` of `namespace` in the database at `path`
 /// ([`emdb_core::EmdbBuilder::range_once`]: read-only, pinned, and only
 /// that range's records of the log tail indexed); `None` when the

@@ -10,13 +10,15 @@
 //! file damaged by the fuzzer and every checksum redone, or with one forged
 //! from the real header and fuzzer-chosen entries (real keys' hashes or any,
 //! real frame offsets or any) and sorted offsets in a fuzzer-chosen order,
-//! then reads every key and a few ranges of both namespaces.
+//! with a fuzzer-chosen count section, then reads every key and a few
+//! ranges of both namespaces, and counts them (`EmdbBuilder::read_counts`).
 //!
 //! Checks: no panic; every value read and every pair a range yields is the
 //! key and value a put stored under that key in that namespace at some
 //! point (a forged index may point at an older record of a key: that is
 //! what its CRC-valid bytes say, as with a forged checkpoint), never
-//! garbage and never another key's or namespace's value.
+//! garbage and never another key's or namespace's value. Counts are what
+//! a forged index says (no check but that reading them does not panic).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -191,6 +193,10 @@ pub fn run(data: &[u8]) {
             t.assert_stored(ns.unwrap_or(""), &k, &v, "range yielded");
         }
     }
+    if let Ok(counts) = builder().read_counts() {
+        assert!(counts.namespaces.iter().all(|(n, _)| n == NAMESPACE));
+    }
+    let _ = builder().read_count(Some(NAMESPACE));
 }
 
 /// A tail index with the real header and fuzzer-placed entries.
@@ -237,5 +243,15 @@ fn forge(
             sorted.swap(i, j);
         }
     }
-    emdb_core::fuzzing::forge_tail_index(&t.tail, &entries, &sorted)
+    // Counts for namespaces 0 and 1 (the two the template has) or any.
+    let mut counts = Vec::new();
+    for _ in 0..u.int_in_range(0u8..=3).unwrap_or(0) {
+        let ns = match u.int_in_range(0u8..=3).unwrap_or(0) {
+            0..=2 => counts.len() as u32,
+            _ => u.arbitrary().unwrap_or(0),
+        };
+        let live: u64 = u.int_in_range(0..=1000).unwrap_or(0);
+        counts.push((ns, live, live * 20, u.int_in_range(0..=live).unwrap_or(0)));
+    }
+    emdb_core::fuzzing::forge_tail_index(&t.tail, &entries, &sorted, &counts)
 }

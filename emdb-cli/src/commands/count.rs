@@ -6,7 +6,7 @@ use crate::output::{CountReport, Ui};
 
 /// Print the number of keys.
 pub fn run(s: &mut Session, ui: &mut Ui) -> CliResult {
-    let count = s.space_reader()?.len()? as u64;
+    let count = s.read_count()?;
     if ui.json {
         ui.json_line(&CountReport { count })
     } else {

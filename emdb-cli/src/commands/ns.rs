@@ -15,9 +15,7 @@ pub fn run(cmd: &NsCommand, s: &mut Session, ui: &mut Ui) -> CliResult {
 }
 
 fn list(s: &mut Session, ui: &mut Ui) -> CliResult {
-    let db = s.reader()?;
-    for name in db.list_namespaces()? {
-        let keys = db.namespace(&name)?.len()? as u64;
+    for (name, keys) in s.read_counts()?.namespaces {
         if ui.json {
             ui.json_line(&NamespaceReport { name, keys })?;
         } else {

@@ -86,6 +86,8 @@ pub(crate) struct TailIndexJob {
     pub header: crate::tail_index::Header,
     /// The generation whose log it indexes.
     pub gen: Arc<Generation>,
+    /// Every namespace's counts as of `header.end`, by id.
+    pub counts: Vec<crate::tail_index::NsCounts>,
 }
 
 /// The engine shared by all clones of an `Emdb`.
@@ -761,11 +763,24 @@ impl Engine {
         gave_up: &dyn Fn(&crate::tail_index::Base) -> bool,
     ) -> Result<Option<TailIndexJob>> {
         self.check_writable()?;
-        let (base_end, end, last_frame_at) = {
+        // Counts read under the writer lock: every record before `end`
+        // is in the index, and no other.
+        let (base_end, end, last_frame_at, gen, counts) = {
             let w = self.writer.lock();
-            (w.checkpointed_end, w.end, w.last_frame_at)
+            let gen = self.gen.load_full();
+            let counts = gen
+                .ns_table()
+                .all()
+                .iter()
+                .map(|ns| crate::tail_index::NsCounts {
+                    ns: ns.id,
+                    live: ns.keydir.len(),
+                    live_bytes: ns.keydir.live_bytes(),
+                    expiring: ns.keydir.expiring(),
+                })
+                .collect::<Vec<_>>();
+            (w.checkpointed_end, w.end, w.last_frame_at, gen, counts)
         };
-        let gen = self.gen.load_full();
         if base_end == 0 || end <= base_end || gen.crypt().is_some() {
             return Ok(None);
         }
@@ -799,8 +814,10 @@ impl Engine {
                 entries: 0,
                 page_count: 0,
                 sorted_count: 0,
+                ns_count: 0,
             },
             gen,
+            counts,
         }))
     }
 

@@ -437,21 +437,71 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         }
     };
     // A one-key or one-range read starts past the writer's tail index
-    // when it has one.
+    // when it has one; so does a count, which indexes the keys written
+    // past it and takes every namespace's counts from it.
+    let mut scope = cfg.only_keys.clone();
+    let mut scan_end = None;
     let (start, cp_last) = match (&cfg.only_keys, report.used_checkpoint, &crypt) {
-        (Some(scope), true, None) => {
+        (Some(wanted), true, None) => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
-            match tail_frames(&path, &identity, start, bytes, limit, scope, &table) {
-                Some((header, offs)) => {
+            let durable = slot.durable_end.max(start);
+            let used = UsableTail::open(&path, &identity, start, bytes, limit, &table).and_then(
+                |mut tail| match wanted {
+                    KeyScope::Counts => {
+                        let (counts, end) = tail.counts_past(limit, durable)?;
+                        // Nothing is indexed: the counts are all the
+                        // handle answers for.
+                        let none = KeyScope::Nothing;
+                        Some((
+                            tail.ix.header,
+                            Vec::new(),
+                            Some(counts),
+                            Some(none),
+                            Some(end),
+                        ))
+                    }
+                    _ => {
+                        let offs = tail.frames(wanted)?;
+                        Some((tail.ix.header, offs, None, None, None))
+                    }
+                },
+            );
+            match used {
+                Some((header, offs, counts, keys, end)) => {
                     for off in offs {
                         let f = frame_at(bytes, off)?;
                         table.apply(bytes, off, &f).map_err(|e| e.strict(off))?;
                     }
                     report.used_tail_index = true;
-                    (header.end, header.last_frame_at)
+                    match counts {
+                        Some(counts) => {
+                            for c in counts {
+                                if let Some(ns) = table.get(c.ns) {
+                                    ns.keydir.set_counts(c.live, c.live_bytes, c.expiring);
+                                }
+                            }
+                            scope = keys;
+                            // Counted up to where the scan stopped: nothing
+                            // is left to replay.
+                            let (end, last) = end.unwrap_or((header.end, header.last_frame_at));
+                            scan_end = Some(end);
+                            (end, last)
+                        }
+                        None => (header.end, header.last_frame_at),
+                    }
                 }
-                None => (start, cp_last),
+                None => {
+                    // A count without a usable tail index counts everything.
+                    if matches!(wanted, KeyScope::Counts) {
+                        scope = None;
+                    }
+                    (start, cp_last)
+                }
             }
+        }
+        (Some(KeyScope::Counts), _, _) => {
+            scope = None;
+            (start, cp_last)
         }
         _ => (start, cp_last),
     };
@@ -466,10 +516,11 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 file: &file,
                 path: &path,
                 region: &region,
-                only_keys: cfg.only_keys.as_ref(),
+                only_keys: scope.as_ref(),
             },
             start,
-            crate::log::written_end(&file, len, durable_end),
+            // A count stops where its scan for the keys to index stopped.
+            scan_end.unwrap_or_else(|| crate::log::written_end(&file, len, durable_end)),
             durable_end,
             &mut table,
             &|_| {},
@@ -598,77 +649,215 @@ fn ends_with_frame(bytes: &[u8], end: u64, last_frame_at: u64, crc: u32) -> bool
         && replay::stored_crc(bytes, last_frame_at) == crc
 }
 
-/// The offsets of the newest frames of the keys in `scope` (one per key
-/// and namespace) in the tail index the writer keeps beside the checkpoint
-/// covering the log up to `base_end`, and that index's header; `None` when
-/// there is no usable one (missing, for another checkpoint, damaged, past
-/// `limit`, the bytes written so far, or not matching the log), and the
-/// whole tail is scanned instead (docs/FORMAT.md, "Tail index file"). One
-/// key is looked up by its hash, a range by a search of the sorted section
-/// (`sorted::lower_bound`).
-fn tail_frames(
-    db: &Path,
-    identity: &Identity,
+/// A key's state for a count: the length and expiry of its live record,
+/// `None` when it has none.
+type KeyState = Option<(u64, u64)>;
+
+/// A key's state at a tail index's end, as the index says.
+enum AtEnd {
+    /// Its newest frame there is a put of this length and expiry.
+    Put(u64, u64),
+    /// Its newest frame there is a delete.
+    Deleted,
+    /// The index holds no frame of it: the checkpoint's entry stands.
+    NotHere,
+}
+
+/// The writer's tail index beside the checkpoint covering the log up to
+/// `base_end`, checked against the log (docs/FORMAT.md, "Tail index
+/// file"), for a scoped open.
+struct UsableTail<'a> {
+    ix: crate::tail_index::TailIndex,
     base_end: u64,
-    bytes: &[u8],
-    limit: u64,
-    scope: &KeyScope,
-    table: &NsTable,
-) -> Option<(crate::tail_index::Header, Vec<u64>)> {
-    use crate::format::record::Kind;
-    let base = crate::tail_index::Base {
-        db_id: identity.db_id,
-        generation: identity.generation,
-        end: base_end,
-    };
-    let mut ix = crate::tail_index::TailIndex::open(db, base).ok()??;
-    let h = ix.header;
-    if h.end > limit
-        || h.end > bytes.len() as u64
-        || h.last_frame_at < base_end
-        || !ends_with_frame(bytes, h.end, h.last_frame_at, h.last_frame_crc)
-    {
-        return None;
-    }
-    // A frame the index points to: inside what it covers, CRC-checked, a
-    // plain put or delete of a namespace the checkpoint has.
-    let frame = |off: u64| {
-        if off < base_end || off >= h.end {
+    bytes: &'a [u8],
+    table: &'a NsTable,
+}
+
+impl<'a> UsableTail<'a> {
+    /// `None` when there is no usable one (missing, for another
+    /// checkpoint, damaged, past `limit`, the bytes written so far, or not
+    /// matching the log), and the whole tail is scanned instead.
+    fn open(
+        db: &Path,
+        identity: &Identity,
+        base_end: u64,
+        bytes: &'a [u8],
+        limit: u64,
+        table: &'a NsTable,
+    ) -> Option<UsableTail<'a>> {
+        let base = crate::tail_index::Base {
+            db_id: identity.db_id,
+            generation: identity.generation,
+            end: base_end,
+        };
+        let ix = crate::tail_index::TailIndex::open(db, base).ok()??;
+        let h = ix.header;
+        if h.end > limit
+            || h.end > bytes.len() as u64
+            || h.last_frame_at < base_end
+            || !ends_with_frame(bytes, h.end, h.last_frame_at, h.last_frame_crc)
+        {
             return None;
         }
-        let f = frame_at(bytes, off).ok()?;
-        (!f.sealed && matches!(f.kind, Kind::Put | Kind::Delete) && table.get(f.ns).is_some())
+        Some(UsableTail {
+            ix,
+            base_end,
+            bytes,
+            table,
+        })
+    }
+
+    /// A frame the index points to: inside what it covers, CRC-checked, a
+    /// plain put or delete of a namespace the checkpoint has.
+    fn frame(&self, off: u64) -> Option<crate::format::record::Frame<'a>> {
+        use crate::format::record::Kind;
+        if off < self.base_end || off >= self.ix.header.end {
+            return None;
+        }
+        let f = frame_at(self.bytes, off).ok()?;
+        (!f.sealed && matches!(f.kind, Kind::Put | Kind::Delete) && self.table.get(f.ns).is_some())
             .then_some(f)
-    };
-    let mut offs = Vec::new();
-    match scope {
-        KeyScope::One(key) => {
-            for off in ix.lookup(crate::tail_index::key_hash(key)).ok()? {
-                if frame(off)?.key == &key[..] {
+    }
+
+    /// The offsets of the newest frames of the keys in `scope` (one per
+    /// key and namespace) the index holds. One key is looked up by its
+    /// hash, a range by a search of the sorted section
+    /// (`sorted::lower_bound`).
+    fn frames(&mut self, scope: &KeyScope) -> Option<Vec<u64>> {
+        let mut offs = Vec::new();
+        match scope {
+            KeyScope::One(key) => {
+                for off in self.ix.lookup(crate::tail_index::key_hash(key)).ok()? {
+                    if self.frame(off)?.key == &key[..] {
+                        offs.push(off);
+                    }
+                }
+            }
+            KeyScope::Nothing => {}
+            KeyScope::Range(start, _) => {
+                // The first entry not before `start`, then every one up to
+                // the end of the range.
+                let count = usize::try_from(self.ix.header.sorted_count).ok()?;
+                let unusable = || crate::error::Error::corruption(0, "unusable tail index");
+                let lo =
+                    crate::sorted::lower_bound(0, count, start.as_ref().map(|s| &s[..]), |i, k| {
+                        let off = self.ix.sorted(i as u64).map_err(|_| unusable())?;
+                        let f = self.frame(off).ok_or_else(unusable)?;
+                        k.clear();
+                        k.extend_from_slice(f.key);
+                        Ok(())
+                    })
+                    .ok()? as u64;
+                for i in lo..self.ix.header.sorted_count {
+                    let off = self.ix.sorted(i).ok()?;
+                    if !scope.holds(self.frame(off)?.key) {
+                        break;
+                    }
                     offs.push(off);
                 }
             }
+            KeyScope::Counts => return None,
         }
-        KeyScope::Range(start, _) => {
-            // The first entry not before `start`, then every one up to the
-            // end of the range.
-            let count = usize::try_from(h.sorted_count).ok()?;
-            let unusable = || crate::error::Error::corruption(0, "unusable tail index");
-            let lo = crate::sorted::lower_bound(0, count, start.as_ref().map(|s| &s[..]), |i, k| {
-                let f = frame(ix.sorted(i as u64).map_err(|_| unusable())?).ok_or_else(unusable)?;
-                k.clear();
-                k.extend_from_slice(f.key);
-                Ok(())
-            })
-            .ok()? as u64;
-            for i in lo..h.sorted_count {
-                let off = ix.sorted(i).ok()?;
-                if !scope.holds(frame(off)?.key) {
-                    break;
+        Some(offs)
+    }
+
+    /// For a count: every namespace's counts as of the end of the log
+    /// written so far, up to `limit`, and where that is (the end of the
+    /// last whole unit, and the offset of the last frame before it). They start from the index's count section (one
+    /// entry for each namespace the checkpoint has, and no other) and move
+    /// by each key written past the index: from its state at the index's
+    /// end (the index's frame for it, or the checkpoint's entry) to that
+    /// of its last record. Nothing is indexed. `None` when the index has
+    /// no count section (version 1), or the log past it holds what a count
+    /// cannot take from it: a namespace create, drop or clear, a sealed
+    /// frame, or a unit that does not decode below `durable_end` (damage,
+    /// which an open that indexes everything reports).
+    fn counts_past(
+        &mut self,
+        limit: u64,
+        durable_end: u64,
+    ) -> Option<(Vec<crate::tail_index::NsCounts>, (u64, u64))> {
+        use crate::format::record::Kind;
+        use std::collections::HashMap;
+        let mut counts = self.ix.counts().ok()??;
+        let ids: Vec<u32> = self.table.all().iter().map(|n| n.id).collect();
+        if counts.len() != ids.len() || counts.iter().zip(&ids).any(|(c, &id)| c.ns != id) {
+            return None;
+        }
+        // Each key's last record past the index: (length, expiry) of a
+        // put, `None` for a delete.
+        let mut last: HashMap<(u32, &'a [u8]), KeyState> = HashMap::new();
+        let (mut at, mut last_frame) = (self.ix.header.end, self.ix.header.last_frame_at);
+        let written = self.bytes.get(..usize::try_from(limit).ok()?)?;
+        while at < limit {
+            let Ok(unit) = replay::decode_unit(written, at) else {
+                if at < durable_end {
+                    return None;
                 }
-                offs.push(off);
+                break;
+            };
+            at = unit.end();
+            for (off, f) in unit.frames {
+                last_frame = off;
+                let state = match f.kind {
+                    Kind::Put if !f.sealed => Some((f.len as u64, f.expires_at)),
+                    Kind::Delete if !f.sealed => None,
+                    _ => return None,
+                };
+                last.insert((f.ns, f.key), state);
             }
         }
+        // Looked up in the order of the index's slots: each page is read
+        // once.
+        let mut keys: Vec<_> = last
+            .into_iter()
+            .map(|((ns, key), after)| {
+                let hash = crate::tail_index::key_hash(key);
+                (self.ix.home_slot(hash), hash, ns, key, after)
+            })
+            .collect();
+        keys.sort_unstable_by_key(|k| (k.0, k.1));
+        for (_, hash, ns, key, after) in keys {
+            let before = match self.state_at_end(hash, ns, key)? {
+                AtEnd::Put(len, exp) => Some((len, exp)),
+                AtEnd::Deleted => None,
+                AtEnd::NotHere => {
+                    let entry = self.table.get(ns)?;
+                    let found = entry
+                        .keydir
+                        .get(entry.hash(key), |o| {
+                            crate::namespace::same_key(self.bytes, o, key, None)
+                        })
+                        .ok()?;
+                    found.map(|o| crate::namespace::head_at(self.bytes, o))
+                }
+            };
+            let c = counts.iter_mut().find(|c| c.ns == ns)?;
+            let (b, a) = (before.unwrap_or((0, 0)), after.unwrap_or((0, 0)));
+            let moved = |n: u64, plus: bool, minus: bool| -> Option<u64> {
+                n.checked_add(u64::from(plus))?
+                    .checked_sub(u64::from(minus))
+            };
+            c.live = moved(c.live, after.is_some(), before.is_some())?;
+            c.expiring = moved(c.expiring, a.1 != 0, b.1 != 0)?;
+            c.live_bytes = c.live_bytes.checked_add(a.0)?.checked_sub(b.0)?;
+        }
+        Some((counts, (at, last_frame)))
     }
-    Some((h, offs))
+
+    /// What the index says of `key` in namespace `ns` (hash `hash`);
+    /// `None` when it cannot be read (the caller gives up on it).
+    fn state_at_end(&mut self, hash: u64, ns: u32, key: &[u8]) -> Option<AtEnd> {
+        use crate::format::record::Kind;
+        for off in self.ix.lookup(hash).ok()? {
+            let f = self.frame(off)?;
+            if f.ns == ns && f.key == key {
+                return Some(match f.kind {
+                    Kind::Put => AtEnd::Put(f.len as u64, f.expires_at),
+                    _ => AtEnd::Deleted,
+                });
+            }
+        }
+        Some(AtEnd::NotHere)
+    }
 }

@@ -299,6 +299,14 @@ impl Keydir {
         }
     }
 
+    /// Set every count at once (a scoped open takes them from a tail
+    /// index): live keys, live bytes, expiring keys.
+    pub(crate) fn set_counts(&self, live: u64, bytes: u64, expiring: u64) {
+        self.live.store(live, Ordering::Relaxed);
+        self.live_bytes.store(bytes, Ordering::Relaxed);
+        self.expiring.store(expiring, Ordering::Relaxed);
+    }
+
     /// Live keys.
     pub(crate) fn len(&self) -> u64 {
         self.live.load(Ordering::Relaxed)
