@@ -225,12 +225,17 @@ impl Session {
     /// [`emdb_core::EmdbBuilder::range_once`], which indexes only the
     /// range's records of the log written since the last checkpoint; a
     /// session with a handle open (or one that follows the writer) reads
-    /// through that handle. A namespace that does not exist is "not
-    /// found" (exit 1).
+    /// through that handle. With `first`, only the first that many pairs
+    /// are read ([`emdb_core::EmdbBuilder::range_once_first`]: the range
+    /// is read up to a bound the checkpoint's order gives, so a wide range
+    /// beside a busy writer costs what a short one does); the iterator may
+    /// end after them. A namespace that does not exist is "not found"
+    /// (exit 1).
     pub fn read_range(
         &mut self,
         start: Bound<Vec<u8>>,
         end: Bound<Vec<u8>>,
+        first: Option<usize>,
     ) -> CliResult<RangeIter> {
         if self.db.is_some() || self.follow {
             return Ok(self.space_reader()?.range(start, end)?);
@@ -239,8 +244,9 @@ impl Session {
             start.as_ref().map(Vec::as_slice),
             end.as_ref().map(Vec::as_slice),
         );
-        let found = self.one_shot(|path, secret, namespace| {
-            shared::range_once(path, secret, namespace, start, end)
+        let found = self.one_shot(|path, secret, namespace| match first {
+            Some(n) => shared::range_once_first(path, secret, namespace, start, end, n),
+            None => shared::range_once(path, secret, namespace, start, end),
         })?;
         found.ok_or_else(|| unknown_namespace(self.namespace().unwrap_or_default()))
     }

@@ -253,6 +253,25 @@ fn get_and_exists_beside_a_writer_see_its_tail() {
     db.cmd(["-n", "nope", "scan", "--prefix", "k"])
         .assert()
         .code(1);
+    // A limit reads only the first pairs: as far as the checkpoint's order
+    // puts them, or (the namespace was cleared since) the whole range.
+    db.cmd(["-n", "s", "scan", "--limit", "2"])
+        .assert()
+        .success()
+        .stdout("k9\tafter-clear\n");
+    let first: Vec<_> = full
+        .range((
+            std::ops::Bound::<Vec<u8>>::Unbounded,
+            std::ops::Bound::Unbounded,
+        ))
+        .unwrap()
+        .into_iter()
+        .take(4)
+        .collect();
+    db.cmd(["scan", "--limit", "4"])
+        .assert()
+        .success()
+        .stdout(listing(first));
     drop(w);
 }
 
@@ -322,5 +341,46 @@ fn count_and_ns_list_beside_a_writer_start_from_its_tail_index() {
         .success()
         .stdout(format!("s\t{in_s}\n"));
     db.cmd(["-n", "nope", "count"]).assert().code(1);
+    // And a scan with a limit reads only as far as its first keys lie.
+    for (args, space, from) in [
+        (vec!["scan", "--limit", "5", "--keys-only"], None, None),
+        (
+            vec!["scan", "--from", "k1000", "--limit", "7", "--keys-only"],
+            None,
+            Some("k1000"),
+        ),
+        (
+            vec![
+                "-n",
+                "s",
+                "scan",
+                "--from",
+                "k1",
+                "--limit",
+                "3",
+                "--keys-only",
+            ],
+            Some("s"),
+            Some("k1"),
+        ),
+    ] {
+        let range = (
+            from.map_or(std::ops::Bound::Unbounded, |f: &str| {
+                std::ops::Bound::Included(f.as_bytes().to_vec())
+            }),
+            std::ops::Bound::Unbounded,
+        );
+        let want = match space {
+            None => full.range(range).unwrap(),
+            Some(n) => full.namespace(n).unwrap().range(range).unwrap(),
+        };
+        let n: usize = args[args.len() - 2].parse().unwrap();
+        let keys: String = want
+            .into_iter()
+            .take(n)
+            .map(|(k, _)| format!("{}\n", text(&k)))
+            .collect();
+        db.cmd(&args).assert().success().stdout(keys);
+    }
     drop(w);
 }

@@ -522,6 +522,102 @@ impl EmdbBuilder {
             .map(|(it, _)| it)
     }
 
+    /// The first `n` pairs of one key range of a database file, for a
+    /// caller that reads no more, such as a one-shot `emdb scan --limit
+    /// 10`: an iterator whose first `n` pairs (all of them, when the range
+    /// holds fewer) are those [`EmdbBuilder::range_once`] would return
+    /// first; it may stop after them (`Ok(None)`: there is no namespace of
+    /// that name).
+    ///
+    /// Beside a busy writer `range_once` over a wide range (`scan --limit
+    /// 10` has no end) indexes every key of the log written since the
+    /// checkpoint. This reads the range only up to the key `n` entries
+    /// (and some slack) past its start in the checkpoint's order, so it
+    /// costs what a short range costs; when the log since removed so many
+    /// of those keys that fewer than `n` pairs remain, it reads the whole
+    /// range instead. Encrypted databases store no order: there it is
+    /// `range_once`.
+    pub fn range_once_first(
+        self,
+        namespace: Option<&str>,
+        start: std::ops::Bound<&[u8]>,
+        end: std::ops::Bound<&[u8]>,
+        n: usize,
+    ) -> Result<Option<crate::RangeIter>> {
+        self.range_once_first_reporting(namespace, start, end, n)
+            .map(|(it, _)| it)
+    }
+
+    /// [`EmdbBuilder::range_once_first`], and how its open went.
+    pub(crate) fn range_once_first_reporting(
+        mut self,
+        namespace: Option<&str>,
+        start: std::ops::Bound<&[u8]>,
+        end: std::ops::Bound<&[u8]>,
+        n: usize,
+    ) -> Result<(Option<crate::RangeIter>, crate::RecoveryReport)> {
+        if n == 0 || self.cfg.encryption.is_some() {
+            return self.range_once_reporting(namespace, start, end);
+        }
+        let shared = |b: std::ops::Bound<&[u8]>| b.map(Arc::<[u8]>::from);
+        self.cfg.read_only = true;
+        self.cfg.follow = false;
+        let mut scoped = self.clone();
+        scoped.cfg.only_keys = Some(KeyScope::First {
+            namespace: namespace.map(|n| Arc::from(n.as_bytes())),
+            start: shared(start),
+            end: shared(end),
+            // Slack for keys the log since removed.
+            want: n.saturating_add(n / 2).saturating_add(16),
+        });
+        let db = scoped.build()?;
+        let report = db.recovery_report().clone();
+        let Some(bound) = report.narrowed_to.clone() else {
+            // Not narrowed: the whole range was read.
+            let range = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
+            let it = match namespace {
+                None => Some(db.range_iter(range)?),
+                Some(name) => match db.namespace_if_exists(name)? {
+                    Some(ns) => Some(ns.range_iter(range)?),
+                    None => None,
+                },
+            };
+            return Ok((it, report));
+        };
+        // Only keys up to `bound` were read: enough if `n` pairs are there.
+        let range = || {
+            (
+                start.map(<[u8]>::to_vec),
+                std::ops::Bound::Included(bound.clone()),
+            )
+        };
+        let space = match namespace {
+            None => None,
+            Some(name) => match db.namespace_if_exists(name)? {
+                Some(ns) => Some(ns),
+                None => return Ok((None, report)),
+            },
+        };
+        let iter = || match &space {
+            None => db.range_iter(range()),
+            Some(ns) => ns.range_iter(range()),
+        };
+        let mut have = 0;
+        let mut counting = iter()?;
+        while let Some(key) = counting.next_key() {
+            key?;
+            have += 1;
+            if have == n {
+                return Ok((Some(iter()?), report));
+            }
+        }
+        drop(space);
+        drop(db);
+        let (it, mut whole) = self.range_once_reporting(namespace, start, end)?;
+        whole.narrowed_to = None;
+        Ok((it, whole))
+    }
+
     /// [`EmdbBuilder::range_once`], and how its open went.
     pub(crate) fn range_once_reporting(
         mut self,

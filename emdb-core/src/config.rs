@@ -55,6 +55,16 @@ pub(crate) enum KeyScope {
     /// No key: what a count resolves to when it takes its counts from a
     /// tail index.
     Nothing,
+    /// The first `want` keys of a range of one namespace (`None`: the
+    /// default one): resolved at open to a `Range` ending at the key
+    /// `want` entries past the start in the checkpoint's order, when it
+    /// has one (`EmdbBuilder::range_once_first`).
+    First {
+        namespace: Option<Arc<[u8]>>,
+        start: Bound<Arc<[u8]>>,
+        end: Bound<Arc<[u8]>>,
+        want: usize,
+    },
     /// Every namespace's count: with a writer's tail index (version 2),
     /// the counts are taken from it and moved by the keys written past it
     /// (`Nothing` is indexed); without one, everything is indexed
@@ -67,6 +77,9 @@ impl KeyScope {
     #[inline]
     pub(crate) fn holds(&self, key: &[u8]) -> bool {
         match self {
+            KeyScope::First { start, end, .. } => {
+                KeyScope::Range(start.clone(), end.clone()).holds(key)
+            }
             KeyScope::One(k) => **k == *key,
             KeyScope::Nothing => false,
             KeyScope::Counts => true,
@@ -93,6 +106,7 @@ impl std::fmt::Debug for KeyScope {
             KeyScope::One(k) => write!(f, "KeyScope::One({} bytes)", k.len()),
             KeyScope::Range(..) => write!(f, "KeyScope::Range(..)"),
             KeyScope::Nothing => write!(f, "KeyScope::Nothing"),
+            KeyScope::First { want, .. } => write!(f, "KeyScope::First({want})"),
             KeyScope::Counts => write!(f, "KeyScope::Counts"),
         }
     }

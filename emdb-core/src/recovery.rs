@@ -50,6 +50,9 @@ pub struct RecoveryReport {
     /// scanned only the log written after it (docs/ARCHITECTURE.md, "Tail
     /// indexes").
     pub used_tail_index: bool,
+    /// The bound a first-pairs read (`EmdbBuilder::range_once_first`)
+    /// narrowed its range to (included), when it did.
+    pub(crate) narrowed_to: Option<Vec<u8>>,
 }
 
 impl RecoveryReport {

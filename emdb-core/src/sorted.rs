@@ -690,6 +690,36 @@ impl Sorted {
         }
     }
 
+    /// The key `skip` entries past the first one not before `start` in the
+    /// base, if the base has it and it is inside `end`: with only the base
+    /// read (no delta), a bound past which a range read need not look for
+    /// its first pairs when few of the base's keys were removed since.
+    pub(crate) fn base_key_past(
+        &self,
+        keys: KeySource<'_>,
+        start: Bound<&[u8]>,
+        end: Bound<&[u8]>,
+        skip: usize,
+    ) -> Result<Option<Vec<u8>>> {
+        let base = self.state.lock().base.clone();
+        let n = base.len();
+        let first = lower_bound(0, n, start, |i, k| {
+            keys.read(base.get(i)?, k)?;
+            Ok(())
+        })?;
+        let Some(at) = first.checked_add(skip).filter(|&i| i < n) else {
+            return Ok(None);
+        };
+        let mut key = Vec::new();
+        keys.read(base.get(at)?, &mut key)?;
+        let inside = match end {
+            Bound::Included(e) => key.as_slice() <= e,
+            Bound::Excluded(e) => key.as_slice() < e,
+            Bound::Unbounded => true,
+        };
+        Ok(inside.then_some(key))
+    }
+
     /// A put or delete record of this namespace was indexed at `off`.
     #[inline]
     pub(crate) fn note(&self, off: u64) {

@@ -906,6 +906,108 @@ mod tests {
             through_index
         }
 
+        /// `range_once_first` against a pinned handle's first pairs, from
+        /// every 23rd hot key (and the start) to the end of the keys or a
+        /// little past the start; how many reads were narrowed.
+        fn firsts_agree(db: &Path) -> usize {
+            let pinned = Emdb::builder()
+                .path(db)
+                .read_only(true)
+                .follow(false)
+                .build()
+                .unwrap();
+            let mut narrowed = 0;
+            for space in SPACES {
+                for i in (0..HOT + 3).step_by(23).chain([1000, 1090]) {
+                    let (from, to) = (key(i), key(i + 300));
+                    for (start, end) in [
+                        (Bound::Included(&from[..]), Bound::Unbounded),
+                        (Bound::Excluded(&from[..]), Bound::Excluded(&to[..])),
+                        (Bound::Unbounded, Bound::Unbounded),
+                    ] {
+                        for n in [1, 10, 57] {
+                            let (it, report) = Emdb::builder()
+                                .path(db)
+                                .range_once_first_reporting(space, start, end, n)
+                                .unwrap();
+                            let got: Vec<_> =
+                                it.unwrap().take(n).collect::<crate::Result<_>>().unwrap();
+                            let owned = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
+                            let want: Vec<_> = match space {
+                                Some(s) => pinned.namespace(s).unwrap().range(owned).unwrap(),
+                                None => pinned.range(owned).unwrap(),
+                            };
+                            let want: Vec<_> = want.into_iter().take(n).collect();
+                            assert_eq!(got, want, "namespace {space:?}, {start:?}..{end:?}, {n}");
+                            narrowed += usize::from(report.narrowed_to.is_some());
+                        }
+                    }
+                }
+            }
+            narrowed
+        }
+
+        /// First pairs of a range through tail indexes and the log past
+        /// them: narrowed to the checkpoint's order, and read whole when
+        /// the log since removed the keys the narrowed range held.
+        #[test]
+        fn first_pairs_agree_and_fall_back_when_the_tail_removed_them() {
+            let dir = tempfile::tempdir().unwrap();
+            let db_path = dir.path().join("first.emdb");
+            let db = Emdb::builder()
+                .path(&db_path)
+                .checkpoint_tail(Some(8 << 10))
+                .build()
+                .unwrap();
+            for space in SPACES {
+                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
+                    .map(|i| (key(i), format!("base{i}").into_bytes()))
+                    .collect();
+                match space {
+                    None => db.insert_many(pairs).unwrap(),
+                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
+                }
+            }
+            db.checkpoint().unwrap();
+            let mut rng = Lcg(5);
+            let mut narrowed = 0;
+            for round in 0..3 {
+                writes(&db, &mut rng, 300);
+                db.flush().unwrap();
+                std::thread::sleep(Duration::from_millis(30));
+                writes(&db, &mut rng, 30);
+                narrowed += firsts_agree(&db_path);
+                if round == 1 {
+                    // The 100 keys after key 1000 go, in the default
+                    // namespace: a narrowed read from there finds fewer
+                    // pairs than it wants and reads the whole range.
+                    for i in 1000..1100 {
+                        db.remove(key(i)).unwrap();
+                    }
+                    let (it, report) = Emdb::builder()
+                        .path(&db_path)
+                        .range_once_first_reporting(
+                            None,
+                            Bound::Included(&key(1000)),
+                            Bound::Unbounded,
+                            10,
+                        )
+                        .unwrap();
+                    assert!(report.narrowed_to.is_none());
+                    let first: Vec<_> = it.unwrap().take(10).map(|p| p.unwrap().0).collect();
+                    assert_eq!(first[0], key(1100));
+                    assert_eq!(first.len(), 10);
+                }
+            }
+            assert!(narrowed > 100, "{narrowed} reads narrowed");
+            // A namespace that does not exist.
+            let none = Emdb::builder()
+                .path(&db_path)
+                .range_once_first(Some("zz"), Bound::Unbounded, Bound::Unbounded, 3)
+                .unwrap();
+            assert!(none.is_none());
+        }
+
         #[test]
         fn one_key_reads_through_tail_indexes_agree() {
             let dir = tempfile::tempdir().unwrap();

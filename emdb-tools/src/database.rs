@@ -107,6 +107,21 @@ pub fn read_one_expiry(
     one_shot(path, secret).read_one_expiry(namespace, key)
 }
 
+/// The first `n` pairs of `start..end` of `namespace` in the database at
+/// `path` ([`emdb_core::EmdbBuilder::range_once_first`]: read-only, pinned,
+/// and the range read only as far as its first pairs lie); `None` when the
+/// namespace does not exist.
+pub fn range_once_first(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+    namespace: Option<&str>,
+    start: Bound<&[u8]>,
+    end: Bound<&[u8]>,
+    n: usize,
+) -> emdb_core::Result<Option<RangeIter>> {
+    one_shot(path, secret).range_once_first(namespace, start, end, n)
+}
+
 /// Count the keys of every namespace of the database at `path` and close
 /// it ([`emdb_core::EmdbBuilder::read_counts`]: read-only, pinned, and
 /// beside a writer's tail index only the keys written past it looked up).

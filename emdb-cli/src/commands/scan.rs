@@ -55,7 +55,9 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         s.space_reader()?;
         return Ok(());
     }
-    let mut range = RandomStart::new(s.read_range(start, end)?);
+    // A limit without a glob needs only the range's first pairs.
+    let first = args.limit.filter(|_| filter.glob.is_none());
+    let mut range = RandomStart::new(s.read_range(start, end, first)?);
     loop {
         let item = range.next(args.keys_only);
         let Some(item) = item else { break };

@@ -439,14 +439,47 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     // A one-key or one-range read starts past the writer's tail index
     // when it has one; so does a count, which indexes the keys written
     // past it and takes every namespace's counts from it.
-    let mut scope = cfg.only_keys.clone();
+    let mut scope = match &cfg.only_keys {
+        Some(KeyScope::First {
+            namespace,
+            start: from,
+            end: to,
+            want,
+        }) => {
+            // The first pairs of a range lie before the key `want` entries
+            // past its start in the checkpoint's order, unless the tail
+            // removed many of them: the caller checks, and reads the whole
+            // range if it did.
+            let ns = match namespace {
+                None => Some(table.default()),
+                Some(name) => table.by_name(name),
+            };
+            let keys = crate::sorted::KeySource { bytes, crypt: None };
+            let bound = match (ns, report.used_checkpoint, &crypt) {
+                (Some(ns), true, None) => ns.sorted.base_key_past(
+                    keys,
+                    from.as_ref().map(|k| &k[..]),
+                    to.as_ref().map(|k| &k[..]),
+                    *want,
+                )?,
+                _ => None,
+            };
+            let to = match &bound {
+                Some(b) => std::ops::Bound::Included(Arc::from(&b[..])),
+                None => to.clone(),
+            };
+            report.narrowed_to = bound;
+            Some(KeyScope::Range(from.clone(), to))
+        }
+        other => other.clone(),
+    };
     let mut scan_end = None;
-    let (start, cp_last) = match (&cfg.only_keys, report.used_checkpoint, &crypt) {
+    let (start, cp_last) = match (scope.clone(), report.used_checkpoint, &crypt) {
         (Some(wanted), true, None) => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let durable = slot.durable_end.max(start);
             let used = UsableTail::open(&path, &identity, start, bytes, limit, &table).and_then(
-                |mut tail| match wanted {
+                |mut tail| match &wanted {
                     KeyScope::Counts => {
                         let (counts, end) = tail.counts_past(limit, durable)?;
                         // Nothing is indexed: the counts are all the
@@ -461,7 +494,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                         ))
                     }
                     _ => {
-                        let offs = tail.frames(wanted)?;
+                        let offs = tail.frames(&wanted)?;
                         Some((tail.ix.header, offs, None, None, None))
                     }
                 },
@@ -756,7 +789,7 @@ impl<'a> UsableTail<'a> {
                     offs.push(off);
                 }
             }
-            KeyScope::Counts => return None,
+            KeyScope::Counts | KeyScope::First { .. } => return None,
         }
         Some(offs)
     }
