@@ -183,6 +183,20 @@ impl Session {
         self.one_shot(|path, secret, _| shared::read_counts(path, secret))
     }
 
+    /// Sizes and counters, and how the open went, for a command that reads
+    /// nothing else (a one-shot `stats`): read with
+    /// [`emdb_core::EmdbBuilder::read_stats`], which beside a writer's tail
+    /// index looks up only the keys written past it; a session with a
+    /// handle open (or one that follows the writer) reads that handle's.
+    pub fn read_stats(&mut self) -> CliResult<(emdb_core::Stats, emdb_core::RecoveryReport, bool)> {
+        if self.db.is_some() || self.follow {
+            let db = self.reader()?;
+            return Ok((db.stats()?, db.recovery_report().clone(), db.is_read_only()));
+        }
+        let (stats, report) = self.one_shot(|path, secret, _| shared::read_stats(path, secret))?;
+        Ok((stats, report, true))
+    }
+
     /// The live keys of the selected namespace, for a command that reads
     /// nothing else (`count`), read the way [`Session::read_counts`]
     /// reads them. A namespace that does not exist is "not found".

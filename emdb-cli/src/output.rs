@@ -293,6 +293,9 @@ pub struct StatsReport {
     pub recovery_records_replayed: u64,
     /// Whether open loaded an index checkpoint.
     pub recovery_used_checkpoint: bool,
+    /// Whether open took the log written since the checkpoint from the
+    /// writer's tail index (a one-shot `stats` beside a running writer).
+    pub recovery_used_tail_index: bool,
 }
 
 /// `check --json`.

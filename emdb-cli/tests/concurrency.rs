@@ -341,6 +341,22 @@ fn count_and_ns_list_beside_a_writer_start_from_its_tail_index() {
         .success()
         .stdout(format!("s\t{in_s}\n"));
     db.cmd(["-n", "nope", "count"]).assert().code(1);
+    // `stats` reads its sizes and counts the same way: as a full read.
+    let out = db
+        .cmd(["stats", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let st = full.stats().unwrap();
+    assert_eq!(got["recovery_used_tail_index"], true);
+    assert_eq!(got["live_records"], st.live_records);
+    assert_eq!(got["live_bytes"], st.live_bytes);
+    assert_eq!(got["dead_bytes"], st.dead_bytes);
+    assert_eq!(got["log_logical_bytes"], st.log_logical_bytes);
+    assert_eq!(got["namespaces"][1]["name"], "s");
+    assert_eq!(got["namespaces"][1]["keys"], in_s as u64);
     // And a scan with a limit reads only as far as its first keys lie.
     for (args, space, from) in [
         (vec!["scan", "--limit", "5", "--keys-only"], None, None),

@@ -449,6 +449,23 @@ impl EmdbBuilder {
         .map(|(c, report)| (c.unwrap_or_default(), report))
     }
 
+    /// Sizes and counters of a database file ([`crate::Emdb::stats`] of a
+    /// pinned read-only handle), and how its open went, for a caller that
+    /// reads nothing else, such as a one-shot `emdb stats`: read the way
+    /// [`EmdbBuilder::read_counts`] reads counts (from the writer's tail
+    /// index, moved by the keys written past it, nothing indexed), but
+    /// with keys that can expire too (these counts include expired keys
+    /// not yet swept, as `stats` does). The index memory reported is that
+    /// of the checkpoint's index as mapped, without what a full open
+    /// would add for the log past it.
+    pub fn read_stats(mut self) -> Result<(crate::Stats, crate::RecoveryReport)> {
+        self.cfg.read_only = true;
+        self.cfg.follow = false;
+        self.cfg.only_keys = Some(KeyScope::Counts);
+        let db = self.build()?;
+        Ok((db.stats()?, db.recovery_report().clone()))
+    }
+
     /// The live keys of `namespace` (`None`: the default one) of a
     /// database file, read the way [`EmdbBuilder::read_counts`] reads
     /// them, for a caller that reads nothing else, such as a one-shot

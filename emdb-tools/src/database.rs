@@ -122,6 +122,16 @@ pub fn range_once_first(
     one_shot(path, secret).range_once_first(namespace, start, end, n)
 }
 
+/// Sizes and counters of the database at `path`, and how its open went
+/// ([`emdb_core::EmdbBuilder::read_stats`]: read-only, pinned, and beside
+/// a writer's tail index only the keys written past it looked up).
+pub fn read_stats(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+) -> emdb_core::Result<(emdb_core::Stats, emdb_core::RecoveryReport)> {
+    one_shot(path, secret).read_stats()
+}
+
 /// Count the keys of every namespace of the database at `path` and close
 /// it ([`emdb_core::EmdbBuilder::read_counts`]: read-only, pinned, and
 /// beside a writer's tail index only the keys written past it looked up).

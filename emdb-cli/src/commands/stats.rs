@@ -19,8 +19,11 @@ pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         None => StatsFormat::Text,
     };
     let Some(secs) = args.watch else {
-        let db = s.reader()?;
-        return print(&report(&db)?, format, ui);
+        // Shown as an open handle shows it: symlinks resolved.
+        let path = s.path()?;
+        let path = path.canonicalize().unwrap_or(path).display().to_string();
+        let (st, rec, read_only) = s.read_stats()?;
+        return print(&report_of(&st, &rec, read_only, path), format, ui);
     };
     let interval = Duration::try_from_secs_f64(secs)
         .ok()
@@ -60,15 +63,28 @@ pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 }
 
 fn report(db: &Emdb) -> CliResult<StatsReport> {
-    let st = db.stats()?;
-    let rec = db.recovery_report();
-    Ok(StatsReport {
+    let path = db
+        .path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    Ok(report_of(
+        &db.stats()?,
+        db.recovery_report(),
+        db.is_read_only(),
+        path,
+    ))
+}
+
+fn report_of(
+    st: &emdb_core::Stats,
+    rec: &emdb_core::RecoveryReport,
+    read_only: bool,
+    path: String,
+) -> StatsReport {
+    StatsReport {
         timestamp_ms: None,
-        read_only: db.is_read_only(),
-        path: db
-            .path()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
+        read_only,
+        path,
         live_records: st.live_records,
         namespaces: st
             .namespaces
@@ -98,7 +114,8 @@ fn report(db: &Emdb) -> CliResult<StatsReport> {
         nonce_budget_warning: st.nonce_budget_warning,
         recovery_records_replayed: rec.records_replayed,
         recovery_used_checkpoint: rec.used_checkpoint,
-    })
+        recovery_used_tail_index: rec.used_tail_index,
+    }
 }
 
 fn micros(d: Duration) -> u64 {
@@ -138,7 +155,12 @@ fn text(r: &StatsReport) -> String {
             "opened from",
             if r.recovery_used_checkpoint {
                 format!(
-                    "checkpoint + {} replayed records",
+                    "checkpoint{} + {} replayed records",
+                    if r.recovery_used_tail_index {
+                        " + tail index"
+                    } else {
+                        ""
+                    },
                     r.recovery_records_replayed
                 )
             } else {
