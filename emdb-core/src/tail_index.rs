@@ -843,6 +843,17 @@ mod tests {
                 namespaces,
             };
             assert_eq!(got, want);
+            // Stats read the same way, with expiring keys too.
+            let (st, _) = Emdb::builder().path(db).read_stats().unwrap();
+            let full = pinned.stats().unwrap();
+            assert_eq!(
+                (st.live_records, st.live_bytes, st.expiring_records),
+                (full.live_records, full.live_bytes, full.expiring_records)
+            );
+            assert_eq!(
+                (st.log_logical_bytes, st.dead_bytes, &st.namespaces),
+                (full.log_logical_bytes, full.dead_bytes, &full.namespaces)
+            );
             report.used_tail_index
         }
 
