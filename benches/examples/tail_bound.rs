@@ -11,8 +11,9 @@
 //!   `EmdbBuilder::read_one_key`, which a one-shot `emdb get` runs (the
 //!   tail is scanned, and only that key's records indexed), a range of
 //!   about 100 keys with `range_once` (a one-shot `emdb scan --prefix`),
-//!   and every key counted with `read_counts` (a one-shot `emdb count`),
-//!   which must find all `N` keys,
+//!   the first 10 keys with `range_once_first` (a one-shot `emdb scan
+//!   --limit 10`), and every key counted with `read_counts` (a one-shot
+//!   `emdb count`), which must find all `N` keys,
 //! - every insert is timed (a checkpoint copies the index under the writer
 //!   lock: the longest insert shows that stall).
 //!
@@ -199,13 +200,33 @@ fn main() {
                     .count();
                 let one_range = t.elapsed();
                 assert!(pairs >= 10, "the range read found {pairs} pairs");
+                // What a one-shot `emdb scan --limit 10` does.
+                let t = Instant::now();
+                let first: Vec<Vec<u8>> = Emdb::builder()
+                    .path(&path)
+                    .range_once_first(
+                        None,
+                        std::ops::Bound::Unbounded,
+                        std::ops::Bound::Unbounded,
+                        10,
+                    )
+                    .unwrap()
+                    .unwrap()
+                    .take(10)
+                    .map(|p| p.unwrap().0)
+                    .collect();
+                let first_ten = t.elapsed();
+                assert_eq!(
+                    first,
+                    (0..10).map(|i| key(i).into_bytes()).collect::<Vec<_>>()
+                );
                 // What a one-shot `emdb count` does (only overwrites are
                 // written: every key is there).
                 let t = Instant::now();
                 let counts = Emdb::builder().path(&path).read_counts().unwrap();
                 let count = t.elapsed();
                 assert_eq!(counts.default, n, "the count");
-                probes.push((replayed, open, one_key, one_range, count));
+                probes.push((replayed, open, one_key, one_range, count, first_ten));
             }
             probes
         })
@@ -301,6 +322,14 @@ fn main() {
         "count (read_counts, what `emdb count` runs) beside the writer: median {:.2} ms, max {:.2} ms",
         counts[counts.len() / 2].as_secs_f64() * 1e3,
         counts[counts.len() - 1].as_secs_f64() * 1e3
+    );
+    let mut firsts: Vec<Duration> = probes.iter().map(|p| p.5).collect();
+    firsts.sort_unstable();
+    println!(
+        "first 10 keys (range_once_first, what `emdb scan --limit 10` runs) beside the writer: \
+         median {:.2} ms, max {:.2} ms",
+        firsts[firsts.len() / 2].as_secs_f64() * 1e3,
+        firsts[firsts.len() - 1].as_secs_f64() * 1e3
     );
     let most = probes.iter().map(|p| p.0).max().unwrap_or(0);
     println!(
