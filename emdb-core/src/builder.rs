@@ -424,18 +424,20 @@ impl EmdbBuilder {
     /// file", version 2) the counts are taken from it and moved by the
     /// keys written past it, each looked up once (in the index, or the
     /// checkpoint), and nothing is indexed: the cost is that of the log
-    /// past the index, not of everything since the checkpoint. Otherwise (no tail index, an
-    /// encrypted database, a namespace created, dropped or cleared since
-    /// the checkpoint) every record is indexed, as a read-only open does.
-    /// So is a database with keys that can expire: counting the unexpired
-    /// ones reads every key's expiry.
+    /// past the index, not of everything since the checkpoint. Otherwise
+    /// every record is indexed, as a read-only open does: with no tail
+    /// index (or a version 1 one, which has no counts), on an encrypted
+    /// database, when the log past the index holds a namespace create,
+    /// drop or clear or a unit that does not decode below what the writer
+    /// synced, and when a namespace counted has keys that can expire
+    /// (counting the unexpired ones reads every key's expiry).
     pub fn read_counts(self) -> Result<KeyCounts> {
         self.read_counts_reporting().map(|(c, _)| c)
     }
 
     /// [`EmdbBuilder::read_counts`], and how its open went.
     pub(crate) fn read_counts_reporting(self) -> Result<(KeyCounts, crate::RecoveryReport)> {
-        self.with_counts(|db| {
+        self.with_counts(None, |db| {
             let mut namespaces = Vec::new();
             for name in db.list_namespaces()? {
                 let n = db.namespace(&name)?.len()? as u64;
@@ -471,7 +473,7 @@ impl EmdbBuilder {
     /// them, for a caller that reads nothing else, such as a one-shot
     /// `emdb count`; `Ok(None)` when there is no namespace of that name.
     pub fn read_count(self, namespace: Option<&str>) -> Result<Option<u64>> {
-        self.with_counts(|db| match namespace {
+        self.with_counts(Some(namespace), |db| match namespace {
             None => Ok(Some(db.len()? as u64)),
             Some(name) => match db.namespace_if_exists(name)? {
                 Some(ns) => Ok(Some(ns.len()? as u64)),
@@ -482,10 +484,12 @@ impl EmdbBuilder {
     }
 
     /// Open the database read-only and pinned for counting (see
-    /// [`EmdbBuilder::read_counts`]) and run `count` on it. The handle
-    /// never leaves.
+    /// [`EmdbBuilder::read_counts`]) and run `count` on it: `only` names
+    /// the one namespace it counts (`Some(None)`: the default one), `None`
+    /// all of them. The handle never leaves.
     fn with_counts<T>(
         mut self,
+        only: Option<Option<&str>>,
         count: impl FnOnce(&Emdb) -> Result<Option<T>>,
     ) -> Result<(Option<T>, crate::RecoveryReport)> {
         self.cfg.read_only = true;
@@ -493,16 +497,30 @@ impl EmdbBuilder {
         let mut scoped = self.clone();
         scoped.cfg.only_keys = Some(KeyScope::Counts);
         let db = scoped.build()?;
+        // Whether a namespace counted has keys that can expire.
         let expiring = |db: &Emdb| -> Result<bool> {
-            if db.expiring_len()? > 0 {
-                return Ok(true);
-            }
-            for name in db.list_namespaces()? {
-                if db.namespace(&name)?.expiring_len()? > 0 {
-                    return Ok(true);
+            let named = |name: &str| -> Result<bool> {
+                Ok(db
+                    .namespace_if_exists(name)?
+                    .map(|ns| ns.expiring_len())
+                    .transpose()?
+                    .is_some_and(|n| n > 0))
+            };
+            match only {
+                Some(None) => Ok(db.expiring_len()? > 0),
+                Some(Some(name)) => named(name),
+                None => {
+                    if db.expiring_len()? > 0 {
+                        return Ok(true);
+                    }
+                    for name in db.list_namespaces()? {
+                        if named(&name)? {
+                            return Ok(true);
+                        }
+                    }
+                    Ok(false)
                 }
             }
-            Ok(false)
         };
         // Counting unexpired keys reads every entry: the scoped index
         // holds only some of them, so that takes a whole open.
@@ -619,19 +637,23 @@ impl EmdbBuilder {
             None => db.range_iter(range()),
             Some(ns) => ns.range_iter(range()),
         };
+        // The iterator returned is made first: an iterator fixes the time
+        // it reads expiries at when it is made, so every key the counting
+        // one finds live is live for it too.
+        let returned = iter()?;
         let mut have = 0;
         let mut counting = iter()?;
         while let Some(key) = counting.next_key() {
             key?;
             have += 1;
             if have == n {
-                return Ok((Some(iter()?), report));
+                return Ok((Some(returned), report));
             }
         }
-        drop(space);
-        drop(db);
+        drop((returned, counting, space, db));
         let (it, mut whole) = self.range_once_reporting(namespace, start, end)?;
         whole.narrowed_to = None;
+        whole.narrowing_fell_back = true;
         Ok((it, whole))
     }
 

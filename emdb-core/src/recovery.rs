@@ -43,16 +43,22 @@ pub struct RecoveryReport {
     pub skipped: Vec<SkippedRange>,
     /// Records whose namespace was lost with a skipped range (salvage only).
     pub orphaned_records: u64,
-    /// True when a one-key or one-range read
+    /// True when a one-key, one-range or first-pairs read
     /// ([`crate::EmdbBuilder::read_one_key`],
-    /// [`crate::EmdbBuilder::range_once`]) found its keys' newest records
-    /// in the tail index the writer keeps beside the checkpoint, and
+    /// [`crate::EmdbBuilder::range_once`],
+    /// [`crate::EmdbBuilder::range_once_first`]) found its keys' newest
+    /// records in the tail index the writer keeps beside the checkpoint,
+    /// or a count or stats read ([`crate::EmdbBuilder::read_counts`],
+    /// [`crate::EmdbBuilder::read_stats`]) took its counts from it, and
     /// scanned only the log written after it (docs/ARCHITECTURE.md, "Tail
     /// indexes").
     pub used_tail_index: bool,
     /// The bound a first-pairs read (`EmdbBuilder::range_once_first`)
     /// narrowed its range to (included), when it did.
     pub(crate) narrowed_to: Option<Vec<u8>>,
+    /// True when a first-pairs read narrowed its range, found fewer pairs
+    /// there than it wanted, and read the whole range instead.
+    pub(crate) narrowing_fell_back: bool,
 }
 
 impl RecoveryReport {

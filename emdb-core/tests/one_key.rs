@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{ckpt_path, sibling, Rng};
@@ -667,4 +668,50 @@ fn seeks_into_a_large_sorted_block_agree_with_a_model() {
     }
     assert!(fenced, "the pinned handle's base never got its fences");
     drop(db);
+}
+
+/// A clock that moves 1 ms each time it is read.
+#[derive(Debug)]
+struct Ticking(std::sync::atomic::AtomicU64);
+
+impl emdb_core::Clock for Ticking {
+    fn now_unix_ms(&self) -> u64 {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn first_pairs_are_found_while_keys_expire_during_the_read() {
+    // Keys k00..k17 expire at `at`, k18.. never; a reader whose clock
+    // moves 1 ms per reading asks for the first pair. Whatever moment the
+    // expiry falls on, it must get one (k18 at the latest): a key the read
+    // counted live must be live for the iterator it returns.
+    let dir = tempfile::tempdir().unwrap();
+    let start: u64 = 1_000_000_000;
+    for (round, at) in (start..start + 120).enumerate() {
+        let path = dir.path().join(format!("x{round}.emdb"));
+        let w = Emdb::builder()
+            .path(&path)
+            .clock(Arc::new(emdb_core::ManualClock::new(1000)))
+            .build()
+            .unwrap();
+        let when = std::time::UNIX_EPOCH + Duration::from_millis(at);
+        for i in 0..18 {
+            w.insert_with_ttl(format!("k{i:02}"), "v", Ttl::At(when))
+                .unwrap();
+        }
+        for i in 18..60 {
+            w.insert(format!("k{i:02}"), "v").unwrap();
+        }
+        w.checkpoint().unwrap();
+        w.close().unwrap();
+        let it = Emdb::builder()
+            .path(&path)
+            .clock(Arc::new(Ticking(std::sync::atomic::AtomicU64::new(start))))
+            .range_once_first(None, Bound::Unbounded, Bound::Unbounded, 1)
+            .unwrap()
+            .unwrap();
+        let got: Vec<_> = it.take(1).map(|p| p.unwrap().0).collect();
+        assert_eq!(got.len(), 1, "expiry at {at}: nothing returned");
+    }
 }

@@ -474,6 +474,8 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         other => other.clone(),
     };
     let mut scan_end = None;
+    // A count's frames and bytes scanned past the tail index.
+    let mut counted_past = None;
     let (start, cp_last) = match (scope.clone(), report.used_checkpoint, &crypt) {
         (Some(wanted), true, None) => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
@@ -481,44 +483,37 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             let used = UsableTail::open(&path, &identity, start, bytes, limit, &table).and_then(
                 |mut tail| match &wanted {
                     KeyScope::Counts => {
-                        let (counts, end) = tail.counts_past(limit, durable)?;
-                        // Nothing is indexed: the counts are all the
-                        // handle answers for.
-                        let none = KeyScope::Nothing;
-                        Some((
-                            tail.ix.header,
-                            Vec::new(),
-                            Some(counts),
-                            Some(none),
-                            Some(end),
-                        ))
+                        let past = tail.counts_past(limit, durable)?;
+                        Some((tail.ix.header, Vec::new(), Some(past)))
                     }
                     _ => {
                         let offs = tail.frames(&wanted)?;
-                        Some((tail.ix.header, offs, None, None, None))
+                        Some((tail.ix.header, offs, None))
                     }
                 },
             );
             match used {
-                Some((header, offs, counts, keys, end)) => {
+                Some((header, offs, counted)) => {
                     for off in offs {
                         let f = frame_at(bytes, off)?;
                         table.apply(bytes, off, &f).map_err(|e| e.strict(off))?;
                     }
                     report.used_tail_index = true;
-                    match counts {
-                        Some(counts) => {
-                            for c in counts {
+                    match counted {
+                        Some(past) => {
+                            for c in past.counts {
                                 if let Some(ns) = table.get(c.ns) {
                                     ns.keydir.set_counts(c.live, c.live_bytes, c.expiring);
                                 }
                             }
-                            scope = keys;
-                            // Counted up to where the scan stopped: nothing
-                            // is left to replay.
-                            let (end, last) = end.unwrap_or((header.end, header.last_frame_at));
-                            scan_end = Some(end);
-                            (end, last)
+                            // Nothing is indexed: the counts are all the
+                            // handle answers for. They were moved up to
+                            // where the scan stopped: nothing is left to
+                            // replay.
+                            scope = Some(KeyScope::Nothing);
+                            scan_end = Some(past.end);
+                            counted_past = Some((past.frames, past.end - header.end));
+                            (past.end, past.last_frame_at)
                         }
                         None => (header.end, header.last_frame_at),
                     }
@@ -593,6 +588,10 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     }
     let (mut end, last_frame_at, _) = replayed?;
     report.replayed_bytes = end.saturating_sub(start);
+    if let Some((frames, bytes)) = counted_past {
+        report.records_replayed = frames;
+        report.replayed_bytes = bytes;
+    }
     // A writer claims the file with a sync slot of its own (same durable
     // end, next sequence number): a writer still running on it (its
     // lock file removed under it) sees a slot it did not write before
@@ -680,6 +679,18 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
 fn ends_with_frame(bytes: &[u8], end: u64, last_frame_at: u64, crc: u32) -> bool {
     frame_at(bytes, last_frame_at).is_ok_and(|f| last_frame_at + f.len as u64 == end)
         && replay::stored_crc(bytes, last_frame_at) == crc
+}
+
+/// What [`UsableTail::counts_past`] found.
+struct CountedPast {
+    /// Every namespace's counts as of `end`.
+    counts: Vec<crate::tail_index::NsCounts>,
+    /// Where the scan past the index stopped (a unit boundary).
+    end: u64,
+    /// The last frame before `end`.
+    last_frame_at: u64,
+    /// Frames scanned past the index.
+    frames: u64,
 }
 
 /// A key's state for a count: the length and expiry of its live record,
@@ -805,11 +816,7 @@ impl<'a> UsableTail<'a> {
     /// cannot take from it: a namespace create, drop or clear, a sealed
     /// frame, or a unit that does not decode below `durable_end` (damage,
     /// which an open that indexes everything reports).
-    fn counts_past(
-        &mut self,
-        limit: u64,
-        durable_end: u64,
-    ) -> Option<(Vec<crate::tail_index::NsCounts>, (u64, u64))> {
+    fn counts_past(&mut self, limit: u64, durable_end: u64) -> Option<CountedPast> {
         use crate::format::record::Kind;
         use std::collections::HashMap;
         let mut counts = self.ix.counts().ok()??;
@@ -818,9 +825,13 @@ impl<'a> UsableTail<'a> {
             return None;
         }
         // Each key's last record past the index: (length, expiry) of a
-        // put, `None` for a delete.
+        // put, `None` for a delete. Read through the mapping, which a
+        // writer may be appending to: only whole units that decode (CRC
+        // checked) are taken, and the open checks the mapping was not cut
+        // (`Region::cut_at`) before it uses anything read here.
         let mut last: HashMap<(u32, &'a [u8]), KeyState> = HashMap::new();
         let (mut at, mut last_frame) = (self.ix.header.end, self.ix.header.last_frame_at);
+        let mut frames = 0u64;
         let written = self.bytes.get(..usize::try_from(limit).ok()?)?;
         while at < limit {
             let Ok(unit) = replay::decode_unit(written, at) else {
@@ -832,6 +843,7 @@ impl<'a> UsableTail<'a> {
             at = unit.end();
             for (off, f) in unit.frames {
                 last_frame = off;
+                frames += 1;
                 let state = match f.kind {
                     Kind::Put if !f.sealed => Some((f.len as u64, f.expires_at)),
                     Kind::Delete if !f.sealed => None,
@@ -875,7 +887,12 @@ impl<'a> UsableTail<'a> {
             c.expiring = moved(c.expiring, a.1 != 0, b.1 != 0)?;
             c.live_bytes = c.live_bytes.checked_add(a.0)?.checked_sub(b.0)?;
         }
-        Some((counts, (at, last_frame)))
+        Some(CountedPast {
+            counts,
+            end: at,
+            last_frame_at: last_frame,
+            frames,
+        })
     }
 
     /// What the index says of `key` in namespace `ns` (hash `hash`);
