@@ -41,6 +41,14 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// One probe of the reader thread: the tail a read-only open replayed,
+/// and the times of that open, `read_one_key`, `range_once`,
+/// `read_counts` and `range_once_first`.
+type Probe = (u64, Duration, Duration, Duration, Duration, Duration);
+
+/// Which time of a [`Probe`] a summary line reports.
+type ProbeTime = fn(&Probe) -> Duration;
+
 fn key(i: u64) -> String {
     format!("user:{i:08}")
 }
@@ -301,36 +309,27 @@ fn main() {
         worst.1.as_secs_f64() * 1e3,
         worst.0 as f64 / 1048576.0
     );
-    let mut ones: Vec<Duration> = probes.iter().map(|p| p.2).collect();
-    ones.sort_unstable();
-    println!(
-        "one-key read (read_one_key, what `emdb get` runs) beside the writer: median {:.2} ms, max {:.2} ms",
-        ones[ones.len() / 2].as_secs_f64() * 1e3,
-        ones[ones.len() - 1].as_secs_f64() * 1e3
-    );
-    let mut ranges: Vec<Duration> = probes.iter().map(|p| p.3).collect();
-    ranges.sort_unstable();
-    println!(
-        "one-range read (range_once of ~100 keys, what `emdb scan --prefix` runs) beside the writer: \
-         median {:.2} ms, max {:.2} ms",
-        ranges[ranges.len() / 2].as_secs_f64() * 1e3,
-        ranges[ranges.len() - 1].as_secs_f64() * 1e3
-    );
-    let mut counts: Vec<Duration> = probes.iter().map(|p| p.4).collect();
-    counts.sort_unstable();
-    println!(
-        "count (read_counts, what `emdb count` runs) beside the writer: median {:.2} ms, max {:.2} ms",
-        counts[counts.len() / 2].as_secs_f64() * 1e3,
-        counts[counts.len() - 1].as_secs_f64() * 1e3
-    );
-    let mut firsts: Vec<Duration> = probes.iter().map(|p| p.5).collect();
-    firsts.sort_unstable();
-    println!(
-        "first 10 keys (range_once_first, what `emdb scan --limit 10` runs) beside the writer: \
-         median {:.2} ms, max {:.2} ms",
-        firsts[firsts.len() / 2].as_secs_f64() * 1e3,
-        firsts[firsts.len() - 1].as_secs_f64() * 1e3
-    );
+    let timed: [(&str, ProbeTime); 4] = [
+        ("one-key read (read_one_key, what `emdb get` runs)", |p| p.2),
+        (
+            "one-range read (range_once of ~100 keys, what `emdb scan --prefix` runs)",
+            |p| p.3,
+        ),
+        ("count (read_counts, what `emdb count` runs)", |p| p.4),
+        (
+            "first 10 keys (range_once_first, what `emdb scan --limit 10` runs)",
+            |p| p.5,
+        ),
+    ];
+    for (what, time) in timed {
+        let mut times: Vec<Duration> = probes.iter().map(time).collect();
+        times.sort_unstable();
+        println!(
+            "{what} beside the writer: median {:.2} ms, max {:.2} ms",
+            times[times.len() / 2].as_secs_f64() * 1e3,
+            times[times.len() - 1].as_secs_f64() * 1e3
+        );
+    }
     let most = probes.iter().map(|p| p.0).max().unwrap_or(0);
     println!(
         "largest tail a reader replayed: {:.1} MiB ({:.2}x the checkpoint image)",

@@ -169,16 +169,7 @@ impl Session {
     /// handle.
     pub fn read_counts(&mut self) -> CliResult<KeyCounts> {
         if self.db.is_some() || self.follow {
-            let db = self.reader()?;
-            let mut namespaces = Vec::new();
-            for name in db.list_namespaces()? {
-                let n = db.namespace(&name)?.len()? as u64;
-                namespaces.push((name, n));
-            }
-            return Ok(KeyCounts {
-                default: db.len()? as u64,
-                namespaces,
-            });
+            return Ok(KeyCounts::of(&self.reader()?)?);
         }
         self.one_shot(|path, secret, _| shared::read_counts(path, secret))
     }

@@ -381,15 +381,12 @@ impl EmdbBuilder {
     /// for the default one, where `read` gets `None`). `Ok((None, _))`:
     /// there is no namespace of that name. The handle never leaves.
     fn with_one_key<T>(
-        mut self,
+        self,
         namespace: Option<&str>,
         key: &[u8],
         read: impl FnOnce(&Emdb, Option<&crate::Namespace>) -> Result<T>,
     ) -> Result<(Option<T>, crate::RecoveryReport)> {
-        self.cfg.read_only = true;
-        self.cfg.follow = false;
-        self.cfg.only_keys = Some(KeyScope::One(Arc::from(key)));
-        let db = self.build()?;
+        let db = self.pinned(Some(KeyScope::One(Arc::from(key)))).build()?;
         let report = db.recovery_report().clone();
         let out = match namespace {
             None => Some(read(&db, None)?),
@@ -412,7 +409,31 @@ pub struct KeyCounts {
     pub namespaces: Vec<(String, u64)>,
 }
 
+impl KeyCounts {
+    /// The counts of every namespace of `db`, as its `len()` gives them.
+    pub fn of(db: &Emdb) -> Result<KeyCounts> {
+        let mut namespaces = Vec::new();
+        for name in db.list_namespaces()? {
+            let n = db.namespace(&name)?.len()? as u64;
+            namespaces.push((name, n));
+        }
+        Ok(KeyCounts {
+            default: db.len()? as u64,
+            namespaces,
+        })
+    }
+}
+
 impl EmdbBuilder {
+    /// This builder for a one-shot read: read-only, pinned (no follower),
+    /// indexing only `scope` of the log past the checkpoint.
+    fn pinned(mut self, scope: Option<KeyScope>) -> EmdbBuilder {
+        self.cfg.read_only = true;
+        self.cfg.follow = false;
+        self.cfg.only_keys = scope;
+        self
+    }
+
     /// Count the live keys of every namespace of a database file and close
     /// it again: what a pinned read-only handle's `len()` would return for
     /// each, for a caller that reads nothing else, such as a one-shot
@@ -437,18 +458,8 @@ impl EmdbBuilder {
 
     /// [`EmdbBuilder::read_counts`], and how its open went.
     pub(crate) fn read_counts_reporting(self) -> Result<(KeyCounts, crate::RecoveryReport)> {
-        self.with_counts(None, |db| {
-            let mut namespaces = Vec::new();
-            for name in db.list_namespaces()? {
-                let n = db.namespace(&name)?.len()? as u64;
-                namespaces.push((name, n));
-            }
-            Ok(Some(KeyCounts {
-                default: db.len()? as u64,
-                namespaces,
-            }))
-        })
-        .map(|(c, report)| (c.unwrap_or_default(), report))
+        self.with_counts(None, |db| KeyCounts::of(db).map(Some))
+            .map(|(c, report)| (c.unwrap_or_default(), report))
     }
 
     /// Sizes and counters of a database file ([`crate::Emdb::stats`] of a
@@ -460,11 +471,8 @@ impl EmdbBuilder {
     /// not yet swept, as `stats` does). The index memory reported is that
     /// of the checkpoint's index as mapped, without what a full open
     /// would add for the log past it.
-    pub fn read_stats(mut self) -> Result<(crate::Stats, crate::RecoveryReport)> {
-        self.cfg.read_only = true;
-        self.cfg.follow = false;
-        self.cfg.only_keys = Some(KeyScope::Counts);
-        let db = self.build()?;
+    pub fn read_stats(self) -> Result<(crate::Stats, crate::RecoveryReport)> {
+        let db = self.pinned(Some(KeyScope::Counts)).build()?;
         Ok((db.stats()?, db.recovery_report().clone()))
     }
 
@@ -488,15 +496,11 @@ impl EmdbBuilder {
     /// the one namespace it counts (`Some(None)`: the default one), `None`
     /// all of them. The handle never leaves.
     fn with_counts<T>(
-        mut self,
+        self,
         only: Option<Option<&str>>,
         count: impl FnOnce(&Emdb) -> Result<Option<T>>,
     ) -> Result<(Option<T>, crate::RecoveryReport)> {
-        self.cfg.read_only = true;
-        self.cfg.follow = false;
-        let mut scoped = self.clone();
-        scoped.cfg.only_keys = Some(KeyScope::Counts);
-        let db = scoped.build()?;
+        let db = self.clone().pinned(Some(KeyScope::Counts)).build()?;
         // Whether a namespace counted has keys that can expire.
         let expiring = |db: &Emdb| -> Result<bool> {
             let named = |name: &str| -> Result<bool> {
@@ -526,7 +530,7 @@ impl EmdbBuilder {
         // holds only some of them, so that takes a whole open.
         let db = if db.recovery_report().used_tail_index && expiring(&db)? {
             drop(db);
-            self.build()?
+            self.pinned(None).build()?
         } else {
             db
         };
@@ -585,7 +589,7 @@ impl EmdbBuilder {
 
     /// [`EmdbBuilder::range_once_first`], and how its open went.
     pub(crate) fn range_once_first_reporting(
-        mut self,
+        self,
         namespace: Option<&str>,
         start: std::ops::Bound<&[u8]>,
         end: std::ops::Bound<&[u8]>,
@@ -595,54 +599,34 @@ impl EmdbBuilder {
             return self.range_once_reporting(namespace, start, end);
         }
         let shared = |b: std::ops::Bound<&[u8]>| b.map(Arc::<[u8]>::from);
-        self.cfg.read_only = true;
-        self.cfg.follow = false;
-        let mut scoped = self.clone();
-        scoped.cfg.only_keys = Some(KeyScope::First {
-            namespace: namespace.map(|n| Arc::from(n.as_bytes())),
-            start: shared(start),
-            end: shared(end),
-            // Slack for keys the log since removed.
-            want: n.saturating_add(n / 2).saturating_add(16),
-        });
-        let db = scoped.build()?;
+        let db = self
+            .clone()
+            .pinned(Some(KeyScope::First {
+                namespace: namespace.map(|n| Arc::from(n.as_bytes())),
+                start: shared(start),
+                end: shared(end),
+                // Slack for keys the log since removed.
+                want: n.saturating_add(n / 2).saturating_add(16),
+            }))
+            .build()?;
         let report = db.recovery_report().clone();
         let Some(bound) = report.narrowed_to.clone() else {
             // Not narrowed: the whole range was read.
-            let range = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
-            let it = match namespace {
-                None => Some(db.range_iter(range)?),
-                Some(name) => match db.namespace_if_exists(name)? {
-                    Some(ns) => Some(ns.range_iter(range)?),
-                    None => None,
-                },
-            };
+            let it = range_in(&db, namespace, start, end)?;
             return Ok((it, report));
         };
         // Only keys up to `bound` were read: enough if `n` pairs are there.
-        let range = || {
-            (
-                start.map(<[u8]>::to_vec),
-                std::ops::Bound::Included(bound.clone()),
-            )
-        };
-        let space = match namespace {
-            None => None,
-            Some(name) => match db.namespace_if_exists(name)? {
-                Some(ns) => Some(ns),
-                None => return Ok((None, report)),
-            },
-        };
-        let iter = || match &space {
-            None => db.range_iter(range()),
-            Some(ns) => ns.range_iter(range()),
-        };
         // The iterator returned is made first: an iterator fixes the time
         // it reads expiries at when it is made, so every key the counting
         // one finds live is live for it too.
-        let returned = iter()?;
+        let upto = std::ops::Bound::Included(&bound[..]);
+        let (Some(returned), Some(mut counting)) = (
+            range_in(&db, namespace, start, upto)?,
+            range_in(&db, namespace, start, upto)?,
+        ) else {
+            return Ok((None, report));
+        };
         let mut have = 0;
-        let mut counting = iter()?;
         while let Some(key) = counting.next_key() {
             key?;
             have += 1;
@@ -650,7 +634,7 @@ impl EmdbBuilder {
                 return Ok((Some(returned), report));
             }
         }
-        drop((returned, counting, space, db));
+        drop((returned, counting, db));
         let (it, mut whole) = self.range_once_reporting(namespace, start, end)?;
         whole.narrowed_to = None;
         whole.narrowing_fell_back = true;
@@ -659,27 +643,35 @@ impl EmdbBuilder {
 
     /// [`EmdbBuilder::range_once`], and how its open went.
     pub(crate) fn range_once_reporting(
-        mut self,
+        self,
         namespace: Option<&str>,
         start: std::ops::Bound<&[u8]>,
         end: std::ops::Bound<&[u8]>,
     ) -> Result<(Option<crate::RangeIter>, crate::RecoveryReport)> {
         let shared = |b: std::ops::Bound<&[u8]>| b.map(Arc::<[u8]>::from);
-        let owned = |b: std::ops::Bound<&[u8]>| b.map(<[u8]>::to_vec);
-        self.cfg.read_only = true;
-        self.cfg.follow = false;
-        self.cfg.only_keys = Some(KeyScope::Range(shared(start), shared(end)));
-        let db = self.build()?;
+        let db = self
+            .pinned(Some(KeyScope::Range(shared(start), shared(end))))
+            .build()?;
         let report = db.recovery_report().clone();
-        let range = (owned(start), owned(end));
-        let it = match namespace {
-            None => Some(db.range_iter(range)?),
-            Some(name) => match db.namespace_if_exists(name)? {
-                Some(ns) => Some(ns.range_iter(range)?),
-                None => None,
-            },
-        };
-        Ok((it, report))
+        Ok((range_in(&db, namespace, start, end)?, report))
+    }
+}
+
+/// `range_iter((start, end))` of `namespace` (`None`: the default one) in
+/// `db`; `None` when there is no namespace of that name.
+fn range_in(
+    db: &Emdb,
+    namespace: Option<&str>,
+    start: std::ops::Bound<&[u8]>,
+    end: std::ops::Bound<&[u8]>,
+) -> Result<Option<crate::RangeIter>> {
+    let range = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
+    match namespace {
+        None => db.range_iter(range).map(Some),
+        Some(name) => db
+            .namespace_if_exists(name)?
+            .map(|ns| ns.range_iter(range))
+            .transpose(),
     }
 }
 

@@ -925,6 +925,29 @@ mod tests {
             through_index
         }
 
+        /// A writer with a small automatic-checkpoint minimum over keys
+        /// `0..3000` in every namespace, checkpointed: its tail indexes come
+        /// every few KiB of log written after.
+        fn loaded(dir: &Path, name: &str) -> (PathBuf, Emdb) {
+            let db_path = dir.join(format!("{name}.emdb"));
+            let db = Emdb::builder()
+                .path(&db_path)
+                .checkpoint_tail(Some(8 << 10))
+                .build()
+                .unwrap();
+            for space in SPACES {
+                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
+                    .map(|i| (key(i), format!("base{i}").into_bytes()))
+                    .collect();
+                match space {
+                    None => db.insert_many(pairs).unwrap(),
+                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
+                }
+            }
+            db.checkpoint().unwrap();
+            (db_path, db)
+        }
+
         /// `range_once_first` against a pinned handle's first pairs, from
         /// every 23rd hot key (and the start) to the end of the keys or a
         /// little past the start; how many reads were narrowed.
@@ -972,22 +995,7 @@ mod tests {
         #[test]
         fn first_pairs_agree_and_fall_back_when_the_tail_removed_them() {
             let dir = tempfile::tempdir().unwrap();
-            let db_path = dir.path().join("first.emdb");
-            let db = Emdb::builder()
-                .path(&db_path)
-                .checkpoint_tail(Some(8 << 10))
-                .build()
-                .unwrap();
-            for space in SPACES {
-                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
-                    .map(|i| (key(i), format!("base{i}").into_bytes()))
-                    .collect();
-                match space {
-                    None => db.insert_many(pairs).unwrap(),
-                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
-                }
-            }
-            db.checkpoint().unwrap();
+            let (db_path, db) = loaded(dir.path(), "first");
             let mut rng = Lcg(5);
             let mut narrowed = 0;
             for round in 0..3 {
@@ -1030,22 +1038,7 @@ mod tests {
         #[test]
         fn one_key_reads_through_tail_indexes_agree() {
             let dir = tempfile::tempdir().unwrap();
-            let db_path = dir.path().join("tail.emdb");
-            let db = Emdb::builder()
-                .path(&db_path)
-                .checkpoint_tail(Some(8 << 10))
-                .build()
-                .unwrap();
-            for space in SPACES {
-                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
-                    .map(|i| (key(i), format!("base{i}").into_bytes()))
-                    .collect();
-                match space {
-                    None => db.insert_many(pairs).unwrap(),
-                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
-                }
-            }
-            db.checkpoint().unwrap();
+            let (db_path, db) = loaded(dir.path(), "tail");
             let mut rng = Lcg(7);
             let (mut indexed, mut reads, mut last) = (0, 0, 0);
             // Stats read through a tail index, keys that can expire and all.
@@ -1114,22 +1107,7 @@ mod tests {
         #[test]
         fn counts_through_tail_indexes_agree() {
             let dir = tempfile::tempdir().unwrap();
-            let db_path = dir.path().join("counts.emdb");
-            let db = Emdb::builder()
-                .path(&db_path)
-                .checkpoint_tail(Some(8 << 10))
-                .build()
-                .unwrap();
-            for space in SPACES {
-                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
-                    .map(|i| (key(i), format!("base{i}").into_bytes()))
-                    .collect();
-                match space {
-                    None => db.insert_many(pairs).unwrap(),
-                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
-                }
-            }
-            db.checkpoint().unwrap();
+            let (db_path, db) = loaded(dir.path(), "counts");
             let mut rng = Lcg(11);
             let (mut through, mut last) = (0, 0);
             for round in 0..8 {

@@ -518,21 +518,15 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                         None => (header.end, header.last_frame_at),
                     }
                 }
-                None => {
-                    // A count without a usable tail index counts everything.
-                    if matches!(wanted, KeyScope::Counts) {
-                        scope = None;
-                    }
-                    (start, cp_last)
-                }
+                None => (start, cp_last),
             }
-        }
-        (Some(KeyScope::Counts), _, _) => {
-            scope = None;
-            (start, cp_last)
         }
         _ => (start, cp_last),
     };
+    // A count that could not start from a tail index counts everything.
+    if matches!(scope, Some(KeyScope::Counts)) {
+        scope = None;
+    }
     // Everything the checkpoint (and a tail index) covers was synced
     // before it was written.
     let durable_end = slot.durable_end.max(start);
