@@ -203,7 +203,11 @@ impl Cursor {
             if self.shard >= SHARDS {
                 return None;
             }
-            let offsets = self.ns.keydir.shard_offsets(self.shard);
+            let region = self.gen.log().region();
+            let offsets = self.gen.log().vouch(
+                &region,
+                self.ns.shard_offsets(self.gen.bytes(&region), self.shard),
+            );
             self.shard += 1;
             match offsets {
                 Ok(o) => self.pending = o.into_iter(),

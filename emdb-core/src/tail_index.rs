@@ -1160,5 +1160,135 @@ mod tests {
             db.close().unwrap();
             assert!(!counts_agree(&db_path));
         }
+
+        /// What a handle answers of one namespace (`None`: the default):
+        /// its length, every pair in hash order (sorted here), every pair
+        /// in key order, one range, and each hot key's value.
+        type Snapshot = (
+            usize,
+            Vec<(Vec<u8>, Vec<u8>)>,
+            Vec<(Vec<u8>, Vec<u8>)>,
+            Vec<(Vec<u8>, Vec<u8>)>,
+            Vec<Option<Vec<u8>>>,
+        );
+
+        fn snapshot(db: &Emdb, space: Option<&str>) -> Snapshot {
+            let all = (Bound::<Vec<u8>>::Unbounded, Bound::Unbounded);
+            let some = (Bound::Included(key(50)), Bound::Excluded(key(120)));
+            macro_rules! of {
+                ($h:expr) => {{
+                    let h = $h;
+                    let mut pairs: Vec<_> =
+                        h.iter().unwrap().collect::<crate::Result<_>>().unwrap();
+                    pairs.sort();
+                    (
+                        h.len().unwrap(),
+                        pairs,
+                        h.range(all).unwrap(),
+                        h.range(some).unwrap(),
+                        (0..HOT + 3).map(|i| h.get(key(i)).unwrap()).collect(),
+                    )
+                }};
+            }
+            match space {
+                None => of!(db),
+                Some(n) => of!(db.namespace(n).unwrap()),
+            }
+        }
+
+        /// `reader` answers as `writer` does, in every namespace; its stats
+        /// count the same keys and bytes.
+        fn same_as(reader: &Emdb, writer: &Emdb) {
+            let spaces = writer.list_namespaces().unwrap();
+            assert_eq!(reader.list_namespaces().unwrap(), spaces);
+            for space in std::iter::once(None).chain(spaces.iter().map(|s| Some(&s[..]))) {
+                let (r, w) = (snapshot(reader, space), snapshot(writer, space));
+                assert_eq!(r.0, w.0, "namespace {space:?}: len");
+                assert_eq!(r.4, w.4, "namespace {space:?}: gets");
+                assert_eq!(r.1, w.1, "namespace {space:?}: pairs");
+                assert_eq!(r.2, w.2, "namespace {space:?}: all in order");
+                assert_eq!(r.3, w.3, "namespace {space:?}: range");
+            }
+            let (r, w) = (reader.stats().unwrap(), writer.stats().unwrap());
+            assert_eq!(
+                (
+                    r.live_records,
+                    r.live_bytes,
+                    r.expiring_records,
+                    r.namespaces
+                ),
+                (
+                    w.live_records,
+                    w.live_bytes,
+                    w.expiring_records,
+                    w.namespaces
+                )
+            );
+        }
+
+        /// A full read-only open beside the writer layers the tail from its
+        /// tail index over the mapped checkpoint (and replays only the log
+        /// past it); it answers as the writer does, and so does such a
+        /// handle following the writer's later writes: puts, removes,
+        /// batches, keys that expire, a clear, a namespace dropped and one
+        /// created.
+        #[test]
+        fn full_opens_and_followers_through_tail_indexes_agree() {
+            let dir = tempfile::tempdir().unwrap();
+            let (db_path, db) = loaded(dir.path(), "full");
+            let mut rng = Lcg(23);
+            let (mut layered, mut last) = (0, 0);
+            let mut follower: Option<Emdb> = None;
+            for round in 0..8 {
+                writes(&db, &mut rng, 250);
+                db.flush().unwrap();
+                let t = Instant::now();
+                while indexed_end(&db_path).is_none_or(|e| e <= last)
+                    && t.elapsed() < Duration::from_secs(2)
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                last = indexed_end(&db_path).unwrap_or(last);
+                // Past the index: new keys, overwrites, removes.
+                writes(&db, &mut rng, 40);
+                db.insert(key(7000 + round), "new").unwrap();
+                db.remove(key(round)).unwrap();
+                if round == 6 {
+                    db.namespace("b").unwrap().clear().unwrap();
+                }
+                if round == 7 {
+                    db.drop_namespace("a").unwrap();
+                    db.namespace("c").unwrap().insert("k", "v").unwrap();
+                }
+                db.flush().unwrap();
+                // Keys written to expire in a millisecond have expired for
+                // both handles before either is read.
+                std::thread::sleep(Duration::from_millis(5));
+                let reader = Emdb::builder()
+                    .path(&db_path)
+                    .read_only(true)
+                    .follow(false)
+                    .build()
+                    .unwrap();
+                let used = reader.recovery_report().used_tail_index;
+                layered += usize::from(used);
+                same_as(&reader, &db);
+                if let Some(f) = &follower {
+                    f.refresh().unwrap();
+                    same_as(f, &db);
+                }
+                if used && follower.is_none() {
+                    follower = Some(reader);
+                }
+            }
+            assert!(layered >= 5, "{layered} of 8 opens used a tail index");
+            // The follower's base was never written, so a checkpoint it
+            // cannot take is refused rather than written from it.
+            let f = follower.unwrap();
+            assert!(f.checkpoint().is_err());
+            db.close().unwrap();
+            f.refresh().unwrap();
+            same_as(&f, &Emdb::open(&db_path).unwrap());
+        }
     }
 }

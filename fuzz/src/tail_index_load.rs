@@ -11,7 +11,9 @@
 //! from the real header and fuzzer-chosen entries (real keys' hashes or any,
 //! real frame offsets or any) and sorted offsets in a fuzzer-chosen order,
 //! with a fuzzer-chosen count section, then reads every key and a few
-//! ranges of both namespaces, and counts them (`EmdbBuilder::read_counts`).
+//! ranges of both namespaces, and counts them (`EmdbBuilder::read_counts`);
+//! then opens a full read-only handle, which layers the index's entries
+//! over the checkpoint, and reads the keys and every pair through it.
 //!
 //! Checks: no panic; every value read and every pair a range yields is the
 //! key and value a put stored under that key in that namespace at some
@@ -191,6 +193,33 @@ pub fn run(data: &[u8]) {
         };
         for (k, v) in it.flatten() {
             t.assert_stored(ns.unwrap_or(""), &k, &v, "range yielded");
+        }
+    }
+    // A full read-only open layers the index's entries over the
+    // checkpoint (or replays the tail when it cannot use them).
+    if let Ok(db) = builder().read_only(true).follow(false).build() {
+        for (name, k) in &reads {
+            let got = if name.is_empty() {
+                db.get(k)
+            } else {
+                db.namespace(name).and_then(|n| n.get(k))
+            };
+            if let Ok(Some(v)) = got {
+                t.assert_stored(name, k, &v, "read (full open)");
+            }
+        }
+        let every = (Bound::<Vec<u8>>::Unbounded, Bound::<Vec<u8>>::Unbounded);
+        if let (Ok(iter), Ok(range)) = (db.iter(), db.range(every.clone())) {
+            for (k, v) in iter.flatten().chain(range) {
+                t.assert_stored("", &k, &v, "listed (full open)");
+            }
+        }
+        if let Ok(alpha) = db.namespace(NAMESPACE) {
+            if let (Ok(iter), Ok(range)) = (alpha.iter(), alpha.range(every)) {
+                for (k, v) in iter.flatten().chain(range) {
+                    t.assert_stored(NAMESPACE, &k, &v, "listed (full open)");
+                }
+            }
         }
     }
     if let Ok(counts) = builder().read_counts() {

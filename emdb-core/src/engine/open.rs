@@ -521,6 +521,21 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 None => (start, cp_last),
             }
         }
+        // A full read-only open (a handle, a follower, the TUI) beside a
+        // writer: the tail since the checkpoint is layered over its mapped
+        // index from the tail index, and only the log past that replayed.
+        (None, true, None) if cfg.read_only && !cfg.salvage => {
+            let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
+            let layered = UsableTail::open(&path, &identity, start, bytes, limit, &table)
+                .and_then(|mut tail| tail.layer().map(|()| tail.ix.header));
+            match layered {
+                Some(header) => {
+                    report.used_tail_index = true;
+                    (header.end, header.last_frame_at)
+                }
+                None => (start, cp_last),
+            }
+        }
         _ => (start, cp_last),
     };
     // A count that could not start from a tail index counts everything.
@@ -813,11 +828,7 @@ impl<'a> UsableTail<'a> {
     fn counts_past(&mut self, limit: u64, durable_end: u64) -> Option<CountedPast> {
         use crate::format::record::Kind;
         use std::collections::HashMap;
-        let mut counts = self.ix.counts().ok()??;
-        let ids: Vec<u32> = self.table.all().iter().map(|n| n.id).collect();
-        if counts.len() != ids.len() || counts.iter().zip(&ids).any(|(c, &id)| c.ns != id) {
-            return None;
-        }
+        let mut counts = self.counts()?;
         // Each key's last record past the index: (length, expiry) of a
         // put, `None` for a delete. Read through the mapping, which a
         // writer may be appending to: only whole units that decode (CRC
@@ -887,6 +898,63 @@ impl<'a> UsableTail<'a> {
             last_frame_at: last_frame,
             frames,
         })
+    }
+
+    /// The index's count section, if it names exactly the namespaces of
+    /// the checkpoint.
+    fn counts(&mut self) -> Option<Vec<crate::tail_index::NsCounts>> {
+        let counts = self.ix.counts().ok()??;
+        let ids: Vec<u32> = self.table.all().iter().map(|n| n.id).collect();
+        if counts.len() != ids.len() || counts.iter().zip(&ids).any(|(c, &id)| c.ns != id) {
+            return None;
+        }
+        Some(counts)
+    }
+
+    /// For a full read-only open: layer the newest frame of every key the
+    /// index holds over its namespace's keydir (`Keydir::set_layer`), which
+    /// then keeps every later change too, and take the counts from the
+    /// count section. The checkpoint's mapped slots are left as they are,
+    /// and no record the tail replaced is read. `None`, with nothing
+    /// changed, when the index has no count section (version 1), its
+    /// counts do not name the checkpoint's namespaces, or an entry is not a
+    /// plain put or delete of one of them in the log it covers (the open
+    /// then replays the tail).
+    fn layer(&mut self) -> Option<()> {
+        use crate::format::record::Kind;
+        use crate::index::Layer;
+        let counts = self.counts()?;
+        // Read in log order: the frames lie together, past the checkpoint.
+        let n = self.ix.header.sorted_count;
+        let mut offs = Vec::with_capacity(usize::try_from(n.min(1 << 24)).ok()?);
+        for i in 0..n {
+            offs.push(self.ix.sorted(i).ok()?);
+        }
+        offs.sort_unstable();
+        let mut layers: Vec<(Layer, Vec<u64>)> = Vec::new();
+        let all = self.table.all();
+        layers.resize_with(all.len(), Default::default);
+        for off in offs {
+            let f = self.frame(off)?;
+            let at = all.iter().position(|ns| ns.id == f.ns)?;
+            let (layer, noted) = layers.get_mut(at)?;
+            let (key, bytes) = (f.key, self.bytes);
+            let is_key = |o| crate::namespace::same_key(bytes, o, key, None);
+            let h = all[at].hash(key);
+            let added = match f.kind {
+                Kind::Put => layer.add_put(h, off, is_key),
+                _ => all[at].keydir.add_delete(layer, h, off, is_key),
+            };
+            added.ok()?;
+            noted.push(off);
+        }
+        for ((layer, noted), (ns, c)) in layers.into_iter().zip(all.iter().zip(&counts)) {
+            ns.keydir.set_counts(c.live, c.live_bytes, c.expiring);
+            // A fresh table's keydirs have no layer yet.
+            ns.keydir.set_layer(layer);
+            ns.sorted.note_many(&noted);
+        }
+        Some(())
     }
 
     /// What the index says of `key` in namespace `ns` (hash `hash`);

@@ -7,10 +7,11 @@
 
 mod arena;
 pub(crate) mod image;
+pub(crate) mod layer;
 pub(crate) mod table;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
 
@@ -18,6 +19,7 @@ use crate::error::Result;
 use crate::format::checkpoint::{NsImage, NsMeta, ShardImage};
 use arena::{Arena, Arenas};
 use image::Image;
+pub(crate) use layer::Layer;
 pub(crate) use table::Table;
 
 /// Number of shards per namespace index.
@@ -114,6 +116,10 @@ pub(crate) struct Keydir {
     live_bytes: AtomicU64,
     /// Live entries whose record carries an expiry.
     expiring: AtomicU64,
+    /// Changes kept over the shards instead of in them (a read-only open
+    /// from a tail index: see [`Layer`]); once set, the shards are only
+    /// read (and emptied by a clear).
+    layer: OnceLock<Layer>,
 }
 
 impl Default for Keydir {
@@ -126,6 +132,7 @@ impl Default for Keydir {
             live: AtomicU64::new(0),
             live_bytes: AtomicU64::new(0),
             expiring: AtomicU64::new(0),
+            layer: OnceLock::new(),
         }
     }
 }
@@ -138,6 +145,9 @@ impl Keydir {
         h: KeyHash,
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
+        if let Some(l) = self.layer.get() {
+            return l.get(h, &self.shards[h.shard].0, is_key);
+        }
         let t = self.shards[h.shard].0.read();
         let found = t.find(h.tag, is_key)?.map(|(_, off)| off);
         t.check_cut()?;
@@ -224,7 +234,32 @@ impl Keydir {
         offset: u64,
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
+        if let Some(l) = self.layer.get() {
+            return l.upsert(h, offset, &self.shards[h.shard].0, is_key);
+        }
         self.write(h.shard, |t, a| t.upsert(a, h.tag, offset, is_key))
+    }
+
+    /// Keep every later change in `layer` (built over this index), leaving
+    /// the shards as they are; false if a layer was set already.
+    pub(crate) fn set_layer(&self, layer: Layer) -> bool {
+        self.layer.set(layer).is_ok()
+    }
+
+    /// [`Layer::add_delete`] for a layer to be set on this index.
+    pub(crate) fn add_delete(
+        &self,
+        layer: &Layer,
+        h: KeyHash,
+        offset: u64,
+        is_key: impl FnMut(u64) -> Result<bool>,
+    ) -> Result<()> {
+        layer.add_delete(h, offset, &self.shards[h.shard].0, is_key)
+    }
+
+    /// Whether changes are layered over the shards (see [`Keydir::set_layer`]).
+    pub(crate) fn is_layered(&self) -> bool {
+        self.layer.get().is_some()
     }
 
     /// Apply the net changes of [`Keydir::upsert`] calls: live keys, live
@@ -244,7 +279,10 @@ impl Keydir {
 
     /// Insert a key known to be absent (compaction, checkpoint-free rebuilds).
     pub(crate) fn insert_new(&self, h: KeyHash, offset: u64) -> Result<()> {
-        self.write(h.shard, |t, a| t.insert_new(a, h.tag, offset))?;
+        match self.layer.get() {
+            Some(l) => l.insert_new(h, offset)?,
+            None => self.write(h.shard, |t, a| t.insert_new(a, h.tag, offset))?,
+        }
         self.live.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -255,11 +293,14 @@ impl Keydir {
         h: KeyHash,
         is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
-        let old = {
-            let mut t = self.shards[h.shard].0.write();
-            let old = t.remove(h.tag, is_key)?;
-            t.check_cut()?;
-            old
+        let old = match self.layer.get() {
+            Some(l) => l.remove(h, &self.shards[h.shard].0, is_key)?,
+            None => {
+                let mut t = self.shards[h.shard].0.write();
+                let old = t.remove(h.tag, is_key)?;
+                t.check_cut()?;
+                old
+            }
         };
         if old.is_some() {
             self.live.fetch_sub(1, Ordering::Relaxed);
@@ -270,9 +311,18 @@ impl Keydir {
     /// Drop every entry.
     pub(crate) fn clear(&self) {
         for (i, s) in self.shards.iter().enumerate() {
-            let mut t = s.0.write();
-            *t = Table::new(i);
-            s.1.set(&t);
+            let empty = || {
+                let mut t = s.0.write();
+                *t = Table::new(i);
+                s.1.set(&t);
+            };
+            match self.layer.get() {
+                Some(l) => l.clear_shard(i, empty),
+                None => empty(),
+            }
+        }
+        if let Some(l) = self.layer.get() {
+            l.cleared();
         }
         self.arenas.reset_target();
         self.behind.store(0, Ordering::Relaxed);
@@ -336,6 +386,9 @@ impl Keydir {
                 t.arena().map(|a| (Arc::as_ptr(a) as usize, a.bytes()))
             })
             .collect();
+        if let Some(l) = self.layer.get() {
+            arenas.extend(l.arenas());
+        }
         arenas.sort_unstable();
         arenas.dedup();
         self.shards.len() * std::mem::size_of::<Shard>()
@@ -343,7 +396,17 @@ impl Keydir {
     }
 
     /// Offsets of every entry of shard `i`, copied under its read lock.
-    pub(crate) fn shard_offsets(&self, i: usize) -> Result<Vec<u64>> {
+    /// `same(a, b)` tells whether the records at `a` and `b` have the same
+    /// key: a layered index (see [`Keydir::set_layer`]) asks it when an
+    /// entry of the shard may be replaced by one of the layer.
+    pub(crate) fn shard_offsets(
+        &self,
+        i: usize,
+        same: impl FnMut(u64, u64) -> Result<bool>,
+    ) -> Result<Vec<u64>> {
+        if let Some(l) = self.layer.get() {
+            return l.offsets(i, &self.shards[i].0, same);
+        }
         let t = self.shards[i].0.read();
         let offsets = t.offsets()?.collect();
         t.check_cut()?;
@@ -352,6 +415,10 @@ impl Keydir {
 
     /// A stored image of this index.
     pub(crate) fn image(&self, id: u32, name: &[u8]) -> Result<NsImage> {
+        if self.is_layered() {
+            // Only read-only opens layer, and they write no checkpoint.
+            return Err(crate::error::Error::ReadOnly);
+        }
         let shards = self
             .shards
             .iter()
@@ -421,6 +488,7 @@ impl Keydir {
             live: AtomicU64::new(live),
             live_bytes: AtomicU64::new(meta.live_bytes),
             expiring: AtomicU64::new(meta.expiring),
+            layer: OnceLock::new(),
         })
     }
 
@@ -467,6 +535,7 @@ impl Keydir {
             live: AtomicU64::new(live),
             live_bytes: AtomicU64::new(img.live_bytes),
             expiring: AtomicU64::new(img.expiring),
+            layer: OnceLock::new(),
         })
     }
 }

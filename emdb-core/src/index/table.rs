@@ -345,6 +345,16 @@ impl Table {
             .map(entry_offset))
     }
 
+    /// The tag and offset of every entry.
+    pub(crate) fn entries(&self) -> Result<impl Iterator<Item = (u32, u64)> + '_> {
+        Ok(self
+            .checked_slots()?
+            .iter()
+            .map(|e| e.load(Ordering::Relaxed))
+            .filter(|&e| e != 0)
+            .map(|e| (entry_tag(e), entry_offset(e))))
+    }
+
     /// A table over slots of a mapped checkpoint that hold `len` entries
     /// (as its CRC-checked table says: the slots themselves are checked page
     /// by page on first use, so nothing here reads them).
