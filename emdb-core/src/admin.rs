@@ -149,7 +149,7 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
         let mut batch = engine.batch()?;
         let mut in_batch = 0;
         for shard in 0..SHARDS {
-            for off in ns.shard_offsets(bytes, shard)? {
+            for off in src_gen.shard_offsets(&ns, shard)? {
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
                 let f = src_gen
                     .log()

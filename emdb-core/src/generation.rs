@@ -6,8 +6,9 @@ use std::sync::Arc;
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::crypto::Crypt;
+use crate::error::Result;
 use crate::log::{Log, Region};
-use crate::namespace::{NsEntry, NsTable};
+use crate::namespace::{read_at, same_key, NsEntry, NsTable};
 
 /// One log file (or memory region) with the indexes that point into it.
 /// Compaction builds a new generation and swaps it in whole, so readers
@@ -68,6 +69,24 @@ impl Generation {
             return Some(Arc::clone(&self.default));
         }
         self.ns.read().get(id).cloned()
+    }
+
+    /// Offsets of the live entries of index shard `shard` of `ns` (see
+    /// `Keydir::shard_offsets`). When a layered index compares two
+    /// records' keys, it reads them as the log is at that moment: a
+    /// follower may have published and indexed a record since the caller
+    /// last looked.
+    pub(crate) fn shard_offsets(&self, ns: &NsEntry, shard: usize) -> Result<Vec<u64>> {
+        let crypt = ns.crypt();
+        ns.keydir.shard_offsets(shard, |a, b| {
+            let region = self.log.region();
+            let bytes = self.bytes(&region);
+            let mut scratch = zeroize::Zeroizing::new(Vec::new());
+            let same = read_at(bytes, a, crypt, &mut scratch)
+                .map(|f| f.key.to_vec())
+                .and_then(|key| same_key(bytes, b, &key, crypt));
+            self.log.vouch(&region, same)
+        })
     }
 
     /// Published bytes of the log through `region`.

@@ -203,11 +203,7 @@ impl Cursor {
             if self.shard >= SHARDS {
                 return None;
             }
-            let region = self.gen.log().region();
-            let offsets = self.gen.log().vouch(
-                &region,
-                self.ns.shard_offsets(self.gen.bytes(&region), self.shard),
-            );
+            let offsets = self.gen.shard_offsets(&self.ns, self.shard);
             self.shard += 1;
             match offsets {
                 Ok(o) => self.pending = o.into_iter(),

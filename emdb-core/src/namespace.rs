@@ -142,17 +142,6 @@ impl NsEntry {
         Ok(old)
     }
 
-    /// Offsets of the live entries of index shard `shard` (records of
-    /// `bytes`, the whole log); see [`Keydir::shard_offsets`].
-    pub(crate) fn shard_offsets(&self, bytes: &[u8], shard: usize) -> Result<Vec<u64>> {
-        let crypt = self.crypt();
-        self.keydir.shard_offsets(shard, |a, b| {
-            let mut scratch = zeroize::Zeroizing::new(Vec::new());
-            let key = read_at(bytes, a, crypt, &mut scratch)?.key.to_vec();
-            same_key(bytes, b, &key, crypt)
-        })
-    }
-
     /// Drop every key.
     pub(crate) fn index_clear(&self) {
         self.keydir.clear();

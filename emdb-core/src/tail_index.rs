@@ -1282,13 +1282,67 @@ mod tests {
                 }
             }
             assert!(layered >= 5, "{layered} of 8 opens used a tail index");
-            // The follower's base was never written, so a checkpoint it
-            // cannot take is refused rather than written from it.
             let f = follower.unwrap();
-            assert!(f.checkpoint().is_err());
             db.close().unwrap();
             f.refresh().unwrap();
             same_as(&f, &Emdb::open(&db_path).unwrap());
+        }
+
+        /// A layered handle that follows a busy writer is read meanwhile:
+        /// walks that compare a checkpoint key with one the follower has
+        /// just layered, counts, ordered reads and gets never fail, and once
+        /// the writer stops the handle answers as the writer does.
+        #[test]
+        fn a_layered_follower_reads_while_the_writer_writes() {
+            use std::sync::atomic::{AtomicBool, Ordering};
+            let dir = tempfile::tempdir().unwrap();
+            let (db_path, db) = loaded(dir.path(), "busy");
+            let mut rng = Lcg(5);
+            let t = Instant::now();
+            while indexed_end(&db_path).is_none() && t.elapsed() < Duration::from_secs(10) {
+                writes(&db, &mut rng, 100);
+                db.flush().unwrap();
+            }
+            let reader = Emdb::builder()
+                .path(&db_path)
+                .read_only(true)
+                .build()
+                .unwrap();
+            assert!(reader.recovery_report().used_tail_index);
+            let stop = AtomicBool::new(false);
+            let mut walks = 0;
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    let mut rng = Lcg(6);
+                    let t = Instant::now();
+                    while t.elapsed() < Duration::from_millis(1500) {
+                        // Overwrites of checkpoint keys, then a mix in
+                        // every namespace.
+                        for i in 0..200 {
+                            db.insert(key(rng.below(3000)), format!("busy{i}")).unwrap();
+                        }
+                        writes(&db, &mut rng, 20);
+                        db.flush().unwrap();
+                    }
+                    stop.store(true, Ordering::Relaxed);
+                });
+                while !stop.load(Ordering::Relaxed) {
+                    for pair in reader.iter().unwrap() {
+                        pair.unwrap();
+                    }
+                    reader.len().unwrap();
+                    reader.namespace("a").unwrap().len().unwrap();
+                    reader.get(key(7)).unwrap();
+                    reader
+                        .range((Bound::Included(key(10)), Bound::Excluded(key(40))))
+                        .unwrap();
+                    walks += 1;
+                }
+            });
+            assert!(walks > 3, "{walks} walks");
+            std::thread::sleep(Duration::from_millis(5));
+            reader.refresh().unwrap();
+            same_as(&reader, &db);
         }
     }
 }

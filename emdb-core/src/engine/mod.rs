@@ -1197,7 +1197,7 @@ impl Engine {
             let bytes = gen.bytes(&region);
             let mut n = 0usize;
             for shard in 0..SHARDS {
-                for off in ns.shard_offsets(bytes, shard)? {
+                for off in gen.shard_offsets(ns, shard)? {
                     let (_, exp) = crate::namespace::head_at(bytes, off);
                     if !expired(exp, now) {
                         n += 1;
@@ -1246,7 +1246,7 @@ impl Engine {
                 let bytes = gen.bytes(&region);
                 let mut keys = Vec::new();
                 let listed = (0..SHARDS).try_for_each(|shard| {
-                    for off in ns.shard_offsets(bytes, shard)? {
+                    for off in gen.shard_offsets(ns, shard)? {
                         let (_, exp) = crate::namespace::head_at(bytes, off);
                         if !expired(exp, now) {
                             continue;
@@ -1283,7 +1283,7 @@ impl Engine {
         let view = ns.sorted.finish(refresh, keys, || {
             let mut all = Vec::with_capacity(ns.keydir.len() as usize);
             for shard in 0..SHARDS {
-                all.extend(ns.shard_offsets(keys.bytes, shard)?);
+                all.extend(gen.shard_offsets(ns, shard)?);
             }
             Ok(all)
         });

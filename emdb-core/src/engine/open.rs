@@ -917,9 +917,10 @@ impl<'a> UsableTail<'a> {
     /// count section. The checkpoint's mapped slots are left as they are,
     /// and no record the tail replaced is read. `None`, with nothing
     /// changed, when the index has no count section (version 1), its
-    /// counts do not name the checkpoint's namespaces, or an entry is not a
-    /// plain put or delete of one of them in the log it covers (the open
-    /// then replays the tail).
+    /// counts do not name the checkpoint's namespaces or move further from
+    /// the checkpoint's than its entries can, or an entry is not a plain
+    /// put or delete of one of them in the log it covers, or names a key
+    /// the layer has already (the open then replays the tail).
     fn layer(&mut self) -> Option<()> {
         use crate::format::record::Kind;
         use crate::index::Layer;
@@ -933,10 +934,12 @@ impl<'a> UsableTail<'a> {
         offs.sort_unstable();
         let mut layers: Vec<(Layer, Vec<u64>)> = Vec::new();
         let all = self.table.all();
+        let place: std::collections::HashMap<u32, usize> =
+            all.iter().enumerate().map(|(i, ns)| (ns.id, i)).collect();
         layers.resize_with(all.len(), Default::default);
         for off in offs {
             let f = self.frame(off)?;
-            let at = all.iter().position(|ns| ns.id == f.ns)?;
+            let at = *place.get(&f.ns)?;
             let (layer, noted) = layers.get_mut(at)?;
             let (key, bytes) = (f.key, self.bytes);
             let is_key = |o| crate::namespace::same_key(bytes, o, key, None);
@@ -947,6 +950,20 @@ impl<'a> UsableTail<'a> {
             };
             added.ok()?;
             noted.push(off);
+        }
+        // Each entry moves a namespace's live keys by one at most, and its
+        // records lie in the log: counts past that are not the file's.
+        let sane = layers
+            .iter()
+            .zip(all.iter().zip(&counts))
+            .all(|((_, noted), (ns, c))| {
+                let (base, moved) = (ns.keydir.len(), noted.len() as u64);
+                c.live <= base.saturating_add(moved)
+                    && base <= c.live.saturating_add(moved)
+                    && c.live_bytes <= self.ix.header.end
+            });
+        if !sane {
+            return None;
         }
         for ((layer, noted), (ns, c)) in layers.into_iter().zip(all.iter().zip(&counts)) {
             ns.keydir.set_counts(c.live, c.live_bytes, c.expiring);

@@ -89,26 +89,30 @@ impl Default for Layer {
 }
 
 impl Layer {
-    /// Add a key's newest put since `base` (the keydir this layer will be
-    /// set on) while the layer is built from a tail index. A second put of
-    /// the same key (`is_key` confirms a tag match) is an error: the index
-    /// it came from is not what it claims.
+    /// Add a key's newest put since the base while the layer is built from
+    /// a tail index, in log order. A key the layer has already (`is_key`
+    /// confirms a tag match: a put, or a delete that hid a base entry) is
+    /// an error: the index it came from is not what it claims.
     pub(crate) fn add_put(
         &self,
         h: KeyHash,
         offset: u64,
-        is_key: impl FnMut(u64) -> Result<bool>,
+        mut is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<()> {
         let mut d = self.shards[h.shard].write();
-        if d.puts.find(h.tag, is_key)?.is_some() {
+        if d.puts.find(h.tag, &mut is_key)?.is_some() || d.gone.find(h.tag, is_key)?.is_some() {
             return Err(twice(offset));
         }
         d.puts.insert_new(&self.puts, h.tag, offset)
     }
 
     /// Add a key's delete since the base (`base`, the shard of `h` of the
-    /// keydir this layer will be set on) while the layer is built: its
-    /// entry there, if any, is looked up (`is_key`) and hidden.
+    /// keydir this layer will be set on) while the layer is built, in log
+    /// order: its entry there, if any, is looked up (`is_key`) and hidden.
+    /// A key the layer has already is an error, as for
+    /// [`Layer::add_put`]. (A delete of a key the base does not have
+    /// leaves nothing to find: a later entry of that key is taken, and,
+    /// being newer, is the one that counts anyway.)
     pub(crate) fn add_delete(
         &self,
         h: KeyHash,
@@ -117,10 +121,10 @@ impl Layer {
         mut is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<()> {
         let mut d = self.shards[h.shard].write();
-        if d.puts.find(h.tag, &mut is_key)?.is_some() {
+        if d.puts.find(h.tag, &mut is_key)?.is_some() || d.gone.find(h.tag, &mut is_key)?.is_some()
+        {
             return Err(twice(offset));
         }
-        // A key deleted twice is found hidden already, and not hidden again.
         match d.in_base(base, h.tag, is_key)? {
             Some(old) => d.hide(&self.gone, h.tag, old),
             None => Ok(()),
@@ -150,12 +154,15 @@ impl Layer {
         mut is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
         let mut d = self.shards[h.shard].write();
-        match d.puts.upsert(&self.puts, h.tag, offset, &mut is_key)? {
-            Some(old) => Ok(Some(old)),
-            // New to the layer: the base's entry, if any, is what it
-            // replaced (and what the put now hides).
-            None => d.in_base(base, h.tag, is_key),
+        if d.puts.find(h.tag, &mut is_key)?.is_some() {
+            return d.puts.upsert(&self.puts, h.tag, offset, is_key);
         }
+        // New to the layer: the base's entry, if any, is what it replaced
+        // (and what the put now hides). Looked up before anything changes,
+        // so a failed lookup (a damaged or cut checkpoint) changes nothing.
+        let old = d.in_base(base, h.tag, &mut is_key)?;
+        d.puts.insert_new(&self.puts, h.tag, offset)?;
+        Ok(old)
     }
 
     /// [`super::Keydir::insert_new`]: a key known to be absent.
@@ -175,9 +182,10 @@ impl Layer {
         mut is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<Option<u64>> {
         let mut d = self.shards[h.shard].write();
-        let put = d.puts.remove(h.tag, &mut is_key)?;
-        // A put in the layer hid the base entry without looking it up.
-        let old = d.in_base(base, h.tag, is_key)?;
+        // A put in the layer hid the base entry without looking it up: look
+        // now, first, so a failed lookup changes nothing.
+        let old = d.in_base(base, h.tag, &mut is_key)?;
+        let put = d.puts.remove(h.tag, is_key)?;
         if let Some(old) = old {
             d.hide(&self.gone, h.tag, old)?;
         }
@@ -311,6 +319,12 @@ mod tests {
         // A key named twice is refused.
         let again = log.append(45);
         assert!(layer.add_put(hash(45), again, log.is(45)).is_err());
+        log.keys.remove(&again);
+        // So is one whose delete hid its base entry, put or deleted again.
+        let again = log.append(5);
+        assert!(layer.add_put(hash(5), again, log.is(5)).is_err());
+        let base = &kd.shards[hash(5).shard].0;
+        assert!(layer.add_delete(hash(5), again, base, log.is(5)).is_err());
         log.keys.remove(&again);
         assert!(kd.set_layer(layer));
         assert!(!kd.set_layer(Layer::default()));

@@ -53,6 +53,15 @@ fn follows(cap: usize, target: usize) -> bool {
     cap != 0 && cap * 2 == target && arena::is_shared(target)
 }
 
+/// Subtract `n` from a count, stopping at zero: counts a read-only open
+/// took from a tail index are only as right as that file, and a wrong one
+/// must not wrap to a huge number.
+fn take(c: &AtomicU64, n: u64) {
+    let _ = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+        Some(v.saturating_sub(n))
+    });
+}
+
 /// One shard on its own cache line, so readers of neighbouring shards do not
 /// contend on the lock words.
 #[repr(align(64))]
@@ -269,7 +278,7 @@ impl Keydir {
             if d > 0 {
                 c.fetch_add(d.unsigned_abs(), Ordering::Relaxed);
             } else if d < 0 {
-                c.fetch_sub(d.unsigned_abs(), Ordering::Relaxed);
+                take(c, d.unsigned_abs());
             }
         };
         add(&self.live, live);
@@ -303,7 +312,7 @@ impl Keydir {
             }
         };
         if old.is_some() {
-            self.live.fetch_sub(1, Ordering::Relaxed);
+            take(&self.live, 1);
         }
         Ok(old)
     }
@@ -343,7 +352,7 @@ impl Keydir {
                 self.expiring.fetch_add(1, Ordering::Relaxed);
             }
             (false, true) => {
-                self.expiring.fetch_sub(1, Ordering::Relaxed);
+                take(&self.expiring, 1);
             }
             _ => {}
         }
@@ -372,7 +381,7 @@ impl Keydir {
         if add >= sub {
             self.live_bytes.fetch_add(add - sub, Ordering::Relaxed);
         } else {
-            self.live_bytes.fetch_sub(sub - add, Ordering::Relaxed);
+            take(&self.live_bytes, sub - add);
         }
     }
 
