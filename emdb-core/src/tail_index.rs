@@ -1343,6 +1343,12 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
             reader.refresh().unwrap();
             same_as(&reader, &db);
+            // The writer compacts: the follower moves to the new file.
+            db.compact().unwrap();
+            db.insert(key(1), "after").unwrap();
+            db.flush().unwrap();
+            reader.refresh().unwrap();
+            same_as(&reader, &db);
         }
     }
 }
