@@ -827,6 +827,17 @@ mod tests {
             Header::decode(&bytes).ok().map(|h| h.end)
         }
 
+        /// The end of a tail index newer than one ending at `last` once the
+        /// writer's checkpointer has written it, waiting up to `within`;
+        /// `last` if none came.
+        fn newer_index(db: &Path, last: u64, within: Duration) -> u64 {
+            let t = Instant::now();
+            while indexed_end(db).is_none_or(|e| e <= last) && t.elapsed() < within {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            indexed_end(db).unwrap_or(last)
+        }
+
         /// `read_counts` (and `read_stats`) against a pinned handle's
         /// counts (and stats); whether each went through the tail index.
         fn counts_agree(db: &Path) -> bool {
@@ -1054,13 +1065,7 @@ mod tests {
                 } else {
                     // The writer's checkpointer writes a tail index once
                     // 8 KiB more of log is past the last one.
-                    let t = Instant::now();
-                    while indexed_end(&db_path).is_none_or(|e| e <= last)
-                        && t.elapsed() < Duration::from_secs(10)
-                    {
-                        std::thread::sleep(Duration::from_millis(5));
-                    }
-                    last = indexed_end(&db_path).unwrap_or(last);
+                    last = newer_index(&db_path, last, Duration::from_secs(10));
                 }
                 // And some log past it, not flushed.
                 writes(&db, &mut rng, 20);
@@ -1113,13 +1118,7 @@ mod tests {
             for round in 0..8 {
                 writes_with(&db, &mut rng, 250, false);
                 db.flush().unwrap();
-                let t = Instant::now();
-                while indexed_end(&db_path).is_none_or(|e| e <= last)
-                    && t.elapsed() < Duration::from_secs(10)
-                {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                last = indexed_end(&db_path).unwrap_or(last);
+                last = newer_index(&db_path, last, Duration::from_secs(10));
                 // New keys, overwrites and removes past the index.
                 writes_with(&db, &mut rng, 40, false);
                 for i in 0..5 {
@@ -1242,13 +1241,7 @@ mod tests {
             for round in 0..8 {
                 writes(&db, &mut rng, 250);
                 db.flush().unwrap();
-                let t = Instant::now();
-                while indexed_end(&db_path).is_none_or(|e| e <= last)
-                    && t.elapsed() < Duration::from_secs(2)
-                {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                last = indexed_end(&db_path).unwrap_or(last);
+                last = newer_index(&db_path, last, Duration::from_secs(2));
                 // Past the index: new keys, overwrites, removes.
                 writes(&db, &mut rng, 40);
                 db.insert(key(7000 + round), "new").unwrap();

@@ -63,6 +63,24 @@ impl Delta {
         Ok(found)
     }
 
+    /// While a layer is built: an error if the key (`is_key` confirms a
+    /// tag match) has an entry already, put or hidden base entry, for the
+    /// entry at `offset`.
+    fn refuse_known(
+        &self,
+        tag: u32,
+        offset: u64,
+        mut is_key: impl FnMut(u64) -> Result<bool>,
+    ) -> Result<()> {
+        if self.puts.find(tag, &mut is_key)?.is_some() || self.gone.find(tag, is_key)?.is_some() {
+            return Err(Error::corruption(
+                offset,
+                "tail index names a key twice in one namespace",
+            ));
+        }
+        Ok(())
+    }
+
     /// Delete the key whose base entry is `old`.
     fn hide(&mut self, arenas: &Arenas, tag: u32, old: u64) -> Result<()> {
         self.gone.insert_new(arenas, tag, old)
@@ -100,9 +118,7 @@ impl Layer {
         mut is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<()> {
         let mut d = self.shards[h.shard].write();
-        if d.puts.find(h.tag, &mut is_key)?.is_some() || d.gone.find(h.tag, is_key)?.is_some() {
-            return Err(twice(offset));
-        }
+        d.refuse_known(h.tag, offset, &mut is_key)?;
         d.puts.insert_new(&self.puts, h.tag, offset)
     }
 
@@ -121,10 +137,7 @@ impl Layer {
         mut is_key: impl FnMut(u64) -> Result<bool>,
     ) -> Result<()> {
         let mut d = self.shards[h.shard].write();
-        if d.puts.find(h.tag, &mut is_key)?.is_some() || d.gone.find(h.tag, &mut is_key)?.is_some()
-        {
-            return Err(twice(offset));
-        }
+        d.refuse_known(h.tag, offset, &mut is_key)?;
         match d.in_base(base, h.tag, is_key)? {
             Some(old) => d.hide(&self.gone, h.tag, old),
             None => Ok(()),
@@ -245,11 +258,6 @@ impl Layer {
         }
         out
     }
-}
-
-/// A tail index naming one key twice.
-fn twice(offset: u64) -> Error {
-    Error::corruption(offset, "tail index names a key twice in one namespace")
 }
 
 #[cfg(test)]
