@@ -867,7 +867,14 @@ impl Sorted {
         work: &Work,
     ) -> Result<(Base, Arc<Vec<u64>>)> {
         if work.rebuild {
-            let base = Base::Heap(Arc::from(sort_offsets(keys, live()?)?));
+            // A follower may index records after `keys` was loaded, and
+            // `live` lists what the index holds now: a record past the
+            // loaded bytes was indexed after `begin`, so it was noted
+            // into `pending` and the next refresh sorts it.
+            let end = keys.bytes.len() as u64;
+            let mut offs = live()?;
+            offs.retain(|&o| o < end);
+            let base = Base::Heap(Arc::from(sort_offsets(keys, offs)?));
             return Ok((base, Arc::new(Vec::new())));
         }
         let fresh = sort_offsets(keys, work.pending.clone())?;
