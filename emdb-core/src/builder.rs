@@ -434,6 +434,16 @@ impl EmdbBuilder {
         self
     }
 
+    /// A pinned read-only handle that replays the whole log since the
+    /// checkpoint, tail index or not: the reference the tail index's
+    /// readers are tested against.
+    #[cfg(test)]
+    pub(crate) fn replaying(self) -> EmdbBuilder {
+        let mut b = self.pinned(None);
+        b.cfg.layer_tail = false;
+        b
+    }
+
     /// Count the live keys of every namespace of a database file and close
     /// it again: what a pinned read-only handle's `len()` would return for
     /// each, for a caller that reads nothing else, such as a one-shot

@@ -43,6 +43,10 @@ pub(crate) struct Config {
     /// (`EmdbBuilder::read_one_key`, `EmdbBuilder::range_once`; never a
     /// handle a caller gets).
     pub only_keys: Option<KeyScope>,
+    /// A full read-only open may take the log a tail index covers from it
+    /// (ARCHITECTURE.md, "Layered opens"); `false` only in tests, for a
+    /// reference handle that replays the whole tail.
+    pub layer_tail: bool,
 }
 
 /// The keys a scoped open indexes; its Debug form shows no key bytes.
@@ -130,6 +134,7 @@ impl Default for Config {
             kdf_params: KdfParams::default(),
             faults: None,
             only_keys: None,
+            layer_tail: true,
         }
     }
 }

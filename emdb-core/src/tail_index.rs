@@ -838,6 +838,14 @@ mod tests {
             indexed_end(db).unwrap_or(last)
         }
 
+        /// A pinned read-only handle that replayed the whole log since the
+        /// checkpoint: the reference, which never reads a tail index.
+        fn replayed(db: &Path) -> Emdb {
+            let h = Emdb::builder().path(db).replaying().build().unwrap();
+            assert!(!h.recovery_report().used_tail_index);
+            h
+        }
+
         /// `read_counts` (and `read_stats`) against a pinned handle's
         /// counts (and stats); whether each went through the tail index.
         fn counts_agree(db: &Path) -> bool {
@@ -845,12 +853,7 @@ mod tests {
         }
 
         fn counts_and_stats_agree(db: &Path) -> (bool, bool) {
-            let pinned = Emdb::builder()
-                .path(db)
-                .read_only(true)
-                .follow(false)
-                .build()
-                .unwrap();
+            let pinned = replayed(db);
             let (got, report) = Emdb::builder().path(db).read_counts_reporting().unwrap();
             let mut namespaces = Vec::new();
             for name in pinned.list_namespaces().unwrap() {
@@ -883,12 +886,7 @@ mod tests {
             // With keys that can expire a count indexes everything: it
             // still agrees.
             counts_agree(db);
-            let pinned = Emdb::builder()
-                .path(db)
-                .read_only(true)
-                .follow(false)
-                .build()
-                .unwrap();
+            let pinned = replayed(db);
             let mut through_index = 0;
             for space in SPACES {
                 for i in (0..HOT + 3).chain([1000, 2500]) {
@@ -963,12 +961,7 @@ mod tests {
         /// every 23rd hot key (and the start) to the end of the keys or a
         /// little past the start; how many reads were narrowed.
         fn firsts_agree(db: &Path) -> usize {
-            let pinned = Emdb::builder()
-                .path(db)
-                .read_only(true)
-                .follow(false)
-                .build()
-                .unwrap();
+            let pinned = replayed(db);
             let mut narrowed = 0;
             for space in SPACES {
                 for i in (0..HOT + 3).step_by(23).chain([1000, 1090]) {
@@ -1266,6 +1259,7 @@ mod tests {
                 let used = reader.recovery_report().used_tail_index;
                 layered += usize::from(used);
                 same_as(&reader, &db);
+                same_as(&reader, &replayed(&db_path));
                 if let Some(f) = &follower {
                     f.refresh().unwrap();
                     same_as(f, &db);

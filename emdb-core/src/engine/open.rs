@@ -524,7 +524,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // A full read-only open (a handle, a follower, the TUI) beside a
         // writer: the tail since the checkpoint is layered over its mapped
         // index from the tail index, and only the log past that replayed.
-        (None, true, None) if cfg.read_only && !cfg.salvage => {
+        (None, true, None) if cfg.read_only && !cfg.salvage && cfg.layer_tail => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let layered = UsableTail::open(&path, &identity, start, bytes, limit, &table)
                 .and_then(|mut tail| tail.layer().map(|()| tail.ix.header));
