@@ -1,6 +1,8 @@
 //! Random range reads (seek to an existing key, read `LEN` pairs, default
 //! 10): for profiling the `random range reads` phase. `N` records (default
-//! 1,000,000); `COMPACT=1` compacts first (the log is then in key order).
+//! 1,000,000); `COMPACT=1` compacts first (the log is then in key order);
+//! `ROUNDS` timed passes (default 3); `ZEROCOPY=1` reads each pair through
+//! `RangeIter::next_map` instead of copying it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
@@ -35,12 +37,29 @@ fn main() {
         println!("compaction: {:?}", t.elapsed());
     }
     let starts: Vec<[u8; 24]> = (0..n / 10).map(|_| pairs[rng.below(n)].key).collect();
-    for _ in 0..3 {
+    // ZEROCOPY=1: read through `RangeIter::next_map` (no copies).
+    let zerocopy = std::env::var("ZEROCOPY").is_ok_and(|v| v == "1");
+    // ROUNDS: timed passes over the starts (default 3).
+    let rounds: usize = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    for _ in 0..rounds {
         let t = Instant::now();
         let mut found = 0usize;
         for s in &starts {
-            for item in db.range_iter(s.to_vec()..).unwrap().take(len) {
-                found += item.unwrap().1.len();
+            let mut it = db.range_iter(s.to_vec()..).unwrap();
+            if zerocopy {
+                for _ in 0..len {
+                    match it.next_map(|_, v| v.len()) {
+                        Some(n) => found += n.unwrap(),
+                        None => break,
+                    }
+                }
+            } else {
+                for item in it.take(len) {
+                    found += item.unwrap().1.len();
+                }
             }
         }
         let el = t.elapsed();

@@ -13,6 +13,7 @@ use crate::engine::{check_indexed, expired, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::format::record::Kind;
 use crate::index::SHARDS;
+use crate::log::Region;
 use crate::namespace::{read_at_checked, NsEntry};
 use crate::sorted::{KeySource, Merge};
 
@@ -47,6 +48,10 @@ pub(crate) fn owned_bound(b: Bound<&Vec<u8>>) -> Bound<Vec<u8>> {
 /// keeps the log generation it started on). It holds no lock between steps.
 pub struct RangeIter {
     gen: Arc<Generation>,
+    /// The log's mapping when the iterator was made: it holds every record
+    /// of the snapshot (the log only grows), and keeping it saves each step
+    /// loading (and releasing) the current one.
+    region: Arc<Region>,
     ns: Arc<NsEntry>,
     merge: Merge,
     now: u64,
@@ -98,8 +103,8 @@ impl RangeIter {
     /// (`expires_at` in ms since the epoch, 0 for none).
     fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8], u64) -> T) -> Option<Result<T>> {
         loop {
-            let region = self.gen.log().region();
-            let bytes = self.gen.bytes(&region);
+            let region = &self.region;
+            let bytes = self.gen.bytes(region);
             let keys = KeySource {
                 bytes,
                 crypt: self.ns.crypt(),
@@ -112,7 +117,7 @@ impl RangeIter {
             let w = match next {
                 Ok(Some(w)) => w,
                 Ok(None) => return None,
-                Err(e) => return Some(self.gen.log().vouch(&region, Err(e))),
+                Err(e) => return Some(self.gen.log().vouch(region, Err(e))),
             };
             if w.head.kind != Kind::Put || expired(w.head.expires_at, self.now) {
                 continue;
@@ -123,8 +128,32 @@ impl RangeIter {
                 .merge
                 .item(keys, self.ns.id, self.verify)
                 .map(|(k, v)| f(k, v, w.head.expires_at));
-            return Some(self.gen.log().vouch_frame(&region, bytes, w.off, read));
+            return Some(self.gen.log().vouch_frame(region, bytes, w.off, read));
         }
+    }
+
+    /// The next pair, handed to `f` as `(key, value)` without copying
+    /// either (slices of the mapped log, or of the decrypted record of an
+    /// encrypted database); returns what `f` returns. The zero-copy
+    /// counterpart of [`Iterator::next`], as
+    /// [`Emdb::get_zerocopy`](crate::Emdb::get_zerocopy) is of `get`.
+    ///
+    /// ```
+    /// # fn main() -> emdb_core::Result<()> {
+    /// let db = emdb_core::Emdb::open_in_memory();
+    /// db.insert("a", "1")?;
+    /// db.insert("b", "22")?;
+    /// let mut it = db.range_iter(..)?;
+    /// let mut total = 0;
+    /// while let Some(len) = it.next_map(|_key, value| value.len()) {
+    ///     total += len?;
+    /// }
+    /// assert_eq!(total, 3);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn next_map<T>(&mut self, mut f: impl FnMut(&[u8], &[u8]) -> T) -> Option<Result<T>> {
+        self.next_with(|k, v, _| f(k, v))
     }
 
     /// The next key only (the value is not copied).
@@ -562,7 +591,10 @@ pub(crate) fn range_iter(
     let gen = engine.gen_arc();
     let entry = gen.ns(ns).ok_or(Error::NamespaceDropped)?;
     let view = engine.sorted_view(&gen, &entry)?;
+    // Loaded after the view: it covers every record the view holds.
+    let region = gen.log().region_arc();
     Ok(RangeIter {
+        region,
         merge: Merge::new(view, start, end),
         fences_looked: false,
         now: engine.now(),

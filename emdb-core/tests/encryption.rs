@@ -921,6 +921,17 @@ fn encrypted_range_scans_return_the_right_pairs() {
                 seen += 1;
             }
             assert_eq!(seen, model.range(b"k0400".to_vec()..).count());
+            // Without copies: slices of each decrypted record.
+            let mut it = db.iter_from("k0250").unwrap();
+            let mut borrowed = Vec::new();
+            while let Some(r) = it.next_map(|k, v| (k.to_vec(), v.to_vec())) {
+                borrowed.push(r.unwrap());
+            }
+            let want: Vec<_> = model
+                .range(b"k0250".to_vec()..)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            assert!(borrowed == want, "{cipher:?} {what}: next_map differs");
         };
         let db = keyed(&path, cipher).build().unwrap();
         for round in 0..3u32 {

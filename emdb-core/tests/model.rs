@@ -249,6 +249,20 @@ impl Harness {
             "{}: range(..) differs from the model",
             when
         );
+        // The same from a key on, read without copies (`next_map`).
+        if let Some(from) = self.keys.get(self.keys.len() / 2) {
+            let mut it = db.range_iter(from.clone()..).unwrap();
+            let mut borrowed = Vec::new();
+            while let Some(pair) = it.next_map(|k, v| (k.to_vec(), v.to_vec())) {
+                borrowed.push(pair.unwrap());
+            }
+            let want: Vec<(Vec<u8>, Vec<u8>)> = self
+                .model
+                .range(from.clone()..)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            prop_assert!(borrowed == want, "{}: next_map from a key differs", when);
+        }
         prop_assert_eq!(db.len().unwrap(), self.model.len(), "{}: len", when);
         prop_assert_eq!(db.is_empty().unwrap(), self.model.is_empty(), "{}", when);
         for k in &self.keys {

@@ -84,9 +84,14 @@ impl Store for EmdbCore {
         let db = self.db()?;
         let mut sum = ReadSum::default();
         for s in starts {
-            for item in db.range_iter(s.to_vec()..)?.take(len) {
-                let (_, v) = item?;
-                sum.add(&v);
+            // Values read in place, as the reads use `get_zerocopy` and
+            // the B-tree peers read borrowed slices.
+            let mut it = db.range_iter(s.to_vec()..)?;
+            for _ in 0..len {
+                match it.next_map(|_, v| sum.add(v)) {
+                    Some(r) => r?,
+                    None => break,
+                }
             }
         }
         Ok(Some(sum))
