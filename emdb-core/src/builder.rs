@@ -456,12 +456,14 @@ impl EmdbBuilder {
     /// keys written past it, each looked up once (in the index, or the
     /// checkpoint), and nothing is indexed: the cost is that of the log
     /// past the index, not of everything since the checkpoint. Otherwise
-    /// every record is indexed, as a read-only open does: with no tail
-    /// index (or a version 1 one, which has no counts), on an encrypted
-    /// database, when the log past the index holds a namespace create,
-    /// drop or clear or a unit that does not decode below what the writer
-    /// synced, and when a namespace counted has keys that can expire
-    /// (counting the unexpired ones reads every key's expiry).
+    /// the keys are counted after a full read-only open: one that layers
+    /// the tail index over the checkpoint and indexes only the log past it
+    /// when the log past the index holds a namespace create, drop or
+    /// clear (counts cannot be moved past those) or a namespace counted
+    /// has keys that can expire (counting the unexpired ones reads every
+    /// key's expiry); one that indexes everything since the checkpoint
+    /// with no tail index (or a version 1 one, which has no counts) and
+    /// on an encrypted database.
     pub fn read_counts(self) -> Result<KeyCounts> {
         self.read_counts_reporting().map(|(c, _)| c)
     }

@@ -482,10 +482,18 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             let durable = slot.durable_end.max(start);
             let used = UsableTail::open(&path, &identity, start, bytes, limit, &table).and_then(
                 |mut tail| match &wanted {
-                    KeyScope::Counts => {
-                        let past = tail.counts_past(limit, durable)?;
-                        Some((tail.ix.header, Vec::new(), Some(past)))
-                    }
+                    KeyScope::Counts => match tail.counts_past(limit, durable) {
+                        Some(past) => Some((tail.ix.header, Vec::new(), Some(past))),
+                        // The log past the index holds what counts cannot
+                        // be moved by (a namespace created, dropped or
+                        // cleared, a unit that does not decode): layer the
+                        // tail index as a full read-only open does, and
+                        // count after replaying only the log past it.
+                        None if cfg.layer_tail && !cfg.salvage => {
+                            tail.layer().map(|()| (tail.ix.header, Vec::new(), None))
+                        }
+                        None => None,
+                    },
                     _ => {
                         let offs = tail.frames(&wanted)?;
                         Some((tail.ix.header, offs, None))
@@ -538,7 +546,9 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         }
         _ => (start, cp_last),
     };
-    // A count that could not start from a tail index counts everything.
+    // A count that could not take its counts from a tail index counts
+    // everything it replays (over a layered tail index, or from the
+    // checkpoint).
     if matches!(scope, Some(KeyScope::Counts)) {
         scope = None;
     }
