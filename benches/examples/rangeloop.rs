@@ -2,7 +2,9 @@
 //! 10): for profiling the `random range reads` phase. `N` records (default
 //! 1,000,000); `COMPACT=1` compacts first (the log is then in key order);
 //! `ROUNDS` timed passes (default 3); `ZEROCOPY=1` reads each pair through
-//! `RangeIter::next_map` instead of copying it.
+//! `RangeIter::next_map` instead of copying it; `WRITES=K` inserts `K` new
+//! pairs before each range read (timed with it), so every read first sorts
+//! what was written since the last one.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
@@ -44,10 +46,22 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
+    // WRITES=K: K new pairs before each range read.
+    let writes: usize = std::env::var("WRITES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let fresh: Vec<_> = (0..rounds * starts.len() * writes)
+        .map(|_| rng.pair())
+        .collect();
+    let mut fresh = fresh.iter();
     for _ in 0..rounds {
         let t = Instant::now();
         let mut found = 0usize;
         for s in &starts {
+            for p in fresh.by_ref().take(writes) {
+                db.insert(p.key, p.value).unwrap();
+            }
             let mut it = db.range_iter(s.to_vec()..).unwrap();
             if zerocopy {
                 for _ in 0..len {

@@ -1261,8 +1261,39 @@ fn merge(keys: KeySource<'_>, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         return Ok(a.to_vec());
     }
     let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
     let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    // A few new entries into a long delta (a read after each handful of
+    // writes): place each by a binary search of `a`, about log2(|a|) key
+    // reads, instead of walking `a` up to it, one key read per entry
+    // passed (a read after one write into a delta of 100,000 entries
+    // read ~50,000 keys).
+    let searches = b
+        .len()
+        .saturating_mul((usize::BITS - a.len().leading_zeros()) as usize + 1);
+    if searches < a.len() {
+        let mut i = 0;
+        for &off in b {
+            keys.read(off, &mut kb)?;
+            // The first entry of `a[i..]` that sorts after `off`.
+            let (mut lo, mut hi) = (i, a.len());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let at = a[mid];
+                keys.read(at, &mut ka)?;
+                if (ka.as_slice(), at) <= (kb.as_slice(), off) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            out.extend_from_slice(&a[i..lo]);
+            out.push(off);
+            i = lo;
+        }
+        out.extend_from_slice(&a[i..]);
+        return Ok(out);
+    }
+    let (mut i, mut j) = (0, 0);
     keys.read(a[0], &mut ka)?;
     keys.read(b[0], &mut kb)?;
     while i < a.len() && j < b.len() {
@@ -1928,6 +1959,58 @@ mod tests {
                 (k, o)
             });
             assert_eq!(got, want, "{} keys", keys.len());
+        }
+    }
+
+    #[test]
+    fn a_merge_by_search_or_by_walk_orders_by_key_then_offset() {
+        let mut r = Rng(0xfeed);
+        // Keys from a small alphabet, so some repeat (a key's older and
+        // newer records in both inputs).
+        let keys: Vec<Vec<u8>> = (0..3000)
+            .map(|_| format!("k{:03}", r.below(900)).into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let (bytes, offs) = plain_log(&refs);
+        let src = KeySource {
+            bytes: &bytes,
+            crypt: None,
+        };
+        let order = |v: &mut Vec<u64>| {
+            v.sort_by_key(|&o| {
+                let mut k = Vec::new();
+                src.read(o, &mut k).unwrap();
+                (k, o)
+            })
+        };
+        // (|a|, |b|): one new entry, a few (searched into `a`), as many
+        // as `a` (walked), none, and `a` empty.
+        for (na, nb) in [
+            (2000, 1),
+            (2000, 7),
+            (2000, 150),
+            (1000, 1000),
+            (5, 3),
+            (50, 0),
+            (0, 9),
+        ] {
+            for _ in 0..4 {
+                let mut pick = offs.clone();
+                for i in (1..pick.len()).rev() {
+                    pick.swap(i, r.below(i as u64 + 1) as usize);
+                }
+                let mut a = pick[..na].to_vec();
+                let mut b = pick[na..na + nb].to_vec();
+                order(&mut a);
+                order(&mut b);
+                let mut want = [a.clone(), b.clone()].concat();
+                order(&mut want);
+                assert_eq!(
+                    super::merge(src, &a, &b).unwrap(),
+                    want,
+                    "|a| {na}, |b| {nb}"
+                );
+            }
         }
     }
 
