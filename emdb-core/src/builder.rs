@@ -480,9 +480,11 @@ impl EmdbBuilder {
     /// [`EmdbBuilder::read_counts`] reads counts (from the writer's tail
     /// index, moved by the keys written past it, nothing indexed), but
     /// with keys that can expire too (these counts include expired keys
-    /// not yet swept, as `stats` does). The index memory reported is that
-    /// of the checkpoint's index as mapped, without what a full open
-    /// would add for the log past it.
+    /// not yet swept, as `stats` does). When the counts come from the tail
+    /// index, the index memory reported is that of the checkpoint's index
+    /// as mapped, without what a full open would add for the log past it;
+    /// when the count layers the tail index instead, it includes the
+    /// layer's.
     pub fn read_stats(self) -> Result<(crate::Stats, crate::RecoveryReport)> {
         let db = self.pinned(Some(KeyScope::Counts)).build()?;
         Ok((db.stats()?, db.recovery_report().clone()))
@@ -538,9 +540,10 @@ impl EmdbBuilder {
                 }
             }
         };
-        // Counting unexpired keys reads every entry: the scoped index
-        // holds only some of them, so that takes a whole open.
-        let db = if db.recovery_report().used_tail_index && expiring(&db)? {
+        // Counting unexpired keys reads every entry: a handle that took
+        // its counts from a tail index indexed none, so that takes a whole
+        // open (one that layered the tail index has them all).
+        let db = if db.recovery_report().counts_only && expiring(&db)? {
             drop(db);
             self.pinned(None).build()?
         } else {

@@ -13,7 +13,6 @@ use crate::engine::{check_indexed, expired, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::format::record::Kind;
 use crate::index::SHARDS;
-use crate::log::Region;
 use crate::namespace::{read_at_checked, NsEntry};
 use crate::sorted::{KeySource, Merge};
 
@@ -48,10 +47,6 @@ pub(crate) fn owned_bound(b: Bound<&Vec<u8>>) -> Bound<Vec<u8>> {
 /// keeps the log generation it started on). It holds no lock between steps.
 pub struct RangeIter {
     gen: Arc<Generation>,
-    /// The log's mapping when the iterator was made: it holds every record
-    /// of the snapshot (the log only grows), and keeping it saves each step
-    /// loading (and releasing) the current one.
-    region: Arc<Region>,
     ns: Arc<NsEntry>,
     merge: Merge,
     now: u64,
@@ -103,8 +98,12 @@ impl RangeIter {
     /// (`expires_at` in ms since the epoch, 0 for none).
     fn next_with<T>(&mut self, mut f: impl FnMut(&[u8], &[u8], u64) -> T) -> Option<Result<T>> {
         loop {
-            let region = &self.region;
-            let bytes = self.gen.bytes(region);
+            // The current mapping at each step: a mapping held from the
+            // start may have been replaced by a shorter one (a writer's
+            // close trims the file to the published end), and a probe past
+            // a frame through it would read past the end of the file.
+            let region = self.gen.log().region();
+            let bytes = self.gen.bytes(&region);
             let keys = KeySource {
                 bytes,
                 crypt: self.ns.crypt(),
@@ -117,7 +116,7 @@ impl RangeIter {
             let w = match next {
                 Ok(Some(w)) => w,
                 Ok(None) => return None,
-                Err(e) => return Some(self.gen.log().vouch(region, Err(e))),
+                Err(e) => return Some(self.gen.log().vouch(&region, Err(e))),
             };
             if w.head.kind != Kind::Put || expired(w.head.expires_at, self.now) {
                 continue;
@@ -128,7 +127,7 @@ impl RangeIter {
                 .merge
                 .item(keys, self.ns.id, self.verify)
                 .map(|(k, v)| f(k, v, w.head.expires_at));
-            return Some(self.gen.log().vouch_frame(region, bytes, w.off, read));
+            return Some(self.gen.log().vouch_frame(&region, bytes, w.off, read));
         }
     }
 
@@ -591,10 +590,7 @@ pub(crate) fn range_iter(
     let gen = engine.gen_arc();
     let entry = gen.ns(ns).ok_or(Error::NamespaceDropped)?;
     let view = engine.sorted_view(&gen, &entry)?;
-    // Loaded after the view: it covers every record the view holds.
-    let region = gen.log().region_arc();
     Ok(RangeIter {
-        region,
         merge: Merge::new(view, start, end),
         fences_looked: false,
         now: engine.now(),

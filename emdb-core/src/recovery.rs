@@ -53,6 +53,10 @@ pub struct RecoveryReport {
     /// scanned only the log written after it (docs/ARCHITECTURE.md, "Tail
     /// indexes").
     pub used_tail_index: bool,
+    /// True when a count or stats read took its counts from a tail index
+    /// and moved them past it, indexing nothing: the handle answers for
+    /// counts only (a count that layered the tail index indexed every key).
+    pub(crate) counts_only: bool,
     /// The bound a first-pairs read (`EmdbBuilder::range_once_first`)
     /// narrowed its range to (included), when it did.
     pub(crate) narrowed_to: Option<Vec<u8>>,

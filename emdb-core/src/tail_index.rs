@@ -1149,6 +1149,7 @@ mod tests {
                     .path(db_path)
                     .read_counts_reporting()
                     .unwrap();
+                assert!(report.used_tail_index && !report.counts_only);
                 let whole = replayed(db_path).recovery_report().replayed_bytes;
                 assert!(
                     report.replayed_bytes < whole,

@@ -490,6 +490,10 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                         // tail index as a full read-only open does, and
                         // count after replaying only the log past it.
                         None if cfg.layer_tail && !cfg.salvage => {
+                            // The layer reads every frame the file lists,
+                            // in log order: let the kernel read around
+                            // them, as it does for a full open.
+                            let _ = region.advise(memmap2::Advice::Normal);
                             tail.layer().map(|()| (tail.ix.header, Vec::new(), None))
                         }
                         None => None,
@@ -519,6 +523,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                             // where the scan stopped: nothing is left to
                             // replay.
                             scope = Some(KeyScope::Nothing);
+                            report.counts_only = true;
                             scan_end = Some(past.end);
                             counted_past = Some((past.frames, past.end - header.end));
                             (past.end, past.last_frame_at)
