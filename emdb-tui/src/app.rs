@@ -347,6 +347,9 @@ pub struct KeysPane {
     /// Compactions counted when the shown keys were read: after one, log
     /// offsets mean something else and the keys are read again.
     pub compactions: u64,
+    /// When the next round of counts of changed chunks away from the
+    /// screen may go out (ms since the epoch; see `update::page_keys`).
+    pub recount_at_ms: u64,
 }
 
 /// A value read from the database.

@@ -784,10 +784,11 @@ impl KeyList {
     }
 
     /// Chunk reads a paged list needs to show rows `rows` around the
-    /// selected row `cursor` (see [`Pages::wants`]).
-    pub fn wants(&mut self, rows: Range<usize>, cursor: usize) -> Vec<ChunkWant> {
+    /// selected row `cursor`, and counts of changed chunks elsewhere for
+    /// about `budget` keys (see [`Pages::wants`]).
+    pub fn wants(&mut self, rows: Range<usize>, cursor: usize, budget: usize) -> Vec<ChunkWant> {
         match &mut self.paged {
-            Some(p) => p.wants(rows, cursor),
+            Some(p) => p.wants(rows, cursor, budget),
             None => Vec::new(),
         }
     }

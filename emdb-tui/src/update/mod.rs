@@ -51,6 +51,15 @@ pub fn update(app: &mut App, action: Action) {
 /// Rows read around the screen of a paged key list, each side.
 const PAGE_MARGIN: usize = 64;
 
+/// Keys counted per round when changed chunks away from the screen are
+/// counted again (8 chunks of `pages::CHUNK`). A round goes out when a
+/// follow brought changes (at most once a tick), or else at most every
+/// [`RECOUNT_EVERY_MS`]: about 33,000 keys read per second for counts,
+/// however many chunks a writer keeps changing.
+const RECOUNT_KEYS: usize = 8 * crate::pages::CHUNK;
+/// Time between two rounds without a follow between them.
+const RECOUNT_EVERY_MS: u64 = 250;
+
 /// Ask the worker for what the key list lacks: a scan when the filter
 /// changed beyond what the held keys answer, and in a paged list the
 /// chunks near the screen (and counts of changed chunks elsewhere).
@@ -65,9 +74,17 @@ fn page_keys(app: &mut App) {
     let nav = app.keys.nav;
     let h = key_rows(app);
     let rows = nav.offset.saturating_sub(PAGE_MARGIN)..nav.offset + h + PAGE_MARGIN;
-    let wants = app.keys.list.wants(rows, nav.selected);
+    let budget = if app.now_ms >= app.keys.recount_at_ms {
+        RECOUNT_KEYS
+    } else {
+        0
+    };
+    let wants = app.keys.list.wants(rows, nav.selected, budget);
     if wants.is_empty() {
         return;
+    }
+    if wants.iter().any(|w| w.away) {
+        app.keys.recount_at_ms = app.now_ms + RECOUNT_EVERY_MS;
     }
     let (ns, generation) = (app.shown_ns(), app.keys.generation);
     let filter = app.keys.list.scanned_filter().to_string();

@@ -422,6 +422,9 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                     app.keys.log_end = log_end;
                     if !changes.is_empty() {
                         apply_followed(app, changes);
+                        // A round of counts of the chunks these changed
+                        // (follows come at most once a tick).
+                        app.keys.recount_at_ms = 0;
                     }
                 }
             }
