@@ -329,6 +329,10 @@ pub struct KeysPane {
     pub loading: Option<Loading>,
     /// Generation of the newest load requested.
     pub generation: u64,
+    /// Generation of the load whose list is shown: chunk reads of a paged
+    /// list carry it, so answers meant for the list a reload replaced are
+    /// ignored (its chunks' ranges differ from the new list's).
+    pub list_generation: u64,
     /// When the shown keys were loaded (ms since the epoch).
     pub loaded_ms: u64,
     /// How long that load took.

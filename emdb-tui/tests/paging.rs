@@ -689,3 +689,42 @@ fn keys_pressed_while_a_scan_runs_act_on_the_view_asked_for() {
     assert!(app.keys.list.is_paged());
     assert_eq!(app.keys.list.view(), ListView::Flat);
 }
+
+/// A reload (after a compaction) while counts of the old list's changed
+/// chunks are still going out: their answers cover the old list's chunk
+/// ranges and must not land on the new list's chunks of the same anchor.
+#[test]
+fn a_count_for_the_old_pages_does_not_land_on_a_reloads_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("paged.emdb"))
+        .build()
+        .unwrap();
+    // 3,600 chunks of 8: more than three rounds of counts.
+    let n = 28_800usize;
+    for i in 0..n {
+        db.insert(format!("k{i:05}"), "v").unwrap();
+    }
+    db.flush().unwrap();
+    let mut app = paged_app(&db, false);
+    assert_eq!(app.keys.list.total(), n);
+    let at = |ms: u64| Action::Tick(t0() + std::time::Duration::from_millis(ms));
+    // Every chunk changes; the last one grows to 9 keys.
+    for c in 1..n / 8 - 1 {
+        db.insert(format!("k{:05}", c * 8), "w").unwrap();
+    }
+    db.insert(format!("k{:05}a", n - 1), "v").unwrap();
+    db.flush().unwrap();
+    act(&mut app, at(250));
+    db.compact().unwrap();
+    act(&mut app, at(500));
+    act(&mut app, at(750));
+    // The reload, and a round of the old list's counts in the same update.
+    act(&mut app, at(1000));
+    for t in 5..12 {
+        act(&mut app, at(250 * t));
+    }
+    assert!(app.keys.loading.is_none());
+    assert_eq!(db.len().unwrap(), n + 1);
+    assert_eq!(app.keys.list.total(), n + 1, "the list's count");
+}

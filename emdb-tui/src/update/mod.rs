@@ -54,8 +54,9 @@ const PAGE_MARGIN: usize = 64;
 /// Keys counted per round when changed chunks away from the screen are
 /// counted again (8 chunks of `pages::CHUNK`). A round goes out when a
 /// follow brought changes (at most once a tick), or else at most every
-/// [`RECOUNT_EVERY_MS`]: about 33,000 keys read per second for counts,
-/// however many chunks a writer keeps changing.
+/// [`RECOUNT_EVERY_MS`]: with the default 250 ms tick about 33,000 keys
+/// read per second for counts, however many chunks a writer keeps
+/// changing (more with a shorter `--refresh-ms`).
 const RECOUNT_KEYS: usize = 8 * crate::pages::CHUNK;
 /// Time between two rounds without a follow between them.
 const RECOUNT_EVERY_MS: u64 = 250;
@@ -86,7 +87,9 @@ fn page_keys(app: &mut App) {
     if wants.iter().any(|w| w.away) {
         app.keys.recount_at_ms = app.now_ms + RECOUNT_EVERY_MS;
     }
-    let (ns, generation) = (app.shown_ns(), app.keys.generation);
+    // The shown list's generation: a reload under way does not own these
+    // chunks.
+    let (ns, generation) = (app.shown_ns(), app.keys.list_generation);
     let filter = app.keys.list.scanned_filter().to_string();
     for w in wants {
         app.request(Request::LoadChunk {

@@ -318,6 +318,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             }
             let chunk = set.len();
             let pages = crate::pages::Pages::new(vec![(None, chunk, 0)], set, chunk);
+            app.keys.list_generation = generation;
             install_list(app, ns, KeySet::new(), Some(pages), &filter);
         }
         Response::Keys {
@@ -332,6 +333,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             if !scan_landed(app, generation, log_end, took) {
                 return;
             }
+            app.keys.list_generation = generation;
             install_list(app, ns, set, pages, &filter);
         }
         Response::Top {
@@ -372,7 +374,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             bytes,
             keys,
         } => {
-            if generation != app.keys.generation {
+            if generation != app.keys.list_generation {
                 return;
             }
             let held = keys.is_some();
