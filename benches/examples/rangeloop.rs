@@ -12,16 +12,18 @@ use std::time::Instant;
 use emdb_benches::workload::Rng;
 use emdb_core::Emdb;
 
+/// The number in environment variable `name`, or `default`.
+fn var(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
 fn main() {
-    let n: usize = std::env::var("N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000);
+    let n = var("N", 1_000_000);
     // Pairs per range read (10 in the phase bench); LEN=1 times the seeks.
-    let len: usize = std::env::var("LEN")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10);
+    let len = var("LEN", 10);
     let dir = tempfile::tempdir().unwrap();
     let db = Emdb::builder()
         .path(dir.path().join("r.emdb"))
@@ -42,15 +44,9 @@ fn main() {
     // ZEROCOPY=1: read through `RangeIter::next_map` (no copies).
     let zerocopy = std::env::var("ZEROCOPY").is_ok_and(|v| v == "1");
     // ROUNDS: timed passes over the starts (default 3).
-    let rounds: usize = std::env::var("ROUNDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3);
+    let rounds = var("ROUNDS", 3);
     // WRITES=K: K new pairs before each range read.
-    let writes: usize = std::env::var("WRITES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    let writes = var("WRITES", 0);
     let fresh: Vec<_> = (0..rounds * starts.len() * writes)
         .map(|_| rng.pair())
         .collect();

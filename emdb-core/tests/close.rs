@@ -178,20 +178,24 @@ fn only_writers_with_background_threads_publish_the_stats_sidecar() {
     }
 }
 
+/// A database of 200 keys whose values end in a zero byte (little-endian
+/// integers), which make a read look past its frame.
+fn zero_ended(path: &Path) -> Emdb {
+    let db = Emdb::open(path).unwrap();
+    for i in 0..200u32 {
+        db.insert(format!("k{i:05}"), u64::from(i).to_le_bytes())
+            .unwrap();
+    }
+    db
+}
+
 /// An iterator made before a close (which trims the file's preallocated
 /// room and swaps in a shorter mapping) reads on after it: its checks past
 /// a frame go through the current mapping, not one past the file's end.
 #[test]
 fn an_iterator_reads_on_after_its_handle_closed() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.emdb");
-    let db = Emdb::open(&path).unwrap();
-    for i in 0..200u32 {
-        // Values ending in a zero byte (a little-endian integer), which
-        // make a read look past its frame.
-        db.insert(format!("k{i:05}"), u64::from(i).to_le_bytes())
-            .unwrap();
-    }
+    let db = zero_ended(&dir.path().join("db.emdb"));
     let it = db.range_iter(..).unwrap();
     db.close().unwrap();
     let mut n = 0;
@@ -207,12 +211,7 @@ fn an_iterator_reads_on_after_its_handle_closed() {
 #[test]
 fn a_clone_writes_on_after_an_old_iterator_read() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("db.emdb");
-    let db = Emdb::open(&path).unwrap();
-    for i in 0..200u32 {
-        db.insert(format!("k{i:05}"), u64::from(i).to_le_bytes())
-            .unwrap();
-    }
+    let db = zero_ended(&dir.path().join("db.emdb"));
     let other = db.clone();
     let it = db.range_iter(..).unwrap();
     db.close().unwrap();
