@@ -808,6 +808,13 @@ impl KeyList {
         }
     }
 
+    /// A chunk read failed (see [`Pages::chunk_failed`]).
+    pub fn chunk_failed(&mut self, chunk: usize, lo: &Option<Vec<u8>>) {
+        if let Some(p) = &mut self.paged {
+            p.chunk_failed(chunk, lo);
+        }
+    }
+
     /// Row of `key`, or where its chunk starts when that is not held (a
     /// paged list): `(row, exact)`.
     pub fn row_near(&self, key: &[u8]) -> Option<(usize, bool)> {

@@ -52,6 +52,8 @@ pub struct Chunk {
     pub oversized: bool,
     /// Changes followed into it since it was last counted, while not held.
     pub changes: u32,
+    /// Its last read failed: not asked for again until it changes.
+    pub failed: bool,
     /// A read of it is in flight.
     pub requested: bool,
 }
@@ -104,6 +106,7 @@ impl Pages {
                 dirty: false,
                 oversized: false,
                 changes: 0,
+                failed: false,
                 requested: false,
             })
             .collect();
@@ -116,6 +119,7 @@ impl Pages {
                 dirty: false,
                 oversized: false,
                 changes: 0,
+                failed: false,
                 requested: false,
             });
         }
@@ -252,6 +256,7 @@ impl Pages {
                 }
                 None => {
                     chunk.dirty = true;
+                    chunk.failed = false;
                     let n = u32::try_from(list.len()).unwrap_or(u32::MAX);
                     chunk.changes = chunk.changes.saturating_add(n);
                 }
@@ -291,6 +296,7 @@ impl Pages {
                     dirty: false,
                     oversized: false,
                     changes: 0,
+                    failed: false,
                     requested: false,
                 });
                 start = end;
@@ -312,17 +318,8 @@ impl Pages {
         bytes: u64,
         keys: Option<KeySet>,
     ) -> bool {
-        let c = if self.chunks.get(c).is_some_and(|ch| ch.lo == *lo) {
-            c
-        } else {
-            // Anchors are unique and in key order (the first one `None`).
-            match self
-                .chunks
-                .binary_search_by(|ch| ch.lo.as_deref().cmp(&lo.as_deref()))
-            {
-                Ok(c) => c,
-                Err(_) => return false,
-            }
+        let Some(c) = self.find(c, lo) else {
+            return false;
         };
         let size = self.chunk_size;
         let Some(chunk) = self.chunks.get_mut(c) else {
@@ -330,6 +327,7 @@ impl Pages {
         };
         chunk.requested = false;
         chunk.dirty = false;
+        chunk.failed = false;
         chunk.changes = 0;
         let moved = chunk.count != count;
         chunk.count = count;
@@ -346,6 +344,29 @@ impl Pages {
             self.recount();
         }
         moved
+    }
+
+    /// The chunk starting at `lo`: chunk `c` when it was asked, unless
+    /// splits have moved it since.
+    fn find(&self, c: usize, lo: &Option<Vec<u8>>) -> Option<usize> {
+        if self.chunks.get(c).is_some_and(|ch| ch.lo == *lo) {
+            return Some(c);
+        }
+        // Anchors are unique and in key order (the first one `None`).
+        self.chunks
+            .binary_search_by(|ch| ch.lo.as_deref().cmp(&lo.as_deref()))
+            .ok()
+    }
+
+    /// A read of the chunk starting at `lo` (chunk `c` when asked)
+    /// failed: it is no longer in flight, and it is not asked for again
+    /// until a followed change lands in it (a damaged record would fail
+    /// every read, and the screen asks on every update).
+    pub fn chunk_failed(&mut self, c: usize, lo: &Option<Vec<u8>>) {
+        if let Some(chunk) = self.find(c, lo).and_then(|c| self.chunks.get_mut(c)) {
+            chunk.requested = false;
+            chunk.failed = true;
+        }
     }
 
     /// The chunk reads needed to show rows `rows` (the screen and a margin):
@@ -377,7 +398,7 @@ impl Pages {
             if !keep && !show && chunk.keys.is_some() && c != 0 {
                 chunk.keys = None;
             }
-            if show && (chunk.keys.is_none() || chunk.dirty) && !chunk.requested {
+            if show && (chunk.keys.is_none() || chunk.dirty) && !chunk.requested && !chunk.failed {
                 chunk.requested = true;
                 out.push(self.want(c, false, false));
             }
@@ -390,7 +411,7 @@ impl Pages {
             return out;
         }
         let waiting = |ch: &Chunk, c: usize| {
-            (ch.dirty || ch.oversized) && !ch.requested && !(c >= lo && c <= hi)
+            (ch.dirty || ch.oversized) && !ch.requested && !ch.failed && !(c >= lo && c <= hi)
         };
         let mut busiest: Vec<(u32, usize)> = (0..n)
             .filter(|&c| waiting(&self.chunks[c], c))
@@ -626,6 +647,31 @@ mod tests {
         let w = p.wants(0..1, 0, 1);
         let away: Vec<usize> = w.iter().filter(|w| w.away).map(|w| w.chunk).collect();
         assert_eq!(away, vec![12], "{w:?}");
+    }
+
+    #[test]
+    fn a_chunk_whose_read_failed_is_asked_for_again_only_once_it_changes() {
+        let mut p = twenty();
+        // Chunk 1 is shown: asked for, and its read fails.
+        let w = p.wants(0..2, 0, 0);
+        let w1 = w.iter().find(|w| w.chunk == 1).unwrap().clone();
+        p.chunk_failed(1, &w1.lo);
+        for _ in 0..3 {
+            assert!(p.wants(0..2, 0, usize::MAX).iter().all(|w| w.chunk != 1));
+        }
+        // A change in it: asked for again, and a read that works clears it.
+        p.apply(
+            vec![KeyChange::Upsert {
+                key: b"k01a".to_vec(),
+                size: 1,
+                expires_ms: 0,
+            }],
+            None,
+        );
+        let w = p.wants(0..2, 0, 0);
+        assert!(w.iter().any(|w| w.chunk == 1 && !w.count_only), "{w:?}");
+        assert!(p.fill(1, &w1.lo, 2, 2, Some(set(&["k01", "k01a"]))));
+        assert_eq!(p.key(2), Some(&b"k01a"[..]));
     }
 
     #[test]

@@ -404,6 +404,18 @@ pub enum Response {
         /// Why.
         error: JobError,
     },
+    /// A [`Request::LoadChunk`] failed: the list releases that chunk
+    /// (and does not ask again until it changes).
+    ChunkFailed {
+        /// The list's generation.
+        generation: u64,
+        /// The chunk's index.
+        chunk: usize,
+        /// Its first key as asked.
+        lo: Option<Vec<u8>>,
+        /// Why.
+        error: JobError,
+    },
 }
 
 /// The kinds of work a failure can come from.
@@ -417,6 +429,8 @@ pub enum Job {
     Refresh,
     /// Loading a namespace's keys.
     LoadKeys,
+    /// Reading one chunk of a paged key list.
+    LoadChunk,
     /// Reading a value.
     LoadValue(ValuePurpose),
     /// Looking for bytes in values.
@@ -441,6 +455,7 @@ impl Job {
             Job::Stats => "read stats",
             Job::Refresh => "refresh",
             Job::LoadKeys => "load keys",
+            Job::LoadChunk => "read keys",
             Job::LoadValue(_) => "read value",
             Job::FindInValues => "find in values",
             Job::Apply => "write",
@@ -1326,7 +1341,12 @@ fn serve(
                 bytes,
                 keys,
             }),
-            Err(e) => out(fail(Job::LoadKeys, e)),
+            Err(error) => out(Response::ChunkFailed {
+                generation,
+                chunk,
+                lo,
+                error,
+            }),
         },
     }
 }

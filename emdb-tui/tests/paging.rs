@@ -728,3 +728,54 @@ fn a_count_for_the_old_pages_does_not_land_on_a_reloads_pages() {
     assert_eq!(db.len().unwrap(), n + 1);
     assert_eq!(app.keys.list.total(), n + 1, "the list's count");
 }
+
+/// A chunk whose read fails (a damaged record in it) is reported, and the
+/// list goes on: the rows before it still read, and the chunk is not asked
+/// for again on every update.
+#[test]
+fn a_chunk_that_fails_to_read_is_reported_and_the_list_goes_on() {
+    use std::os::unix::fs::FileExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with(&dir, 1000);
+    let keys: Vec<String> = model.keys().cloned().collect();
+    let mut app = paged_app(&db, false);
+    check_screen(&app, &keys);
+    // Damage the value of a key far below the screen, in the file.
+    let off = db.record_offset("k0700").unwrap().unwrap();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(dir.path().join("paged.emdb"))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    file.read_exact_at(&mut byte, off + 12).unwrap();
+    file.write_all_at(&[byte[0] ^ 0x55], off + 12).unwrap();
+    // Walk down to it: its chunk's read fails.
+    for _ in 0..700 {
+        press(&mut app, KeyCode::Down);
+    }
+    let message = app
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    assert!(message.contains("read keys failed"), "{message:?}");
+    assert!(app.keys.loading.is_none());
+    // Moving on past it reads the keys after it.
+    for _ in 0..100 {
+        press(&mut app, KeyCode::Down);
+    }
+    assert_eq!(selected(&app), keys[800]);
+    // Mended, and a key written into that chunk: it is read again.
+    file.write_all_at(&byte, off + 12).unwrap();
+    db.insert("k0700a", "v").unwrap();
+    db.flush().unwrap();
+    act(&mut app, Action::Tick(t0()));
+    // (The selection stayed on k0800, one row further down now.)
+    for _ in 0..100 {
+        press(&mut app, KeyCode::Up);
+    }
+    assert_eq!(selected(&app), "k0700a");
+    press(&mut app, KeyCode::Up);
+    assert_eq!(selected(&app), "k0700");
+}

@@ -576,19 +576,36 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 Job::FindInValues => app.found = None,
                 _ => {}
             }
-            let gone = match &error {
-                JobError::NamespaceGone(name) => Some(name.clone()),
-                e if e.namespace_gone() => app.shown_ns(),
-                _ => None,
-            };
-            // Only about the namespace on screen; a stale request about
-            // one left behind says nothing new.
-            let shown = app.shown_ns();
-            match gone {
-                Some(name) if Some(&name) == shown.as_ref() => namespace_gone(app, name),
-                Some(_) => {}
-                None => app.complain(format!("{} failed: {error}", job.what())),
-            }
+            report_failure(app, job, &error);
         }
+        Response::ChunkFailed {
+            generation,
+            chunk,
+            lo,
+            error,
+        } => {
+            if generation == app.keys.list_generation {
+                app.keys.list.chunk_failed(chunk, &lo);
+            }
+            report_failure(app, Job::LoadChunk, &error);
+        }
+    }
+}
+
+/// Tell the user a job failed: a namespace the screen shows that is gone
+/// is left for the list of namespaces; anything else is a complaint.
+fn report_failure(app: &mut App, job: Job, error: &JobError) {
+    let gone = match error {
+        JobError::NamespaceGone(name) => Some(name.clone()),
+        e if e.namespace_gone() => app.shown_ns(),
+        _ => None,
+    };
+    // Only about the namespace on screen; a stale request about one left
+    // behind says nothing new.
+    let shown = app.shown_ns();
+    match gone {
+        Some(name) if Some(&name) == shown.as_ref() => namespace_gone(app, name),
+        Some(_) => {}
+        None => app.complain(format!("{} failed: {error}", job.what())),
     }
 }
