@@ -9,7 +9,8 @@
 //! crate.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use emdb_benches::getloop::{env, key, run};
+use emdb_benches::env;
+use emdb_benches::getloop::{key, run};
 use emdb_core::Emdb;
 
 fn main() {

@@ -3,7 +3,8 @@
 //! threads and options (`N`, `THREADS`, `ZEROCOPY`, `REOPEN`, `SMAPS`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use emdb_benches::getloop::{env, key, run};
+use emdb_benches::env;
+use emdb_benches::getloop::{key, run};
 use emdb_published::Emdb;
 
 fn main() {

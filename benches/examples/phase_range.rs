@@ -11,17 +11,11 @@
 use std::time::{Duration, Instant};
 
 use emdb_benches::workload::{Workload, RANGE_LEN};
+use emdb_benches::{env, read_range};
 use emdb_core::Emdb;
 
-fn var(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
-    let n = var("N", 1_000_000);
+    let n = env("N", 1_000_000) as usize;
     let zerocopy = std::env::var("ZEROCOPY").is_ok_and(|v| v == "1");
     let w = Workload::generate(n, 0x5EED);
     let dir = tempfile::tempdir().unwrap();
@@ -46,24 +40,12 @@ fn main() {
         sum += db.get_zerocopy(k).unwrap().map_or(0, |v| v.len());
     }
     assert_eq!(sum, n * w.records[0].value.len());
-    std::thread::sleep(Duration::from_secs(var("SLEEP", 3) as u64));
-    for round in 0..var("ROUNDS", 4) {
+    std::thread::sleep(Duration::from_secs(env("SLEEP", 3)));
+    for round in 0..env("ROUNDS", 4) {
         let t = Instant::now();
         let mut found = 0usize;
         for s in &w.range_starts {
-            let mut it = db.range_iter(s.to_vec()..).unwrap();
-            if zerocopy {
-                for _ in 0..RANGE_LEN {
-                    match it.next_map(|_, v| v.len()) {
-                        Some(len) => found += len.unwrap(),
-                        None => break,
-                    }
-                }
-            } else {
-                for item in it.take(RANGE_LEN) {
-                    found += item.unwrap().1.len();
-                }
-            }
+            found += read_range(&db, s, RANGE_LEN, zerocopy).unwrap();
         }
         println!(
             "round {round}: {} range reads of {RANGE_LEN}: {:?} ({found} value bytes)",

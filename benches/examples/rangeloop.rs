@@ -10,20 +10,13 @@
 use std::time::Instant;
 
 use emdb_benches::workload::Rng;
+use emdb_benches::{env, read_range};
 use emdb_core::Emdb;
 
-/// The number in environment variable `name`, or `default`.
-fn var(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
-    let n = var("N", 1_000_000);
+    let n = env("N", 1_000_000) as usize;
     // Pairs per range read (10 in the phase bench); LEN=1 times the seeks.
-    let len = var("LEN", 10);
+    let len = env("LEN", 10) as usize;
     let dir = tempfile::tempdir().unwrap();
     let db = Emdb::builder()
         .path(dir.path().join("r.emdb"))
@@ -44,9 +37,9 @@ fn main() {
     // ZEROCOPY=1: read through `RangeIter::next_map` (no copies).
     let zerocopy = std::env::var("ZEROCOPY").is_ok_and(|v| v == "1");
     // ROUNDS: timed passes over the starts (default 3).
-    let rounds = var("ROUNDS", 3);
+    let rounds = env("ROUNDS", 3) as usize;
     // WRITES=K: K new pairs before each range read.
-    let writes = var("WRITES", 0);
+    let writes = env("WRITES", 0) as usize;
     let fresh: Vec<_> = (0..rounds * starts.len() * writes)
         .map(|_| rng.pair())
         .collect();
@@ -58,19 +51,7 @@ fn main() {
             for p in fresh.by_ref().take(writes) {
                 db.insert(p.key, p.value).unwrap();
             }
-            let mut it = db.range_iter(s.to_vec()..).unwrap();
-            if zerocopy {
-                for _ in 0..len {
-                    match it.next_map(|_, v| v.len()) {
-                        Some(n) => found += n.unwrap(),
-                        None => break,
-                    }
-                }
-            } else {
-                for item in it.take(len) {
-                    found += item.unwrap().1.len();
-                }
-            }
+            found += read_range(&db, s, len, zerocopy).unwrap();
         }
         let el = t.elapsed();
         println!(

@@ -31,15 +31,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use emdb_benches::env;
 use emdb_benches::workload::Rng;
 use emdb_core::Emdb;
-
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// One probe of the reader thread: the tail a read-only open replayed,
 /// and the times of that open, `read_one_key`, `range_once`,

@@ -5,6 +5,8 @@
 
 use std::time::Instant;
 
+use crate::env;
+
 /// The `i`-th of the loop's 24-byte keys (regenerated, never stored, so the
 /// loop adds no key-array cache misses of its own).
 pub fn key(i: u64) -> [u8; 24] {
@@ -17,14 +19,6 @@ pub fn key(i: u64) -> [u8; 24] {
         c.copy_from_slice(&x.to_le_bytes());
     }
     k
-}
-
-/// An environment variable as a number, or `default`.
-pub fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
 }
 
 /// Three rounds of `n` random gets split over `threads` threads; `get`
