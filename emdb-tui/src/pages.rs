@@ -45,17 +45,23 @@ pub struct Chunk {
     pub bytes: u64,
     /// Its keys, when held.
     pub keys: Option<KeySet>,
-    /// Changed since it was counted and not held: count it again.
-    pub dirty: bool,
     /// Counted at twice the chunk size or more while not held: read it
     /// whole, so it is split.
     pub oversized: bool,
-    /// Changes followed into it since it was last counted, while not held.
+    /// Changes followed into it since it was last counted, while not held
+    /// (any: count it again, [`Chunk::dirty`]).
     pub changes: u32,
     /// Its last read failed: not asked for again until it changes.
     pub failed: bool,
     /// A read of it is in flight.
     pub requested: bool,
+}
+
+impl Chunk {
+    /// Changed since it was counted and not held: count it again.
+    pub fn dirty(&self) -> bool {
+        self.changes > 0
+    }
 }
 
 /// A chunk read the list wants from the worker.
@@ -103,7 +109,6 @@ impl Pages {
                 count,
                 bytes,
                 keys: None,
-                dirty: false,
                 oversized: false,
                 changes: 0,
                 failed: false,
@@ -116,7 +121,6 @@ impl Pages {
                 count: 0,
                 bytes: 0,
                 keys: None,
-                dirty: false,
                 oversized: false,
                 changes: 0,
                 failed: false,
@@ -255,9 +259,8 @@ impl Pages {
                     split |= chunk.count >= 2 * self.chunk_size;
                 }
                 None => {
-                    chunk.dirty = true;
                     chunk.failed = false;
-                    let n = u32::try_from(list.len()).unwrap_or(u32::MAX);
+                    let n = u32::try_from(list.len()).unwrap_or(u32::MAX).max(1);
                     chunk.changes = chunk.changes.saturating_add(n);
                 }
             }
@@ -293,7 +296,6 @@ impl Pages {
                     count: part.len(),
                     bytes: part.value_bytes(),
                     keys: Some(part),
-                    dirty: false,
                     oversized: false,
                     changes: 0,
                     failed: false,
@@ -326,7 +328,6 @@ impl Pages {
             return false;
         };
         chunk.requested = false;
-        chunk.dirty = false;
         chunk.failed = false;
         chunk.changes = 0;
         let moved = chunk.count != count;
@@ -389,16 +390,18 @@ impl Pages {
         let at = near(cursor);
         let lo = first.min(at).saturating_sub(1);
         let hi = (last.max(at) + 1).min(self.chunks.len().saturating_sub(1));
+        let shown = |c: usize| c >= lo && c <= hi;
         let mut out = Vec::new();
         let n = self.chunks.len();
         for c in 0..n {
-            let show = c >= lo && c <= hi;
+            let show = shown(c);
             let keep = c + KEEP_AROUND >= at && c <= at + KEEP_AROUND;
             let chunk = &mut self.chunks[c];
             if !keep && !show && chunk.keys.is_some() && c != 0 {
                 chunk.keys = None;
             }
-            if show && (chunk.keys.is_none() || chunk.dirty) && !chunk.requested && !chunk.failed {
+            if show && (chunk.keys.is_none() || chunk.dirty()) && !chunk.requested && !chunk.failed
+            {
                 chunk.requested = true;
                 out.push(self.want(c, false, false));
             }
@@ -411,7 +414,7 @@ impl Pages {
             return out;
         }
         let waiting = |ch: &Chunk, c: usize| {
-            (ch.dirty || ch.oversized) && !ch.requested && !ch.failed && !(c >= lo && c <= hi)
+            (ch.dirty() || ch.oversized) && !ch.requested && !ch.failed && !shown(c)
         };
         let mut busiest: Vec<(u32, usize)> = (0..n)
             .filter(|&c| waiting(&self.chunks[c], c))
