@@ -35,16 +35,20 @@ fn scan_landed(app: &mut App, generation: u64, log_end: u64, took: Duration) -> 
     true
 }
 
-/// Put a scan's answer in the key pane: the same namespace keeps its
-/// selection (and, for a whole list of every key, its open groups); a new
-/// one starts at the top.
+/// Put a scan's answer (of load `generation`) in the key pane: the same
+/// namespace keeps its selection (and, for a whole list of every key, its
+/// open groups); a new one starts at the top.
 fn install_list(
     app: &mut App,
+    generation: u64,
     ns: NsName,
     set: KeySet,
     pages: Option<crate::pages::Pages>,
     scanned: &str,
 ) {
+    // Chunk reads of this list carry it (answers for a list it replaces
+    // are dropped).
+    app.keys.list_generation = generation;
     let same_ns = app.keys.ns.as_ref() == Some(&ns);
     let (view, sort, delim) = (
         app.keys.list.view(),
@@ -318,8 +322,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             }
             let chunk = set.len();
             let pages = crate::pages::Pages::new(vec![(None, chunk, 0)], set, chunk);
-            app.keys.list_generation = generation;
-            install_list(app, ns, KeySet::new(), Some(pages), &filter);
+            install_list(app, generation, ns, KeySet::new(), Some(pages), &filter);
         }
         Response::Keys {
             generation,
@@ -333,8 +336,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             if !scan_landed(app, generation, log_end, took) {
                 return;
             }
-            app.keys.list_generation = generation;
-            install_list(app, ns, set, pages, &filter);
+            install_list(app, generation, ns, set, pages, &filter);
         }
         Response::Top {
             generation,
