@@ -266,21 +266,26 @@ pub(crate) fn batch_value(count: u64, body_len: u64) -> [u8; BATCH_VALUE_LEN] {
     v
 }
 
-/// Parsed header fields of a frame, before its CRC is checked.
-struct Head {
-    kind: Kind,
-    tag: u8,
-    sealed: bool,
-    ns: u32,
-    expires_at: u64,
-    key_at: usize,
-    key_len: usize,
-    value_len: usize,
-    total: usize,
+/// Where a frame's fields lie, from its header, before its CRC is checked
+/// ([`layout`]): what [`Frame`] holds, as positions instead of slices.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layout {
+    pub kind: Kind,
+    pub tag: u8,
+    pub sealed: bool,
+    pub ns: u32,
+    pub expires_at: u64,
+    /// Offset of the key within the frame (of the sealed payload when
+    /// `sealed`, whose key length is then 0).
+    pub key_at: usize,
+    pub key_len: usize,
+    pub value_len: usize,
+    /// Total encoded length of the frame.
+    pub total: usize,
 }
 
 #[inline]
-fn parse_head(buf: &[u8]) -> Result<Head, FrameError> {
+fn parse_head(buf: &[u8]) -> Result<Layout, FrameError> {
     let Some(&tag) = buf.get(CRC_LEN) else {
         return Err(FrameError::Truncated);
     };
@@ -331,7 +336,7 @@ fn parse_head(buf: &[u8]) -> Result<Head, FrameError> {
     }
     let (key_len, value_len) = (klen as usize, vlen as usize);
     let total = at + key_len + value_len;
-    Ok(Head {
+    Ok(Layout {
         kind,
         tag,
         sealed,
@@ -361,18 +366,23 @@ pub(crate) fn decode(buf: &[u8]) -> Result<Frame<'_>, FrameError> {
     decode_checked(buf, true)
 }
 
-/// [`decode`], verifying the CRC only when `verify_crc` is set (reads of a
-/// database opened with `verify_reads(false)`); every structural check is
-/// made either way.
-pub(crate) fn decode_checked(buf: &[u8], verify_crc: bool) -> Result<Frame<'_>, FrameError> {
+/// Where the fields of the frame at the start of `buf` lie, with every
+/// structural check [`decode_checked`] makes (the frame fits in `buf`, its
+/// fields suit its kind) but not the CRC: for readers that take positions
+/// instead of slices and check the CRC of what they return.
+#[inline(always)]
+pub(crate) fn layout(buf: &[u8]) -> Result<Layout, FrameError> {
     let h = parse_head(buf)?;
-    let Some(body) = buf.get(..h.total) else {
+    if buf.len() < h.total {
         return Err(FrameError::Truncated);
-    };
-    let stored = read_u32(body, 0).ok_or(FrameError::Truncated)?;
-    if verify_crc && crate::format::crc::crc32(&body[CRC_LEN..]) != stored {
-        return Err(FrameError::Invalid("checksum mismatch"));
     }
+    check_fields(&h)?;
+    Ok(h)
+}
+
+/// Fail when the lengths and namespace of `h` do not suit its kind.
+#[inline]
+fn check_fields(h: &Layout) -> Result<(), FrameError> {
     let consistent = match h.kind {
         _ if h.sealed => h.kind != Kind::BatchBegin,
         Kind::Put => true,
@@ -381,9 +391,23 @@ pub(crate) fn decode_checked(buf: &[u8], verify_crc: bool) -> Result<Frame<'_>, 
         Kind::BatchBegin => h.key_len == 0 && h.value_len == BATCH_VALUE_LEN && h.ns == 0,
         Kind::NamespaceCreate => h.value_len == 0 && h.key_len > 0 && h.ns != 0,
     };
-    if !consistent {
-        return Err(FrameError::Invalid("fields inconsistent with record kind"));
+    if consistent {
+        Ok(())
+    } else {
+        Err(FrameError::Invalid("fields inconsistent with record kind"))
     }
+}
+
+/// [`decode`], verifying the CRC only when `verify_crc` is set (reads of a
+/// database opened with `verify_reads(false)`); every structural check is
+/// made either way.
+pub(crate) fn decode_checked(buf: &[u8], verify_crc: bool) -> Result<Frame<'_>, FrameError> {
+    let h = parse_head(buf)?;
+    let body = buf.get(..h.total).ok_or(FrameError::Truncated)?;
+    if verify_crc && !crc_matches(body) {
+        return Err(FrameError::Invalid("checksum mismatch"));
+    }
+    check_fields(&h)?;
     let value_at = h.key_at + h.key_len;
     Ok(Frame {
         kind: h.kind,
@@ -458,6 +482,59 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `layout` is `decode_checked` without the CRC, as positions: on
+    /// every frame, every byte flip of it and every cut, both accept the
+    /// same bytes and agree on where each field lies.
+    #[test]
+    fn layout_agrees_with_decode_without_the_crc() {
+        let batch = batch_value(2, 40);
+        let frames = [
+            FrameSpec::put(0, b"key", b"value", 0).encode(),
+            FrameSpec::put(7, &[1u8; 24], &[2u8; 150], 1_700_000_000_000).encode(),
+            FrameSpec::delete(300, b"gone").encode(),
+            FrameSpec {
+                kind: Kind::BatchBegin,
+                ns: 0,
+                expires_at: 0,
+                key: &[],
+                value: &batch,
+            }
+            .encode(),
+        ];
+        let agree = |b: &[u8], what: &str| match (layout(b), decode_checked(b, false)) {
+            (Ok(l), Ok(f)) => {
+                let value_at = l.key_at + l.key_len;
+                assert_eq!(
+                    (l.kind, l.tag, l.sealed, l.ns, l.expires_at, l.total),
+                    (f.kind, f.tag, f.sealed, f.ns, f.expires_at, f.len),
+                    "{what}"
+                );
+                assert_eq!(&b[l.key_at..value_at], f.key, "{what}");
+                assert_eq!(&b[value_at..l.total], f.value, "{what}");
+            }
+            (Err(a), Err(d)) => assert_eq!(a, d, "{what}"),
+            (a, d) => panic!("{what}: layout {a:?}, decode {d:?}"),
+        };
+        let mut accepted_flips = 0;
+        for bytes in &frames {
+            agree(bytes, "whole");
+            for cut in 0..bytes.len() {
+                agree(&bytes[..cut], &format!("cut at {cut}"));
+            }
+            for i in 0..bytes.len() {
+                for bit in 0..8 {
+                    let mut b = bytes.clone();
+                    b[i] ^= 1 << bit;
+                    agree(&b, &format!("flip at byte {i} bit {bit}"));
+                    accepted_flips += usize::from(layout(&b).is_ok());
+                }
+            }
+        }
+        // Flips of CRC, key and value bytes keep the layout: the property
+        // covered accepted frames, not only rejections.
+        assert!(accepted_flips > 1000, "{accepted_flips}");
     }
 
     #[test]

@@ -46,18 +46,37 @@ pub(crate) use region::Region;
 /// skipped, never faulted in.
 #[inline]
 pub(crate) fn prefetch(bytes: &[u8], at: usize) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(b) = bytes.get(at) {
-        let p: *const u8 = b;
-        // SAFETY: `_mm_prefetch` only hints the cache: it reads nothing
-        // architecturally and never faults, whatever the address (this one
-        // is inside `bytes` anyway); SSE is part of the x86_64 baseline.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-        }
+        prefetch_line(b);
+    }
+}
+
+/// Ask the CPU to start loading the cache line holding `*p` (nothing off
+/// x86_64).
+#[inline]
+fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only hints the cache: it reads nothing
+    // architecturally and never faults, whatever the address (callers pass
+    // addresses inside a live slice anyway); SSE is part of the x86_64
+    // baseline.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (bytes, at);
+    let _ = p;
+}
+
+/// Start loading every cache line of `items` at once (a block that a
+/// search is about to read a few lines of, one after another).
+#[inline]
+pub(crate) fn prefetch_all<T>(items: &[T]) {
+    let bytes = std::mem::size_of_val(items);
+    let start = items.as_ptr().cast::<u8>();
+    // The first line, every 64 bytes on, and the last byte's line.
+    for at in (0..bytes).step_by(64).chain(bytes.checked_sub(1)) {
+        prefetch_line(start.wrapping_add(at));
+    }
 }
 
 /// Start loading every cache line of `bytes[off..off + len]` (the head,
@@ -304,11 +323,26 @@ impl Log {
         off: u64,
         r: Result<T>,
     ) -> Result<T> {
-        let end = usize::try_from(off)
+        let len = usize::try_from(off)
             .ok()
             .and_then(|o| bytes.get(o..))
             .and_then(crate::format::record::frame_head)
-            .map(|(len, _)| off + len as u64);
+            .map(|(len, _)| len);
+        self.vouch_span(region, bytes, off, len, r)
+    }
+
+    /// [`Log::vouch_frame`] for a frame whose encoded length the caller
+    /// read already (`None`: it does not decode).
+    #[inline(always)]
+    pub(crate) fn vouch_span<T>(
+        &self,
+        region: &Region,
+        bytes: &[u8],
+        off: u64,
+        len: Option<usize>,
+        r: Result<T>,
+    ) -> Result<T> {
+        let end = len.map(|len| off + len as u64);
         let suspicious = r.is_err()
             || end
                 .and_then(|e| usize::try_from(e).ok())
