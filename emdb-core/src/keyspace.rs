@@ -116,7 +116,7 @@ impl RangeIter {
             let w = match next {
                 Ok(Some(w)) => w,
                 Ok(None) => return None,
-                Err(e) => return Some(self.gen.log().vouch(&region, Err(e))),
+                Err(e) => return Some(self.gen.log().vouch_read(&region, bytes, Err(e))),
             };
             if w.head.kind != Kind::Put || expired(w.head.expires_at, self.now) {
                 continue;

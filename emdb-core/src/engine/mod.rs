@@ -1276,8 +1276,9 @@ impl Engine {
         let refresh = ns.sorted.begin();
         // Loaded after `begin`: the bytes cover every record it took.
         let region = gen.log().region();
+        let bytes = gen.bytes(&region);
         let keys = KeySource {
-            bytes: gen.bytes(&region),
+            bytes,
             crypt: ns.crypt(),
         };
         let view = ns.sorted.finish(refresh, keys, || {
@@ -1287,7 +1288,7 @@ impl Engine {
             }
             Ok(all)
         });
-        gen.log().vouch(&region, view)
+        gen.log().vouch_read(&region, bytes, view)
     }
 
     /// `insert_many` for any namespace.

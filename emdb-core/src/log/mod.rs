@@ -331,6 +331,24 @@ impl Log {
         self.vouch_span(region, bytes, off, len, r)
     }
 
+    /// [`Log::vouch`] for a read that may have decoded records anywhere
+    /// in the log (a sorted walk, the sort of a tail): when it failed on
+    /// the record at some offset of the log, look past that record as
+    /// [`Log::vouch_frame`] does, so zeros left by a cut inside a page are
+    /// reported as the cut and not as the damage they look like.
+    pub(crate) fn vouch_read<T>(&self, region: &Region, bytes: &[u8], r: Result<T>) -> Result<T> {
+        match &r {
+            // Log records' errors carry no path (a checkpoint's do).
+            Err(Error::Corruption {
+                path: None, offset, ..
+            }) => {
+                let off = *offset;
+                self.vouch_span(region, bytes, off, None, r)
+            }
+            _ => self.vouch(region, r),
+        }
+    }
+
     /// [`Log::vouch_frame`] for a frame whose encoded length the caller
     /// read already (`None`: it does not decode).
     #[inline(always)]
