@@ -17,23 +17,35 @@ fn value(i: u32) -> Vec<u8> {
         .collect()
 }
 
+/// A database of 64 keys (`key000`..) with [`value`]s, closed; its path
+/// and bytes.
+fn written(dir: &std::path::Path) -> (std::path::PathBuf, Vec<u8>) {
+    let path = dir.join("cut.emdb");
+    {
+        let db = Emdb::open(&path).unwrap();
+        for i in 0..64u32 {
+            db.insert(format!("key{i:03}"), value(i)).unwrap();
+        }
+    }
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes)
+}
+
+/// Where `value(i)` starts in the file's `bytes`.
+fn value_at(bytes: &[u8], i: u32) -> Option<usize> {
+    let v = value(i);
+    bytes.windows(VLEN).position(|w| w == v.as_slice())
+}
+
 #[test]
 fn a_cut_inside_a_page_is_reported_as_a_cut_with_and_without_verification() {
     for verify in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cut.emdb");
-        {
-            let db = Emdb::open(&path).unwrap();
-            for i in 0..64u32 {
-                db.insert(format!("key{i:03}"), value(i)).unwrap();
-            }
-        }
-        let bytes = std::fs::read(&path).unwrap();
+        let (path, bytes) = written(dir.path());
         // A record whose value ends inside a page, followed by whole pages.
         let (i, at) = (8..56u32)
             .find_map(|i| {
-                let v = value(i);
-                let p = bytes.windows(VLEN).position(|w| w == v.as_slice())?;
+                let p = value_at(&bytes, i)?;
                 let (cut, end) = (p + VLEN - 10, p + VLEN);
                 (cut / PAGE == (end - 1) / PAGE && end + 2 * PAGE < bytes.len()).then_some((i, cut))
             })
@@ -76,21 +88,13 @@ fn a_cut_inside_a_page_is_reported_as_a_cut_with_and_without_verification() {
 fn a_range_read_into_a_cut_header_reports_the_cut() {
     for verify in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cut.emdb");
-        {
-            let db = Emdb::open(&path).unwrap();
-            for i in 0..64u32 {
-                db.insert(format!("key{i:03}"), value(i)).unwrap();
-            }
-        }
-        let bytes = std::fs::read(&path).unwrap();
+        let (_, bytes) = written(dir.path());
         // Records whose header (14 bytes before the value: CRC, tag, two
         // lengths, the 6-byte key) lies inside one page, with whole pages
         // after it.
         let headers: Vec<(u32, usize)> = (8..56u32)
             .filter_map(|i| {
-                let v = value(i);
-                let p = bytes.windows(VLEN).position(|w| w == v.as_slice())?;
+                let p = value_at(&bytes, i)?;
                 let start = p - 14;
                 (start / PAGE == p / PAGE && p + 2 * PAGE < bytes.len()).then_some((i, start))
             })
