@@ -550,9 +550,9 @@ impl Base {
                     .bytes(byte, 8)
                     .and_then(|b| crate::format::read_u64(b, 0));
                 image.check_cut()?;
-                raw.ok_or_else(|| {
-                    Error::corruption(byte as u64, "sorted block outside the checkpoint")
-                })
+                // With the checkpoint's path: a log offset has none, and
+                // a read error without one is checked against the log.
+                raw.ok_or_else(|| image.damaged(byte, "sorted block outside the checkpoint"))
             }
         }
     }

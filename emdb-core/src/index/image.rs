@@ -136,7 +136,9 @@ impl Image {
         }
     }
 
-    fn damaged(&self, at: usize, what: &str) -> Error {
+    /// The error for damage at file byte `at` of this checkpoint (with its
+    /// path, which tells it from a log record's error).
+    pub(crate) fn damaged(&self, at: usize, what: &str) -> Error {
         Error::Corruption {
             path: Some(self.path.clone()),
             offset: at as u64,
