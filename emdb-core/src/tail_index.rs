@@ -849,10 +849,19 @@ mod tests {
         /// `read_counts` (and `read_stats`) against a pinned handle's
         /// counts (and stats); whether each went through the tail index.
         fn counts_agree(db: &Path) -> bool {
-            counts_and_stats_agree(db).0
+            counts_and_stats_agree(db).counts.used_tail_index
         }
 
-        fn counts_and_stats_agree(db: &Path) -> (bool, bool) {
+        /// How a one-shot count and stats were read, and how the full
+        /// replay they were checked against was.
+        struct Agreed {
+            counts: crate::RecoveryReport,
+            stats: crate::RecoveryReport,
+            replay: crate::RecoveryReport,
+        }
+
+        /// Check a one-shot count and stats against a full replay.
+        fn counts_and_stats_agree(db: &Path) -> Agreed {
             let pinned = replayed(db);
             let (got, report) = Emdb::builder().path(db).read_counts_reporting().unwrap();
             let mut namespaces = Vec::new();
@@ -876,7 +885,11 @@ mod tests {
                 (st.log_logical_bytes, st.dead_bytes, &st.namespaces),
                 (full.log_logical_bytes, full.dead_bytes, &full.namespaces)
             );
-            (report.used_tail_index, stats_report.used_tail_index)
+            Agreed {
+                counts: report,
+                stats: stats_report,
+                replay: pinned.recovery_report().clone(),
+            }
         }
 
         /// Every hot key (and a few never written) of every namespace:
@@ -1069,7 +1082,8 @@ mod tests {
                 }
                 std::thread::sleep(Duration::from_millis(5));
                 indexed += agree(&db_path);
-                stats_indexed += usize::from(counts_and_stats_agree(&db_path).1);
+                stats_indexed +=
+                    usize::from(counts_and_stats_agree(&db_path).stats.used_tail_index);
                 reads += 3 * (HOT as usize + 5 + 2 * 5 + 2);
             }
             assert!(
@@ -1144,13 +1158,13 @@ mod tests {
             // the counts cannot be moved past them, so the count layers
             // the tail index and replays only the log past it.
             let layered_only_past = |db_path: &Path| {
-                assert!(counts_agree(db_path));
-                let (_, report) = Emdb::builder()
-                    .path(db_path)
-                    .read_counts_reporting()
-                    .unwrap();
+                let Agreed {
+                    counts: report,
+                    replay,
+                    ..
+                } = counts_and_stats_agree(db_path);
                 assert!(report.used_tail_index && !report.counts_only);
-                let whole = replayed(db_path).recovery_report().replayed_bytes;
+                let whole = replay.replayed_bytes;
                 assert!(
                     report.replayed_bytes < whole,
                     "replayed {} bytes, the whole tail is {whole}",
