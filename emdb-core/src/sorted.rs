@@ -244,11 +244,24 @@ impl Fences {
 
 /// True when `k` comes before the first key a walk from `start` returns.
 #[inline]
-fn is_before(k: &[u8], start: &Bound<Vec<u8>>) -> bool {
+fn is_before(k: &[u8], start: Bound<&[u8]>) -> bool {
     match start {
-        Bound::Included(s) => k < s.as_slice(),
-        Bound::Excluded(s) => k <= s.as_slice(),
+        Bound::Included(s) => k < s,
+        Bound::Excluded(s) => k <= s,
         Bound::Unbounded => false,
+    }
+}
+
+/// Fail unless `kind` is what a sorted index points at.
+#[inline(always)]
+fn put_or_delete(off: u64, kind: Kind) -> Result<()> {
+    if matches!(kind, Kind::Put | Kind::Delete) {
+        Ok(())
+    } else {
+        Err(Error::corruption(
+            off,
+            "sorted index points at a record that is not a put or delete",
+        ))
     }
 }
 
@@ -278,12 +291,11 @@ pub(crate) fn lower_bound(
     start: Bound<&[u8]>,
     mut key_at: impl FnMut(usize, &mut Vec<u8>) -> Result<()>,
 ) -> Result<usize> {
-    let (s, inclusive) = match start {
-        Bound::Included(s) => (s, true),
-        Bound::Excluded(s) => (s, false),
+    let s = match start {
+        Bound::Included(s) | Bound::Excluded(s) => s,
         Bound::Unbounded => return Ok(lo),
     };
-    let before = |k: &[u8]| if inclusive { k < s } else { k <= s };
+    let before = |k: &[u8]| is_before(k, start);
     // Keys known to bracket the answer, kept while the search interpolates:
     // the one just below `lo` (before `start`) and the one at `hi` (not
     // before it). The three buffers trade places instead of allocating.
@@ -652,12 +664,7 @@ impl<'a> KeySource<'a> {
     where
         'a: 's,
     {
-        if off < HEADER_SIZE as u64 || off >= self.bytes.len() as u64 {
-            return Err(Error::corruption(
-                off,
-                "sorted index points outside the log",
-            ));
-        }
+        self.start_of(off)?;
         let f = frame_at_checked(self.bytes, off, false)?;
         if f.sealed && scratch.capacity() < f.value.len() {
             // A reused buffer grows here, zeroed first: a reallocation
@@ -666,13 +673,18 @@ impl<'a> KeySource<'a> {
             scratch.reserve(f.value.len());
         }
         let f = open_frame(f, off, self.crypt, scratch)?;
-        if !matches!(f.kind, Kind::Put | Kind::Delete) {
-            return Err(Error::corruption(
-                off,
-                "sorted index points at a record that is not a put or delete",
-            ));
-        }
+        put_or_delete(off, f.kind)?;
         Ok(f)
+    }
+
+    /// `off` as a position in `bytes`, where a record can start (past the
+    /// file header, before the end).
+    #[inline(always)]
+    fn start_of(&self, off: u64) -> Result<usize> {
+        usize::try_from(off)
+            .ok()
+            .filter(|&o| o >= HEADER_SIZE && o < self.bytes.len())
+            .ok_or_else(|| Error::corruption(off, "sorted index points outside the log"))
     }
 
     /// Where the plain put or delete record at `off` starts in `bytes`,
@@ -681,16 +693,8 @@ impl<'a> KeySource<'a> {
     /// The CRC is not checked here.
     #[inline(always)]
     fn plain(&self, off: u64) -> Result<(usize, Layout)> {
-        let start = usize::try_from(off)
-            .ok()
-            .filter(|&o| o >= HEADER_SIZE)
-            .and_then(|o| Some((o, self.bytes.get(o..)?)));
-        let Some((start, buf)) = start else {
-            return Err(Error::corruption(
-                off,
-                "sorted index points outside the log",
-            ));
-        };
+        let start = self.start_of(off)?;
+        let buf = self.bytes.get(start..).unwrap_or_default();
         let l = record::layout(buf).map_err(|e| Error::corruption(off, e.reason()))?;
         if l.sealed {
             return Err(Error::corruption(
@@ -698,13 +702,16 @@ impl<'a> KeySource<'a> {
                 "encrypted record in a database opened without encryption",
             ));
         }
-        if !matches!(l.kind, Kind::Put | Kind::Delete) {
-            return Err(Error::corruption(
-                off,
-                "sorted index points at a record that is not a put or delete",
-            ));
-        }
+        put_or_delete(off, l.kind)?;
         Ok((start, l))
+    }
+
+    /// Where the key of the plain record at `off` lies in `bytes` (start,
+    /// length); `layout` checked the whole frame lies inside them.
+    #[inline(always)]
+    fn plain_key(&self, off: u64) -> Result<(usize, usize)> {
+        let (start, l) = self.plain(off)?;
+        Ok((start + l.key_at, l.key_len))
     }
 
     /// The key of the record at `off`, a slice of the log for a plain
@@ -716,11 +723,10 @@ impl<'a> KeySource<'a> {
         'a: 's,
     {
         if self.crypt.is_none() {
-            let (start, l) = self.plain(off)?;
-            let at = start + l.key_at;
+            let (at, len) = self.plain_key(off)?;
             return self
                 .bytes
-                .get(at..at + l.key_len)
+                .get(at..at + len)
                 .ok_or_else(|| Error::corruption(off, "record key outside the log"));
         }
         Ok(self.frame(off, scratch)?.key)
@@ -753,12 +759,8 @@ impl<'a> KeySource<'a> {
             (f.value.as_ptr() as usize, f.value.len()),
         );
         let (kind, ns, expires_at, len) = (f.kind, f.ns, f.expires_at, f.len);
-        // Positions relative to the bytes the slices point into.
-        let src = if self.crypt.is_some() {
-            buf.as_slice()
-        } else {
-            self.bytes
-        };
+        // Positions in `buf`, which the sealed record was decrypted into.
+        let src = buf.as_slice();
         let at = |(ptr, n): (usize, usize)| -> Result<(usize, usize)> {
             let start = ptr.wrapping_sub(src.as_ptr() as usize);
             match start.checked_add(n) {
@@ -786,17 +788,7 @@ impl<'a> KeySource<'a> {
         if self.crypt.is_some() {
             return Ok(None);
         }
-        let mut scratch = Vec::new();
-        let f = self.frame(off, &mut scratch)?;
-        // A plain frame's key is a slice of `bytes`.
-        let start = (f.key.as_ptr() as usize).wrapping_sub(self.bytes.as_ptr() as usize);
-        if start
-            .checked_add(f.key.len())
-            .is_none_or(|end| end > self.bytes.len())
-        {
-            return Err(Error::corruption(off, "record key outside the log"));
-        }
-        Ok(Some((start, f.key.len())))
+        self.plain_key(off).map(Some)
     }
 
     /// Read the record at `off`: its key into `key`, and its kind and expiry.
@@ -1588,7 +1580,7 @@ impl Merge {
             // A few plain keys, loading together: compared where they lie
             // in the log, in order, with no copy.
             let mut i = lo;
-            while i < hi && is_before(keys.key(base.get(i)?, &mut Vec::new())?, start) {
+            while i < hi && is_before(keys.key(base.get(i)?, &mut Vec::new())?, start_key) {
                 i += 1;
             }
             i
