@@ -22,7 +22,7 @@ use crate::generation::Generation;
 use crate::index::image::Image;
 use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;
-use crate::sorted::{gather_sorted, sort_offsets, KeySource};
+use crate::sorted::{gather_sorted, sort_base, FenceSlot, KeySource};
 
 /// Bytes of slot pages gathered before they are written. Small enough that
 /// the page cache holds the file in small folios: a one-shot reader maps
@@ -141,6 +141,9 @@ pub(crate) struct Snapshot {
     /// The namespaces, in the order of `images`, with the epoch of their
     /// sorted order when the images were taken.
     pub entries: Vec<(Arc<NsEntry>, u64)>,
+    /// The fences of each image's sorted block, in the order of `images`
+    /// (filled by the sort; handed over with the blocks).
+    pub fences: Vec<Arc<FenceSlot>>,
 }
 
 impl Snapshot {
@@ -154,6 +157,8 @@ impl Snapshot {
         let region = self.gen.log().region();
         let bytes = self.gen.bytes(&region);
         let keys = KeySource { bytes, crypt: None };
+        let fences = &mut self.fences;
+        fences.clear();
         let sorted = self.images.iter_mut().try_for_each(|img| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
             let shards = &img.shards;
@@ -168,7 +173,9 @@ impl Snapshot {
                 );
                 offs
             });
-            img.sorted = Some(Arc::from(sort_offsets(keys, offs)?));
+            let order = sort_base(keys, offs)?;
+            img.sorted = Some(Arc::from(order.offs));
+            fences.push(FenceSlot::ready(order.fences));
             Ok(())
         });
         self.gen.log().vouch(&region, sorted)
@@ -177,10 +184,11 @@ impl Snapshot {
     /// Hand the sorted blocks to the namespaces they were taken from, so a
     /// long-running writer's order stays folded (see `Sorted::adopt`).
     pub(crate) fn adopt_order(&self) {
-        for (img, (ns, epoch)) in self.images.iter().zip(&self.entries) {
+        for (i, (img, (ns, epoch))) in self.images.iter().zip(&self.entries).enumerate() {
             if let Some(order) = &img.sorted {
+                let fences = self.fences.get(i).cloned().unwrap_or_default();
                 ns.sorted
-                    .adopt(*epoch, Arc::clone(order), self.binding.covered_end);
+                    .adopt(*epoch, Arc::clone(order), fences, self.binding.covered_end);
             }
         }
     }

@@ -21,9 +21,10 @@
 //! records outgrow twice the sorted ones (plus a constant), they are dropped
 //! and the order is rebuilt from the hash index at the next ordered read.
 //!
-//! A base that is searched often gets **fences** ([`Fences`]): the 8 bytes
-//! after the keys' common prefix of every [`FENCE_STEP`]th entry, so a seek
-//! narrows to one step of entries in memory before it reads any record.
+//! A base that is searched often, or made by a sort ([`sort_base`]), gets
+//! **fences** ([`Fences`]): the 8 bytes after the keys' common prefix of
+//! every [`FENCE_STEP`]th entry, so a seek narrows to one step of entries
+//! in memory before it reads any record.
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -80,6 +81,7 @@ const AHEAD: usize = 6;
 const AHEAD_BYTES: usize = 192;
 
 /// Sparse fences over a base: the key window of every [`FENCE_STEP`]th entry.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 pub(crate) struct Fences {
     /// The prefix every key of the base starts with (that of its first and
     /// last keys).
@@ -125,26 +127,26 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 }
 
 impl Fences {
-    /// Read the keys at the fences of `base` (`base.len() >= 1`).
-    fn build(keys: KeySource<'_>, base: &Base) -> Result<Fences> {
-        let n = base.len();
+    /// Read the keys at the fences of an order of `n >= 1` entries, entry
+    /// `i` being the record at offset `at(i)`.
+    fn build(keys: KeySource<'_>, n: usize, at: impl Fn(usize) -> Result<u64>) -> Result<Fences> {
         let mut first = Vec::new();
         let mut k = Vec::new();
-        keys.read(base.get(0)?, &mut first)?;
-        keys.read(base.get(n - 1)?, &mut k)?;
+        keys.read(at(0)?, &mut first)?;
+        keys.read(at(n - 1)?, &mut k)?;
         let lcp = common_prefix(&first, &k);
         first.truncate(lcp);
         // The fences' records in log order: one forward pass over the log
         // (the CPU and the kernel read ahead), where key order is a random
         // read per fence. The pairs take 16 bytes per fence (40 MB at 10M
         // keys) while the build runs, on its own thread.
-        let mut at = Vec::with_capacity(n.div_ceil(FENCE_STEP));
+        let mut offs = Vec::with_capacity(n.div_ceil(FENCE_STEP));
         for (f, i) in (0..n).step_by(FENCE_STEP).enumerate() {
-            at.push((base.get(i)?, f));
+            offs.push((at(i)?, f));
         }
-        at.sort_unstable();
-        let mut windows = vec![0u64; at.len()];
-        for (off, f) in at {
+        offs.sort_unstable();
+        let mut windows = vec![0u64; offs.len()];
+        for (off, f) in offs {
             keys.read(off, &mut k)?;
             if let Some(w) = windows.get_mut(f) {
                 *w = window(window_bytes(&k, lcp));
@@ -447,8 +449,9 @@ impl Alphabet {
     }
 }
 
-/// The fences of one base, built once it has been searched
-/// [`FENCE_AFTER`] times: by the range iterator that finds them due
+/// The fences of one base: from the sort that made it ([`sort_base`]), or
+/// built once it has been searched [`FENCE_AFTER`] times: by the range
+/// iterator that finds them due
 /// ([`FenceSlot::build_due`]), on a thread of its own, so no seek waits for
 /// the build (at 10M keys it reads 2.5M records, in log order). Seeks
 /// interpolate until then.
@@ -461,6 +464,15 @@ pub(crate) struct FenceSlot {
 }
 
 impl FenceSlot {
+    /// A slot holding `fences` from the start (built by the sort that made
+    /// its base), or an empty one.
+    pub(crate) fn ready(fences: Option<Fences>) -> Arc<FenceSlot> {
+        Arc::new(FenceSlot {
+            fences: fences.map(OnceLock::from).unwrap_or_default(),
+            ..FenceSlot::default()
+        })
+    }
+
     /// Where the first entry of `base` not before `start` can be: `lo..=hi`
     /// (the whole base until the fences are built).
     fn bounds(&self, base: &Base, start: &Bound<Vec<u8>>) -> (usize, usize) {
@@ -505,7 +517,7 @@ impl FenceSlot {
         if base.len() == 0 {
             return;
         }
-        if let Ok(f) = Fences::build(keys, base) {
+        if let Ok(f) = Fences::build(keys, base.len(), |i| base.get(i)) {
             let _ = self.fences.set(f);
         }
     }
@@ -962,7 +974,7 @@ impl Sorted {
         };
         let done = self.compute(keys, live, &work);
         let mut s = self.state.lock();
-        let (base, delta) = match done {
+        let (base, delta, built) = match done {
             Ok(x) => x,
             Err(e) => {
                 if s.epoch == work.epoch && !work.rebuild {
@@ -987,7 +999,7 @@ impl Sorted {
         let fences = if same_base(&s.base, &base) {
             Arc::clone(&s.fences)
         } else {
-            Arc::default()
+            FenceSlot::ready(built)
         };
         if s.epoch == work.epoch {
             if !work.rebuild && !same_base(&s.base, &base) {
@@ -1012,7 +1024,7 @@ impl Sorted {
         keys: KeySource<'_>,
         live: impl FnOnce() -> Result<Vec<u64>>,
         work: &Work,
-    ) -> Result<(Base, Arc<Vec<u64>>)> {
+    ) -> Result<(Base, Arc<Vec<u64>>, Option<Fences>)> {
         if work.rebuild {
             // A follower may index records after `keys` was loaded, and
             // `live` lists what the index holds now: a record past the
@@ -1021,8 +1033,9 @@ impl Sorted {
             let end = keys.bytes.len() as u64;
             let mut offs = live()?;
             offs.retain(|&o| o < end);
-            let base = Base::Heap(Arc::from(sort_offsets(keys, offs)?));
-            return Ok((base, Arc::new(Vec::new())));
+            let order = sort_base(keys, offs)?;
+            let base = Base::Heap(Arc::from(order.offs));
+            return Ok((base, Arc::new(Vec::new()), order.fences));
         }
         let fresh = sort_offsets(keys, work.pending.clone())?;
         let delta = merge(keys, &work.delta, &fresh)?;
@@ -1033,14 +1046,21 @@ impl Sorted {
                 delta: Arc::new(delta),
             };
             let folded = fold(keys, &view)?;
-            return Ok((Base::Heap(Arc::from(folded)), Arc::new(Vec::new())));
+            return Ok((Base::Heap(Arc::from(folded)), Arc::new(Vec::new()), None));
         }
-        Ok((work.base.clone(), Arc::new(delta)))
+        Ok((work.base.clone(), Arc::new(delta), None))
     }
 
-    /// Adopt `base` (computed from a snapshot covering the log below
-    /// `covered_end`, taken at `epoch`): records below it leave the delta.
-    pub(crate) fn adopt(&self, epoch: u64, base: Arc<[u64]>, covered_end: u64) {
+    /// Adopt `base` and its `fences` (computed from a snapshot covering the
+    /// log below `covered_end`, taken at `epoch`): records below it leave
+    /// the delta.
+    pub(crate) fn adopt(
+        &self,
+        epoch: u64,
+        base: Arc<[u64]>,
+        fences: Arc<FenceSlot>,
+        covered_end: u64,
+    ) {
         let _r = self.refresh.lock();
         let mut s = self.state.lock();
         if s.epoch != epoch {
@@ -1048,7 +1068,7 @@ impl Sorted {
         }
         s.built = true;
         s.base = Base::Heap(base);
-        s.fences = Arc::default();
+        s.fences = fences;
         let delta: Vec<u64> = s
             .delta
             .iter()
@@ -1075,6 +1095,13 @@ impl Sorted {
         };
     }
 
+    /// The base and its fences (unit tests).
+    #[cfg(test)]
+    fn base_and_fences(&self) -> (Base, Arc<FenceSlot>) {
+        let s = self.state.lock();
+        (s.base.clone(), Arc::clone(&s.fences))
+    }
+
     /// The current epoch (see [`Sorted::adopt`]).
     pub(crate) fn epoch(&self) -> u64 {
         self.state.lock().epoch
@@ -1093,20 +1120,57 @@ impl Sorted {
     }
 }
 
+/// Offsets in `(key, offset)` order, with the fences of that order when
+/// it was sorted as a base ([`sort_base`]).
+pub(crate) struct Order {
+    /// The offsets, sorted by `(key, offset)`.
+    pub offs: Vec<u64>,
+    /// Fences over `offs` as a base: none below [`FENCE_MIN`] entries or
+    /// when not asked for.
+    pub fences: Option<Fences>,
+}
+
 /// Sort record offsets by `(key, offset)`. Keys are read once into one
 /// buffer; the sort compares the 8 bytes after the keys' common prefix as an
 /// integer first, so most comparisons touch neither the log nor the buffer.
-pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Vec<u64>> {
+pub(crate) fn sort_offsets(keys: KeySource<'_>, offs: Vec<u64>) -> Result<Vec<u64>> {
+    Ok(sort(keys, offs, false)?.offs)
+}
+
+/// [`sort_offsets`] for a new base, with its fences. The sort computes
+/// every key's window anyway, so they cost a copy of every
+/// [`FENCE_STEP`]th one (keys already in order are read again, in log
+/// order); a base that comes with its fences has them from its first seek
+/// instead of after a build on another thread, during which seeks read 3-5
+/// records each.
+pub(crate) fn sort_base(keys: KeySource<'_>, offs: Vec<u64>) -> Result<Order> {
+    sort(keys, offs, true)
+}
+
+fn sort(keys: KeySource<'_>, mut offs: Vec<u64>, fenced: bool) -> Result<Order> {
+    let fenced = fenced && offs.len() >= FENCE_MIN;
     if offs.len() < 2 {
-        return Ok(offs);
+        return Ok(Order { offs, fences: None });
     }
     // Read the keys in log order: a forward pass the CPU prefetches, where
     // the hash index's order would be one cache miss per key.
     sort_u64(&mut offs);
+    // Fences of offsets that were in key order already, read again.
+    let as_is = |offs: Vec<u64>| -> Result<Order> {
+        let fences = match fenced {
+            true => Some(Fences::build(keys, offs.len(), |i| {
+                offs.get(i)
+                    .copied()
+                    .ok_or_else(|| Error::corruption(0, "fence past the order"))
+            })?),
+            false => None,
+        };
+        Ok(Order { offs, fences })
+    };
     // Keys written in key order (a load of sorted input, an import of an
     // export) need no sort: one pass over plain keys in place finds out.
     if keys.crypt.is_none() && in_key_order(keys, &offs)? {
-        return Ok(offs);
+        return as_is(offs);
     }
     // Where each key lies: in the log itself for plain records, else in
     // `buf`, decrypted.
@@ -1128,19 +1192,26 @@ pub(crate) fn sort_offsets(keys: KeySource<'_>, mut offs: Vec<u64>) -> Result<Ve
         }
     }
     if keys.crypt.is_some() && ascending {
-        return Ok(offs);
+        return as_is(offs);
     }
     let src = if keys.crypt.is_none() {
         keys.bytes
     } else {
         &buf
     };
-    let order = key_order(spans.len(), |i| {
-        let (start, len) = spans[i];
-        src.get(start..start + len).unwrap_or(&[])
-    })?;
+    let (order, fences) = key_order(
+        spans.len(),
+        |i| {
+            let (start, len) = spans[i];
+            src.get(start..start + len).unwrap_or(&[])
+        },
+        fenced,
+    )?;
     // `offs` is ascending, so index order is offset order.
-    Ok(order.into_iter().map(|i| offs[i as usize]).collect())
+    Ok(Order {
+        offs: order.into_iter().map(|i| offs[i as usize]).collect(),
+        fences,
+    })
 }
 
 /// True when the plain keys at `offs` (ascending offsets) are already in
@@ -1309,15 +1380,21 @@ fn sort_u64(v: &mut Vec<u64>) {
 
 /// The indexes `0..n` sorted by `(key_of(i), i)`. Compares the 8 bytes
 /// after the keys' common prefix as an integer first, so most comparisons
-/// touch neither the keys nor each other's memory.
-pub(crate) fn key_order<'k>(n: usize, key_of: impl Fn(usize) -> &'k [u8]) -> Result<Vec<u32>> {
+/// touch neither the keys nor each other's memory. With `fenced`, also the
+/// fences of that order (the windows it sorted by, every
+/// [`FENCE_STEP`]th).
+pub(crate) fn key_order<'k>(
+    n: usize,
+    key_of: impl Fn(usize) -> &'k [u8],
+    fenced: bool,
+) -> Result<(Vec<u32>, Option<Fences>)> {
     let idx = |i: usize| {
         u32::try_from(i).map_err(|_| Error::TooManyKeys {
             limit: u32::MAX as u64,
         })
     };
     if n == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     let first = key_of(0);
     let mut lcp = first.len();
@@ -1340,7 +1417,13 @@ pub(crate) fn key_order<'k>(n: usize, key_of: impl Fn(usize) -> &'k [u8]) -> Res
             ka.get(lcp..).cmp(&kb.get(lcp..)).then(a.1.cmp(&b.1))
         })
     });
-    Ok(items.into_iter().map(|(_, i)| i).collect())
+    // Every key starts with the `lcp` bytes of the first, the prefix the
+    // fences' windows follow (as in `Fences::build`).
+    let fences = fenced.then(|| {
+        let windows = items.iter().step_by(FENCE_STEP).map(|&(w, _)| w).collect();
+        Fences::new(first.get(..lcp).unwrap_or(first).to_vec(), windows)
+    });
+    Ok((items.into_iter().map(|(_, i)| i).collect(), fences))
 }
 
 /// Merge two lists sorted by `(key, offset)`.
@@ -1739,8 +1822,8 @@ mod tests {
     use std::ops::Bound;
 
     use super::{
-        gather_sorted, lower_bound, parallel_parts, sort_offsets, sort_u64, Fences, KeySource,
-        HEADER_SIZE,
+        gather_sorted, lower_bound, parallel_parts, sort_base, sort_offsets, sort_u64, Fences,
+        KeySource, HEADER_SIZE,
     };
     use crate::Emdb;
 
@@ -2096,14 +2179,47 @@ mod tests {
                 crypt: None,
             };
             let got = sort_offsets(src, offs.clone()).unwrap();
-            let mut want = offs;
+            let mut want = offs.clone();
             want.sort_by_key(|&o| {
                 let mut k = Vec::new();
                 src.read(o, &mut k).unwrap();
                 (k, o)
             });
             assert_eq!(got, want, "{} keys", keys.len());
+            // As a base: the same order, and the fences a build over it
+            // reads (from the sort's windows, or read again when in order).
+            let base = sort_base(src, offs).unwrap();
+            assert_eq!(base.offs, want, "{} keys", keys.len());
+            let built = Fences::build(src, want.len(), |i| Ok(want[i])).unwrap();
+            assert_eq!(base.fences, Some(built), "{} keys", keys.len());
         }
+    }
+
+    #[test]
+    fn a_checkpoint_hands_its_base_over_with_its_fences() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Emdb::open(dir.path().join("f.emdb")).unwrap();
+        // Out of order, with a common prefix longer than 8 bytes for some.
+        for i in 0..600u64 {
+            let k = match i % 3 {
+                0 => format!("user:{:05}", (i * 7919) % 600),
+                _ => format!("user:000000000{:04}", (i * 104_729) % 600),
+            };
+            db.insert(k, b"v").unwrap();
+        }
+        db.checkpoint().unwrap();
+        let gen = db.engine_arc().gen();
+        let (base, slot) = gen.default_ns().sorted.base_and_fences();
+        assert_eq!(base.len(), 600);
+        let region = gen.log().region();
+        let src = KeySource {
+            bytes: gen.bytes(&region),
+            crypt: None,
+        };
+        let built = Fences::build(src, base.len(), |i| base.get(i)).unwrap();
+        // There before any seek, and what a build would read.
+        assert_eq!(slot.fences.get(), Some(&built));
+        assert_eq!(slot.seeks.load(std::sync::atomic::Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -721,6 +721,7 @@ impl Engine {
             faults: self.cfg.faults.clone(),
             gen: Arc::clone(&gen),
             entries,
+            fences: Vec::new(),
         }))
     }
 
