@@ -6,10 +6,14 @@
 //! documented "truncated by another process". Both must name the cut.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use emdb_core::{Emdb, Error};
+use std::path::{Path, PathBuf};
+
+use emdb_core::{Emdb, Error, Result, Ttl};
 
 const PAGE: usize = 4096;
 const VLEN: usize = 1000;
+/// Bytes before a value: CRC, tag, two lengths and the 6-byte key.
+const HEAD: usize = 14;
 
 fn value(i: u32) -> Vec<u8> {
     (0..VLEN)
@@ -19,16 +23,78 @@ fn value(i: u32) -> Vec<u8> {
 
 /// A database of 64 keys (`key000`..) with [`value`]s, closed; its path
 /// and bytes.
-fn written(dir: &std::path::Path) -> (std::path::PathBuf, Vec<u8>) {
+fn written(dir: &Path) -> (PathBuf, Vec<u8>) {
     let path = dir.join("cut.emdb");
-    {
-        let db = Emdb::open(&path).unwrap();
-        for i in 0..64u32 {
-            db.insert(format!("key{i:03}"), value(i)).unwrap();
-        }
-    }
+    fill(&Emdb::open(&path).unwrap(), Ttl::Never);
     let bytes = std::fs::read(&path).unwrap();
     (path, bytes)
+}
+
+/// Insert the 64 keys of [`written`] into `db`, expiring after `ttl`.
+fn fill(db: &Emdb, ttl: Ttl) {
+    for i in 0..64u32 {
+        db.insert_with_ttl(format!("key{i:03}"), value(i), ttl)
+            .unwrap();
+    }
+}
+
+/// [`written`] with the writer left open (flushed): its file keeps the
+/// room it grew by past the log, so a write needs no growth, which would
+/// notice the cut first.
+fn writing(dir: &Path) -> (Emdb, PathBuf, Vec<u8>) {
+    let path = dir.join("cut.emdb");
+    let db = Emdb::open(&path).unwrap();
+    fill(&db, Ttl::Never);
+    db.flush().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    (db, path, bytes)
+}
+
+/// Keys and header starts of the records whose header lies inside one
+/// page, with whole pages after it.
+fn headers_in_a_page(bytes: &[u8]) -> Vec<(u32, usize)> {
+    (8..56u32)
+        .filter_map(|i| {
+            let p = value_at(bytes, i)?;
+            let start = p - HEAD;
+            (start / PAGE == p / PAGE && p + 2 * PAGE < bytes.len()).then_some((i, start))
+        })
+        .collect()
+}
+
+/// How the bytes from some offset to the end of its page are lost.
+#[derive(Clone, Copy, Debug)]
+enum Loss {
+    /// Another process cuts the file there.
+    Cut,
+    /// They are zeroed in place in a file that keeps its length: damage,
+    /// not a cut, and reported as such.
+    Zeroed,
+}
+
+impl Loss {
+    fn apply(self, path: &Path, at: usize) {
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        match self {
+            Loss::Cut => f.set_len(at as u64).unwrap(),
+            Loss::Zeroed => {
+                let len = f.metadata().unwrap().len() as usize;
+                let zeros = vec![0u8; at.next_multiple_of(PAGE).min(len) - at];
+                std::os::unix::fs::FileExt::write_all_at(&f, &zeros, at as u64).unwrap();
+            }
+        }
+    }
+
+    /// `r` failed as this loss must: naming the cut, or the damage.
+    fn check<T: std::fmt::Debug>(self, what: &str, r: Result<T>) {
+        let cut = match &r {
+            Err(Error::Corruption { reason, .. }) => {
+                reason.contains("truncated by another process")
+            }
+            _ => panic!("{what}, {self:?}: {r:?}"),
+        };
+        assert_eq!(cut, matches!(self, Loss::Cut), "{what}, {self:?}: {r:?}");
+    }
 }
 
 /// Where `value(i)` starts in the file's `bytes`.
@@ -89,16 +155,7 @@ fn a_range_read_into_a_cut_header_reports_the_cut() {
     for verify in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let (_, bytes) = written(dir.path());
-        // Records whose header (14 bytes before the value: CRC, tag, two
-        // lengths, the 6-byte key) lies inside one page, with whole pages
-        // after it.
-        let headers: Vec<(u32, usize)> = (8..56u32)
-            .filter_map(|i| {
-                let p = value_at(&bytes, i)?;
-                let start = p - 14;
-                (start / PAGE == p / PAGE && p + 2 * PAGE < bytes.len()).then_some((i, start))
-            })
-            .collect();
+        let headers = headers_in_a_page(&bytes);
         assert!(headers.len() >= 4, "{headers:?}");
         // Cut after the CRC's first byte, in the tag, in the lengths and in
         // the key, each on a fresh copy of the database, with the
@@ -145,6 +202,37 @@ fn a_range_read_into_a_cut_header_reports_the_cut() {
                     None => panic!("{what}: the walk read {walked:?} without an error"),
                 }
             }
+        }
+    }
+}
+
+/// The writer's own reads of a record whose header the cut took: a remove
+/// reads it before appending (the next page faults), an overwrite (one
+/// put, or a batch) reads it to confirm the key after appending, and so
+/// does a get after any write. An append is a `pwrite`, which extends the
+/// cut file again: the lost bytes then read as zeros without a fault and
+/// the file's size passes, and only the hole the append left below the
+/// log's end tells of the cut. Zeros in place in an intact file stay
+/// damage.
+#[test]
+fn a_writer_reading_a_cut_header_reports_the_cut() {
+    for loss in [Loss::Cut, Loss::Zeroed] {
+        for op in ["remove", "insert", "insert_many", "get after an insert"] {
+            let dir = tempfile::tempdir().unwrap();
+            let (db, path, bytes) = writing(dir.path());
+            let (i, start) = headers_in_a_page(&bytes)[0];
+            loss.apply(&path, start + 1);
+            let k = format!("key{i:03}");
+            let r = match op {
+                "remove" => db.remove(&k).map(drop),
+                "insert" => db.insert(&k, "new"),
+                "insert_many" => db.insert_many([(&k, "new")]),
+                _ => db
+                    .insert("other", "new")
+                    .and_then(|()| db.get(&k))
+                    .map(drop),
+            };
+            loss.check(op, r);
         }
     }
 }

@@ -523,8 +523,10 @@ impl Engine {
             self.append(&mut w, &gen, &FrameSpec::put(ns_id, key, value, expires_at))?;
         self.publish(&w, &gen, 1)?;
         let region = gen.log().region();
-        let indexed = ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at);
-        gen.log().vouch(&region, indexed)
+        let bytes = gen.bytes(&region);
+        // Indexing reads the record the key had (to confirm its key).
+        let indexed = ns.index_put_parts(bytes, off, key, len, expires_at);
+        gen.log().vouch_read(&region, bytes, indexed)
     }
 
     /// Remove a key; returns its value if it was live.
@@ -548,7 +550,7 @@ impl Engine {
                 found = Some((!expired(f.expires_at, now)).then(|| f.value.to_vec()));
                 Ok(true)
             });
-            gen.log().vouch(&region, looked)?;
+            gen.log().vouch_read(&region, bytes, looked)?;
             found
         };
         let Some(value) = old else {
@@ -557,8 +559,9 @@ impl Engine {
         let (at, _) = self.append(&mut w, &gen, &FrameSpec::delete(ns_id, key))?;
         self.publish(&w, &gen, 1)?;
         let region = gen.log().region();
-        let unindexed = ns.index_delete(gen.bytes(&region), key, at);
-        gen.log().vouch(&region, unindexed)?;
+        let bytes = gen.bytes(&region);
+        let unindexed = ns.index_delete(bytes, key, at);
+        gen.log().vouch_read(&region, bytes, unindexed)?;
         Ok(value)
     }
 

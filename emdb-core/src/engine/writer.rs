@@ -269,7 +269,7 @@ impl<'e> Batch<'e> {
         if let Some(r) = run {
             r.settle(&mut tally);
         }
-        gen.log().vouch(&region, indexed)
+        gen.log().vouch_read(&region, bytes, indexed)
     }
 }
 

@@ -369,8 +369,27 @@ impl Log {
                 .is_none_or(|&b| b == 0);
         if suspicious {
             self.probe_past(region, end.unwrap_or(off + 1))?;
+            if matches!(r, Err(Error::Corruption { path: None, .. })) {
+                self.check_after_damage()?;
+            }
         }
         self.vouch(region, r)
+    }
+
+    /// After a log record failed to decode and [`Log::probe_past`] found
+    /// nothing: fail if the file was cut short all the same. Once the
+    /// writer has appended past a cut (a staged append is a `pwrite`, which
+    /// extends the file), the lost bytes read as zeros without a fault and
+    /// the file's size passes; only the hole the append left below the
+    /// published end tells ([`Log::check_intact`]).
+    #[cold]
+    fn check_after_damage(&self) -> Result<()> {
+        match self.check_intact() {
+            // Only a cut replaces the damage the read reported (a failed
+            // `fstat` does not).
+            Err(e) if self.cut().is_some() => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// Fail when the file was cut before `end` inside a page (see
