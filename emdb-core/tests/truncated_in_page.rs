@@ -7,13 +7,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
-use emdb_core::{Emdb, Error, Result, Ttl};
+use emdb_core::{Emdb, Error, ManualClock, Result, Ttl};
 
 const PAGE: usize = 4096;
 const VLEN: usize = 1000;
-/// Bytes before a value: CRC, tag, two lengths and the 6-byte key.
+/// Bytes before a value: CRC, tag, two lengths and the 6-byte key; an
+/// expiring record has its 8-byte expiry after the tag.
 const HEAD: usize = 14;
+const HEAD_EXPIRING: usize = HEAD + 8;
 
 fn value(i: u32) -> Vec<u8> {
     (0..VLEN)
@@ -233,6 +237,54 @@ fn a_writer_reading_a_cut_header_reports_the_cut() {
                     .map(drop),
             };
             loss.check(op, r);
+        }
+    }
+}
+
+/// A database whose 64 keys expire after a minute, closed, and a clock an
+/// hour on; its path, the clock and where the last record's header starts
+/// (no record lies past its page, so nothing read faults).
+fn expired(dir: &Path) -> (PathBuf, Arc<ManualClock>, usize) {
+    let path = dir.join("ttl.emdb");
+    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+    let db = Emdb::builder().path(&path).clock(clock.clone()).build();
+    fill(&db.unwrap(), Ttl::After(Duration::from_secs(60)));
+    clock.advance(Duration::from_secs(3600));
+    let bytes = std::fs::read(&path).unwrap();
+    let start = value_at(&bytes, 63).unwrap() - HEAD_EXPIRING;
+    (path, clock, start)
+}
+
+/// Reads over every key that decide by the records' heads: zeros for a
+/// head read as one without an expiry, so a count of the unexpired keys
+/// counted a lost expired key as live and returned, a sweep skipped it,
+/// and a sweep that read a lost value failed its checksum.
+#[test]
+fn counting_and_sweeping_expired_keys_over_a_cut_report_it() {
+    for loss in [Loss::Cut, Loss::Zeroed] {
+        // Into the CRC (the head reads as none), into the value.
+        for (back, op) in [
+            (1, "len"),
+            (1, "sweep_expired"),
+            (HEAD_EXPIRING + 10, "sweep_expired"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let (path, clock, start) = expired(dir.path());
+            let db = Emdb::builder()
+                .path(&path)
+                .read_only(op == "len")
+                .clock(clock)
+                .build()
+                .unwrap();
+            loss.apply(&path, start + back);
+            let what = format!("{op}, cut {back} bytes into the record");
+            match (op, loss) {
+                // A damaged head in an intact file counts as before.
+                ("len", Loss::Zeroed) => assert_eq!(db.len().unwrap(), 1, "{what}"),
+                ("len", _) => loss.check(&what, db.len()),
+                (_, Loss::Zeroed) if back == 1 => assert_eq!(db.sweep_expired().unwrap(), 63),
+                _ => loss.check(&what, db.sweep_expired()),
+            }
         }
     }
 }

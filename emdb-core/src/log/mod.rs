@@ -349,6 +349,20 @@ impl Log {
         }
     }
 
+    /// [`Log::vouch_read`] for a read over every live record that judges
+    /// some of them by their heads alone (a count of the unexpired keys,
+    /// the expired keys a sweep removes, the records compaction copies).
+    /// Zeros left by a cut inside a page can still decode as a head (an
+    /// expiry cut short reads as an earlier moment) and make such a read
+    /// succeed with a wrong answer, so one that succeeded also checks that
+    /// the file still holds the whole published log ([`Log::check_intact`]:
+    /// an `fstat` and an `lseek`, little next to reading every record).
+    pub(crate) fn vouch_scan<T>(&self, region: &Region, bytes: &[u8], r: Result<T>) -> Result<T> {
+        let r = self.vouch_read(region, bytes, r)?;
+        self.check_intact()?;
+        Ok(r)
+    }
+
     /// [`Log::vouch_frame`] for a frame whose encoded length the caller
     /// read already (`None`: it does not decode).
     #[inline(always)]
