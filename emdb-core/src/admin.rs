@@ -151,9 +151,8 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
         for shard in 0..SHARDS {
             for off in src_gen.shard_offsets(&ns, shard)? {
                 let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                let f = src_gen
-                    .log()
-                    .vouch(&region, read_at(bytes, off, ns.crypt(), &mut scratch))?;
+                let read = read_at(bytes, off, ns.crypt(), &mut scratch);
+                let f = src_gen.log().vouch_read(&region, bytes, read)?;
                 meter.add(f.len as u64);
                 if crate::engine::expired(f.expires_at, now) {
                     continue;

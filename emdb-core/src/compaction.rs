@@ -262,7 +262,7 @@ fn rewrite(
     // Frames were verified, then copied: a cut between the two copied zeros.
     let copied = copy_live();
     meter.finish();
-    old.log().vouch(&old_region, copied)?;
+    old.log().vouch_read(&old_region, all_bytes, copied)?;
     drop(old_region);
 
     // Phase 2: catch up with what was written meanwhile, writers paused.
@@ -328,9 +328,12 @@ fn rewrite(
             Ok(ControlFlow::Continue(()))
         },
     )
-    .or_else(|e| old.log().vouch(&region, Err(e)))?;
-    // The catch-up copied bytes out of the old mapping.
-    old.log().vouch(&region, Ok(()))?;
+    .or_else(|e| old.log().vouch_read(&region, bytes, Err(e)))?;
+    // The catch-up copied bytes out of the old mapping, and the first
+    // phase left out records by their heads (expired ones): zeros of a
+    // cut inside a page can pass for such a head, and a record dropped so
+    // is never read again once the new file is renamed over the path.
+    old.log().vouch_scan(&region, bytes, Ok(()))?;
     out.log.publish_written(out.end)?;
     let new_region = out.log.region_arc();
     let new_bytes = new_region
