@@ -1000,4 +1000,72 @@ mod tests {
         }
         assert_eq!(EmdbBuilder::new().resolve_path().unwrap(), None);
     }
+
+    /// Two keys in the same index slot group: the top 32 bits of their
+    /// hash (shard and tag) agree.
+    fn same_slot_keys() -> (String, String) {
+        let mut seen = std::collections::HashMap::new();
+        for n in 0u64.. {
+            let k = format!("k{n}");
+            let top = (xxhash_rust::xxh3::xxh3_64(k.as_bytes()) >> 32) as u32;
+            if let Some(other) = seen.insert(top, k.clone()) {
+                return (other, k);
+            }
+        }
+        unreachable!()
+    }
+
+    /// A layered read-only handle compares a checkpoint key with a key of
+    /// the tail index whose slot tag it shares (`Generation::shard_offsets`)
+    /// by reading both records. When the file was cut inside the page of
+    /// the later one's header (and zeroed in place, for damage), an
+    /// iteration must name the cut, not the zeros.
+    #[test]
+    fn a_layered_key_comparison_over_a_cut_reports_the_cut() {
+        let (old, new) = same_slot_keys();
+        for cut in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("layer.emdb");
+            let db = Emdb::builder()
+                .path(&path)
+                .background(false)
+                .build()
+                .unwrap();
+            db.insert(&old, vec![b'o'; 1000]).unwrap();
+            db.checkpoint().unwrap();
+            db.insert(&new, vec![b'n'; 1000]).unwrap();
+            let engine = db.engine_arc();
+            let job = engine.tail_index_job(&|_| false).unwrap().unwrap();
+            let mut indexer = crate::tail_index::Indexer::default();
+            let weak = Arc::downgrade(engine);
+            assert!(matches!(
+                write_tail_index(&weak, &mut indexer, &job),
+                Auto::Done
+            ));
+            let reader = Emdb::builder().path(&path).read_only(true).build().unwrap();
+            assert!(reader.recovery_report().used_tail_index);
+            let bytes = std::fs::read(&path).unwrap();
+            let key_at = bytes
+                .windows(new.len())
+                .rposition(|w| w == new.as_bytes())
+                .unwrap();
+            // One byte into the header (CRC, tag, two lengths, the key).
+            let at = key_at - 8 + 1;
+            let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            if cut {
+                f.set_len(at as u64).unwrap();
+            } else {
+                std::os::unix::fs::FileExt::write_all_at(&f, &[0; 8], at as u64).unwrap();
+            }
+            let walked: Vec<_> = reader.iter().unwrap().collect();
+            match walked.iter().find_map(|r| r.as_ref().err()) {
+                Some(Error::Corruption { reason, .. }) => assert_eq!(
+                    reason.contains("truncated by another process"),
+                    cut,
+                    "{reason}"
+                ),
+                other => panic!("cut {cut}: {other:?} in {walked:?}"),
+            }
+        }
+    }
 }

@@ -85,7 +85,7 @@ impl Generation {
             let same = read_at(bytes, a, crypt, &mut scratch)
                 .map(|f| f.key.to_vec())
                 .and_then(|key| same_key(bytes, b, &key, crypt));
-            self.log.vouch(&region, same)
+            self.log.vouch_read(&region, bytes, same)
         })
     }
 
