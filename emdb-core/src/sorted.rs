@@ -1046,7 +1046,8 @@ impl Sorted {
                 delta: Arc::new(delta),
             };
             let folded = fold(keys, &view)?;
-            return Ok((Base::Heap(Arc::from(folded)), Arc::new(Vec::new()), None));
+            let base = Base::Heap(Arc::from(folded.offs));
+            return Ok((base, Arc::new(Vec::new()), folded.fences));
         }
         Ok((work.base.clone(), Arc::new(delta), None))
     }
@@ -1491,16 +1492,60 @@ fn merge(keys: KeySource<'_>, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
 }
 
 /// The base a view stands for: each key's newest record when it is a put
-/// (expired ones included: the hash index holds them too).
-pub(crate) fn fold(keys: KeySource<'_>, view: &View) -> Result<Vec<u64>> {
+/// (expired ones included: the hash index holds them too), with its
+/// fences when it is long enough for them: the walk reads every key, so
+/// they cost the window of every [`FENCE_STEP`]th.
+pub(crate) fn fold(keys: KeySource<'_>, view: &View) -> Result<Order> {
+    // Every key of the fold lies between the smallest and the largest of
+    // the two streams' ends, so it starts with their common prefix: the
+    // windows follow that (maybe shorter than the fold's own first and
+    // last keys share; a fence prefix only has to be common to all).
+    let fenced = view.base.len() + view.delta.len() >= FENCE_MIN;
+    let prefix = match fenced {
+        true => Some(common_prefix_of_ends(keys, view)?),
+        false => None,
+    };
     let mut out = Vec::with_capacity(view.base.len());
+    let mut windows = Vec::new();
     let mut m = Merge::new(view.clone(), Bound::Unbounded, Bound::Unbounded);
     while let Some(w) = m.next(keys)? {
         if w.head.kind == Kind::Put {
+            if let Some(p) = &prefix {
+                if out.len() % FENCE_STEP == 0 {
+                    windows.push(window(window_bytes(m.win_key(keys)?, p.len())));
+                }
+            }
             out.push(w.off);
         }
     }
-    Ok(out)
+    let fences = match prefix {
+        Some(p) if out.len() >= FENCE_MIN => Some(Fences::new(p, windows)),
+        _ => None,
+    };
+    Ok(Order { offs: out, fences })
+}
+
+/// The prefix common to the first and last keys of both streams of `view`
+/// (at least one of which is not empty).
+fn common_prefix_of_ends(keys: KeySource<'_>, view: &View) -> Result<Vec<u8>> {
+    let mut ends = Vec::with_capacity(4);
+    let n = view.base.len();
+    if n > 0 {
+        ends.push(view.base.get(0)?);
+        ends.push(view.base.get(n - 1)?);
+    }
+    ends.extend(view.delta.first());
+    ends.extend(view.delta.last());
+    let mut prefix: Option<Vec<u8>> = None;
+    let mut k = Vec::new();
+    for off in ends {
+        keys.read(off, &mut k)?;
+        match &mut prefix {
+            None => prefix = Some(k.clone()),
+            Some(p) => p.truncate(common_prefix(p, &k)),
+        }
+    }
+    Ok(prefix.unwrap_or_default())
 }
 
 /// A key's newest record, found by [`Merge::next`].
@@ -1607,6 +1652,16 @@ impl Merge {
             walked: 0,
             done: false,
         }
+    }
+
+    /// The key of the winner `next` returned last, from the read that
+    /// found it.
+    fn win_key<'s>(&'s self, keys: KeySource<'s>) -> Result<&'s [u8]> {
+        let w = self
+            .win
+            .as_ref()
+            .ok_or_else(|| Error::corruption(0, "sorted read has no current record"))?;
+        slice(keys, &self.win_buf, w.key)
     }
 
     /// The key and value of the winner `next` returned last, from the read
@@ -2192,6 +2247,99 @@ mod tests {
             assert_eq!(base.offs, want, "{} keys", keys.len());
             let built = Fences::build(src, want.len(), |i| Ok(want[i])).unwrap();
             assert_eq!(base.fences, Some(built), "{} keys", keys.len());
+        }
+    }
+
+    #[test]
+    fn a_fold_comes_with_fences_that_bound_every_start() {
+        use super::{fold, Base, FenceSlot, View};
+        use crate::format::record::FrameSpec;
+        use std::sync::Arc;
+        let mut r = Rng(0xf01d);
+        for case in 0..6 {
+            // A base of unique keys, then later puts, overwrites and
+            // deletes; in odd cases also a key below and one above every
+            // other, deleted again, so the streams' ends share a shorter
+            // prefix than the fold's keys do, and a live key past the
+            // base's, so its keys share less than the base's ends do.
+            let mut bytes = vec![0u8; HEADER_SIZE];
+            let mut model: BTreeMap<Vec<u8>, Option<u64>> = BTreeMap::new();
+            let mut base = Vec::new();
+            let mut delta = Vec::new();
+            let write = |bytes: &mut Vec<u8>, k: &[u8], put: bool| {
+                let off = bytes.len() as u64;
+                let spec = match put {
+                    true => FrameSpec::put(0, k, b"v", 0),
+                    false => FrameSpec::delete(0, k),
+                };
+                bytes.extend(spec.encode());
+                off
+            };
+            let key = |r: &mut Rng| format!("user:{:06}", r.below(5000)).into_bytes();
+            for _ in 0..200 {
+                let k = key(&mut r);
+                if let std::collections::btree_map::Entry::Vacant(e) = model.entry(k) {
+                    let off = write(&mut bytes, e.key(), true);
+                    e.insert(Some(off));
+                    base.push(off);
+                }
+            }
+            let mut later: Vec<(Vec<u8>, bool)> =
+                (0..150).map(|i| (key(&mut r), i % 5 != 0)).collect();
+            if case % 2 == 1 {
+                for k in [b"a".to_vec(), b"zz".to_vec()] {
+                    later.push((k.clone(), true));
+                    later.push((k, false));
+                }
+                later.push((b"user:9".to_vec(), true));
+            }
+            for (k, put) in later {
+                let off = write(&mut bytes, &k, put);
+                model.insert(k, put.then_some(off));
+                delta.push(off);
+            }
+            let src = KeySource {
+                bytes: &bytes,
+                crypt: None,
+            };
+            let by_key = |v: &mut Vec<u64>| {
+                v.sort_by_key(|&o| {
+                    let mut k = Vec::new();
+                    src.read(o, &mut k).unwrap();
+                    (k, o)
+                })
+            };
+            by_key(&mut base);
+            by_key(&mut delta);
+            let view = View {
+                base: Base::Heap(Arc::from(base)),
+                fences: Arc::new(FenceSlot::default()),
+                delta: Arc::new(delta),
+            };
+            let folded = fold(src, &view).unwrap();
+            let live: Vec<(Vec<u8>, u64)> = model
+                .into_iter()
+                .filter_map(|(k, o)| o.map(|o| (k, o)))
+                .collect();
+            let offs: Vec<u64> = live.iter().map(|(_, o)| *o).collect();
+            assert_eq!(folded.offs, offs, "case {case}");
+            let fences = folded.fences.expect("a fold this long has fences");
+            let keys: Vec<Vec<u8>> = live.into_iter().map(|(k, _)| k).collect();
+            for start in random_starts(&keys, &mut r, 400) {
+                let s = match &start {
+                    Bound::Included(s) | Bound::Excluded(s) => s,
+                    Bound::Unbounded => continue,
+                };
+                let want = keys.partition_point(|k| match &start {
+                    Bound::Excluded(_) => k <= s,
+                    _ => k < s,
+                });
+                let (lo, hi) = fences.bounds(s, keys.len());
+                assert!(
+                    lo <= want && want <= hi,
+                    "case {case}: {s:?} at {want}, fences {lo}..={hi}"
+                );
+            }
         }
     }
 
