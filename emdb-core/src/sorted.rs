@@ -2343,31 +2343,60 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_checkpoint_hands_its_base_over_with_its_fences() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Emdb::open(dir.path().join("f.emdb")).unwrap();
-        // Out of order, with a common prefix longer than 8 bytes for some.
-        for i in 0..600u64 {
-            let k = match i % 3 {
-                0 => format!("user:{:05}", (i * 7919) % 600),
-                _ => format!("user:000000000{:04}", (i * 104_729) % 600),
-            };
-            db.insert(k, b"v").unwrap();
-        }
-        db.checkpoint().unwrap();
+    /// The base of the default namespace of `db` has its fences before
+    /// any seek, and they are what a build over it reads.
+    fn fenced_from_the_start(db: &Emdb, len: usize) {
         let gen = db.engine_arc().gen();
         let (base, slot) = gen.default_ns().sorted.base_and_fences();
-        assert_eq!(base.len(), 600);
+        assert_eq!(base.len(), len);
         let region = gen.log().region();
         let src = KeySource {
             bytes: gen.bytes(&region),
             crypt: None,
         };
         let built = Fences::build(src, base.len(), |i| base.get(i)).unwrap();
-        // There before any seek, and what a build would read.
         assert_eq!(slot.fences.get(), Some(&built));
         assert_eq!(slot.seeks.load(std::sync::atomic::Ordering::Relaxed), 0);
+    }
+
+    /// 600 keys written out of order, some sharing more than 8 bytes
+    /// after their common prefix; with `churn`, overwrites and removes too.
+    fn scattered(db: &Emdb, churn: bool) {
+        for i in 0..600u64 {
+            let k = match i % 3 {
+                0 => format!("user:{:05}", (i * 7919) % 600),
+                _ => format!("user:000000000{:04}", (i * 104_729) % 600),
+            };
+            db.insert(&k, b"v").unwrap();
+            if churn && i % 7 == 0 {
+                db.insert(&k, b"again").unwrap();
+            }
+        }
+        if churn {
+            for i in (0..600u64).step_by(5) {
+                db.remove(format!("user:{:05}", i)).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_hands_its_base_over_with_its_fences() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Emdb::open(dir.path().join("f.emdb")).unwrap();
+        scattered(&db, false);
+        db.checkpoint().unwrap();
+        fenced_from_the_start(&db, 600);
+    }
+
+    /// (From the checkpoint a compaction of a file writes when done.)
+    #[test]
+    fn a_compaction_hands_its_base_over_with_its_fences() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Emdb::open(dir.path().join("c.emdb")).unwrap();
+        scattered(&db, true);
+        let live = db.len().unwrap();
+        db.compact().unwrap();
+        fenced_from_the_start(&db, live);
     }
 
     #[test]
