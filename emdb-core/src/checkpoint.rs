@@ -17,12 +17,13 @@ use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::format::checkpoint::{
     self as codec, block_bytes, Binding, Checkpoint, HeaderV2, NsImage, NsMeta, PAGE,
 };
+use crate::format::record::Kind;
 use crate::fs::{self as efs, sibling};
 use crate::generation::Generation;
 use crate::index::image::Image;
 use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;
-use crate::sorted::{gather_sorted, sort_base, FenceSlot, KeySource};
+use crate::sorted::{gather_sorted, sort_base, sort_offsets, FenceSlot, KeySource};
 
 /// Bytes of slot pages gathered before they are written. Small enough that
 /// the page cache holds the file in small folios: a one-shot reader maps
@@ -144,6 +145,9 @@ pub(crate) struct Snapshot {
     /// The fences of each image's sorted block, in the order of `images`
     /// (filled by the sort; handed over with the blocks).
     pub fences: Vec<Arc<FenceSlot>>,
+    /// Whether the sort also makes the blocks' fences: not for a
+    /// checkpoint at close, whose order no seek will use.
+    pub fenced: bool,
 }
 
 impl Snapshot {
@@ -173,9 +177,15 @@ impl Snapshot {
                 );
                 offs
             });
-            let order = sort_base(keys, offs)?;
-            img.sorted = Some(Arc::from(order.offs));
-            fences.push(FenceSlot::ready(order.fences));
+            let (offs, f) = match self.fenced {
+                true => {
+                    let order = sort_base(keys, offs)?;
+                    (order.offs, order.fences)
+                }
+                false => (sort_offsets(keys, offs)?, None),
+            };
+            img.sorted = Some(Arc::from(offs));
+            fences.push(FenceSlot::ready(f));
             Ok(())
         });
         self.gen.log().vouch_read(&region, bytes, sorted)
@@ -183,12 +193,22 @@ impl Snapshot {
 
     /// Hand the sorted blocks to the namespaces they were taken from, so a
     /// long-running writer's order stays folded (see `Sorted::adopt`).
-    pub(crate) fn adopt_order(&self) {
+    /// `end` is the log's end, with the writer lock held so no record is
+    /// written meanwhile: a namespace whose order was dropped before the
+    /// snapshot takes it up again with the records written since.
+    pub(crate) fn adopt_order(&self, end: u64) {
+        let covered_end = self.binding.covered_end;
+        let region = self.gen.log().region();
+        let bytes = self.gen.bytes(&region);
         for (i, (img, (ns, epoch))) in self.images.iter().zip(&self.entries).enumerate() {
             if let Some(order) = &img.sorted {
                 let fences = self.fences.get(i).cloned().unwrap_or_default();
+                let since = || {
+                    let listed = records_since(bytes, covered_end, end, ns.id);
+                    self.gen.log().vouch_read(&region, bytes, listed)
+                };
                 ns.sorted
-                    .adopt(*epoch, Arc::clone(order), fences, self.binding.covered_end);
+                    .adopt(*epoch, Arc::clone(order), fences, covered_end, since);
             }
         }
     }
@@ -221,6 +241,24 @@ impl Snapshot {
         }
         efs::fsync_parent(&self.path, faults)
     }
+}
+
+/// Offsets of the put and delete records of namespace `ns` in the log
+/// between `from` and `to` (unit boundaries), in log order.
+fn records_since(bytes: &[u8], from: u64, to: u64, ns: u32) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    let mut at = from;
+    while at < to {
+        let unit = crate::replay::decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
+        out.extend(
+            unit.frames
+                .iter()
+                .filter(|(_, f)| f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete))
+                .map(|&(off, _)| off),
+        );
+        at = unit.end();
+    }
+    Ok(out)
 }
 
 fn write_file(

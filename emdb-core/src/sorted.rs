@@ -1055,19 +1055,34 @@ impl Sorted {
     /// Adopt `base` and its `fences` (computed from a snapshot covering the
     /// log below `covered_end`, taken at `epoch`): records below it leave
     /// the delta.
+    ///
+    /// An order dropped before the snapshot (same epoch, nobody read in
+    /// order) noted no record since, so the base alone would miss what was
+    /// written after `covered_end`: it is taken up again only with
+    /// `since()`, those records' offsets in log order, which the caller
+    /// lists with no write landing until this returns (the writer lock).
+    /// When `since` fails the order stays dropped; the next ordered read
+    /// rebuilds it.
     pub(crate) fn adopt(
         &self,
         epoch: u64,
         base: Arc<[u64]>,
         fences: Arc<FenceSlot>,
         covered_end: u64,
+        since: impl FnOnce() -> Result<Vec<u64>>,
     ) {
         let _r = self.refresh.lock();
         let mut s = self.state.lock();
         if s.epoch != epoch {
             return;
         }
-        s.built = true;
+        if !s.built {
+            let Ok(pending) = since() else {
+                return;
+            };
+            s.built = true;
+            s.pending = pending;
+        }
         s.base = Base::Heap(base);
         s.fences = fences;
         let delta: Vec<u64> = s
@@ -2389,6 +2404,43 @@ mod tests {
     }
 
     /// (From the checkpoint a compaction of a file writes when done.)
+    /// Once nobody read in order for a while the order is dropped and
+    /// writes are no longer noted; a checkpoint whose snapshot was taken
+    /// then takes it up again with the records written since (it used to
+    /// without them: a writer's range read returned a key's older value
+    /// and a removed key, and missed a new one).
+    #[test]
+    fn a_checkpoint_takes_up_a_dropped_order_with_what_was_written_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Emdb::builder()
+            .path(dir.path().join("d.emdb"))
+            .background(false)
+            .build()
+            .unwrap();
+        // No ordered read: past a few pending records the order is dropped.
+        for i in 0..50 {
+            db.insert(format!("k{i:02}"), "old").unwrap();
+        }
+        let e = db.engine_arc();
+        let mut snap = e.checkpoint_snapshot().unwrap().unwrap();
+        let tmp = snap.write_temp(".tmp").unwrap();
+        // Written after the snapshot's order was sorted, before it is
+        // handed over (as beside the writer's background checkpoint).
+        db.insert("k07", "new").unwrap();
+        db.remove("k08").unwrap();
+        db.insert("k50", "new").unwrap();
+        e.install_checkpoint(&snap, &tmp).unwrap();
+        // Taken up (the checkpoint's base), not left for a rebuild.
+        let (base, _) = e.gen().default_ns().sorted.base_and_fences();
+        assert_eq!(base.len(), 50);
+        let mut want: Vec<(Vec<u8>, Vec<u8>)> =
+            db.iter().unwrap().collect::<crate::Result<_>>().unwrap();
+        want.sort();
+        let got = db.range(..).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(db.get("k07").unwrap().as_deref(), Some(&b"new"[..]));
+    }
+
     #[test]
     fn a_compaction_hands_its_base_over_with_its_fences() {
         let dir = tempfile::tempdir().unwrap();

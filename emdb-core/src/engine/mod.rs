@@ -725,6 +725,7 @@ impl Engine {
             gen: Arc::clone(&gen),
             entries,
             fences: Vec::new(),
+            fenced: true,
         }))
     }
 
@@ -743,8 +744,9 @@ impl Engine {
         tmp: &Path,
     ) -> Result<()> {
         snap.install(tmp)?;
-        snap.adopt_order();
         let mut w = self.writer.lock();
+        // Under the writer lock: no record lands while an order is taken up.
+        snap.adopt_order(w.end);
         w.checkpointed_end = w.checkpointed_end.max(snap.binding.covered_end);
         // It extended the checkpoint just replaced.
         w.tail_indexed_end = 0;
@@ -971,6 +973,8 @@ impl Engine {
         let (end, Some(mut snap)) = snap else {
             return self.sync();
         };
+        // Closing: the order is written for the next open, not seeked here.
+        snap.fenced = false;
         let (synced, written) = std::thread::scope(|s| {
             let syncing = s.spawn(|| self.sync());
             let written = snap.write_temp(".tmp");
