@@ -2198,6 +2198,15 @@ mod tests {
         (bytes, offs)
     }
 
+    /// Sort record offsets of `src` by `(key, offset)`, the slow way.
+    fn by_key_then_offset(src: KeySource<'_>, offs: &mut [u64]) {
+        offs.sort_by_key(|&o| {
+            let mut k = Vec::new();
+            src.read(o, &mut k).unwrap();
+            (k, o)
+        })
+    }
+
     #[test]
     fn gathered_pieces_come_back_as_one_ascending_vector() {
         // Large enough for the threaded path; pieces of different sizes,
@@ -2250,11 +2259,7 @@ mod tests {
             };
             let got = sort_offsets(src, offs.clone()).unwrap();
             let mut want = offs.clone();
-            want.sort_by_key(|&o| {
-                let mut k = Vec::new();
-                src.read(o, &mut k).unwrap();
-                (k, o)
-            });
+            by_key_then_offset(src, &mut want);
             assert_eq!(got, want, "{} keys", keys.len());
             // As a base: the same order, and the fences a build over it
             // reads (from the sort's windows, or read again when in order).
@@ -2317,15 +2322,8 @@ mod tests {
                 bytes: &bytes,
                 crypt: None,
             };
-            let by_key = |v: &mut Vec<u64>| {
-                v.sort_by_key(|&o| {
-                    let mut k = Vec::new();
-                    src.read(o, &mut k).unwrap();
-                    (k, o)
-                })
-            };
-            by_key(&mut base);
-            by_key(&mut delta);
+            by_key_then_offset(src, &mut base);
+            by_key_then_offset(src, &mut delta);
             let view = View {
                 base: Base::Heap(Arc::from(base)),
                 fences: Arc::new(FenceSlot::default()),
@@ -2465,13 +2463,7 @@ mod tests {
             bytes: &bytes,
             crypt: None,
         };
-        let order = |v: &mut Vec<u64>| {
-            v.sort_by_key(|&o| {
-                let mut k = Vec::new();
-                src.read(o, &mut k).unwrap();
-                (k, o)
-            })
-        };
+        let order = |v: &mut Vec<u64>| by_key_then_offset(src, v);
         // (|a|, |b|): one new entry, a few (searched into `a`), as many
         // as `a` (walked), none, and `a` empty.
         for (na, nb) in [
