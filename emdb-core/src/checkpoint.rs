@@ -191,25 +191,62 @@ impl Snapshot {
         self.gen.log().vouch_read(&region, bytes, sorted)
     }
 
-    /// Hand the sorted blocks to the namespaces they were taken from, so a
-    /// long-running writer's order stays folded (see `Sorted::adopt`).
-    /// `end` is the log's end, with the writer lock held so no record is
-    /// written meanwhile: a namespace whose order was dropped before the
-    /// snapshot takes it up again with the records written since.
-    pub(crate) fn adopt_order(&self, end: u64) {
+    /// Hand the sorted blocks to the namespaces they were taken from whose
+    /// order is still the one the snapshot saw, so a long-running writer's
+    /// order stays folded (`Sorted::adopt_kept`). Without the writer lock:
+    /// it may wait for a reader's refresh.
+    pub(crate) fn adopt_kept_orders(&self) {
         let covered_end = self.binding.covered_end;
-        let region = self.gen.log().region();
-        let bytes = self.gen.bytes(&region);
         for (i, (img, (ns, epoch))) in self.images.iter().zip(&self.entries).enumerate() {
             if let Some(order) = &img.sorted {
                 let fences = self.fences.get(i).cloned().unwrap_or_default();
-                let since = || {
-                    let listed = records_since(bytes, covered_end, end, ns.id);
-                    self.gen.log().vouch_read(&region, bytes, listed)
-                };
                 ns.sorted
-                    .adopt(*epoch, Arc::clone(order), fences, covered_end, since);
+                    .adopt_kept(*epoch, Arc::clone(order), fences, covered_end);
             }
+        }
+    }
+
+    /// Hand the sorted blocks to the namespaces whose order was dropped
+    /// before the snapshot, each with its puts and deletes written since
+    /// (`Sorted::adopt_dropped`). `end` is the log's end, with the writer
+    /// lock held so no record is written meanwhile; the log past the
+    /// checkpoint is read once for all of them, and not at all when no
+    /// order was dropped.
+    pub(crate) fn adopt_dropped_orders(&self, end: u64) {
+        // (entry index, its sorted block) of every dropped order.
+        let dropped: Vec<(usize, &Arc<[u64]>)> = self
+            .images
+            .iter()
+            .zip(&self.entries)
+            .enumerate()
+            .filter_map(|(i, (img, (ns, epoch)))| {
+                let order = img.sorted.as_ref()?;
+                ns.sorted.dropped_at(*epoch).then_some((i, order))
+            })
+            .collect();
+        if dropped.is_empty() {
+            return;
+        }
+        let region = self.gen.log().region();
+        let bytes = self.gen.bytes(&region);
+        let entry = |i: usize| self.entries.get(i);
+        let ids: Vec<u32> = dropped
+            .iter()
+            .filter_map(|&(i, _)| entry(i).map(|(ns, _)| ns.id))
+            .collect();
+        let listed = records_since(bytes, self.binding.covered_end, end, &ids);
+        // When the log cannot be read the orders stay dropped: the next
+        // ordered read rebuilds them.
+        let Ok(since) = self.gen.log().vouch_read(&region, bytes, listed) else {
+            return;
+        };
+        for ((i, order), offs) in dropped.into_iter().zip(since) {
+            let Some((ns, epoch)) = entry(i) else {
+                continue;
+            };
+            let fences = self.fences.get(i).cloned().unwrap_or_default();
+            ns.sorted
+                .adopt_dropped(*epoch, Arc::clone(order), fences, offs);
         }
     }
 
@@ -243,19 +280,26 @@ impl Snapshot {
     }
 }
 
-/// Offsets of the put and delete records of namespace `ns` in the log
-/// between `from` and `to` (unit boundaries), in log order.
-fn records_since(bytes: &[u8], from: u64, to: u64, ns: u32) -> Result<Vec<u64>> {
-    let mut out = Vec::new();
+/// Offsets of the put and delete records of each namespace of `ns` in the
+/// log between `from` and `to` (unit boundaries), in log order: one list
+/// per id, in the order of `ns`.
+fn records_since(bytes: &[u8], from: u64, to: u64, ns: &[u32]) -> Result<Vec<Vec<u64>>> {
+    let mut out = vec![Vec::new(); ns.len()];
     let mut at = from;
     while at < to {
         let unit = crate::replay::decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
-        out.extend(
-            unit.frames
+        for (off, f) in &unit.frames {
+            if !matches!(f.kind, Kind::Put | Kind::Delete) {
+                continue;
+            }
+            if let Some(list) = ns
                 .iter()
-                .filter(|(_, f)| f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete))
-                .map(|&(off, _)| off),
-        );
+                .position(|&id| id == f.ns)
+                .and_then(|j| out.get_mut(j))
+            {
+                list.push(*off);
+            }
+        }
         at = unit.end();
     }
     Ok(out)

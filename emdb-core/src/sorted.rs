@@ -1053,35 +1053,23 @@ impl Sorted {
     }
 
     /// Adopt `base` and its `fences` (computed from a snapshot covering the
-    /// log below `covered_end`, taken at `epoch`): records below it leave
-    /// the delta.
-    ///
-    /// An order dropped before the snapshot (same epoch, nobody read in
-    /// order) noted no record since, so the base alone would miss what was
-    /// written after `covered_end`: it is taken up again only with
-    /// `since()`, those records' offsets in log order, which the caller
-    /// lists with no write landing until this returns (the writer lock).
-    /// When `since` fails the order stays dropped; the next ordered read
-    /// rebuilds it.
-    pub(crate) fn adopt(
+    /// log below `covered_end`, taken at `epoch`) when the order is still
+    /// the one the snapshot saw and is kept: records below `covered_end`
+    /// leave the delta. An order dropped meanwhile or before is left to
+    /// [`Sorted::adopt_dropped`]. Waits for a refresh in progress, so it
+    /// must not be called with the writer lock held (a refresh can take a
+    /// second, and writers would wait for it).
+    pub(crate) fn adopt_kept(
         &self,
         epoch: u64,
         base: Arc<[u64]>,
         fences: Arc<FenceSlot>,
         covered_end: u64,
-        since: impl FnOnce() -> Result<Vec<u64>>,
     ) {
         let _r = self.refresh.lock();
         let mut s = self.state.lock();
-        if s.epoch != epoch {
+        if s.epoch != epoch || !s.built {
             return;
-        }
-        if !s.built {
-            let Ok(pending) = since() else {
-                return;
-            };
-            s.built = true;
-            s.pending = pending;
         }
         s.base = Base::Heap(base);
         s.fences = fences;
@@ -1094,6 +1082,43 @@ impl Sorted {
         s.delta = Arc::new(delta);
         s.pending.retain(|&o| o >= covered_end);
         s.epoch += 1;
+    }
+
+    /// True when the order was dropped and nothing replaced it since the
+    /// snapshot taken at `epoch`: [`Sorted::adopt_dropped`] would take it
+    /// up.
+    pub(crate) fn dropped_at(&self, epoch: u64) -> bool {
+        let s = self.state.lock();
+        s.epoch == epoch && !s.built
+    }
+
+    /// Take up an order dropped before the snapshot taken at `epoch` with
+    /// its `base` and `fences`. A dropped order noted no record since, so
+    /// the base alone would miss what was written after the snapshot's
+    /// `covered_end`: `since` is those records' offsets in log order,
+    /// which the caller lists with no write landing until this returns
+    /// (the writer lock). Takes only the state lock: any refresh of a
+    /// dropped order is a rebuild, whose `begin` changed the epoch, so an
+    /// unchanged epoch means none is running.
+    pub(crate) fn adopt_dropped(
+        &self,
+        epoch: u64,
+        base: Arc<[u64]>,
+        fences: Arc<FenceSlot>,
+        since: Vec<u64>,
+    ) {
+        let mut s = self.state.lock();
+        if s.epoch != epoch || s.built {
+            return;
+        }
+        *s = State {
+            built: true,
+            base: Base::Heap(base),
+            fences,
+            delta: Arc::new(Vec::new()),
+            pending: since,
+            epoch: epoch + 1,
+        };
     }
 
     /// Start over from `base` (compaction: nothing was noted yet).
@@ -1534,10 +1559,28 @@ pub(crate) fn fold(keys: KeySource<'_>, view: &View) -> Result<Order> {
         }
     }
     let fences = match prefix {
-        Some(p) if out.len() >= FENCE_MIN => Some(Fences::new(p, windows)),
+        Some(p) if out.len() >= FENCE_MIN && !longer_prefix(keys, &out, p.len())? => {
+            Some(Fences::new(p, windows))
+        }
         _ => None,
     };
     Ok(Order { offs: out, fences })
+}
+
+/// True when the first and last keys of `order` (not empty) share more
+/// than `p` bytes. A fold's windows follow the prefix of the streams'
+/// ends, and an end that did not survive the fold (a removed key below or
+/// above all others) can make it shorter than the fold's own keys share:
+/// windows after it would then mostly be equal and bound little, so such
+/// a fold leaves its fences to the usual build ([`FenceSlot::build_due`]).
+fn longer_prefix(keys: KeySource<'_>, order: &[u64], p: usize) -> Result<bool> {
+    let (Some(&first), Some(&last)) = (order.first(), order.last()) else {
+        return Ok(false);
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    keys.read(first, &mut a)?;
+    keys.read(last, &mut b)?;
+    Ok(common_prefix(&a, &b) > p)
 }
 
 /// The prefix common to the first and last keys of both streams of `view`
@@ -2336,7 +2379,26 @@ mod tests {
                 .collect();
             let offs: Vec<u64> = live.iter().map(|(_, o)| *o).collect();
             assert_eq!(folded.offs, offs, "case {case}");
-            let fences = folded.fences.expect("a fold this long has fences");
+            // Odd cases: the streams' ends ("a", "zz") share no byte where
+            // the fold's keys share "user:", so windows after "" would
+            // all be "user:000"-ish; such a fold leaves its fences to the
+            // usual build.
+            let Some(fences) = folded.fences else {
+                assert_eq!(case % 2, 1, "case {case}: a fold this long has fences");
+                continue;
+            };
+            assert_eq!(
+                case % 2,
+                0,
+                "case {case}: fences after a prefix its keys outgrew"
+            );
+            // As narrow as fences built over the folded order itself.
+            let n = folded.offs.len();
+            let built = Fences::build(src, n, |i| Ok(folded.offs[i])).unwrap();
+            assert!(
+                fences == built,
+                "case {case}: the fold's fences differ from a build's"
+            );
             let keys: Vec<Vec<u8>> = live.into_iter().map(|(k, _)| k).collect();
             for start in random_starts(&keys, &mut r, 400) {
                 let s = match &start {
@@ -2407,6 +2469,62 @@ mod tests {
     /// then takes it up again with the records written since (it used to
     /// without them: a writer's range read returned a key's older value
     /// and a removed key, and missed a new one).
+    #[test]
+    fn a_checkpoint_install_does_not_hold_writers_behind_a_readers_refresh() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        let dir = tempfile::tempdir().unwrap();
+        let db = Emdb::builder()
+            .path(dir.path().join("w.emdb"))
+            .background(false)
+            .build()
+            .unwrap();
+        for i in 0..20 {
+            db.insert(format!("k{i:02}"), "v").unwrap();
+        }
+        assert_eq!(db.range(..).unwrap().len(), 20);
+        db.insert("k20", "v").unwrap();
+        let e = db.engine_arc();
+        let gen = e.gen();
+        let sorted = &gen.default_ns().sorted;
+        // A reader's refresh in progress (it sorts the pending record),
+        // as a long sort or fold at 10M keys would be.
+        let refresh = sorted.begin();
+        assert!(matches!(refresh, super::Refresh::Work(..)));
+        let mut snap = e.checkpoint_snapshot().unwrap().unwrap();
+        let tmp = snap.write_temp(".tmp").unwrap();
+        let landed = std::thread::scope(|s| {
+            let install = s.spawn(|| e.install_checkpoint(&snap, &tmp));
+            // The install reaches its adoption of the order, which waits
+            // for the refresh.
+            std::thread::sleep(Duration::from_millis(200));
+            assert!(!install.is_finished());
+            let (tx, rx) = mpsc::channel();
+            let w = db.clone();
+            s.spawn(move || {
+                w.insert("k21", "v").unwrap();
+                let _ = tx.send(());
+            });
+            // A write meanwhile lands without waiting for the refresh.
+            let landed = rx.recv_timeout(Duration::from_secs(3)).is_ok();
+            let region = gen.log().region();
+            let keys = KeySource {
+                bytes: gen.bytes(&region),
+                crypt: None,
+            };
+            sorted.finish(refresh, keys, || unreachable!()).unwrap();
+            install.join().unwrap().unwrap();
+            landed
+        });
+        assert!(
+            landed,
+            "a write waited for a reader's refresh behind a checkpoint install"
+        );
+        let want: Vec<Vec<u8>> = (0..22).map(|i| format!("k{i:02}").into_bytes()).collect();
+        let got: Vec<Vec<u8>> = db.range(..).unwrap().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn a_checkpoint_takes_up_a_dropped_order_with_what_was_written_since() {
         let dir = tempfile::tempdir().unwrap();

@@ -744,9 +744,13 @@ impl Engine {
         tmp: &Path,
     ) -> Result<()> {
         snap.install(tmp)?;
+        // Kept orders first, outside the writer lock: this may wait for a
+        // reader's refresh, which writers must not.
+        snap.adopt_kept_orders();
         let mut w = self.writer.lock();
-        // Under the writer lock: no record lands while an order is taken up.
-        snap.adopt_order(w.end);
+        // Under the writer lock: no record lands while a dropped order is
+        // taken up with what was written since.
+        snap.adopt_dropped_orders(w.end);
         w.checkpointed_end = w.checkpointed_end.max(snap.binding.covered_end);
         // It extended the checkpoint just replaced.
         w.tail_indexed_end = 0;
