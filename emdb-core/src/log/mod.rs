@@ -155,6 +155,10 @@ pub(crate) struct Log {
     /// claimed at open). A newer one in the header was written by another
     /// process: a second writer.
     own_seq: AtomicU64,
+    /// Holes below the published end (`[start, end)`) over which every
+    /// frame was found intact: zeros the log holds, made holes by a sparse
+    /// copy, not bytes a cut lost ([`Log::check_intact`]).
+    vouched_holes: Mutex<std::collections::HashSet<(u64, u64)>>,
 }
 
 impl Log {
@@ -174,6 +178,7 @@ impl Log {
             own_seq: AtomicU64::new(0),
             stale: AtomicBool::new(false),
             stale_reason: Mutex::new(None),
+            vouched_holes: Mutex::new(std::collections::HashSet::new()),
         }
     }
 
@@ -499,13 +504,67 @@ impl Log {
         self.check_len(f, end)?;
         // Appends are `pwrite`s, which extend a file cut short instead of
         // failing: the lost bytes then read as a hole. Below the published
-        // end every byte was written, so the first hole must lie past it.
-        if let Some(hole) = first_hole(&f.file) {
-            if hole < end {
-                return Err(self.cut_found(hole));
+        // end every byte was written, so a hole there is either such a
+        // loss or zeros the log holds (a value's, in a sparse copy of the
+        // file): the frames over it tell which.
+        let mut new = Vec::new();
+        let mut at = 0;
+        while let Some(hole) = seek(&f.file, at, libc::SEEK_HOLE).filter(|&h| h < end) {
+            let data = seek(&f.file, hole, libc::SEEK_DATA).unwrap_or(end).min(end);
+            if data <= hole {
+                break;
             }
+            if !self.vouched_holes.lock().contains(&(hole, data)) {
+                new.push((hole, data));
+            }
+            at = data;
+        }
+        if let Some(&(first, _)) = new.first() {
+            if !self.frames_intact(&new) {
+                return Err(self.cut_found(first));
+            }
+            self.vouched_holes.lock().extend(new);
         }
         Ok(())
+    }
+
+    /// True when every frame with bytes in one of `holes` (`[start, end)`
+    /// ranges below the published end, ascending) decodes with its CRC:
+    /// one walk of the frames' lengths from the log's start, checking
+    /// those that overlap. A cut re-extended by an append leaves zeros
+    /// there, which no frame decodes from.
+    #[cold]
+    fn frames_intact(&self, holes: &[(u64, u64)]) -> bool {
+        let region = self.region();
+        let Some(bytes) = region.slice(0, self.published_end()) else {
+            return false;
+        };
+        let span = |&(a, b): &(u64, u64)| {
+            (
+                usize::try_from(a).unwrap_or(usize::MAX),
+                usize::try_from(b).unwrap_or(usize::MAX),
+            )
+        };
+        let mut holes = holes.iter().map(span).peekable();
+        let mut at = HEADER_SIZE;
+        while let Some(&(from, to)) = holes.peek() {
+            if to <= at {
+                holes.next();
+                continue;
+            }
+            let Some(buf) = bytes.get(at..) else {
+                return false;
+            };
+            let Some(len) = crate::format::record::frame_len(buf).filter(|&l| l > 0) else {
+                return false;
+            };
+            let next = at.saturating_add(len);
+            if next > from && crate::format::record::decode(buf).is_err() {
+                return false;
+            }
+            at = next;
+        }
+        region.cut_at().is_none()
     }
 
     /// Fail when the file is shorter than `needed` bytes the writer relies
