@@ -1243,7 +1243,11 @@ impl Engine {
         let (off, len) = self.append(&mut w, &gen, &FrameSpec::put(id, key, &value, expires_at))?;
         self.publish(&w, &gen, 1)?;
         let region = gen.log().region();
-        ns.index_put_parts(gen.bytes(&region), off, key, len, expires_at)?;
+        let bytes = gen.bytes(&region);
+        // Indexing reads the record it replaces: a cut since the lookup
+        // reads as zeros there.
+        let indexed = ns.index_put_parts(bytes, off, key, len, expires_at);
+        gen.log().vouch_read(&region, bytes, indexed)?;
         Ok(true)
     }
 
