@@ -880,21 +880,16 @@ pub(crate) fn cut_error(path: Option<&Path>, file: Option<&File>, at: u64, end: 
 }
 
 /// Where a reader of another process's log should stop replaying for now:
-/// the end of the data written so far (the first hole, `SEEK_HOLE`: the
-/// writer's room allocated ahead reads as a hole until written), never
-/// below `durable_end` (synced bytes are written) and never past the file's
-/// `size`. Without it a reader replays up to the file's size, and a writer
+/// the end of the data written so far (the first hole from `durable_end`
+/// on, `SEEK_HOLE`: the writer's room allocated ahead reads as a hole until
+/// written), never below `durable_end` (synced bytes are written; holes
+/// before it are zeros the log holds, in a sparse copy) and never past the
+/// file's `size`. Without it a reader replays up to the file's size, and a writer
 /// appending faster than the reader replays keeps it chasing the new
 /// records: a one-shot open would replay far more than the tail it found,
 /// or never finish.
 pub(crate) fn written_end(file: &File, size: u64, durable_end: u64) -> u64 {
-    first_hole(file).map_or(size, |hole| hole.max(durable_end).min(size))
-}
-
-/// Offset of the first hole of `file` (`lseek(SEEK_HOLE)`; the file size
-/// when it has none), or `None` when the call fails or is not supported.
-fn first_hole(file: &File) -> Option<u64> {
-    seek(file, 0, libc::SEEK_HOLE)
+    seek(file, durable_end, libc::SEEK_HOLE).map_or(size, |hole| hole.max(durable_end).min(size))
 }
 
 /// Extend `file` from `from` to `to` bytes with allocated, zeroed blocks, so a
@@ -1015,6 +1010,11 @@ fn read_zeros(file: &File, from: u64, to: u64) -> bool {
 mod tests {
     use super::*;
 
+    /// Offset of the first hole of `file` (its size when it has none).
+    fn first_hole(file: &File) -> Option<u64> {
+        seek(file, 0, libc::SEEK_HOLE)
+    }
+
     /// A new empty file `name` in `dir`, open for reading and writing.
     fn scratch_file(dir: &tempfile::TempDir, name: &str) -> File {
         std::fs::OpenOptions::new()
@@ -1046,6 +1046,12 @@ mod tests {
         let durable = 2 << 20;
         assert!((durable..=size).contains(&written_end(&f, size, durable)));
         assert_eq!(written_end(&f, 8192, 0), 8192);
+        // A hole below the durable end (zeros made a hole by a sparse copy)
+        // does not stop it: the written bytes past it count.
+        if first_hole(&f).is_some_and(|h| h < size) {
+            f.write_all_at(&[7u8; 4096], 1 << 20).unwrap();
+            assert_eq!(written_end(&f, size, (1 << 20) + 100), (1 << 20) + 4096);
+        }
     }
 
     #[test]
