@@ -206,48 +206,71 @@ impl Snapshot {
         }
     }
 
-    /// Hand the sorted blocks to the namespaces whose order was dropped
-    /// before the snapshot, each with its puts and deletes written since
-    /// (`Sorted::adopt_dropped`). `end` is the log's end, with the writer
-    /// lock held so no record is written meanwhile; the log past the
-    /// checkpoint is read once for all of them, and not at all when no
-    /// order was dropped.
-    pub(crate) fn adopt_dropped_orders(&self, end: u64) {
-        // (entry index, its sorted block) of every dropped order.
-        let dropped: Vec<(usize, &Arc<[u64]>)> = self
+    /// The namespaces whose order was dropped before the snapshot, with
+    /// their puts and deletes from the checkpoint's end up to what the log
+    /// has published (a unit boundary), listed without the writer lock; [`Snapshot::adopt_dropped_orders`] lists the rest under it.
+    /// `None` when no order was dropped or the log cannot be read (the
+    /// orders then stay dropped: the next ordered read rebuilds them).
+    pub(crate) fn list_dropped(&self) -> Option<Dropped> {
+        let entries: Vec<usize> = self
             .images
             .iter()
             .zip(&self.entries)
             .enumerate()
-            .filter_map(|(i, (img, (ns, epoch)))| {
-                let order = img.sorted.as_ref()?;
-                ns.sorted.dropped_at(*epoch).then_some((i, order))
-            })
+            .filter(|(_, (img, (ns, epoch)))| img.sorted.is_some() && ns.sorted.dropped_at(*epoch))
+            .map(|(i, _)| i)
             .collect();
-        if dropped.is_empty() {
-            return;
+        if entries.is_empty() {
+            return None;
         }
-        let region = self.gen.log().region();
-        let bytes = self.gen.bytes(&region);
-        let entry = |i: usize| self.entries.get(i);
-        let ids: Vec<u32> = dropped
+        let ids: Vec<u32> = entries
             .iter()
-            .filter_map(|&(i, _)| entry(i).map(|(ns, _)| ns.id))
+            .filter_map(|&i| self.entries.get(i).map(|(ns, _)| ns.id))
             .collect();
-        let listed = records_since(bytes, self.binding.covered_end, end, &ids);
-        // When the log cannot be read the orders stay dropped: the next
-        // ordered read rebuilds them.
-        let Ok(since) = self.gen.log().vouch_read(&region, bytes, listed) else {
+        let from = self.binding.covered_end;
+        let upto = self.gen.log().published_end().max(from);
+        let since = self.records_since(from, upto, &ids)?;
+        Some(Dropped {
+            entries,
+            ids,
+            since,
+            listed_to: upto,
+        })
+    }
+
+    /// Hand the sorted blocks to the namespaces of `dropped`, each with its
+    /// puts and deletes written since the checkpoint (`Sorted::adopt_dropped`):
+    /// those `dropped` listed, then those up to `end`, the log's end, with
+    /// the writer lock held so no record is written meanwhile (only what
+    /// was written while the first part was listed is read under it).
+    pub(crate) fn adopt_dropped_orders(&self, dropped: Option<Dropped>, end: u64) {
+        let Some(d) = dropped else {
             return;
         };
-        for ((i, order), offs) in dropped.into_iter().zip(since) {
-            let Some((ns, epoch)) = entry(i) else {
+        let Some(rest) = self.records_since(d.listed_to, end.max(d.listed_to), &d.ids) else {
+            return;
+        };
+        for ((i, mut offs), more) in d.entries.into_iter().zip(d.since).zip(rest) {
+            let (Some((ns, epoch)), Some(img)) = (self.entries.get(i), self.images.get(i)) else {
                 continue;
             };
+            let Some(order) = &img.sorted else {
+                continue;
+            };
+            offs.extend(more);
             let fences = self.fences.get(i).cloned().unwrap_or_default();
             ns.sorted
                 .adopt_dropped(*epoch, Arc::clone(order), fences, offs);
         }
+    }
+
+    /// [`records_since`] over this snapshot's log, with a cut named as one;
+    /// `None` when it cannot be read.
+    fn records_since(&self, from: u64, to: u64, ids: &[u32]) -> Option<Vec<Vec<u64>>> {
+        let region = self.gen.log().region();
+        let bytes = self.gen.bytes(&region);
+        let listed = records_since(bytes, from, to, ids);
+        self.gen.log().vouch_read(&region, bytes, listed).ok()
     }
 
     /// Write the snapshot to the temp file `path` + `suffix` (fsynced);
@@ -278,6 +301,18 @@ impl Snapshot {
         }
         efs::fsync_parent(&self.path, faults)
     }
+}
+
+/// Orders dropped before a snapshot and the records of their namespaces
+/// listed so far ([`Snapshot::list_dropped`]).
+pub(crate) struct Dropped {
+    /// Indexes of their entries in the snapshot.
+    entries: Vec<usize>,
+    /// Their namespace ids, in the same order.
+    ids: Vec<u32>,
+    /// Each one's puts and deletes from the checkpoint's end to `listed_to`.
+    since: Vec<Vec<u64>>,
+    listed_to: u64,
 }
 
 /// Offsets of the put and delete records of each namespace of `ns` in the

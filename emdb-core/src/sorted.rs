@@ -2545,7 +2545,14 @@ mod tests {
         db.insert("k07", "new").unwrap();
         db.remove("k08").unwrap();
         db.insert("k50", "new").unwrap();
-        e.install_checkpoint(&snap, &tmp).unwrap();
+        // And while the install lists those without the writer lock,
+        // before it lists the rest under it.
+        e.install_checkpoint_with(&snap, &tmp, || {
+            db.insert("k09", "newer").unwrap();
+            db.remove("k10").unwrap();
+            db.insert("k51", "new").unwrap();
+        })
+        .unwrap();
         // Taken up (the checkpoint's base), not left for a rebuild.
         let (base, _) = e.gen().default_ns().sorted.base_and_fences();
         assert_eq!(base.len(), 50);
@@ -2555,6 +2562,8 @@ mod tests {
         let got = db.range(..).unwrap();
         assert_eq!(got, want);
         assert_eq!(db.get("k07").unwrap().as_deref(), Some(&b"new"[..]));
+        assert_eq!(db.get("k09").unwrap().as_deref(), Some(&b"newer"[..]));
+        assert_eq!(got.len(), 50, "50 keys, two removed, two added");
     }
 
     #[test]

@@ -743,14 +743,31 @@ impl Engine {
         snap: &crate::checkpoint::Snapshot,
         tmp: &Path,
     ) -> Result<()> {
+        self.install_checkpoint_with(snap, tmp, || {})
+    }
+
+    /// [`Engine::install_checkpoint`], calling `between` after the records
+    /// a dropped order takes up were listed without the writer lock and
+    /// before the rest are listed under it (tests write there).
+    pub(crate) fn install_checkpoint_with(
+        &self,
+        snap: &crate::checkpoint::Snapshot,
+        tmp: &Path,
+        between: impl FnOnce(),
+    ) -> Result<()> {
         snap.install(tmp)?;
         // Kept orders first, outside the writer lock: this may wait for a
-        // reader's refresh, which writers must not.
+        // reader's refresh, which writers must not. The records a dropped
+        // order takes up are listed outside it too, up to what is
+        // published now.
         snap.adopt_kept_orders();
+        let dropped = snap.list_dropped();
+        between();
         let mut w = self.writer.lock();
         // Under the writer lock: no record lands while a dropped order is
-        // taken up with what was written since.
-        snap.adopt_dropped_orders(w.end);
+        // taken up with what was written since (only the last part of it
+        // is read here).
+        snap.adopt_dropped_orders(dropped, w.end);
         w.checkpointed_end = w.checkpointed_end.max(snap.binding.covered_end);
         // It extended the checkpoint just replaced.
         w.tail_indexed_end = 0;
