@@ -312,6 +312,8 @@ pub(crate) struct Dropped {
     ids: Vec<u32>,
     /// Each one's puts and deletes from the checkpoint's end to `listed_to`.
     since: Vec<Vec<u64>>,
+    /// Where the listing stopped (a unit boundary): the rest is listed
+    /// under the writer lock.
     listed_to: u64,
 }
 

@@ -1143,7 +1143,7 @@ impl Sorted {
         (s.base.clone(), Arc::clone(&s.fences))
     }
 
-    /// The current epoch (see [`Sorted::adopt`]).
+    /// The current epoch (see [`Sorted::adopt_kept`]).
     pub(crate) fn epoch(&self) -> u64 {
         self.state.lock().epoch
     }
@@ -2463,12 +2463,10 @@ mod tests {
         fenced_from_the_start(&db, 600);
     }
 
-    /// (From the checkpoint a compaction of a file writes when done.)
-    /// Once nobody read in order for a while the order is dropped and
-    /// writes are no longer noted; a checkpoint whose snapshot was taken
-    /// then takes it up again with the records written since (it used to
-    /// without them: a writer's range read returned a key's older value
-    /// and a removed key, and missed a new one).
+    /// A checkpoint install adopts an order that was kept before it takes
+    /// the writer lock: the adoption waits for a reader's refresh in
+    /// progress (a sort or fold, a second at 10M keys), and writes must
+    /// not wait behind it.
     #[test]
     fn a_checkpoint_install_does_not_hold_writers_behind_a_readers_refresh() {
         use std::sync::mpsc;
@@ -2525,6 +2523,12 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// Once nobody read in order for a while the order is dropped and
+    /// writes are no longer noted; a checkpoint whose snapshot was taken
+    /// then takes it up again with the records written since (it used to
+    /// without them: a writer's range read returned a key's older value
+    /// and a removed key, and missed a new one), those written before the
+    /// install listed them and those written during the listing alike.
     #[test]
     fn a_checkpoint_takes_up_a_dropped_order_with_what_was_written_since() {
         let dir = tempfile::tempdir().unwrap();
@@ -2566,6 +2570,7 @@ mod tests {
         assert_eq!(got.len(), 50, "50 keys, two removed, two added");
     }
 
+    /// (From the checkpoint a compaction of a file writes when done.)
     #[test]
     fn a_compaction_hands_its_base_over_with_its_fences() {
         let dir = tempfile::tempdir().unwrap();

@@ -441,3 +441,62 @@ fn holes_over_zeros_in_an_intact_file_are_not_a_cut() {
         assert_eq!(db.get("after").unwrap().as_deref(), Some(&b"v"[..]), "{op}");
     }
 }
+
+/// A 64 KiB value of zeros, then a small record `after` in the block
+/// where the value ends, flushed: the writer (closed and its file sparsely
+/// dug when `sparse`, else still open, keeping the room it grew by so an
+/// append needs no growth), the path and the offset of the value's first
+/// byte.
+fn zeros_then_after(dir: &Path, sparse: bool) -> (Option<Emdb>, PathBuf, usize) {
+    let path = dir.join("z.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert("zeros", vec![0u8; 16 * PAGE]).unwrap();
+    db.insert("after", "lost-value").unwrap();
+    db.flush().unwrap();
+    let db = match sparse {
+        true => {
+            drop(db);
+            assert!(dig_holes(&path) >= 14 * PAGE as u64);
+            None
+        }
+        false => Some(db),
+    };
+    let bytes = std::fs::read(&path).unwrap();
+    let at = |what: &[u8]| bytes.windows(what.len()).position(|w| w == what).unwrap();
+    let value = at(b"zeros") + 5;
+    assert_eq!(
+        (value + 16 * PAGE) / PAGE,
+        (at(b"after") + 20) / PAGE,
+        "layout"
+    );
+    (db, path, value)
+}
+
+/// A cut through a value of zeros, re-extended by the writer's next
+/// append, leaves a hole over bytes that were zeros anyway; what it lost
+/// (the record after the value) lies in the block the append rewrote,
+/// which is data, not hole. The flush reports the cut.
+#[test]
+fn a_cut_through_zeros_losing_the_records_after_them_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, path, value) = zeros_then_after(dir.path(), false);
+    let db = db.unwrap();
+    Loss::Cut.apply(&path, value + 2 * PAGE + 100);
+    let r = db.insert("new", "v").and_then(|()| db.flush());
+    Loss::Cut.check("flush after a cut through zeros", r);
+}
+
+/// The same cut inside a hole a sparse copy had and an earlier flush found
+/// to be zeros: the hole is the same as before, and the record after it
+/// is still checked.
+#[test]
+fn a_cut_inside_a_hole_found_intact_before_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path, value) = zeros_then_after(dir.path(), true);
+    let db = Emdb::open(&path).unwrap();
+    db.insert("x", "v").unwrap();
+    db.flush().unwrap();
+    Loss::Cut.apply(&path, value + 2 * PAGE + 100);
+    let r = db.insert("y", "v").and_then(|()| db.flush());
+    Loss::Cut.check("flush after a cut inside a hole found intact", r);
+}

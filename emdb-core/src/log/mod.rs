@@ -156,9 +156,10 @@ pub(crate) struct Log {
     /// process: a second writer.
     own_seq: AtomicU64,
     /// Holes below the published end (`[start, end)`) over which every
-    /// frame was found intact: zeros the log holds, made holes by a sparse
-    /// copy, not bytes a cut lost ([`Log::check_intact`]).
-    vouched_holes: Mutex<std::collections::HashSet<(u64, u64)>>,
+    /// frame was found intact (zeros the log holds, made holes by a sparse
+    /// copy, not bytes a cut lost), with the offset of the frame holding
+    /// each one's end ([`Log::check_intact`]).
+    vouched_holes: Mutex<std::collections::HashMap<(u64, u64), u64>>,
 }
 
 impl Log {
@@ -178,7 +179,7 @@ impl Log {
             own_seq: AtomicU64::new(0),
             stale: AtomicBool::new(false),
             stale_reason: Mutex::new(None),
-            vouched_holes: Mutex::new(std::collections::HashSet::new()),
+            vouched_holes: Mutex::new(std::collections::HashMap::new()),
         }
     }
 
@@ -503,62 +504,119 @@ impl Log {
         let end = self.published_end();
         self.check_len(f, end)?;
         // Appends are `pwrite`s, which extend a file cut short instead of
-        // failing: the lost bytes then read as a hole. Below the published
-        // end every byte was written, so a hole there is either such a
-        // loss or zeros the log holds (a value's, in a sparse copy of the
-        // file): the frames over it tell which.
-        let mut new = Vec::new();
+        // failing: the lost bytes then read as a hole, plus zeros in the
+        // blocks around it (from the cut to the hole's start, and from the
+        // data block the append starts to where it writes). Below the
+        // published end every byte was written, so a hole there is either
+        // such a loss or zeros the log holds (a value's, in a sparse copy
+        // of the file): the frames around it tell which.
+        let mut holes = Vec::new();
         let mut at = 0;
         while let Some(hole) = seek(&f.file, at, libc::SEEK_HOLE).filter(|&h| h < end) {
             let data = seek(&f.file, hole, libc::SEEK_DATA).unwrap_or(end).min(end);
             if data <= hole {
                 break;
             }
-            if !self.vouched_holes.lock().contains(&(hole, data)) {
-                new.push((hole, data));
+            // The header is never zeros.
+            if hole < HEADER_SIZE as u64 {
+                return Err(self.cut_found(hole));
             }
+            holes.push((hole, data));
             at = data;
         }
-        if let Some(&(first, _)) = new.first() {
-            if !self.frames_intact(&new) {
-                return Err(self.cut_found(first));
+        if holes.is_empty() {
+            return Ok(());
+        }
+        let block = f.file.metadata().map_or(PAGE, |m| {
+            std::os::unix::fs::MetadataExt::blksize(&m).max(PAGE)
+        });
+        let mut vouched = self.vouched_holes.lock();
+        let mut new = Vec::new();
+        for &(hole, data) in &holes {
+            match vouched.get(&(hole, data)) {
+                // Known: only the block the data after it starts with can
+                // have changed since (a cut inside the hole, re-extended
+                // by an append there, leaves the same hole).
+                Some(&anchor) => {
+                    if !self.frames_intact_from(anchor, data, data.saturating_add(block)) {
+                        return Err(self.cut_found(hole));
+                    }
+                }
+                None => new.push((hole, data)),
             }
-            self.vouched_holes.lock().extend(new);
+        }
+        if let Some(&(first, _)) = new.first() {
+            let windows: Vec<(u64, u64)> = new
+                .iter()
+                .map(|&(h, d)| (h.saturating_sub(block), d.saturating_add(block)))
+                .collect();
+            let Some(anchors) = self.frames_intact(&windows, &new) else {
+                return Err(self.cut_found(first));
+            };
+            vouched.extend(new.into_iter().zip(anchors));
         }
         Ok(())
     }
 
-    /// True when every frame with bytes in one of `holes` (`[start, end)`
-    /// ranges below the published end, ascending) decodes with its CRC:
-    /// one walk of the frames' lengths from the log's start, checking
+    /// For holes below the published end (`[start, end)`, ascending), when
+    /// every frame with bytes in one of `windows` (the same holes widened
+    /// by a block each way) decodes with its CRC: the offset of the frame
+    /// holding each hole's end (where [`Log::frames_intact_from`] starts).
+    /// One walk of the frames' lengths from the log's start, checking
     /// those that overlap. A cut re-extended by an append leaves zeros
     /// there, which no frame decodes from.
     #[cold]
-    fn frames_intact(&self, holes: &[(u64, u64)]) -> bool {
+    fn frames_intact(&self, windows: &[(u64, u64)], holes: &[(u64, u64)]) -> Option<Vec<u64>> {
         let region = self.region();
-        let Some(bytes) = region.slice(0, self.published_end()) else {
+        let end = self.published_end();
+        let bytes = region.slice(0, end)?;
+        let mut anchors = Vec::with_capacity(holes.len());
+        let mut ends = holes.iter().map(|&(_, d)| d).peekable();
+        let mut windows = windows.iter().copied().peekable();
+        let mut at = HEADER_SIZE as u64;
+        while at < end {
+            // Windows behind: past the last, every hole's end is behind too.
+            while windows.peek().is_some_and(|&(_, to)| to <= at) {
+                windows.next();
+            }
+            let Some(&(from, _)) = windows.peek() else {
+                break;
+            };
+            let buf = bytes.get(usize::try_from(at).ok()?..)?;
+            let len = crate::format::record::frame_len(buf).filter(|&l| l > 0)?;
+            let next = at.saturating_add(len as u64);
+            if next > from && crate::format::record::decode(buf).is_err() {
+                return None;
+            }
+            while ends.peek().is_some_and(|&d| d < next) {
+                ends.next();
+                anchors.push(at);
+            }
+            at = next;
+        }
+        // Holes running to the end have no frame after them.
+        anchors.extend(ends.map(|_| end));
+        region.cut_at().is_none().then_some(anchors)
+    }
+
+    /// True when the frames from `anchor` (a frame's start) that have bytes
+    /// in `[from, to)` decode with their CRCs.
+    #[cold]
+    fn frames_intact_from(&self, anchor: u64, from: u64, to: u64) -> bool {
+        let region = self.region();
+        let end = self.published_end();
+        let Some(bytes) = region.slice(0, end) else {
             return false;
         };
-        let span = |&(a, b): &(u64, u64)| {
-            (
-                usize::try_from(a).unwrap_or(usize::MAX),
-                usize::try_from(b).unwrap_or(usize::MAX),
-            )
-        };
-        let mut holes = holes.iter().map(span).peekable();
-        let mut at = HEADER_SIZE;
-        while let Some(&(from, to)) = holes.peek() {
-            if to <= at {
-                holes.next();
-                continue;
-            }
-            let Some(buf) = bytes.get(at..) else {
+        let mut at = anchor;
+        while at < to.min(end) {
+            let Some(buf) = usize::try_from(at).ok().and_then(|a| bytes.get(a..)) else {
                 return false;
             };
             let Some(len) = crate::format::record::frame_len(buf).filter(|&l| l > 0) else {
                 return false;
             };
-            let next = at.saturating_add(len);
+            let next = at.saturating_add(len as u64);
             if next > from && crate::format::record::decode(buf).is_err() {
                 return false;
             }
