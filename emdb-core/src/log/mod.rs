@@ -582,12 +582,7 @@ impl Log {
             let Some(&(from, _)) = windows.peek() else {
                 break;
             };
-            let buf = bytes.get(usize::try_from(at).ok()?..)?;
-            let len = crate::format::record::frame_len(buf).filter(|&l| l > 0)?;
-            let next = at.saturating_add(len as u64);
-            if next > from && crate::format::record::decode(buf).is_err() {
-                return None;
-            }
+            let next = next_frame(bytes, at, from)?;
             while ends.peek().is_some_and(|&d| d < next) {
                 ends.next();
                 anchors.push(at);
@@ -610,16 +605,9 @@ impl Log {
         };
         let mut at = anchor;
         while at < to.min(end) {
-            let Some(buf) = usize::try_from(at).ok().and_then(|a| bytes.get(a..)) else {
+            let Some(next) = next_frame(bytes, at, from) else {
                 return false;
             };
-            let Some(len) = crate::format::record::frame_len(buf).filter(|&l| l > 0) else {
-                return false;
-            };
-            let next = at.saturating_add(len as u64);
-            if next > from && crate::format::record::decode(buf).is_err() {
-                return false;
-            }
             at = next;
         }
         region.cut_at().is_none()
@@ -935,6 +923,18 @@ pub(crate) fn cut_error(path: Option<&Path>, file: Option<&File>, at: u64, end: 
             None => CUT_REASON.to_string(),
         },
     }
+}
+
+/// The end of the frame at `at` of `bytes` (a log from offset 0), checking
+/// its CRC when it ends past `from`; `None` when it does not decode.
+fn next_frame(bytes: &[u8], at: u64, from: u64) -> Option<u64> {
+    let buf = bytes.get(usize::try_from(at).ok()?..)?;
+    let len = crate::format::record::frame_len(buf).filter(|&l| l > 0)?;
+    let next = at.saturating_add(len as u64);
+    if next > from && crate::format::record::decode(buf).is_err() {
+        return None;
+    }
+    Some(next)
 }
 
 /// Where a reader of another process's log should stop replaying for now:
