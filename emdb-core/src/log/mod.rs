@@ -538,7 +538,8 @@ impl Log {
                 // have changed since (a cut inside the hole, re-extended
                 // by an append there, leaves the same hole).
                 Some(&anchor) => {
-                    if !self.frames_intact_from(anchor, data, data.saturating_add(block)) {
+                    let after = [(data, data.saturating_add(block))];
+                    if self.frames_intact(anchor, &after, &[]).is_none() {
                         return Err(self.cut_found(hole));
                     }
                 }
@@ -550,7 +551,7 @@ impl Log {
                 .iter()
                 .map(|&(h, d)| (h.saturating_sub(block), d.saturating_add(block)))
                 .collect();
-            let Some(anchors) = self.frames_intact(&windows, &new) else {
+            let Some(anchors) = self.frames_intact(HEADER_SIZE as u64, &windows, &new) else {
                 return Err(self.cut_found(first));
             };
             vouched.extend(new.into_iter().zip(anchors));
@@ -558,22 +559,27 @@ impl Log {
         Ok(())
     }
 
-    /// For holes below the published end (`[start, end)`, ascending), when
-    /// every frame with bytes in one of `windows` (the same holes widened
-    /// by a block each way) decodes with its CRC: the offset of the frame
-    /// holding each hole's end (where [`Log::frames_intact_from`] starts).
-    /// One walk of the frames' lengths from the log's start, checking
-    /// those that overlap. A cut re-extended by an append leaves zeros
-    /// there, which no frame decodes from.
+    /// When every frame from `start` (a frame's start) with bytes in one
+    /// of `windows` (`[from, to)` ranges below the published end,
+    /// ascending) decodes with its CRC: the offset of the frame holding the
+    /// end of each of `holes` (ascending; where a later check of the block
+    /// after it starts). One walk of the frames' lengths, checking those
+    /// that overlap. A cut re-extended by an append leaves zeros there,
+    /// which no frame decodes from.
     #[cold]
-    fn frames_intact(&self, windows: &[(u64, u64)], holes: &[(u64, u64)]) -> Option<Vec<u64>> {
+    fn frames_intact(
+        &self,
+        start: u64,
+        windows: &[(u64, u64)],
+        holes: &[(u64, u64)],
+    ) -> Option<Vec<u64>> {
         let region = self.region();
         let end = self.published_end();
         let bytes = region.slice(0, end)?;
         let mut anchors = Vec::with_capacity(holes.len());
         let mut ends = holes.iter().map(|&(_, d)| d).peekable();
         let mut windows = windows.iter().copied().peekable();
-        let mut at = HEADER_SIZE as u64;
+        let mut at = start;
         while at < end {
             // Windows behind: past the last, every hole's end is behind too.
             while windows.peek().is_some_and(|&(_, to)| to <= at) {
@@ -592,25 +598,6 @@ impl Log {
         // Holes running to the end have no frame after them.
         anchors.extend(ends.map(|_| end));
         region.cut_at().is_none().then_some(anchors)
-    }
-
-    /// True when the frames from `anchor` (a frame's start) that have bytes
-    /// in `[from, to)` decode with their CRCs.
-    #[cold]
-    fn frames_intact_from(&self, anchor: u64, from: u64, to: u64) -> bool {
-        let region = self.region();
-        let end = self.published_end();
-        let Some(bytes) = region.slice(0, end) else {
-            return false;
-        };
-        let mut at = anchor;
-        while at < to.min(end) {
-            let Some(next) = next_frame(bytes, at, from) else {
-                return false;
-            };
-            at = next;
-        }
-        region.cut_at().is_none()
     }
 
     /// Fail when the file is shorter than `needed` bytes the writer relies
