@@ -139,8 +139,11 @@ fn mixed_workload_matches_the_writers_models() {
                     let (k, v) = kv.unwrap();
                     assert!(v.starts_with(&k));
                 }
-                let floors: Vec<u64> = (0..KEYS_PER_WRITER)
-                    .map(|k| done[(KEYS_PER_WRITER + k) as usize].load(Ordering::Acquire))
+                let floors: BTreeMap<Vec<u8>, u64> = (0..KEYS_PER_WRITER)
+                    .map(|k| {
+                        let floor = done[(KEYS_PER_WRITER + k) as usize].load(Ordering::Acquire);
+                        (key(1, k), floor)
+                    })
                     .collect();
                 let mut last: Option<Vec<u8>> = None;
                 for kv in db.range_prefix_iter("w1:").unwrap() {
@@ -149,8 +152,7 @@ fn mixed_workload_matches_the_writers_models() {
                     if let Some(l) = &last {
                         assert!(k > *l, "range out of order");
                     }
-                    let n = (0..KEYS_PER_WRITER).find(|&n| key(1, n) == k).unwrap();
-                    let floor = floors[n as usize];
+                    let floor = floors[&k];
                     assert!(
                         version_of(&v) >= floor,
                         "stale range read: {} < {floor}",
