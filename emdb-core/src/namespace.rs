@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::config::KeyScope;
 use crate::crypto::{Crypt, RecordContext};
 use crate::error::{Error, Result};
 use crate::format::record::{self, Frame, Kind};
@@ -313,6 +314,30 @@ impl NsTable {
             }
         }
         Ok(())
+    }
+
+    /// True when a replay scoped to `scope` leaves out the sealed put or
+    /// delete `f` at `off`: its key, decrypted and authenticated, lies
+    /// outside the scope. A scoped replay of an encrypted log thus pays one
+    /// decryption per record it skips, not an index update (a probe, and a
+    /// second decryption of the record the key replaces). Any other frame,
+    /// and any frame of an unscoped replay, is not left out here.
+    pub(crate) fn sealed_outside(
+        &self,
+        scope: Option<&KeyScope>,
+        off: u64,
+        f: &Frame<'_>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<bool, ApplyError> {
+        let Some(scope) = scope else {
+            return Ok(false);
+        };
+        if !f.sealed || !matches!(f.kind, Kind::Put | Kind::Delete) {
+            return Ok(false);
+        }
+        let opened = open_frame(*f, off, self.crypt.as_deref(), scratch)?;
+        let outside = !scope.holds(opened.key);
+        Ok(outside)
     }
 
     /// Apply every put queued in `pipe` (`bytes` must cover them).

@@ -162,8 +162,8 @@ pub(crate) struct LogSource<'a> {
     pub path: &'a Path,
     /// Maps at least `limit` bytes; read only below validated units.
     pub region: &'a Region,
-    /// Index only the puts and deletes of these keys (plain frames; sealed
-    /// ones are always indexed), and every namespace create, drop and
+    /// Index only the puts and deletes of these keys (a sealed frame is
+    /// decrypted to find its key), and every namespace create, drop and
     /// clear: the table then answers for these keys alone
     /// ([`crate::EmdbBuilder::read_one_key`],
     /// [`crate::EmdbBuilder::range_once`]). `None` indexes everything.
@@ -200,6 +200,8 @@ pub(crate) fn replay_pread(
     let mut last_frame_at = None;
     let mut buf = Vec::new();
     let mut pipe = Pipeline::for_replay(policy.salvages());
+    // Decrypted records a scoped replay skips pass through here.
+    let mut sealed_scratch = zeroize::Zeroizing::new(Vec::new());
     let walked = walk(
         &mut Pread {
             file: src.file,
@@ -225,7 +227,11 @@ pub(crate) fn replay_pread(
             // applied: the bytes they point to must be published first.
             publish(unit_end);
             for (off, f) in &unit.frames {
-                if skips(src.only_keys, f) {
+                if skips(src.only_keys, f)
+                    || table
+                        .sealed_outside(src.only_keys, *off, f, &mut sealed_scratch)
+                        .map_err(|e| e.strict(*off))?
+                {
                     last_frame_at = Some(*off);
                     continue;
                 }
