@@ -859,9 +859,13 @@ fn write_tail_index(
     let usable = {
         let region = job.gen.log().region();
         let bytes = job.gen.bytes(&region);
+        let crypt = job.gen.crypt().as_deref();
         let scanned = indexer
-            .scan(h.base, bytes, h.end)
+            .scan(h.base, bytes, h.end, crypt)
             .and_then(|usable| match usable {
+                // A sealed file has no sorted section: the order of its
+                // offsets would show how the sealed keys sort.
+                true if h.sealed => Ok(Some(Vec::new())),
                 true => indexer.sorted(bytes).map(Some),
                 false => Ok(None),
             });

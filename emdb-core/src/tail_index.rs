@@ -13,6 +13,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::format::crc::crc32;
@@ -25,6 +26,8 @@ const MAGIC: &[u8; 8] = b"EMDBTAIL";
 /// The version written. Version 1 files (no count section) are still read.
 const VERSION: u32 = 2;
 const PAGE: usize = 4096;
+/// Header flag: the file of an encrypted database (docs/FORMAT.md).
+const SEALED: u32 = 1;
 const SLOT: usize = 16;
 /// Slots per page: the last 16 bytes hold the page index and its CRC.
 const PER_PAGE: usize = 255;
@@ -89,6 +92,9 @@ pub(crate) struct Header {
     /// Entries of the count section, which follows the sorted section
     /// (version 2; 0 in a version 1 file, which has none).
     pub ns_count: u32,
+    /// An encrypted database's file (flag bit 0): hashes under its secret
+    /// seed, and neither a sorted nor a count section.
+    pub sealed: bool,
 }
 
 impl Header {
@@ -96,7 +102,7 @@ impl Header {
         let mut b = Vec::with_capacity(PAGE);
         b.extend_from_slice(MAGIC);
         b.extend_from_slice(&VERSION.to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&u32::from(self.sealed).to_le_bytes());
         b.extend_from_slice(&self.base.db_id);
         b.extend_from_slice(&self.base.generation.to_le_bytes());
         b.extend_from_slice(&self.base.end.to_le_bytes());
@@ -125,6 +131,7 @@ impl Header {
         if read_u32(page, HEADER_LEN) != Some(crc32(&page[..HEADER_LEN])) {
             return Err("tail index header fails its CRC");
         }
+        let flags = read_u32(page, 12).ok_or("short tail index header")?;
         let u64_at = |at| read_u64(page, at).ok_or("short tail index header");
         let mut db_id = [0u8; 16];
         db_id.copy_from_slice(&page[16..32]);
@@ -141,11 +148,15 @@ impl Header {
             page_count: u64_at(80)?,
             sorted_count: u64_at(88)?,
             ns_count: read_u32(page, 68).ok_or("short tail index header")?,
+            sealed: flags == SEALED,
         };
         let slots = h.page_count.checked_mul(PER_PAGE as u64);
         if h.page_count == 0
             || slots.is_none_or(|s| h.entries > s / 2)
-            || h.sorted_count != h.entries
+            || flags & !SEALED != 0
+            || (version == Some(1) && flags != 0)
+            || h.sorted_count != if h.sealed { 0 } else { h.entries }
+            || (h.sealed && h.ns_count != 0)
             || h.end < h.base.end
             || (version == Some(1) && h.ns_count != 0)
         {
@@ -160,9 +171,10 @@ fn home(hash: u64, slots: u64) -> u64 {
     ((u128::from(hash) * u128::from(slots)) >> 64) as u64
 }
 
-/// The key hash a tail index stores.
-pub(crate) fn key_hash(key: &[u8]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(key)
+/// The key hash a tail index stores: under seed 0 for a plain database,
+/// under its secret index seed for an encrypted one (`sealed`).
+pub(crate) fn key_hash(key: &[u8], seed: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(key, seed)
 }
 
 /// Append page number `index` of the file: `body` (at most [`TRAILER`]
@@ -488,8 +500,16 @@ pub(crate) struct Indexer {
 impl Indexer {
     /// Take in the log `bytes` (from offset 0) up to `end`, from the
     /// checkpoint `base` on; `Ok(false)` when no tail index can be written
-    /// for it.
-    pub(crate) fn scan(&mut self, base: Base, bytes: &[u8], end: u64) -> Result<bool> {
+    /// for it. `crypt` is the log's cipher, which opens its sealed frames
+    /// (the key of each is hashed under its secret seed); `None` for a
+    /// plain log.
+    pub(crate) fn scan(
+        &mut self,
+        base: Base,
+        bytes: &[u8],
+        end: u64,
+        crypt: Option<&Crypt>,
+    ) -> Result<bool> {
         if self.base != Some(base) || self.scanned_to > end {
             *self = Indexer {
                 base: Some(base),
@@ -498,18 +518,26 @@ impl Indexer {
             };
         }
         let mut at = self.scanned_to;
+        let seed = crate::namespace::seed_of(crypt);
+        // Decrypted keys (the frame's, and an older frame's of its slot).
+        let mut opened = zeroize::Zeroizing::new(Vec::new());
+        let mut older = zeroize::Zeroizing::new(Vec::new());
         while at < end && !self.unusable {
             // Bytes this process wrote and published: every unit decodes.
             let unit = decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
             for (off, f) in &unit.frames {
-                if f.sealed || !matches!(f.kind, Kind::Put | Kind::Delete) {
+                // Every frame of a plain log is plain, and every one of an
+                // encrypted log sealed: anything else is not this log's.
+                if f.sealed != crypt.is_some() || !matches!(f.kind, Kind::Put | Kind::Delete) {
                     self.unusable = true;
                     break;
                 }
-                let slot = (key_hash(f.key), f.ns);
+                let f = crate::namespace::open_frame(*f, *off, crypt, &mut opened)?;
+                let slot = (key_hash(f.key, seed), f.ns);
                 if let Some(&prev) = self.newest.get(&slot) {
-                    let older = crate::namespace::frame_at_checked(bytes, prev, false)?;
-                    if older.key != f.key {
+                    let o =
+                        crate::namespace::read_at_checked(bytes, prev, crypt, &mut older, false)?;
+                    if o.key != f.key {
                         self.unusable = true;
                         break;
                     }
@@ -560,6 +588,7 @@ mod tests {
             page_count: 0,
             sorted_count: 0,
             ns_count: 0,
+            sealed: false,
         }
     }
 
@@ -579,6 +608,45 @@ mod tests {
         assert!(done);
         assert!(!sibling(&db, ".tail.tmp").exists());
         (dir, db)
+    }
+
+    /// A sealed header round-trips; one with a sorted or count section,
+    /// an unknown flag, or a flag in a version 1 file does not decode.
+    #[test]
+    fn a_sealed_header_has_no_sorted_or_count_section() {
+        let sealed = Header {
+            sealed: true,
+            entries: 3,
+            page_count: 1,
+            ..header()
+        };
+        let page = sealed.encode();
+        assert_eq!(read_u32(&page, 12), Some(SEALED));
+        assert_eq!(Header::decode(&page), Ok(sealed));
+        let plain = Header {
+            sorted_count: 3,
+            ..sealed
+        };
+        let bad = |h: Header, edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut p = h.encode();
+            edit(&mut p);
+            let crc = crc32(&p[..HEADER_LEN]);
+            p[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&crc.to_le_bytes());
+            Header::decode(&p)
+        };
+        assert!(bad(plain, &|_| {}).is_err(), "sealed with a sorted section");
+        let counted = Header {
+            ns_count: 1,
+            ..sealed
+        };
+        assert!(bad(counted, &|_| {}).is_err(), "sealed with counts");
+        assert!(bad(sealed, &|p| p[12] = 2).is_err(), "unknown flag");
+        assert!(bad(sealed, &|p| p[8] = 1).is_err(), "sealed version 1");
+        let unsealed = Header {
+            sealed: false,
+            ..plain
+        };
+        assert_eq!(bad(unsealed, &|_| {}), Ok(unsealed));
     }
 
     #[test]
@@ -703,14 +771,14 @@ mod tests {
         };
         let mut ix = Indexer::default();
         // In two calls: the second scans only what the first did not.
-        assert!(ix.scan(base, &log, first).unwrap());
-        assert!(ix.scan(base, &log, log.len() as u64).unwrap());
+        assert!(ix.scan(base, &log, first, None).unwrap());
+        assert!(ix.scan(base, &log, log.len() as u64, None).unwrap());
         let mut got = ix.entries();
         got.sort_by_key(|e| e.1);
         let mut want = vec![
-            (key_hash(b"b"), at[2]),
-            (key_hash(b"a"), at[3]),
-            (key_hash(b"a"), at[4]),
+            (key_hash(b"b", 0), at[2]),
+            (key_hash(b"a", 0), at[3]),
+            (key_hash(b"a", 0), at[4]),
         ];
         want.sort_by_key(|e| e.1);
         assert_eq!(got, want);
@@ -724,9 +792,9 @@ mod tests {
         };
         log.extend_from_slice(&clear.encode());
         log.extend_from_slice(&FrameSpec::put(0, b"c", b"5", 0).encode());
-        assert!(!ix.scan(base, &log, log.len() as u64).unwrap());
+        assert!(!ix.scan(base, &log, log.len() as u64, None).unwrap());
         let moved = Base { end: first, ..base };
-        assert!(ix.scan(moved, &log, first).unwrap());
+        assert!(ix.scan(moved, &log, first, None).unwrap());
         assert!(ix.entries().is_empty());
     }
 
@@ -1110,6 +1178,130 @@ mod tests {
             assert_eq!(agree(&db_path), 0);
             drop(db);
             assert_eq!(agree(&db_path), 0);
+        }
+
+        /// An encrypted database's writer writes sealed tail indexes
+        /// (secret-seeded hashes, no sorted or count section), and one-key
+        /// reads through them and the log past them answer as a full
+        /// replay does; range reads and counts, which cannot use them,
+        /// still agree; a sealed file is not read as a plain one.
+        #[test]
+        fn sealed_tail_indexes_serve_one_key_reads_of_an_encrypted_database() {
+            let secret = [0x5a; 32];
+            let builder = |db: &Path| Emdb::builder().path(db).encryption_key(secret);
+            let dir = tempfile::tempdir().unwrap();
+            let db_path = dir.path().join("sealed.emdb");
+            let db = builder(&db_path)
+                .checkpoint_tail(Some(8 << 10))
+                .checkpoint_on_close(false)
+                .build()
+                .unwrap();
+            for space in SPACES {
+                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
+                    .map(|i| (key(i), format!("base{i}").into_bytes()))
+                    .collect();
+                match space {
+                    None => db.insert_many(pairs).unwrap(),
+                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
+                }
+            }
+            db.checkpoint().unwrap();
+            let mut rng = Lcg(13);
+            let (mut through, mut reads, mut last, mut files) = (0, 0, 0, 0);
+            for round in 0..6 {
+                writes(&db, &mut rng, 250);
+                db.flush().unwrap();
+                last = newer_index(&db_path, last, Duration::from_secs(10));
+                // The file on disk is sealed (none is there when an
+                // automatic checkpoint has just replaced it).
+                if let Ok(bytes) = std::fs::read(path(&db_path)) {
+                    let h = Header::decode(&bytes).unwrap();
+                    assert!(h.sealed && h.entries > 0);
+                    assert_eq!((h.sorted_count, h.ns_count), (0, 0));
+                    // No key in clear: a hot key's bytes appear nowhere.
+                    assert!(!bytes.windows(9).any(|w| w == &key(1)[..]));
+                    files += 1;
+                }
+                // And some log past it, not flushed.
+                writes(&db, &mut rng, 20);
+                std::thread::sleep(Duration::from_millis(5));
+                let pinned = builder(&db_path).replaying().build().unwrap();
+                assert!(!pinned.recovery_report().used_tail_index);
+                for space in SPACES {
+                    for i in (0..HOT + 3).chain([1000, 2500]) {
+                        let k = key(i);
+                        let (one, report) =
+                            builder(&db_path).read_one_key_reporting(space, &k).unwrap();
+                        let want = match space {
+                            Some(n) => pinned.namespace(n).unwrap().get(&k).unwrap(),
+                            None => pinned.get(&k).unwrap(),
+                        }
+                        .map_or(OneKey::Missing, OneKey::Found);
+                        assert_eq!(one, want, "round {round}, {space:?}, key {i}");
+                        through += usize::from(report.used_tail_index);
+                        reads += 1;
+                    }
+                }
+                // A range and a count read the whole tail, and agree.
+                let (from, to) = (key(40), key(90));
+                let (it, report) = builder(&db_path)
+                    .range_once_reporting(
+                        Some("a"),
+                        Bound::Included(&from[..]),
+                        Bound::Excluded(&to[..]),
+                    )
+                    .unwrap();
+                assert!(!report.used_tail_index);
+                let got: Vec<_> = it.unwrap().collect::<crate::Result<_>>().unwrap();
+                let want = pinned.namespace("a").unwrap().range(from..to).unwrap();
+                assert_eq!(got, want);
+                let (counts, report) = builder(&db_path).read_counts_reporting().unwrap();
+                assert!(!report.used_tail_index);
+                assert_eq!(counts.default, pinned.len().unwrap() as u64);
+                if round == 4 {
+                    // Without the file, the same answers from the log.
+                    std::fs::remove_file(path(&db_path)).unwrap();
+                    let (one, report) = builder(&db_path)
+                        .read_one_key_reporting(None, &key(7))
+                        .unwrap();
+                    assert!(!report.used_tail_index);
+                    assert_eq!(
+                        one,
+                        pinned
+                            .get(key(7))
+                            .unwrap()
+                            .map_or(OneKey::Missing, OneKey::Found)
+                    );
+                    last = 0;
+                }
+            }
+            assert!(files >= 4, "a tail index after only {files} of 6 rounds");
+            assert!(
+                through * 2 > reads,
+                "{through} of {reads} reads used a tail index"
+            );
+            // The writer closes without a checkpoint: its last file stays
+            // (unless an automatic checkpoint had just replaced it).
+            drop(db);
+            let file = path(&db_path);
+            let Ok(mut bytes) = std::fs::read(&file) else {
+                return;
+            };
+            let (_, report) = builder(&db_path)
+                .read_one_key_reporting(None, &key(3))
+                .unwrap();
+            assert!(report.used_tail_index);
+            // The same file, flagged plain (its header CRC redone), is not
+            // a plain file: it has no sorted section.
+            bytes[12..16].copy_from_slice(&0u32.to_le_bytes());
+            let crc = crc32(&bytes[..HEADER_LEN]);
+            bytes[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&crc.to_le_bytes());
+            assert!(Header::decode(&bytes).is_err());
+            std::fs::write(&file, &bytes).unwrap();
+            let (_, report) = builder(&db_path)
+                .read_one_key_reporting(None, &key(3))
+                .unwrap();
+            assert!(!report.used_tail_index);
         }
 
         /// Counts through tail indexes (no key can expire): puts, removes,

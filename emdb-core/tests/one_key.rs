@@ -358,6 +358,11 @@ fn one_key_read_of_a_missing_file_is_an_error() {
 
 const CHILD_DB: &str = "EMDB_ONE_KEY_CHILD_DB";
 const CHILD_SEED: &str = "EMDB_ONE_KEY_CHILD_SEED";
+/// Set (to anything) when the killed writer's database is encrypted, with
+/// [`CHILD_KEY`].
+const CHILD_SEALED: &str = "EMDB_ONE_KEY_CHILD_SEALED";
+/// The raw key of the killed writer's encrypted database.
+const CHILD_KEY: [u8; 32] = [0x3c; 32];
 
 /// Keys per namespace loaded before the writer starts: enough index that
 /// its checkpoints are far apart and tail indexes are written between them.
@@ -373,11 +378,13 @@ fn child_tail_writer() {
         return;
     };
     let seed: u64 = std::env::var(CHILD_SEED).unwrap().parse().unwrap();
-    let db = Emdb::builder()
+    let mut builder = Emdb::builder()
         .path(PathBuf::from(path))
-        .checkpoint_tail(Some(8 << 10))
-        .build()
-        .unwrap();
+        .checkpoint_tail(Some(8 << 10));
+    if std::env::var_os(CHILD_SEALED).is_some() {
+        builder = builder.encryption_key(CHILD_KEY);
+    }
+    let db = builder.build().unwrap();
     println!("@@READY");
     let mut rng = Rng::new(seed);
     loop {
@@ -408,10 +415,30 @@ fn child_tail_writer() {
 /// recovered).
 #[test]
 fn a_killed_writers_tail_index_is_right_or_unused() {
+    killed_writers(false, 6);
+}
+
+/// The same with an encrypted database, whose tail indexes are sealed.
+#[test]
+fn a_killed_encrypted_writers_tail_index_is_right_or_unused() {
+    killed_writers(true, 4);
+}
+
+/// `rounds` writers killed over one database (`sealed`: encrypted), each
+/// followed by one-key and range reads against a pinned handle.
+fn killed_writers(sealed: bool, rounds: u64) {
+    let secret = sealed.then_some(EncryptionInput::Key(CHILD_KEY));
+    let builder = |path: &Path| {
+        let b = Emdb::builder().path(path);
+        match sealed {
+            true => b.encryption_key(CHILD_KEY),
+            false => b,
+        }
+    };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("killed.emdb");
     {
-        let db = Emdb::open(&path).unwrap();
+        let db = builder(&path).build().unwrap();
         for space in [None, Some("a")] {
             let pairs = (0..LOADED).map(|i| (key(i), format!("loaded{i}").into_bytes()));
             match space {
@@ -423,9 +450,12 @@ fn a_killed_writers_tail_index_is_right_or_unused() {
     let mut rng = Rng::new(41);
     let tail = sibling(&path, ".tail");
     let mut with_tail_index = 0;
-    let rounds = 6;
     for round in 0..rounds {
-        let mut child = Command::new(std::env::current_exe().unwrap())
+        let mut child = Command::new(std::env::current_exe().unwrap());
+        if sealed {
+            child.env(CHILD_SEALED, "1");
+        }
+        let mut child = child
             .args(["--exact", "child_tail_writer", "--nocapture", "--ignored"])
             .env(CHILD_DB, &path)
             .env(CHILD_SEED, (round + 1).to_string())
@@ -444,21 +474,20 @@ fn a_killed_writers_tail_index_is_right_or_unused() {
         child.kill().unwrap();
         child.wait().unwrap();
         with_tail_index += usize::from(tail.exists());
-        agree(&path, None, &mut 0);
-        ranges_agree(&path, None, &mut rng);
+        agree(&path, secret.as_ref(), &mut 0);
+        ranges_agree(&path, secret.as_ref(), &mut rng);
         // The next writer recovers the file, and reads still agree.
         drop(
-            Emdb::builder()
-                .path(&path)
+            builder(&path)
                 .checkpoint_on_close(rng.below(2) == 0)
                 .build()
                 .unwrap(),
         );
-        agree(&path, None, &mut 0);
-        ranges_agree(&path, None, &mut rng);
+        agree(&path, secret.as_ref(), &mut 0);
+        ranges_agree(&path, secret.as_ref(), &mut rng);
     }
     assert!(
-        with_tail_index * 2 >= rounds,
+        with_tail_index * 2 >= rounds as usize,
         "a tail index was on disk after only {with_tail_index} of {rounds} kills"
     );
 }

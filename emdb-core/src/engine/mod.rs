@@ -779,9 +779,9 @@ impl Engine {
 
     /// Sync the log and describe a tail index of everything written since
     /// the checkpoint on disk, up to the end the writer had reached, with
-    /// `maintenance` held: `None` without a checkpoint on disk, in memory
-    /// and for an encrypted database (docs/ARCHITECTURE.md, "Tail
-    /// indexes"). The entries come from [`crate::tail_index::Indexer`];
+    /// `maintenance` held: `None` without a checkpoint on disk and in
+    /// memory (docs/ARCHITECTURE.md, "Tail indexes"; an encrypted
+    /// database's is sealed: no counts, no sorted section). The entries come from [`crate::tail_index::Indexer`];
     /// when `gave_up` says it can write none for this checkpoint (the log
     /// past it holds a namespace change), the stretch is only noted as
     /// looked at, with no sync.
@@ -808,9 +808,12 @@ impl Engine {
                 .collect::<Vec<_>>();
             (w.checkpointed_end, w.end, w.last_frame_at, gen, counts)
         };
-        if base_end == 0 || end <= base_end || gen.crypt().is_some() {
+        if base_end == 0 || end <= base_end {
             return Ok(None);
         }
+        // A sealed file has no count section (docs/FORMAT.md).
+        let sealed = gen.crypt().is_some();
+        let counts = if sealed { Vec::new() } else { counts };
         let Some(db) = gen.log().path().map(Path::to_path_buf) else {
             return Ok(None);
         };
@@ -842,6 +845,7 @@ impl Engine {
                 page_count: 0,
                 sorted_count: 0,
                 ns_count: 0,
+                sealed,
             },
             gen,
             counts,
@@ -916,7 +920,7 @@ impl Engine {
             .sum();
         let bound = min.max(image / 2);
         let checkpoint_at = from.saturating_add(bound);
-        let index_at = (checkpointed != 0 && gen.crypt().is_none())
+        let index_at = (checkpointed != 0)
             .then(|| {
                 let indexed = indexed.max(from);
                 indexed.saturating_add(tail_index_step(min, indexed - from))

@@ -477,7 +477,9 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     // A count's frames and bytes scanned past the tail index.
     let mut counted_past = None;
     let (start, cp_last) = match (scope.clone(), report.used_checkpoint, &crypt) {
-        (Some(wanted), true, None) => {
+        // An encrypted database's tail index serves one-key reads only
+        // (it is sealed: no sorted section, no counts).
+        (Some(wanted), true, c) if c.is_none() || matches!(wanted, KeyScope::One(_)) => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let durable = slot.durable_end.max(start);
             let used = UsableTail::open(&path, &identity, start, bytes, limit, &table).and_then(
@@ -739,6 +741,9 @@ struct UsableTail<'a> {
     base_end: u64,
     bytes: &'a [u8],
     table: &'a NsTable,
+    /// The seed its key hashes are under: 0, or an encrypted database's
+    /// secret one.
+    seed: u64,
 }
 
 impl<'a> UsableTail<'a> {
@@ -760,7 +765,9 @@ impl<'a> UsableTail<'a> {
         };
         let ix = crate::tail_index::TailIndex::open(db, base).ok()??;
         let h = ix.header;
-        if h.end > limit
+        // A sealed file for an encrypted database, a plain one otherwise.
+        if h.sealed != table.crypt.is_some()
+            || h.end > limit
             || h.end > bytes.len() as u64
             || h.last_frame_at < base_end
             || !ends_with_frame(bytes, h.end, h.last_frame_at, h.last_frame_crc)
@@ -772,19 +779,37 @@ impl<'a> UsableTail<'a> {
             base_end,
             bytes,
             table,
+            seed: crate::namespace::seed_of(table.crypt.as_deref()),
         })
     }
 
     /// A frame the index points to: inside what it covers, CRC-checked, a
-    /// plain put or delete of a namespace the checkpoint has.
+    /// put or delete of a namespace the checkpoint has, plain (sealed in
+    /// a sealed file: its key and value are then the sealed payload; see
+    /// [`UsableTail::has_key`]).
     fn frame(&self, off: u64) -> Option<crate::format::record::Frame<'a>> {
         use crate::format::record::Kind;
         if off < self.base_end || off >= self.ix.header.end {
             return None;
         }
         let f = frame_at(self.bytes, off).ok()?;
-        (!f.sealed && matches!(f.kind, Kind::Put | Kind::Delete) && self.table.get(f.ns).is_some())
-            .then_some(f)
+        (f.sealed == self.ix.header.sealed
+            && matches!(f.kind, Kind::Put | Kind::Delete)
+            && self.table.get(f.ns).is_some())
+        .then_some(f)
+    }
+
+    /// Whether the frame at `off` (as [`UsableTail::frame`] takes it) is
+    /// one of `key`: a sealed one is decrypted and authenticated first.
+    fn has_key(&self, off: u64, key: &[u8]) -> Option<bool> {
+        let f = self.frame(off)?;
+        if !f.sealed {
+            return Some(f.key == key);
+        }
+        let mut opened = zeroize::Zeroizing::new(Vec::new());
+        let f =
+            crate::namespace::open_frame(f, off, self.table.crypt.as_deref(), &mut opened).ok()?;
+        Some(f.key == key)
     }
 
     /// The offsets of the newest frames of the keys in `scope` (one per
@@ -795,12 +820,18 @@ impl<'a> UsableTail<'a> {
         let mut offs = Vec::new();
         match scope {
             KeyScope::One(key) => {
-                for off in self.ix.lookup(crate::tail_index::key_hash(key)).ok()? {
-                    if self.frame(off)?.key == &key[..] {
+                for off in self
+                    .ix
+                    .lookup(crate::tail_index::key_hash(key, self.seed))
+                    .ok()?
+                {
+                    if self.has_key(off, key)? {
                         offs.push(off);
                     }
                 }
             }
+            // A sealed file has no sorted section to search.
+            _ if self.ix.header.sealed => return None,
             KeyScope::Nothing => {}
             KeyScope::Range(start, _) => {
                 // The first entry not before `start`, then every one up to
@@ -877,7 +908,7 @@ impl<'a> UsableTail<'a> {
         let mut keys: Vec<_> = last
             .into_iter()
             .map(|((ns, key), after)| {
-                let hash = crate::tail_index::key_hash(key);
+                let hash = crate::tail_index::key_hash(key, self.seed);
                 (self.ix.home_slot(hash), hash, ns, key, after)
             })
             .collect();
