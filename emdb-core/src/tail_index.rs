@@ -1025,6 +1025,12 @@ mod tests {
                 .checkpoint_tail(Some(8 << 10))
                 .build()
                 .unwrap();
+            load(&db);
+            (db_path, db)
+        }
+
+        /// Keys `0..3000` in every namespace of `db`, checkpointed.
+        fn load(db: &Emdb) {
             for space in SPACES {
                 let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
                     .map(|i| (key(i), format!("base{i}").into_bytes()))
@@ -1035,7 +1041,6 @@ mod tests {
                 }
             }
             db.checkpoint().unwrap();
-            (db_path, db)
         }
 
         /// `range_once_first` against a pinned handle's first pairs, from
@@ -1196,16 +1201,7 @@ mod tests {
                 .checkpoint_on_close(false)
                 .build()
                 .unwrap();
-            for space in SPACES {
-                let pairs: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
-                    .map(|i| (key(i), format!("base{i}").into_bytes()))
-                    .collect();
-                match space {
-                    None => db.insert_many(pairs).unwrap(),
-                    Some(n) => db.namespace(n).unwrap().insert_many(pairs).unwrap(),
-                }
-            }
-            db.checkpoint().unwrap();
+            load(&db);
             let mut rng = Lcg(13);
             let (mut through, mut reads, mut last, mut files) = (0, 0, 0, 0);
             for round in 0..6 {
