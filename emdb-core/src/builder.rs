@@ -880,6 +880,7 @@ fn write_tail_index(
                 &indexer.entries(),
                 &sorted,
                 &job.counts,
+                job.gen.crypt().as_deref(),
                 faults.as_deref(),
                 |rename| match engine.upgrade() {
                     Some(e) => {

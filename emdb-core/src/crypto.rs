@@ -187,6 +187,9 @@ mod imp {
 
     use aes_gcm::aead::{AeadInPlace, KeyInit};
     use aes_gcm::Aes256Gcm;
+    use blake2::digest::consts::{U64, U8};
+    use blake2::digest::Mac;
+    use blake2::Blake2bMac;
     use chacha20poly1305::ChaCha20Poly1305;
     use parking_lot::Mutex;
     use rand_chacha::ChaCha20Rng;
@@ -211,6 +214,11 @@ mod imp {
         pub sealed: AtomicU64,
         /// Keyed seed for the index hash, so index images leak nothing.
         pub hash_seed: u64,
+        /// The key of this generation's sealed tail index files: BLAKE2b
+        /// keyed with the database key over a label, the database id and
+        /// the generation (docs/FORMAT.md, "Tail index file"). It shares
+        /// nothing with the record cipher or `hash_seed`.
+        tail_key: Zeroizing<[u8; 64]>,
     }
 
     fn rng_error(e: rand_core::Error) -> Error {
@@ -270,6 +278,15 @@ mod imp {
             };
             let mut seed = [0u8; 32];
             os_random(&mut seed)?;
+            let mut tail_key = Zeroizing::new([0u8; 64]);
+            {
+                let mut m = <Blake2bMac<U64> as Mac>::new_from_slice(key.as_ref())
+                    .map_err(|_| Error::InvalidConfig("bad key length".into()))?;
+                m.update(b"emdb-tail-index-key-v1");
+                m.update(&db_id);
+                m.update(&generation.to_le_bytes());
+                tail_key.copy_from_slice(&m.finalize().into_bytes());
+            }
             let mut c = Crypt {
                 aead,
                 cipher,
@@ -279,6 +296,7 @@ mod imp {
                 rng: Mutex::new(ChaCha20Rng::from_seed(seed)),
                 sealed: AtomicU64::new(0),
                 hash_seed: 0,
+                tail_key,
             };
             seed.zeroize();
             let mut block = [0u8; 16];
@@ -453,6 +471,28 @@ mod imp {
             }
         }
 
+        /// A sealed tail index's slot hash of `key`: 64 bits of BLAKE2b
+        /// keyed with the tail key (a keyed hash: the slots show no key,
+        /// and no key can be tested against them without the secret).
+        pub(crate) fn tail_hash(&self, key: &[u8]) -> u64 {
+            let mut m = <Blake2bMac<U8> as KeyInit>::new(self.tail_key.as_ref().into());
+            m.update(b"slot");
+            m.update(key);
+            u64::from_le_bytes(m.finalize().into_bytes().into())
+        }
+
+        /// A sealed tail index's tag over `parts` (a page and what binds
+        /// it): 64 bits of BLAKE2b keyed with the tail key.
+        pub(crate) fn tail_tag(&self, parts: &[&[u8]]) -> [u8; 8] {
+            let mut m = <Blake2bMac<U8> as KeyInit>::new(self.tail_key.as_ref().into());
+            m.update(b"page");
+            for p in parts {
+                m.update(&(p.len() as u64).to_le_bytes());
+                m.update(p);
+            }
+            m.finalize().into_bytes().into()
+        }
+
         /// Authenticate and decrypt a sealed payload into `out` (the plaintext).
         pub(crate) fn open_record(
             &self,
@@ -504,6 +544,12 @@ impl Crypt {
         match *self {}
     }
     pub(crate) fn open_blob(&self, _: &[u8], _: &[u8]) -> Option<Vec<u8>> {
+        match *self {}
+    }
+    pub(crate) fn tail_hash(&self, _: &[u8]) -> u64 {
+        match *self {}
+    }
+    pub(crate) fn tail_tag(&self, _: &[&[u8]]) -> [u8; 8] {
         match *self {}
     }
 }

@@ -515,7 +515,7 @@ pub(crate) fn same_key(bytes: &[u8], off: u64, key: &[u8], crypt: Option<&Crypt>
 }
 
 /// The index hash seed for a generation's keys.
-pub(crate) fn seed_of(crypt: Option<&Crypt>) -> u64 {
+fn seed_of(crypt: Option<&Crypt>) -> u64 {
     #[cfg(feature = "encrypt")]
     {
         crypt.map_or(0, |c| c.hash_seed)

@@ -93,7 +93,7 @@ pub(crate) struct Header {
     /// (version 2; 0 in a version 1 file, which has none).
     pub ns_count: u32,
     /// An encrypted database's file (flag bit 0): hashes under its secret
-    /// seed, and neither a sorted nor a count section.
+    /// seed, and no sorted section.
     pub sealed: bool,
 }
 
@@ -156,7 +156,6 @@ impl Header {
             || flags & !SEALED != 0
             || (version == Some(1) && flags != 0)
             || h.sorted_count != if h.sealed { 0 } else { h.entries }
-            || (h.sealed && h.ns_count != 0)
             || h.end < h.base.end
             || (version == Some(1) && h.ns_count != 0)
         {
@@ -171,10 +170,32 @@ fn home(hash: u64, slots: u64) -> u64 {
     ((u128::from(hash) * u128::from(slots)) >> 64) as u64
 }
 
-/// The key hash a tail index stores: under seed 0 for a plain database,
-/// under its secret index seed for an encrypted one (`sealed`).
-pub(crate) fn key_hash(key: &[u8], seed: u64) -> u64 {
-    xxhash_rust::xxh3::xxh3_64_with_seed(key, seed)
+/// The key hash a tail index stores: xxh3-64 (seed 0) in a plain
+/// database's file; in an encrypted one's (sealed), a keyed hash under
+/// its tail key ([`Crypt::tail_hash`]).
+pub(crate) fn key_hash(key: &[u8], crypt: Option<&Crypt>) -> u64 {
+    match crypt {
+        Some(c) => c.tail_hash(key),
+        None => xxhash_rust::xxh3::xxh3_64(key),
+    }
+}
+
+/// Where a sealed file's header tag lies, after the header CRC.
+const HEADER_TAG: usize = HEADER_LEN + 4;
+/// Header bytes a sealed file's tags bind (everything up to its tag).
+const BOUND: usize = HEADER_TAG;
+/// Where a sealed file's page tag lies: the last 8 bytes of the page.
+const PAGE_TAG: usize = PAGE - 8;
+
+/// A sealed file's tag of its header `head` (its first [`BOUND`] bytes).
+fn header_tag(crypt: &Crypt, head: &[u8]) -> [u8; 8] {
+    crypt.tail_tag(&[b"header", head])
+}
+
+/// A sealed file's tag of page `p` (its first [`PAGE_TAG`] bytes), bound
+/// to the file's header `head`: no page moves to another place or file.
+fn page_tag(crypt: &Crypt, head: &[u8], p: u64, page: &[u8]) -> [u8; 8] {
+    crypt.tail_tag(&[b"page", head, &p.to_le_bytes(), page])
 }
 
 /// Append page number `index` of the file: `body` (at most [`TRAILER`]
@@ -191,12 +212,15 @@ fn push_page(out: &mut Vec<u8>, body: &[u8], index: usize) {
 
 /// The whole file for `header` (whose counts are set here), `entries`
 /// (key hash, frame offset; offsets are never 0), `sorted` (the same
-/// offsets in key order) and `counts` (by namespace id).
+/// offsets in key order) and `counts` (by namespace id). A sealed header's
+/// file is tagged with `crypt`'s tail key (left untagged without one, which
+/// no reader accepts).
 fn encode(
     mut header: Header,
     entries: &[(u64, u64)],
     sorted: &[u64],
     counts: &[NsCounts],
+    crypt: Option<&Crypt>,
 ) -> Vec<u8> {
     let pages = (entries.len() * 2).div_ceil(PER_PAGE).max(1);
     header.entries = entries.len() as u64;
@@ -242,6 +266,15 @@ fn encode(
         }
         push_page(&mut out, &body, first + j);
     }
+    if let (true, Some(c)) = (header.sealed, crypt) {
+        let (head, pages) = out.split_at_mut(PAGE);
+        let tag = header_tag(c, &head[..BOUND]);
+        head[HEADER_TAG..HEADER_TAG + 8].copy_from_slice(&tag);
+        for (p, page) in pages.chunks_exact_mut(PAGE).enumerate() {
+            let tag = page_tag(c, &head[..BOUND], p as u64, &page[..PAGE_TAG]);
+            page[PAGE_TAG..].copy_from_slice(&tag);
+        }
+    }
     out
 }
 
@@ -275,19 +308,21 @@ pub(crate) fn forge(
 ) -> Option<Vec<u8>> {
     let header = Header::decode(like).ok()?;
     (entries.len() == sorted.len() && entries.iter().all(|e| e.1 != 0))
-        .then(|| encode(header, entries, sorted, counts))
+        .then(|| encode(header, entries, sorted, counts, None))
 }
 
 /// Write the tail index for `header`, `entries` and `counts` to `<db>.tail.tmp`
 /// (fsynced) and rename it over `<db>.tail` with `install` (which decides,
 /// under the caller's lock, whether it still applies). The temp file is
-/// removed when it is not installed.
+/// removed when it is not installed. `crypt` tags a sealed one.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write(
     db: &Path,
     header: Header,
     entries: &[(u64, u64)],
     sorted: &[u64],
     counts: &[NsCounts],
+    crypt: Option<&Crypt>,
     faults: Option<&Faults>,
     install: impl FnOnce(&dyn Fn() -> Result<()>) -> Result<bool>,
 ) -> Result<bool> {
@@ -298,7 +333,7 @@ pub(crate) fn write(
             faults,
             WriteSite::Checkpoint,
             &f,
-            &encode(header, entries, sorted, counts),
+            &encode(header, entries, sorted, counts, crypt),
             0,
         )
         .map_err(|e| Error::io("write", Some(&tmp), e))?;
@@ -348,13 +383,22 @@ pub(crate) struct TailIndex {
     pub header: Header,
     /// The page read last (its number and bytes).
     page: Option<(u64, Vec<u8>)>,
+    /// A sealed file's: the cipher whose tail key checks each page's tag,
+    /// and the header bytes the tags bind.
+    sealed: Option<(std::sync::Arc<Crypt>, Vec<u8>)>,
 }
 
 impl TailIndex {
     /// Open the tail index of `db` if there is one and it extends `base`;
-    /// `Ok(None)` otherwise. The caller still checks `end` and the last
-    /// frame against the log.
-    pub(crate) fn open(db: &Path, base: Base) -> std::result::Result<Option<TailIndex>, String> {
+    /// `Ok(None)` otherwise, and for a file sealed when `crypt` (the log's
+    /// cipher) is `None` or plain when it is not. A sealed file's header
+    /// tag is checked with `crypt`, and so is each page's as it is read.
+    /// The caller still checks `end` and the last frame against the log.
+    pub(crate) fn open(
+        db: &Path,
+        base: Base,
+        crypt: Option<std::sync::Arc<Crypt>>,
+    ) -> std::result::Result<Option<TailIndex>, String> {
         let file = match File::open(path(db)) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -364,9 +408,19 @@ impl TailIndex {
         file.read_exact_at(&mut page, 0)
             .map_err(|e| format!("cannot read the tail index: {e}"))?;
         let header = Header::decode(&page)?;
-        if header.base != base {
+        if header.base != base || header.sealed != crypt.is_some() {
             return Ok(None);
         }
+        let sealed = match crypt {
+            Some(c) => {
+                let head = page[..BOUND].to_vec();
+                if page[HEADER_TAG..HEADER_TAG + 8] != header_tag(&c, &head) {
+                    return Err("tail index header fails its tag".into());
+                }
+                Some((c, head))
+            }
+            None => None,
+        };
         let len = file
             .metadata()
             .map_err(|e| format!("cannot read the tail index: {e}"))?
@@ -385,6 +439,7 @@ impl TailIndex {
             file,
             header,
             page: None,
+            sealed,
         }))
     }
 
@@ -403,6 +458,11 @@ impl TailIndex {
                 || read_u32(&buf, TRAILER + 4) != Some(crc32(&buf[..TRAILER + 4]))
             {
                 return Err(format!("tail index page {p} fails its CRC"));
+            }
+            if let Some((c, head)) = &self.sealed {
+                if buf[PAGE_TAG..] != page_tag(c, head, p, &buf[..PAGE_TAG]) {
+                    return Err(format!("tail index page {p} fails its tag"));
+                }
             }
             self.page = Some((p, buf));
         }
@@ -437,6 +497,27 @@ impl TailIndex {
             s = (s + 1) % slots;
         }
         Err("tail index has no empty slot".into())
+    }
+
+    /// Every entry's offset, in slot order (each slot page read once):
+    /// what a sealed file, which has no sorted section, lists its entries
+    /// by.
+    pub(crate) fn offsets(&mut self) -> std::result::Result<Vec<u64>, String> {
+        let cap = usize::try_from(self.header.entries.min(1 << 24)).unwrap_or(0);
+        let mut out = Vec::with_capacity(cap);
+        for p in 0..self.header.page_count {
+            let page = self.page(p)?;
+            for s in 0..PER_PAGE {
+                let off = read_u64(page, s * SLOT + 8).unwrap_or(0);
+                if off != 0 {
+                    out.push(off);
+                }
+            }
+        }
+        if out.len() as u64 != self.header.entries {
+            return Err("tail index entries do not match its header".into());
+        }
+        Ok(out)
     }
 
     /// Entry `i` of the sorted section (`i < header.sorted_count`).
@@ -518,7 +599,6 @@ impl Indexer {
             };
         }
         let mut at = self.scanned_to;
-        let seed = crate::namespace::seed_of(crypt);
         // Decrypted keys (the frame's, and an older frame's of its slot).
         let mut opened = zeroize::Zeroizing::new(Vec::new());
         let mut older = zeroize::Zeroizing::new(Vec::new());
@@ -533,7 +613,7 @@ impl Indexer {
                     break;
                 }
                 let f = crate::namespace::open_frame(*f, *off, crypt, &mut opened)?;
-                let slot = (key_hash(f.key, seed), f.ns);
+                let slot = (key_hash(f.key, crypt), f.ns);
                 if let Some(&prev) = self.newest.get(&slot) {
                     let o =
                         crate::namespace::read_at_checked(bytes, prev, crypt, &mut older, false)?;
@@ -600,20 +680,30 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("t.emdb");
         let sorted: Vec<u64> = entries.iter().map(|e| e.1).collect();
-        let done = write(&db, header(), entries, &sorted, counts, None, |install| {
-            install()?;
-            Ok(true)
-        })
+        let done = write(
+            &db,
+            header(),
+            entries,
+            &sorted,
+            counts,
+            None,
+            None,
+            |install| {
+                install()?;
+                Ok(true)
+            },
+        )
         .unwrap();
         assert!(done);
         assert!(!sibling(&db, ".tail.tmp").exists());
         (dir, db)
     }
 
-    /// A sealed header round-trips; one with a sorted or count section,
-    /// an unknown flag, or a flag in a version 1 file does not decode.
+    /// A sealed header round-trips, with a count section or without; one
+    /// with a sorted section, an unknown flag, or a flag in a version 1
+    /// file does not decode.
     #[test]
-    fn a_sealed_header_has_no_sorted_or_count_section() {
+    fn a_sealed_header_has_no_sorted_section() {
         let sealed = Header {
             sealed: true,
             entries: 3,
@@ -639,7 +729,7 @@ mod tests {
             ns_count: 1,
             ..sealed
         };
-        assert!(bad(counted, &|_| {}).is_err(), "sealed with counts");
+        assert_eq!(bad(counted, &|_| {}), Ok(counted));
         assert!(bad(sealed, &|p| p[12] = 2).is_err(), "unknown flag");
         assert!(bad(sealed, &|p| p[8] = 1).is_err(), "sealed version 1");
         let unsealed = Header {
@@ -658,7 +748,7 @@ mod tests {
         entries.push((u64::MAX - 1, 2));
         entries.push((42 * 7, 77_777));
         let (_dir, db) = written(&entries);
-        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base, None).unwrap().unwrap();
         assert_eq!(ix.header.entries, entries.len() as u64);
         assert_eq!(ix.header.end, 100_000);
         for &(h, off) in &entries {
@@ -678,7 +768,7 @@ mod tests {
             end: 8192,
             ..header().base
         };
-        assert!(TailIndex::open(&db, other).unwrap().is_none());
+        assert!(TailIndex::open(&db, other, None).unwrap().is_none());
     }
 
     #[test]
@@ -694,7 +784,7 @@ mod tests {
             })
             .collect();
         let (_dir, db) = written_with(&entries, &counts);
-        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base, None).unwrap().unwrap();
         assert_eq!(ix.header.ns_count, 300);
         assert_eq!(ix.counts().unwrap(), Some(counts.clone()));
         // The other sections are where they were.
@@ -706,7 +796,7 @@ mod tests {
         let last = bytes.len() - PAGE + 40;
         bytes[last] ^= 1;
         std::fs::write(&file, &bytes).unwrap();
-        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base, None).unwrap().unwrap();
         assert!(ix.counts().is_err());
         // Ids out of order, or more expiring keys than live ones: refused.
         for bad in [
@@ -717,12 +807,12 @@ mod tests {
             }],
         ] {
             let (_dir, db) = written_with(&entries, &bad);
-            let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+            let mut ix = TailIndex::open(&db, header().base, None).unwrap().unwrap();
             assert!(ix.counts().is_err(), "{bad:?}");
         }
         // None written: none read, as from a version 1 file.
         let (_dir, db) = written(&entries);
-        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base, None).unwrap().unwrap();
         assert_eq!(ix.counts().unwrap(), None);
     }
 
@@ -734,18 +824,18 @@ mod tests {
         let mut bytes = std::fs::read(&file).unwrap();
         bytes[PAGE + 100] ^= 1;
         std::fs::write(&file, &bytes).unwrap();
-        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base, None).unwrap().unwrap();
         let hit_page_0 = entries.iter().find(|e| home(e.0, 3 * 255) < 255).unwrap();
         assert!(ix.lookup(hit_page_0.0).is_err());
         // The sorted section's last page (300 offsets: one page).
         let last = bytes.len() - PAGE + 8;
         bytes[last] ^= 1;
         std::fs::write(&file, &bytes).unwrap();
-        let mut ix = TailIndex::open(&db, header().base).unwrap().unwrap();
+        let mut ix = TailIndex::open(&db, header().base, None).unwrap().unwrap();
         assert!(ix.sorted(0).is_err());
         bytes[20] ^= 1;
         std::fs::write(&file, &bytes).unwrap();
-        assert!(TailIndex::open(&db, header().base).is_err());
+        assert!(TailIndex::open(&db, header().base, None).is_err());
     }
 
     #[test]
@@ -776,9 +866,9 @@ mod tests {
         let mut got = ix.entries();
         got.sort_by_key(|e| e.1);
         let mut want = vec![
-            (key_hash(b"b", 0), at[2]),
-            (key_hash(b"a", 0), at[3]),
-            (key_hash(b"a", 0), at[4]),
+            (key_hash(b"b", None), at[2]),
+            (key_hash(b"a", None), at[3]),
+            (key_hash(b"a", None), at[4]),
         ];
         want.sort_by_key(|e| e.1);
         assert_eq!(got, want);
@@ -909,9 +999,23 @@ mod tests {
         /// A pinned read-only handle that replayed the whole log since the
         /// checkpoint: the reference, which never reads a tail index.
         fn replayed(db: &Path) -> Emdb {
-            let h = Emdb::builder().path(db).replaying().build().unwrap();
+            replayed_with(db, None)
+        }
+
+        /// [`replayed`] for a database encrypted with `secret`, if any.
+        fn replayed_with(db: &Path, secret: Option<[u8; 32]>) -> Emdb {
+            let h = builder_for(db, secret).replaying().build().unwrap();
             assert!(!h.recovery_report().used_tail_index);
             h
+        }
+
+        /// A builder for `db`, with the raw key `secret` if any.
+        fn builder_for(db: &Path, secret: Option<[u8; 32]>) -> crate::EmdbBuilder {
+            let b = Emdb::builder().path(db);
+            match secret {
+                Some(k) => b.encryption_key(k),
+                None => b,
+            }
         }
 
         /// `read_counts` (and `read_stats`) against a pinned handle's
@@ -1019,9 +1123,13 @@ mod tests {
         /// `0..3000` in every namespace, checkpointed: its tail indexes come
         /// every few KiB of log written after.
         fn loaded(dir: &Path, name: &str) -> (PathBuf, Emdb) {
+            loaded_with(dir, name, None)
+        }
+
+        /// [`loaded`], encrypted with `secret` if any.
+        fn loaded_with(dir: &Path, name: &str, secret: Option<[u8; 32]>) -> (PathBuf, Emdb) {
             let db_path = dir.join(format!("{name}.emdb"));
-            let db = Emdb::builder()
-                .path(&db_path)
+            let db = builder_for(&db_path, secret)
                 .checkpoint_tail(Some(8 << 10))
                 .build()
                 .unwrap();
@@ -1186,10 +1294,10 @@ mod tests {
         }
 
         /// An encrypted database's writer writes sealed tail indexes
-        /// (secret-seeded hashes, no sorted or count section), and one-key
-        /// reads through them and the log past them answer as a full
-        /// replay does; range reads and counts, which cannot use them,
-        /// still agree; a sealed file is not read as a plain one.
+        /// (secret-seeded hashes, no sorted section), and one-key reads
+        /// through them and the log past them answer as a full replay
+        /// does, as do counts; range reads, which cannot use them, still
+        /// agree; a sealed file is not read as a plain one.
         #[test]
         fn sealed_tail_indexes_serve_one_key_reads_of_an_encrypted_database() {
             let secret = [0x5a; 32];
@@ -1204,6 +1312,7 @@ mod tests {
             load(&db);
             let mut rng = Lcg(13);
             let (mut through, mut reads, mut last, mut files) = (0, 0, 0, 0);
+            let mut counted = 0;
             for round in 0..6 {
                 writes(&db, &mut rng, 250);
                 db.flush().unwrap();
@@ -1213,9 +1322,22 @@ mod tests {
                 if let Ok(bytes) = std::fs::read(path(&db_path)) {
                     let h = Header::decode(&bytes).unwrap();
                     assert!(h.sealed && h.entries > 0);
-                    assert_eq!((h.sorted_count, h.ns_count), (0, 0));
-                    // No key in clear: a hot key's bytes appear nowhere.
-                    assert!(!bytes.windows(9).any(|w| w == &key(1)[..]));
+                    assert_eq!((h.sorted_count, h.ns_count), (0, 3));
+                    // Its slots hold keyed hashes: no hot key's plain
+                    // xxh3 (the hash of a plain database's file) is there.
+                    let plain: std::collections::HashSet<u64> = (0..HOT)
+                        .map(|i| xxhash_rust::xxh3::xxh3_64(&key(i)))
+                        .collect();
+                    let slots = bytes[PAGE..PAGE * (1 + h.page_count as usize)]
+                        .chunks_exact(PAGE)
+                        .flat_map(|p| p[..PER_PAGE * SLOT].chunks_exact(SLOT))
+                        .filter(|s| read_u64(s, 8) != Some(0));
+                    let mut n = 0;
+                    for slot in slots {
+                        assert!(!plain.contains(&read_u64(slot, 0).unwrap()));
+                        n += 1;
+                    }
+                    assert_eq!(n, h.entries);
                     files += 1;
                 }
                 // And some log past it, not flushed.
@@ -1238,7 +1360,8 @@ mod tests {
                         reads += 1;
                     }
                 }
-                // A range and a count read the whole tail, and agree.
+                // A range reads the whole tail; a count starts from the
+                // file when there is one. Both agree.
                 let (from, to) = (key(40), key(90));
                 let (it, report) = builder(&db_path)
                     .range_once_reporting(
@@ -1252,8 +1375,11 @@ mod tests {
                 let want = pinned.namespace("a").unwrap().range(from..to).unwrap();
                 assert_eq!(got, want);
                 let (counts, report) = builder(&db_path).read_counts_reporting().unwrap();
-                assert!(!report.used_tail_index);
+                counted += usize::from(report.used_tail_index);
                 assert_eq!(counts.default, pinned.len().unwrap() as u64);
+                for (name, n) in &counts.namespaces {
+                    assert_eq!(*n, pinned.namespace(name).unwrap().len().unwrap() as u64);
+                }
                 if round == 4 {
                     // Without the file, the same answers from the log.
                     std::fs::remove_file(path(&db_path)).unwrap();
@@ -1272,6 +1398,7 @@ mod tests {
                 }
             }
             assert!(files >= 4, "a tail index after only {files} of 6 rounds");
+            assert!(counted >= 3, "{counted} of 6 counts used a tail index");
             assert!(
                 through * 2 > reads,
                 "{through} of {reads} reads used a tail index"
@@ -1287,6 +1414,24 @@ mod tests {
                 .read_one_key_reporting(None, &key(3))
                 .unwrap();
             assert!(report.used_tail_index);
+            // Pages changed (their CRCs redone) fail their tags: the file
+            // is not used, and the answers are the log's.
+            let pinned = builder(&db_path).replaying().build().unwrap();
+            let mut tampered = bytes.clone();
+            for page in tampered[PAGE..].chunks_exact_mut(PAGE) {
+                page[8] ^= 0x01;
+                let crc = crc32(&page[..TRAILER + 4]);
+                page[TRAILER + 4..TRAILER + 8].copy_from_slice(&crc.to_le_bytes());
+            }
+            std::fs::write(&file, &tampered).unwrap();
+            for i in 0..HOT {
+                let (one, report) = builder(&db_path)
+                    .read_one_key_reporting(None, &key(i))
+                    .unwrap();
+                assert!(!report.used_tail_index, "key {i}");
+                let want = pinned.get(key(i)).unwrap();
+                assert_eq!(one, want.map_or(OneKey::Missing, OneKey::Found), "key {i}");
+            }
             // The same file, flagged plain (its header CRC redone), is not
             // a plain file: it has no sorted section.
             bytes[12..16].copy_from_slice(&0u32.to_le_bytes());
@@ -1444,8 +1589,18 @@ mod tests {
         /// created.
         #[test]
         fn full_opens_and_followers_through_tail_indexes_agree() {
+            full_opens_agree(None);
+        }
+
+        /// The same over an encrypted database's sealed tail indexes.
+        #[test]
+        fn encrypted_full_opens_and_followers_through_sealed_tail_indexes_agree() {
+            full_opens_agree(Some([0x66; 32]));
+        }
+
+        fn full_opens_agree(secret: Option<[u8; 32]>) {
             let dir = tempfile::tempdir().unwrap();
-            let (db_path, db) = loaded(dir.path(), "full");
+            let (db_path, db) = loaded_with(dir.path(), "full", secret);
             let mut rng = Lcg(23);
             let (mut layered, mut last) = (0, 0);
             let mut follower: Option<Emdb> = None;
@@ -1468,8 +1623,7 @@ mod tests {
                 // Keys written to expire in a millisecond have expired for
                 // both handles before either is read.
                 std::thread::sleep(Duration::from_millis(5));
-                let reader = Emdb::builder()
-                    .path(&db_path)
+                let reader = builder_for(&db_path, secret)
                     .read_only(true)
                     .follow(false)
                     .build()
@@ -1477,7 +1631,7 @@ mod tests {
                 let used = reader.recovery_report().used_tail_index;
                 layered += usize::from(used);
                 same_as(&reader, &db);
-                same_as(&reader, &replayed(&db_path));
+                same_as(&reader, &replayed_with(&db_path, secret));
                 if let Some(f) = &follower {
                     f.refresh().unwrap();
                     same_as(f, &db);
@@ -1490,7 +1644,7 @@ mod tests {
             let f = follower.unwrap();
             db.close().unwrap();
             f.refresh().unwrap();
-            same_as(&f, &Emdb::open(&db_path).unwrap());
+            same_as(&f, &builder_for(&db_path, secret).build().unwrap());
         }
 
         /// A layered handle that follows a busy writer is read meanwhile:
@@ -1499,17 +1653,26 @@ mod tests {
         /// the writer stops the handle answers as the writer does.
         #[test]
         fn a_layered_follower_reads_while_the_writer_writes() {
+            layered_follower_reads(None);
+        }
+
+        /// The same over an encrypted database's sealed tail indexes.
+        #[test]
+        fn a_layered_follower_of_an_encrypted_database_reads_while_the_writer_writes() {
+            layered_follower_reads(Some([0x67; 32]));
+        }
+
+        fn layered_follower_reads(secret: Option<[u8; 32]>) {
             use std::sync::atomic::{AtomicBool, Ordering};
             let dir = tempfile::tempdir().unwrap();
-            let (db_path, db) = loaded(dir.path(), "busy");
+            let (db_path, db) = loaded_with(dir.path(), "busy", secret);
             let mut rng = Lcg(5);
             let t = Instant::now();
             while indexed_end(&db_path).is_none() && t.elapsed() < Duration::from_secs(10) {
                 writes(&db, &mut rng, 100);
                 db.flush().unwrap();
             }
-            let reader = Emdb::builder()
-                .path(&db_path)
+            let reader = builder_for(&db_path, secret)
                 .read_only(true)
                 .build()
                 .unwrap();

@@ -449,7 +449,7 @@ fn killed_writers(sealed: bool, rounds: u64) {
     }
     let mut rng = Rng::new(41);
     let tail = sibling(&path, ".tail");
-    let mut with_tail_index = 0;
+    let (mut with_tail_index, mut used_tail_index) = (0, 0);
     for round in 0..rounds {
         let mut child = Command::new(std::env::current_exe().unwrap());
         if sealed {
@@ -474,6 +474,9 @@ fn killed_writers(sealed: bool, rounds: u64) {
         child.kill().unwrap();
         child.wait().unwrap();
         with_tail_index += usize::from(tail.exists());
+        // A stats read starts from a usable tail index when there is one.
+        let (_, report) = builder(&path).read_stats().unwrap();
+        used_tail_index += usize::from(report.used_tail_index);
         agree(&path, secret.as_ref(), &mut 0);
         ranges_agree(&path, secret.as_ref(), &mut rng);
         // The next writer recovers the file, and reads still agree.
@@ -486,6 +489,10 @@ fn killed_writers(sealed: bool, rounds: u64) {
         agree(&path, secret.as_ref(), &mut 0);
         ranges_agree(&path, secret.as_ref(), &mut rng);
     }
+    assert!(
+        used_tail_index >= 1,
+        "no read used the tail index a killed writer left ({with_tail_index} of {rounds} kills left one)"
+    );
     assert!(
         with_tail_index * 2 >= rounds as usize,
         "a tail index was on disk after only {with_tail_index} of {rounds} kills"

@@ -781,7 +781,7 @@ impl Engine {
     /// the checkpoint on disk, up to the end the writer had reached, with
     /// `maintenance` held: `None` without a checkpoint on disk and in
     /// memory (docs/ARCHITECTURE.md, "Tail indexes"; an encrypted
-    /// database's is sealed: no counts, no sorted section). The entries come from [`crate::tail_index::Indexer`];
+    /// database's is sealed: no sorted section). The entries come from [`crate::tail_index::Indexer`];
     /// when `gave_up` says it can write none for this checkpoint (the log
     /// past it holds a namespace change), the stretch is only noted as
     /// looked at, with no sync.
@@ -811,9 +811,8 @@ impl Engine {
         if base_end == 0 || end <= base_end {
             return Ok(None);
         }
-        // A sealed file has no count section (docs/FORMAT.md).
+        // An encrypted database's is sealed (docs/FORMAT.md).
         let sealed = gen.crypt().is_some();
-        let counts = if sealed { Vec::new() } else { counts };
         let Some(db) = gen.log().path().map(Path::to_path_buf) else {
             return Ok(None);
         };

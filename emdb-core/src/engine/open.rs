@@ -477,9 +477,11 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     // A count's frames and bytes scanned past the tail index.
     let mut counted_past = None;
     let (start, cp_last) = match (scope.clone(), report.used_checkpoint, &crypt) {
-        // An encrypted database's tail index serves one-key reads only
-        // (it is sealed: no sorted section, no counts).
-        (Some(wanted), true, c) if c.is_none() || matches!(wanted, KeyScope::One(_)) => {
+        // An encrypted database's tail index (sealed: no sorted section)
+        // serves one-key reads and counts, not ranges.
+        (Some(wanted), true, c)
+            if c.is_none() || matches!(wanted, KeyScope::One(_) | KeyScope::Counts) =>
+        {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let durable = slot.durable_end.max(start);
             let used = UsableTail::open(&path, &identity, start, bytes, limit, &table).and_then(
@@ -539,7 +541,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // A full read-only open (a handle, a follower, the TUI) beside a
         // writer: the tail since the checkpoint is layered over its mapped
         // index from the tail index, and only the log past that replayed.
-        (None, true, None) if cfg.read_only && !cfg.salvage && cfg.layer_tail => {
+        (None, true, _) if cfg.read_only && !cfg.salvage && cfg.layer_tail => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let layered = UsableTail::open(&path, &identity, start, bytes, limit, &table)
                 .and_then(|mut tail| tail.layer().map(|()| tail.ix.header));
@@ -741,9 +743,6 @@ struct UsableTail<'a> {
     base_end: u64,
     bytes: &'a [u8],
     table: &'a NsTable,
-    /// The seed its key hashes are under: 0, or an encrypted database's
-    /// secret one.
-    seed: u64,
 }
 
 impl<'a> UsableTail<'a> {
@@ -763,11 +762,10 @@ impl<'a> UsableTail<'a> {
             generation: identity.generation,
             end: base_end,
         };
-        let ix = crate::tail_index::TailIndex::open(db, base).ok()??;
-        let h = ix.header;
         // A sealed file for an encrypted database, a plain one otherwise.
-        if h.sealed != table.crypt.is_some()
-            || h.end > limit
+        let ix = crate::tail_index::TailIndex::open(db, base, table.crypt.clone()).ok()??;
+        let h = ix.header;
+        if h.end > limit
             || h.end > bytes.len() as u64
             || h.last_frame_at < base_end
             || !ends_with_frame(bytes, h.end, h.last_frame_at, h.last_frame_crc)
@@ -779,7 +777,6 @@ impl<'a> UsableTail<'a> {
             base_end,
             bytes,
             table,
-            seed: crate::namespace::seed_of(table.crypt.as_deref()),
         })
     }
 
@@ -822,7 +819,10 @@ impl<'a> UsableTail<'a> {
             KeyScope::One(key) => {
                 for off in self
                     .ix
-                    .lookup(crate::tail_index::key_hash(key, self.seed))
+                    .lookup(crate::tail_index::key_hash(
+                        key,
+                        self.table.crypt.as_deref(),
+                    ))
                     .ok()?
                 {
                     if self.has_key(off, key)? {
@@ -908,7 +908,7 @@ impl<'a> UsableTail<'a> {
         let mut keys: Vec<_> = last
             .into_iter()
             .map(|((ns, key), after)| {
-                let hash = crate::tail_index::key_hash(key, self.seed);
+                let hash = crate::tail_index::key_hash(key, self.table.crypt.as_deref());
                 (self.ix.home_slot(hash), hash, ns, key, after)
             })
             .collect();
@@ -972,23 +972,31 @@ impl<'a> UsableTail<'a> {
         use crate::index::Layer;
         let counts = self.counts()?;
         // Read in log order: the frames lie together, past the checkpoint.
-        let n = self.ix.header.sorted_count;
-        let mut offs = Vec::with_capacity(usize::try_from(n.min(1 << 24)).ok()?);
-        for i in 0..n {
-            offs.push(self.ix.sorted(i).ok()?);
-        }
+        let mut offs = if self.ix.header.sealed {
+            self.ix.offsets().ok()?
+        } else {
+            let n = self.ix.header.sorted_count;
+            let mut offs = Vec::with_capacity(usize::try_from(n.min(1 << 24)).ok()?);
+            for i in 0..n {
+                offs.push(self.ix.sorted(i).ok()?);
+            }
+            offs
+        };
         offs.sort_unstable();
+        let crypt = self.table.crypt.as_deref();
+        let mut opened = zeroize::Zeroizing::new(Vec::new());
         let mut layers: Vec<(Layer, Vec<u64>)> = Vec::new();
         let all = self.table.all();
         let place: std::collections::HashMap<u32, usize> =
             all.iter().enumerate().map(|(i, ns)| (ns.id, i)).collect();
         layers.resize_with(all.len(), Default::default);
         for off in offs {
-            let f = self.frame(off)?;
+            // A sealed frame is decrypted and authenticated for its key.
+            let f = crate::namespace::open_frame(self.frame(off)?, off, crypt, &mut opened).ok()?;
             let at = *place.get(&f.ns)?;
             let (layer, noted) = layers.get_mut(at)?;
             let (key, bytes) = (f.key, self.bytes);
-            let is_key = |o| crate::namespace::same_key(bytes, o, key, None);
+            let is_key = |o| crate::namespace::same_key(bytes, o, key, crypt);
             let h = all[at].hash(key);
             let added = match f.kind {
                 Kind::Put => layer.add_put(h, off, is_key),
