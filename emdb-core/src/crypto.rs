@@ -481,11 +481,11 @@ mod imp {
             u64::from_le_bytes(m.finalize().into_bytes().into())
         }
 
-        /// A sealed tail index's tag over `parts` (a page and what binds
-        /// it): 64 bits of BLAKE2b keyed with the tail key.
+        /// A sealed tail index's tag over `parts` (a label, the header or a
+        /// page, and what binds it), each preceded by its length (u64): 64
+        /// bits of BLAKE2b keyed with the tail key.
         pub(crate) fn tail_tag(&self, parts: &[&[u8]]) -> [u8; 8] {
             let mut m = <Blake2bMac<U8> as KeyInit>::new(self.tail_key.as_ref().into());
-            m.update(b"page");
             for p in parts {
                 m.update(&(p.len() as u64).to_le_bytes());
                 m.update(p);
@@ -550,6 +550,9 @@ impl Crypt {
         match *self {}
     }
     pub(crate) fn tail_tag(&self, _: &[&[u8]]) -> [u8; 8] {
+        match *self {}
+    }
+    pub(crate) fn fresh_nonce(&self, _: &mut [u8; 12]) -> Result<()> {
         match *self {}
     }
 }

@@ -180,8 +180,11 @@ pub(crate) fn key_hash(key: &[u8], crypt: Option<&Crypt>) -> u64 {
     }
 }
 
-/// Where a sealed file's header tag lies, after the header CRC.
-const HEADER_TAG: usize = HEADER_LEN + 4;
+/// Where a sealed file's nonce lies (12 random bytes), after the header
+/// CRC: pages of two files with the same header fields never match.
+const NONCE_AT: usize = HEADER_LEN + 4;
+/// Where a sealed file's header tag lies, after its nonce.
+const HEADER_TAG: usize = NONCE_AT + 12;
 /// Header bytes a sealed file's tags bind (everything up to its tag).
 const BOUND: usize = HEADER_TAG;
 /// Where a sealed file's page tag lies: the last 8 bytes of the page.
@@ -221,7 +224,7 @@ fn encode(
     sorted: &[u64],
     counts: &[NsCounts],
     crypt: Option<&Crypt>,
-) -> Vec<u8> {
+) -> Result<Vec<u8>> {
     let pages = (entries.len() * 2).div_ceil(PER_PAGE).max(1);
     header.entries = entries.len() as u64;
     header.page_count = pages as u64;
@@ -268,6 +271,9 @@ fn encode(
     }
     if let (true, Some(c)) = (header.sealed, crypt) {
         let (head, pages) = out.split_at_mut(PAGE);
+        let mut nonce = [0u8; 12];
+        c.fresh_nonce(&mut nonce)?;
+        head[NONCE_AT..HEADER_TAG].copy_from_slice(&nonce);
         let tag = header_tag(c, &head[..BOUND]);
         head[HEADER_TAG..HEADER_TAG + 8].copy_from_slice(&tag);
         for (p, page) in pages.chunks_exact_mut(PAGE).enumerate() {
@@ -275,7 +281,7 @@ fn encode(
             page[PAGE_TAG..].copy_from_slice(&tag);
         }
     }
-    out
+    Ok(out)
 }
 
 /// Recompute every checksum of a tail index file in place (header CRC,
@@ -307,8 +313,10 @@ pub(crate) fn forge(
     counts: &[NsCounts],
 ) -> Option<Vec<u8>> {
     let header = Header::decode(like).ok()?;
-    (entries.len() == sorted.len() && entries.iter().all(|e| e.1 != 0))
-        .then(|| encode(header, entries, sorted, counts, None))
+    if entries.len() != sorted.len() || entries.iter().any(|e| e.1 == 0) {
+        return None;
+    }
+    encode(header, entries, sorted, counts, None).ok()
 }
 
 /// Write the tail index for `header`, `entries` and `counts` to `<db>.tail.tmp`
@@ -333,7 +341,7 @@ pub(crate) fn write(
             faults,
             WriteSite::Checkpoint,
             &f,
-            &encode(header, entries, sorted, counts, crypt),
+            &encode(header, entries, sorted, counts, crypt)?,
             0,
         )
         .map_err(|e| Error::io("write", Some(&tmp), e))?;
@@ -1443,6 +1451,55 @@ mod tests {
                 .read_one_key_reporting(None, &key(3))
                 .unwrap();
             assert!(!report.used_tail_index);
+        }
+
+        /// A plaintext frame past a sealed tail index (the log's CRC has
+        /// no key: anyone who can write the file can append one) is
+        /// corruption for a count as for a full replay, never a key
+        /// counted.
+        #[test]
+        fn a_count_past_a_sealed_tail_index_rejects_a_plaintext_frame() {
+            use std::os::unix::fs::FileExt;
+            let secret = Some([0x71; 32]);
+            let dir = tempfile::tempdir().unwrap();
+            let (db_path, db) = loaded_with(dir.path(), "forged", secret);
+            let mut rng = Lcg(3);
+            let mut last = 0;
+            for _ in 0..3 {
+                writes_with(&db, &mut rng, 250, false);
+                db.flush().unwrap();
+                last = newer_index(&db_path, last, Duration::from_secs(10));
+            }
+            std::thread::sleep(Duration::from_millis(300));
+            let end = indexed_end(&db_path).unwrap();
+            let (counts, report) = builder_for(&db_path, secret)
+                .read_counts_reporting()
+                .unwrap();
+            assert!(report.used_tail_index);
+            let pinned = replayed_with(&db_path, secret);
+            assert_eq!(counts.default, pinned.len().unwrap() as u64);
+            // A plaintext put, its CRC right, where the writer's next
+            // frame would go.
+            let frame = crate::format::record::FrameSpec::put(0, b"forged", b"x", 0).encode();
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&db_path)
+                .unwrap();
+            f.write_all_at(&frame, end).unwrap();
+            drop(f);
+            let full = builder_for(&db_path, secret).replaying().build();
+            assert!(
+                matches!(full, Err(crate::Error::Corruption { .. })),
+                "{:?}",
+                full.err()
+            );
+            let counted = builder_for(&db_path, secret).read_counts_reporting();
+            assert!(
+                matches!(counted, Err(crate::Error::Corruption { .. })),
+                "{:?}",
+                counted.map(|c| c.0)
+            );
+            drop(db);
         }
 
         /// Counts through tail indexes (no key can expire): puts, removes,

@@ -895,9 +895,14 @@ impl<'a> UsableTail<'a> {
             for (off, f) in unit.frames {
                 last_frame = off;
                 frames += 1;
+                // Only a plain database's frames are taken here: in an
+                // encrypted log every one must be opened (and a plain one
+                // is corruption, which the replay a layered open does
+                // reports).
+                let plain = !f.sealed && self.table.crypt.is_none();
                 let state = match f.kind {
-                    Kind::Put if !f.sealed => Some((f.len as u64, f.expires_at)),
-                    Kind::Delete if !f.sealed => None,
+                    Kind::Put if plain => Some((f.len as u64, f.expires_at)),
+                    Kind::Delete if plain => None,
                     _ => return None,
                 };
                 last.insert((f.ns, f.key), state);
