@@ -316,13 +316,13 @@ impl NsTable {
         Ok(())
     }
 
-    /// True when a replay scoped to `scope` leaves out the sealed put or
-    /// delete `f` at `off`: its key, decrypted and authenticated, lies
-    /// outside the scope. A scoped replay of an encrypted log thus pays one
-    /// decryption per record it skips, not an index update (a probe, and a
-    /// second decryption of the record the key replaces). Any other frame,
-    /// and any frame of an unscoped replay, is not left out here.
-    pub(crate) fn sealed_outside(
+    /// True when a replay scoped to `scope` leaves out the frame `f` at
+    /// `off`: a put or delete of a key outside the scope. A sealed frame is
+    /// decrypted and authenticated to find its key, so a scoped replay of
+    /// an encrypted log pays one decryption per record it skips, not an
+    /// index update (a probe, and a second decryption of the record the key
+    /// replaces). An unscoped replay (`None`) leaves nothing out.
+    pub(crate) fn outside_scope(
         &self,
         scope: Option<&KeyScope>,
         off: u64,
@@ -332,12 +332,14 @@ impl NsTable {
         let Some(scope) = scope else {
             return Ok(false);
         };
-        if !f.sealed || !matches!(f.kind, Kind::Put | Kind::Delete) {
+        if !matches!(f.kind, Kind::Put | Kind::Delete) {
             return Ok(false);
         }
+        if !f.sealed {
+            return Ok(!scope.holds(f.key));
+        }
         let opened = open_frame(*f, off, self.crypt.as_deref(), scratch)?;
-        let outside = !scope.holds(opened.key);
-        Ok(outside)
+        Ok(!scope.holds(opened.key))
     }
 
     /// Apply every put queued in `pipe` (`bytes` must cover them).

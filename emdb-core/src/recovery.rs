@@ -18,7 +18,6 @@ use std::path::Path;
 
 use crate::config::KeyScope;
 use crate::error::{Error, Result};
-use crate::format::record::{Frame, Kind};
 use crate::log::Region;
 use crate::namespace::{ApplyError, NsTable, Pipeline};
 use crate::replay::{stored_crc, walk, DamagePolicy, Mapped, Pread, SkippedRange, Walk};
@@ -227,10 +226,9 @@ pub(crate) fn replay_pread(
             // applied: the bytes they point to must be published first.
             publish(unit_end);
             for (off, f) in &unit.frames {
-                if skips(src.only_keys, f)
-                    || table
-                        .sealed_outside(src.only_keys, *off, f, &mut sealed_scratch)
-                        .map_err(|e| e.strict(*off))?
+                if table
+                    .outside_scope(src.only_keys, *off, f, &mut sealed_scratch)
+                    .map_err(|e| e.strict(*off))?
                 {
                     last_frame_at = Some(*off);
                     continue;
@@ -260,14 +258,6 @@ pub(crate) fn replay_pread(
         applied,
         last_frame_at,
     })
-}
-
-/// True when a replay scoped to `only_keys` leaves frame `f` out: a plain
-/// put or delete of a key outside the scope.
-#[inline]
-fn skips(only_keys: Option<&KeyScope>, f: &Frame<'_>) -> bool {
-    only_keys
-        .is_some_and(|s| matches!(f.kind, Kind::Put | Kind::Delete) && !f.sealed && !s.holds(f.key))
 }
 
 #[cfg(test)]

@@ -92,8 +92,8 @@ pub(crate) struct Header {
     /// Entries of the count section, which follows the sorted section
     /// (version 2; 0 in a version 1 file, which has none).
     pub ns_count: u32,
-    /// An encrypted database's file (flag bit 0): hashes under its secret
-    /// seed, and no sorted section.
+    /// An encrypted database's file (flag bit 0): keyed hashes and tags
+    /// under its tail key, and no sorted section.
     pub sealed: bool,
 }
 
@@ -590,8 +590,8 @@ impl Indexer {
     /// Take in the log `bytes` (from offset 0) up to `end`, from the
     /// checkpoint `base` on; `Ok(false)` when no tail index can be written
     /// for it. `crypt` is the log's cipher, which opens its sealed frames
-    /// (the key of each is hashed under its secret seed); `None` for a
-    /// plain log.
+    /// (the key of each is hashed under its tail key, [`key_hash`]); `None`
+    /// for a plain log.
     pub(crate) fn scan(
         &mut self,
         base: Base,
@@ -1080,22 +1080,8 @@ mod tests {
             // still agrees.
             counts_agree(db);
             let pinned = replayed(db);
-            let mut through_index = 0;
+            let (mut through_index, _) = one_keys_agree(&|| Emdb::builder().path(db), &pinned);
             for space in SPACES {
-                for i in (0..HOT + 3).chain([1000, 2500]) {
-                    let k = key(i);
-                    let (one, report) = Emdb::builder()
-                        .path(db)
-                        .read_one_key_reporting(space, &k)
-                        .unwrap();
-                    let expected = match space {
-                        Some(n) => pinned.namespace(n).unwrap().get(&k).unwrap(),
-                        None => pinned.get(&k).unwrap(),
-                    }
-                    .map_or(OneKey::Missing, OneKey::Found);
-                    assert_eq!(one, expected, "namespace {space:?}, key {i}");
-                    through_index += usize::from(report.used_tail_index);
-                }
                 // Ranges: from a hot key to a little past it, and past
                 // every key written.
                 for i in (0..HOT + 3).step_by(61) {
@@ -1157,6 +1143,31 @@ mod tests {
                 }
             }
             db.checkpoint().unwrap();
+        }
+
+        /// Every hot key (and a few never written) of every namespace, read
+        /// with `read_one_key` through `builder`, against `pinned`: how many
+        /// reads went through the tail index, and how many there were.
+        fn one_keys_agree(
+            builder: &dyn Fn() -> crate::EmdbBuilder,
+            pinned: &Emdb,
+        ) -> (usize, usize) {
+            let (mut through, mut reads) = (0, 0);
+            for space in SPACES {
+                for i in (0..HOT + 3).chain([1000, 2500]) {
+                    let k = key(i);
+                    let (one, report) = builder().read_one_key_reporting(space, &k).unwrap();
+                    let expected = match space {
+                        Some(n) => pinned.namespace(n).unwrap().get(&k).unwrap(),
+                        None => pinned.get(&k).unwrap(),
+                    }
+                    .map_or(OneKey::Missing, OneKey::Found);
+                    assert_eq!(one, expected, "namespace {space:?}, key {i}");
+                    through += usize::from(report.used_tail_index);
+                    reads += 1;
+                }
+            }
+            (through, reads)
         }
 
         /// `range_once_first` against a pinned handle's first pairs, from
@@ -1353,21 +1364,9 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(5));
                 let pinned = builder(&db_path).replaying().build().unwrap();
                 assert!(!pinned.recovery_report().used_tail_index);
-                for space in SPACES {
-                    for i in (0..HOT + 3).chain([1000, 2500]) {
-                        let k = key(i);
-                        let (one, report) =
-                            builder(&db_path).read_one_key_reporting(space, &k).unwrap();
-                        let want = match space {
-                            Some(n) => pinned.namespace(n).unwrap().get(&k).unwrap(),
-                            None => pinned.get(&k).unwrap(),
-                        }
-                        .map_or(OneKey::Missing, OneKey::Found);
-                        assert_eq!(one, want, "round {round}, {space:?}, key {i}");
-                        through += usize::from(report.used_tail_index);
-                        reads += 1;
-                    }
-                }
+                let (used, read) = one_keys_agree(&|| builder(&db_path), &pinned);
+                through += used;
+                reads += read;
                 // A range reads the whole tail; a count starts from the
                 // file when there is one. Both agree.
                 let (from, to) = (key(40), key(90));

@@ -800,9 +800,6 @@ impl<'a> UsableTail<'a> {
     /// one of `key`: a sealed one is decrypted and authenticated first.
     fn has_key(&self, off: u64, key: &[u8]) -> Option<bool> {
         let f = self.frame(off)?;
-        if !f.sealed {
-            return Some(f.key == key);
-        }
         let mut opened = zeroize::Zeroizing::new(Vec::new());
         let f =
             crate::namespace::open_frame(f, off, self.table.crypt.as_deref(), &mut opened).ok()?;
