@@ -519,3 +519,33 @@ fn a_follower_starts_over_when_its_file_is_rewritten_in_place() {
         });
     }
 }
+
+/// A follower whose mapping outgrew the file (the writer maps room ahead
+/// of its log and trims it at close) reads the last record as it is, even
+/// one whose last byte is zero, which makes a read look past it for a cut:
+/// the file trimmed to the log's end is not cut.
+#[test]
+fn a_follower_reads_the_last_record_after_the_writer_trims_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trimmed.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert("a", "x").unwrap();
+    db.flush().unwrap();
+    let f = Emdb::builder()
+        .path(&path)
+        .read_only(true)
+        .follow(false)
+        .build()
+        .unwrap();
+    let last = b"ends in a zero\0".to_vec();
+    db.insert("last", last.clone()).unwrap();
+    db.flush().unwrap();
+    f.refresh().unwrap();
+    let mapped = std::fs::metadata(&path).unwrap().len();
+    db.close().unwrap();
+    let trimmed = std::fs::metadata(&path).unwrap().len();
+    assert!(trimmed < mapped, "the writer trimmed {mapped} to {trimmed}");
+    f.refresh().unwrap();
+    assert_eq!(f.get("last").unwrap(), Some(last));
+    assert_eq!(f.get("a").unwrap(), Some(b"x".to_vec()));
+}

@@ -420,7 +420,10 @@ impl Log {
             return Ok(());
         };
         let next = end.next_multiple_of(PAGE);
-        if next < region.len() as u64 {
+        // Only inside the published log: past it the mapping may outgrow
+        // the file without a cut (a follower's, mapped while the writer
+        // had room reserved ahead of its log, which it trims at close).
+        if next < region.len() as u64 && next < self.published_end() {
             region.touch(next);
             return Ok(());
         }
