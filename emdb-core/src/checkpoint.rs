@@ -23,7 +23,9 @@ use crate::generation::Generation;
 use crate::index::image::Image;
 use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;
-use crate::sorted::{gather_sorted, sort_base, sort_offsets, FenceSlot, KeySource};
+use crate::sorted::{
+    gather_sorted, sort_base, sort_from, sort_offsets, Base, FenceSlot, KeySource,
+};
 
 /// Bytes of slot pages gathered before they are written. Small enough that
 /// the page cache holds the file in small folios: a one-shot reader maps
@@ -105,7 +107,7 @@ pub(crate) fn open(
                         "checkpoint namespace table failed authentication \
                          (not sealed under this database's key)",
                     )?;
-                    codec::parse_table(&plain, &header, shards)?
+                    codec::parse_table(&plain, &header, shards, true)?
                 }
             };
             let map_len = usize::try_from(len).map_err(|_| "checkpoint too large to map")?;
@@ -151,19 +153,21 @@ pub(crate) struct Snapshot {
 }
 
 impl Snapshot {
-    /// Put each plain namespace's live keys in order for the sorted block
-    /// (docs/FORMAT.md): the image's offsets sorted by key. Encrypted
-    /// databases store no order (it would show the order of their keys).
+    /// Put each namespace's live keys in order for the sorted block
+    /// (docs/FORMAT.md): the image's offsets sorted by key. An encrypted
+    /// database's keys are decrypted for it, and the block is sealed.
     fn sort(&mut self) -> Result<()> {
-        if self.gen.crypt().is_some() {
-            return Ok(());
-        }
         let region = self.gen.log().region();
         let bytes = self.gen.bytes(&region);
-        let keys = KeySource { bytes, crypt: None };
+        let crypt = self.gen.crypt();
+        let keys = KeySource {
+            bytes,
+            crypt: crypt.as_deref(),
+        };
         let fences = &mut self.fences;
         fences.clear();
-        let sorted = self.images.iter_mut().try_for_each(|img| {
+        let (entries, covered_end) = (&self.entries, self.binding.covered_end);
+        let sorted = self.images.iter_mut().enumerate().try_for_each(|(i, img)| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
             let shards = &img.shards;
             let offs = gather_sorted(live, |part, parts| {
@@ -177,14 +181,31 @@ impl Snapshot {
                 );
                 offs
             });
-            let (offs, f) = match self.fenced {
-                true => {
+            // An encrypted database's keys are decryptions: start from the
+            // order this namespace was last checkpointed with, when that
+            // is cheaper than a sort (its fences are then built on use).
+            let ns = entries.get(i).map(|(ns, _)| &ns.sorted);
+            let prev = ns
+                .filter(|_| crypt.is_some())
+                .and_then(|s| s.checkpointed())
+                .filter(|(end, _)| *end <= covered_end);
+            let from_prev = match &prev {
+                Some((end, base)) => sort_from(keys, &offs, (*end, base))?,
+                None => None,
+            };
+            let (offs, f) = match (from_prev, self.fenced) {
+                (Some(offs), _) => (offs, None),
+                (None, true) => {
                     let order = sort_base(keys, offs)?;
                     (order.offs, order.fences)
                 }
-                false => (sort_offsets(keys, offs)?, None),
+                (None, false) => (sort_offsets(keys, offs)?, None),
             };
-            img.sorted = Some(Arc::from(offs));
+            let offs: Arc<[u64]> = Arc::from(offs);
+            if let (Some(ns), Some(_)) = (ns, &crypt) {
+                ns.set_checkpointed(covered_end, Base::Heap(Arc::clone(&offs)));
+            }
+            img.sorted = Some(offs);
             fences.push(FenceSlot::ready(f));
             Ok(())
         });
@@ -387,7 +408,21 @@ fn write_file(
     for b in &plan.blocks {
         let pad = (b.at - (buf_at + buf.len() as u64)) as usize;
         buf.resize(buf.len() + pad, 0);
-        block_bytes(images, b.kind, &mut buf);
+        match (b.kind, crypt) {
+            // An encrypted database's order is sealed in chunks (docs/FORMAT.md).
+            (codec::BlockKind::Sorted { ns }, Some(c)) => {
+                let img = &images[ns];
+                let offs = img.sorted.as_deref().unwrap_or(&[]);
+                codec::sealed_sorted_bytes(
+                    h,
+                    img.id,
+                    offs,
+                    |aad, plain| c.seal_blob(aad, plain),
+                    &mut buf,
+                )?;
+            }
+            _ => block_bytes(images, b.kind, &mut buf),
+        }
         if buf.len() >= WRITE_CHUNK {
             emit(&mut buf, &mut buf_at, false)?;
         }

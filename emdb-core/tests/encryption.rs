@@ -459,69 +459,143 @@ fn every_feature_works_encrypted() {
     assert_eq!(mem.get("a").unwrap(), Some(b"b".to_vec()));
 }
 
-/// Sorted reads work encrypted, across a checkpoint and reopen, and the
-/// checkpoint carries no sorted block (its order of offsets would give away
-/// the order of the keys): the order is rebuilt in memory on first use.
-#[test]
-fn encrypted_sorted_order_is_never_written_down() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sorted.emdb");
-    let name = |i: u32| format!("key{:05}", (i * 7919) % 1000);
-    {
-        let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
-        db.insert_many((0..1000u32).map(|i| (name(i), i.to_string())))
-            .unwrap();
-        db.checkpoint().unwrap();
-    }
-    let ckpt = std::fs::read(format!("{}.ckpt", path.display())).unwrap();
+const SORTED_KEYS: u32 = 5000;
+
+/// `key{i:05}` for `i` below [`SORTED_KEYS`], in a scrambled order.
+fn scrambled(i: u32) -> String {
+    format!("key{:05}", (i * 7919) % SORTED_KEYS)
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+/// The 8-byte words of the checkpoint's slot pages that equal the offset
+/// of a record in the log: a sorted block in clear is made of them (hash
+/// index entries carry a tag in their top bits).
+fn offsets_in_clear(db_path: &Path) -> usize {
+    let ckpt = std::fs::read(format!("{}.ckpt", db_path.display())).unwrap();
     assert_eq!(&ckpt[8..12], &2u32.to_le_bytes());
-    // The namespace table is sealed, so look for the block itself: a sorted
-    // block is page-aligned in the slot pages and starts with log offsets
-    // of live records (index entries carry a tag in their top bits).
-    let log = std::fs::read(&path).unwrap();
+    let log = std::fs::read(db_path).unwrap();
     let records: HashSet<u64> = frames(&log, log.len())
         .into_iter()
         .map(|(off, _)| off as u64)
         .collect();
-    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
     let (pages_at, crcs_at) = (u64_at(&ckpt, 72) as usize, u64_at(&ckpt, 88) as usize);
-    let starts_with_offsets =
-        |b: &[u8], page: usize| (0..16).all(|i| records.contains(&u64_at(b, page + 8 * i)));
-    assert!(
-        !(pages_at..crcs_at)
-            .step_by(4096)
-            .any(|p| starts_with_offsets(&ckpt, p)),
-        "no sorted block"
-    );
-    let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
-    assert!(db.recovery_report().used_checkpoint);
-    let keys: Vec<Vec<u8>> = db.range_iter(..).unwrap().map(|r| r.unwrap().0).collect();
-    let want: Vec<Vec<u8>> = (0..1000u32)
+    (pages_at..crcs_at)
+        .step_by(8)
+        .filter(|&at| records.contains(&u64_at(&ckpt, at)))
+        .count()
+}
+
+fn all_keys(db: &Emdb) -> emdb_core::Result<Vec<Vec<u8>>> {
+    db.range_iter(..)?.map(|r| r.map(|(k, _)| k)).collect()
+}
+
+fn sorted_names() -> Vec<Vec<u8>> {
+    (0..SORTED_KEYS)
         .map(|i| format!("key{i:05}").into_bytes())
-        .collect();
-    assert_eq!(keys, want);
-    // The plain database of the same keys does write one.
+        .collect()
+}
+
+/// An encrypted database's checkpoint stores its sorted order sealed:
+/// no record offset shows in clear (a plain database's checkpoint shows
+/// one per key), and a read-only open reads ranges from it, opening a few
+/// chunks, without decrypting and sorting every key.
+#[test]
+fn encrypted_sorted_order_is_stored_sealed_and_read_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sorted.emdb");
+    {
+        let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+        db.insert_many((0..SORTED_KEYS).map(|i| (scrambled(i), i.to_string())))
+            .unwrap();
+        db.checkpoint().unwrap();
+    }
+    assert_eq!(offsets_in_clear(&path), 0, "a sorted block in clear");
+    // The plain database of the same keys shows every key's offset.
     let plain = dir.path().join("plain.emdb");
     {
         let db = Emdb::open(&plain).unwrap();
-        db.insert_many((0..1000u32).map(|i| (name(i), i.to_string())))
+        db.insert_many((0..SORTED_KEYS).map(|i| (scrambled(i), i.to_string())))
             .unwrap();
         db.checkpoint().unwrap();
     }
-    let ckpt = std::fs::read(format!("{}.ckpt", plain.display())).unwrap();
-    // Its table entry (id, name length 0, live_bytes, expiring) is followed
-    // by sorted_len, and the search above finds its block.
-    let at = 4096 + 4 + 2 + 8 + 8;
-    assert_eq!(&ckpt[at..at + 8], &1000u64.to_le_bytes());
-    let log = std::fs::read(&plain).unwrap();
-    let records: HashSet<u64> = frames(&log, log.len())
-        .into_iter()
-        .map(|(off, _)| off as u64)
+    assert!(offsets_in_clear(&plain) >= SORTED_KEYS as usize);
+
+    let db = keyed(&path, Cipher::Aes256Gcm)
+        .read_only(true)
+        .build()
+        .unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    let before = db.stats().unwrap().index_memory_bytes;
+    let got: Vec<Vec<u8>> = db
+        .range_iter(b"key02500".to_vec()..b"key02505".to_vec())
+        .unwrap()
+        .map(|r| r.unwrap().0)
         .collect();
-    let (pages_at, crcs_at) = (u64_at(&ckpt, 72) as usize, u64_at(&ckpt, 88) as usize);
-    assert!((pages_at..crcs_at)
-        .step_by(4096)
-        .any(|p| (0..16).all(|i| records.contains(&u64_at(&ckpt, p + 8 * i)))));
+    assert_eq!(got, sorted_names()[2500..2505].to_vec());
+    // An order sorted in memory holds 8 bytes per key; the chunks a seek
+    // opened hold 8 bytes per offset in them (508 per chunk).
+    let grew = db.stats().unwrap().index_memory_bytes - before;
+    assert!(
+        grew <= 4 * 508 * 8,
+        "{grew} bytes for one seek: the order was rebuilt"
+    );
+    assert_eq!(all_keys(&db).unwrap(), sorted_names());
+    // The writer reads the same order, and after more writes and a reopen.
+    drop(db);
+    let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+    assert_eq!(all_keys(&db).unwrap(), sorted_names());
+    db.remove("key00000").unwrap();
+    db.insert("key99999", "new").unwrap();
+    db.checkpoint().unwrap();
+    drop(db);
+    let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+    let mut want = sorted_names();
+    want.remove(0);
+    want.push(b"key99999".to_vec());
+    assert_eq!(all_keys(&db).unwrap(), want);
+}
+
+/// Every slot page of an encrypted checkpoint changed, with its page CRC
+/// made to match: a range read over the sealed sorted block either gives
+/// the right keys (the page was not the block's) or fails as corruption,
+/// and the block's chunks all fail their authentication.
+#[test]
+fn a_tampered_sealed_sorted_chunk_is_corruption_never_a_wrong_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tamper.emdb");
+    {
+        let db = keyed(&path, Cipher::ChaCha20Poly1305).build().unwrap();
+        db.insert_many((0..SORTED_KEYS).map(|i| (scrambled(i), i.to_string())))
+            .unwrap();
+        db.checkpoint().unwrap();
+    }
+    let ckpt_path = format!("{}.ckpt", path.display());
+    let orig = std::fs::read(&ckpt_path).unwrap();
+    let (pages_at, crcs_at) = (u64_at(&orig, 72) as usize, u64_at(&orig, 88) as usize);
+    let mut failed = 0;
+    for (i, page) in (pages_at..crcs_at).step_by(4096).enumerate() {
+        let mut t = orig.clone();
+        t[page + 100] ^= 0x04;
+        let crc = crc32fast::hash(&t[page..page + 4096]);
+        t[crcs_at + 4 * i..crcs_at + 4 * i + 4].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&ckpt_path, &t).unwrap();
+        let db = keyed(&path, Cipher::ChaCha20Poly1305)
+            .read_only(true)
+            .build()
+            .unwrap();
+        assert!(db.recovery_report().used_checkpoint);
+        match all_keys(&db) {
+            Ok(keys) => assert_eq!(keys, sorted_names(), "page {page}"),
+            Err(e) => {
+                assert!(matches!(e, Error::Corruption { .. }), "page {page}: {e}");
+                failed += 1;
+            }
+        }
+    }
+    assert_eq!(failed, (SORTED_KEYS as usize).div_ceil(508));
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {

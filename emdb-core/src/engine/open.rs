@@ -23,7 +23,7 @@ use crate::log::{Log, LogFile, Region};
 use crate::namespace::{frame_at, NsEntry, NsTable};
 use crate::recovery::{self, RecoveryReport};
 use crate::replay;
-use crate::sorted::{Base, Sorted};
+use crate::sorted::{Base, SealedBase, Sorted};
 
 /// A fresh random database id.
 pub(crate) fn random_id() -> [u8; 16] {
@@ -228,7 +228,11 @@ pub(super) fn load_checkpoint(
                 Ok((id, name, kd, Sorted::unbuilt()))
             })
             .collect::<std::result::Result<_, String>>()?,
-        crate::checkpoint::Loaded::V2 { metas, image, .. } => metas
+        crate::checkpoint::Loaded::V2 {
+            header,
+            metas,
+            image,
+        } => metas
             .into_iter()
             .map(|m| {
                 let kd = Keydir::over_image(&m, &image).ok_or_else(inconsistent)?;
@@ -239,6 +243,23 @@ pub(super) fn load_checkpoint(
                         at: usize::try_from(p.at).map_err(|_| inconsistent())?,
                         len: usize::try_from(p.len).map_err(|_| inconsistent())?,
                     }),
+                    // Sealed in chunks (docs/FORMAT.md).
+                    Some(p) if p.len == kd.len() => match &crypt {
+                        Some(c) => {
+                            let base = Base::Sealed(Arc::new(SealedBase::new(
+                                Arc::clone(&image),
+                                Arc::clone(c),
+                                usize::try_from(p.at).map_err(|_| inconsistent())?,
+                                usize::try_from(p.len).map_err(|_| inconsistent())?,
+                                crate::format::checkpoint::sorted_aad_prefix(&header, m.id, p.len),
+                            )));
+                            // The writer's next checkpoint starts from it.
+                            let sorted = Sorted::over(base.clone());
+                            sorted.set_checkpointed(b.covered_end, base);
+                            sorted
+                        }
+                        None => return Err(inconsistent()),
+                    },
                     Some(_) => return Err(inconsistent()),
                     None => Sorted::unbuilt(),
                 };

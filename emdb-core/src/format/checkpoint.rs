@@ -382,6 +382,64 @@ pub(crate) fn table_aad(h: &HeaderV2) -> Vec<u8> {
     aad
 }
 
+/// Offsets per chunk of an encrypted database's sealed sorted block: one
+/// chunk per page, with its nonce and tag (docs/FORMAT.md).
+pub(crate) const SORTED_CHUNK: usize = (PAGE - TABLE_SEAL_OVERHEAD as usize) / SLOT;
+
+/// Bytes a sorted block of `len` offsets takes in the slot pages: 8 per
+/// offset, or whole pages of sealed chunks.
+pub(crate) fn sorted_block_len(len: u64, sealed: bool) -> Option<u64> {
+    match sealed {
+        false => len.checked_mul(SLOT as u64),
+        true => len.div_ceil(SORTED_CHUNK as u64).checked_mul(PAGE as u64),
+    }
+}
+
+/// Associated data of chunk `chunk` of a sealed sorted block: a label,
+/// the header's bytes `0..96` (as [`table_aad`]), the namespace id, the
+/// block's length and the chunk's index, so a chunk cannot be moved to
+/// another place, namespace or checkpoint.
+pub(crate) fn sorted_aad(h: &HeaderV2, ns_id: u32, len: u64, chunk: u64) -> Vec<u8> {
+    let mut aad = sorted_aad_prefix(h, ns_id, len);
+    aad.extend_from_slice(&chunk.to_le_bytes());
+    aad
+}
+
+/// [`sorted_aad`] without the chunk index (which a reader appends).
+pub(crate) fn sorted_aad_prefix(h: &HeaderV2, ns_id: u32, len: u64) -> Vec<u8> {
+    let mut aad = b"emdb-ckpt-sorted-v2".to_vec();
+    aad.extend_from_slice(&h.encode()[..96]);
+    aad.extend_from_slice(&ns_id.to_le_bytes());
+    aad.extend_from_slice(&len.to_le_bytes());
+    aad
+}
+
+/// Append the sealed form of the sorted block `offs` of namespace `ns_id`
+/// to `out`: each chunk sealed by `seal` (associated data, plain bytes)
+/// and padded with zeros to its page.
+pub(crate) fn sealed_sorted_bytes<E>(
+    h: &HeaderV2,
+    ns_id: u32,
+    offs: &[u64],
+    mut seal: impl FnMut(&[u8], &[u8]) -> Result<Vec<u8>, E>,
+    out: &mut Vec<u8>,
+) -> Result<(), E> {
+    let len = offs.len() as u64;
+    let mut plain = Vec::with_capacity(SORTED_CHUNK * SLOT);
+    for (i, chunk) in offs.chunks(SORTED_CHUNK).enumerate() {
+        plain.clear();
+        for o in chunk {
+            plain.extend_from_slice(&o.to_le_bytes());
+        }
+        let sealed = seal(&sorted_aad(h, ns_id, len, i as u64), &plain)?;
+        debug_assert!(sealed.len() <= PAGE);
+        let page_end = out.len() + PAGE;
+        out.extend_from_slice(&sealed);
+        out.resize(page_end, 0);
+    }
+    Ok(())
+}
+
 /// Check the stored namespace table (sealed or not) against its CRC.
 pub(crate) fn check_table_crc(table: &[u8], h: &HeaderV2) -> Result<(), &'static str> {
     if crate::format::crc::crc32(table) != h.table_crc {
@@ -398,17 +456,19 @@ pub(crate) fn decode_table(
     shard_count: usize,
 ) -> Result<Vec<NsMeta>, &'static str> {
     check_table_crc(table, h)?;
-    parse_table(table, h, shard_count)
+    parse_table(table, h, shard_count, false)
 }
 
 /// Decode and check the (plain, CRC-checked or authenticated) namespace
 /// table against `h`: sizes consistent, every shard's slots inside the slot
 /// pages, aligned so that a table of up to a page never straddles two
-/// pages, and no two blocks overlapping.
+/// pages, and no two blocks overlapping. `sealed`: the table of an
+/// encrypted database, whose sorted blocks are sealed chunks.
 pub(crate) fn parse_table(
     table: &[u8],
     h: &HeaderV2,
     shard_count: usize,
+    sealed: bool,
 ) -> Result<Vec<NsMeta>, &'static str> {
     let mut metas = Vec::with_capacity((h.ns_count as usize).min(1024));
     let mut at = 0usize;
@@ -439,9 +499,7 @@ pub(crate) fn parse_table(
             }
             None
         } else {
-            let bytes = sorted_len
-                .checked_mul(SLOT as u64)
-                .ok_or("bad sorted block")?;
+            let bytes = sorted_block_len(sorted_len, sealed).ok_or("bad sorted block")?;
             let end = sorted_at.checked_add(bytes).ok_or("bad sorted block")?;
             if !sorted_at.is_multiple_of(PAGE as u64) || sorted_at < h.pages_at || end > pages_end {
                 return Err("sorted block outside the slot pages");
@@ -652,7 +710,7 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage], sealed
             len: sorted.len() as u64,
             at: at.max(pages_at),
         });
-        at += (sorted.len() * SLOT) as u64;
+        at += sorted_block_len(sorted.len() as u64, sealed).unwrap_or(0);
     }
     let crcs_at = at.next_multiple_of(PAGE as u64);
     let table = encode_table(&metas);
