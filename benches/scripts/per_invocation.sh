@@ -44,6 +44,9 @@
 #   REBUILD=1|emdb|sqlite      rebuild both databases (or one) even if present
 #                              (--rebuild is REBUILD=1)
 #   JSON=PATH                  also write the results as JSON (--json PATH)
+#   ENCRYPT=1                  emdb's database is encrypted (AES-256-GCM, a
+#                              raw key in a key file, EMDB_KEY_FILE): it lives
+#                              in DIR/N-encrypted; sqlite3's stays plain
 #
 # The databases are reused across runs: rebuild them when the emdb on-disk
 # format or the import path changed, or the figures describe old files.
@@ -70,6 +73,8 @@ REBUILD=${REBUILD:-0}
 JSON_OUT=${JSON:-}
 PREFIX=user:000012
 TIME_BIN=/usr/bin/time
+ENCRYPT=${ENCRYPT:-0}
+case $ENCRYPT in 0 | 1) ;; *) echo "per_invocation: ENCRYPT must be 0 or 1" >&2 && exit 1 ;; esac
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -140,6 +145,14 @@ gen_data() {
 
 now_us() { REPLY=${EPOCHREALTIME/./}; }
 
+# emdb_dir N: the directory of size N's databases (encrypted ones apart).
+emdb_dir() {
+    case $ENCRYPT in
+        1) REPLY=$DATA_DIR/$1-encrypted ;;
+        *) REPLY=$DATA_DIR/$1 ;;
+    esac
+}
+
 # secs START_US: seconds since START_US, one decimal.
 secs() {
     local now
@@ -148,9 +161,15 @@ secs() {
 }
 
 build_size() {
-    local n=$1 dir=$DATA_DIR/$1
+    local n=$1 dir
+    emdb_dir "$n"
+    dir=$REPLY
     local want_emdb=0 want_sqlite=0
     mkdir -p "$dir"
+    if [ "$ENCRYPT" = 1 ]; then
+        [ -f "$dir/emdb.key" ] || head -c 32 /dev/urandom >"$dir/emdb.key"
+        export EMDB_KEY_FILE=$dir/emdb.key
+    fi
     if [ ! -f "$dir/emdb.done" ] || [ "$REBUILD" = 1 ] || [ "$REBUILD" = emdb ]; then want_emdb=1; fi
     if [ ! -f "$dir/sqlite.done" ] || [ "$REBUILD" = 1 ] || [ "$REBUILD" = sqlite ]; then want_sqlite=1; fi
     if [ $want_emdb = 0 ] && [ $want_sqlite = 0 ]; then
@@ -373,8 +392,11 @@ median() {
 declare -A MED_US MED_RSS MED_CPU ALL_US ALL_RSS ALL_CPU
 
 run_size() {
-    local n=$1 dir=$DATA_DIR/$1 cmd engine run db i
+    local n=$1 dir cmd engine run db i
     local -a times_e times_s rss_e rss_s cpu_e cpu_s
+    emdb_dir "$n"
+    dir=$REPLY
+    if [ "$ENCRYPT" = 1 ]; then export EMDB_KEY_FILE=$dir/emdb.key; fi
     PREFIX_KEYS=
     for i in $(seq 1200 1299); do
         key_of "$i"
@@ -448,8 +470,9 @@ for n in $SIZES; do
 done
 JOURNAL=unknown SYNC=unknown
 for n in $SIZES; do
-    JOURNAL=$("$SQLITE3" -batch "$DATA_DIR/$n/kv.sqlite" "PRAGMA journal_mode")
-    SYNC=$("$SQLITE3" -batch "$DATA_DIR/$n/kv.sqlite" "PRAGMA synchronous")
+    emdb_dir "$n"
+    JOURNAL=$("$SQLITE3" -batch "$REPLY/kv.sqlite" "PRAGMA journal_mode")
+    SYNC=$("$SQLITE3" -batch "$REPLY/kv.sqlite" "PRAGMA synchronous")
     break
 done
 case $SYNC in 0) SYNC_NAME=OFF ;; 1) SYNC_NAME=NORMAL ;; 2) SYNC_NAME=FULL ;; 3) SYNC_NAME=EXTRA ;; *) SYNC_NAME=$SYNC ;; esac
@@ -473,7 +496,9 @@ for n in $SIZES; do
     echo
     echo "### $(fmt_int "$n") keys"
     echo
-    cat "$DATA_DIR/$n/gen.txt" "$DATA_DIR/$n/emdb.done" "$DATA_DIR/$n/sqlite.done" 2>/dev/null | sed 's/^/- /'
+    emdb_dir "$n"
+    cat "$REPLY/gen.txt" "$REPLY/emdb.done" "$REPLY/sqlite.done" 2>/dev/null | sed 's/^/- /'
+    if [ "$ENCRYPT" = 1 ]; then echo "- emdb's database is encrypted (AES-256-GCM, raw key file); sqlite3's is plain"; fi
     echo
     echo "| command | emdb median ms | emdb peak RSS MiB | sqlite3 median ms | sqlite3 peak RSS MiB | ratio (emdb/sqlite3) |"
     echo "|---|---:|---:|---:|---:|---:|"
