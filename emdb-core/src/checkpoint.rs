@@ -170,17 +170,13 @@ impl Snapshot {
         let sorted = self.images.iter_mut().enumerate().try_for_each(|(i, img)| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
             let shards = &img.shards;
-            let offs = gather_sorted(live, |part, parts| {
-                let per = shards.len().div_ceil(parts);
-                let mine = shards.iter().skip(part * per).take(per);
-                let mut offs = Vec::with_capacity(mine.clone().map(|s| s.len as usize).sum());
-                offs.extend(
-                    mine.flat_map(|s| s.entries.iter())
-                        .filter(|&&e| e != 0)
-                        .map(|&e| crate::index::table::entry_offset(e)),
-                );
-                offs
-            });
+            let entries_of = |shards: &mut dyn Iterator<Item = &codec::ShardImage>| {
+                shards
+                    .flat_map(|s| s.entries.iter())
+                    .filter(|&&e| e != 0)
+                    .map(|&e| crate::index::table::entry_offset(e))
+                    .collect::<Vec<u64>>()
+            };
             // An encrypted database's keys are decryptions: start from the
             // order this namespace was last checkpointed with, when that
             // is cheaper than a sort (its fences are then built on use).
@@ -190,16 +186,27 @@ impl Snapshot {
                 .and_then(|s| s.checkpointed())
                 .filter(|(end, _)| *end <= covered_end);
             let from_prev = match &prev {
-                Some((end, base)) => sort_from(keys, &offs, (*end, base))?,
+                // The live offsets in any order.
+                Some((end, base)) => {
+                    sort_from(keys, &entries_of(&mut shards.iter()), (*end, base))?
+                }
                 None => None,
             };
-            let (offs, f) = match (from_prev, self.fenced) {
-                (Some(offs), _) => (offs, None),
-                (None, true) => {
-                    let order = sort_base(keys, offs)?;
-                    (order.offs, order.fences)
+            let (offs, f) = match from_prev {
+                Some(offs) => (offs, None),
+                None => {
+                    let offs = gather_sorted(live, |part, parts| {
+                        let per = shards.len().div_ceil(parts);
+                        entries_of(&mut shards.iter().skip(part * per).take(per))
+                    });
+                    match self.fenced {
+                        true => {
+                            let order = sort_base(keys, offs)?;
+                            (order.offs, order.fences)
+                        }
+                        false => (sort_offsets(keys, offs)?, None),
+                    }
                 }
-                (None, false) => (sort_offsets(keys, offs)?, None),
             };
             let offs: Arc<[u64]> = Arc::from(offs);
             if let (Some(ns), Some(_)) = (ns, &crypt) {

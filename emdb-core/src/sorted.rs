@@ -1389,35 +1389,43 @@ pub(crate) fn sort_from(
 ) -> Result<Option<Vec<u64>>> {
     let (prev_end, prev) = prev;
     let n = prev.len();
-    let (mut old, new): (Vec<u64>, Vec<u64>) = offs.iter().partition(|&&o| o < prev_end);
+    let (old, new): (Vec<u64>, Vec<u64>) = offs.iter().partition(|&&o| o < prev_end);
     let searches = (new.len() + 1).saturating_mul((usize::BITS - n.leading_zeros()) as usize + 1);
     if searches >= n || old.len() > n {
         return Ok(None);
     }
-    // Which of `prev`'s entries are still live: both sides by offset.
-    let by_key: Vec<u64> = (0..n).map(|i| prev.get(i)).collect::<Result<_>>()?;
-    let mut by_off = by_key.clone();
-    sort_u64(&mut by_off);
-    sort_u64(&mut old);
-    let mut dead = Vec::with_capacity(n - old.len());
-    let mut live = old.iter().peekable();
-    for &o in &by_off {
-        match live.peek() {
-            Some(&&l) if l == o => {
-                live.next();
-            }
-            // A live offset `prev` lacks: not the order of that end.
-            Some(&&l) if l < o => return Ok(None),
-            _ => dead.push(o),
+    // Which of `prev`'s entries are still live: a bit per 4 bytes of log
+    // below `prev_end` (frames are at least 7 bytes long, so no two share
+    // one) marks the live offsets there, and `prev` keeps, in its order,
+    // those whose bit is set; each bit is cleared as it is found, so the
+    // count found says whether `prev` held every live offset.
+    let Some(words) = usize::try_from(prev_end / 4 / 64 + 1).ok() else {
+        return Ok(None);
+    };
+    let mut bits = vec![0u64; words];
+    for &o in &old {
+        if let Some(w) = bits.get_mut((o / 4 / 64) as usize) {
+            *w |= 1 << ((o / 4) % 64);
         }
     }
-    if live.next().is_some() {
+    let mut kept = Vec::with_capacity(old.len());
+    for i in 0..n {
+        let o = prev.get(i)?;
+        let (w, bit) = ((o / 4 / 64) as usize, 1u64 << ((o / 4) % 64));
+        match bits.get_mut(w) {
+            Some(word) if *word & bit != 0 => {
+                *word &= !bit;
+                kept.push(o);
+            }
+            // Removed since, or past `prev_end` (not that end's order).
+            _ => {}
+        }
+    }
+    drop(bits);
+    // A live offset `prev` lacks: not the order of that end.
+    if kept.len() != old.len() {
         return Ok(None);
     }
-    let kept: Vec<u64> = by_key
-        .into_iter()
-        .filter(|o| dead.binary_search(o).is_err())
-        .collect();
     let new = sort_offsets(keys, new)?;
     merge(keys, &kept, &new).map(Some)
 }
