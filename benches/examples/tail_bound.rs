@@ -194,12 +194,7 @@ fn main() {
                     matches!(one, Ok(emdb_core::OneKey::Found(_))),
                     "the one-key read lost {k}: {one:?}"
                 );
-                // An encrypted database has no sorted block nor counts in
-                // its tail indexes: its range reads sort every key, and
-                // only the one-key read is timed.
-                let (one_range, first_ten, count) = if env("ENCRYPT", 0) != 0 {
-                    (Duration::ZERO, Duration::ZERO, Duration::ZERO)
-                } else {
+                let (one_range, first_ten, count) = {
                     // What a one-shot `emdb scan --prefix` does: about 100 keys
                     // (the key's first 11 bytes), through `range_once`.
                     let prefix = &k.as_bytes()[..11];
@@ -330,13 +325,7 @@ fn main() {
             |p| p.5,
         ),
     ];
-    // Encrypted: only the one-key read was timed.
-    let timed = if env("ENCRYPT", 0) != 0 {
-        &timed[..1]
-    } else {
-        &timed[..]
-    };
-    for &(what, time) in timed {
+    for &(what, time) in &timed {
         let mut times: Vec<Duration> = probes.iter().map(time).collect();
         times.sort_unstable();
         println!(

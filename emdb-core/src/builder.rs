@@ -589,8 +589,9 @@ impl EmdbBuilder {
     /// (and some slack) past its start in the checkpoint's order, so it
     /// costs what a short range costs; when the log since removed so many
     /// of those keys that fewer than `n` pairs remain, it reads the whole
-    /// range instead. Encrypted databases store no order: there it is
-    /// `range_once`.
+    /// range instead. On an encrypted database it is `range_once`: its
+    /// open decrypts every record of the tail to find the range's
+    /// anyway, which narrowing would not save.
     pub fn range_once_first(
         self,
         namespace: Option<&str>,

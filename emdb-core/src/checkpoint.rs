@@ -167,6 +167,7 @@ impl Snapshot {
         let fences = &mut self.fences;
         fences.clear();
         let (entries, covered_end) = (&self.entries, self.binding.covered_end);
+        let mut kept = Vec::new();
         let sorted = self.images.iter_mut().enumerate().try_for_each(|(i, img)| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
             let shards = &img.shards;
@@ -210,13 +211,18 @@ impl Snapshot {
             };
             let offs: Arc<[u64]> = Arc::from(offs);
             if let (Some(ns), Some(_)) = (ns, &crypt) {
-                ns.set_checkpointed(covered_end, Base::Heap(Arc::clone(&offs)));
+                kept.push((ns, Arc::clone(&offs)));
             }
             img.sorted = Some(offs);
             fences.push(FenceSlot::ready(f));
             Ok(())
         });
-        self.gen.log().vouch_read(&region, bytes, sorted)
+        self.gen.log().vouch_read(&region, bytes, sorted)?;
+        // The next checkpoint of an encrypted database starts from these.
+        for (ns, offs) in kept {
+            ns.set_checkpointed(covered_end, Base::Heap(offs));
+        }
+        Ok(())
     }
 
     /// Hand the sorted blocks to the namespaces they were taken from whose

@@ -1266,17 +1266,25 @@ impl Sorted {
         self.state.lock().epoch
     }
 
-    /// Bytes of memory its entries take (8 per offset held in memory; a
-    /// mapped base is not counted). Counted by entries, not allocations, so
+    /// Bytes of memory its entries take (8 per offset held in memory,
+    /// the checkpointed order's too when it is not the base; a mapped
+    /// base is not counted). Counted by entries, not allocations, so
     /// sorting pending records into the delta leaves it unchanged.
     pub(crate) fn memory_bytes(&self) -> usize {
+        fn entries(b: &Base) -> usize {
+            match b {
+                Base::Heap(v) => v.len(),
+                Base::Mapped { .. } => 0,
+                Base::Sealed(b) => b.memory_bytes() / 8,
+            }
+        }
         let s = self.state.lock();
-        let base = match &s.base {
-            Base::Heap(v) => v.len(),
-            Base::Mapped { .. } => 0,
-            Base::Sealed(b) => b.memory_bytes() / 8,
+        // The checkpointed order, when it is no longer the base.
+        let kept = match &*self.checkpointed.lock() {
+            Some((_, b)) if !same_base(b, &s.base) => entries(b),
+            _ => 0,
         };
-        (base + s.delta.len() + s.pending.len()) * 8 + s.fences.memory_bytes()
+        (entries(&s.base) + kept + s.delta.len() + s.pending.len()) * 8 + s.fences.memory_bytes()
     }
 }
 
@@ -1410,7 +1418,11 @@ pub(crate) fn sort_from(
     }
     let mut kept = Vec::with_capacity(old.len());
     for i in 0..n {
-        let o = prev.get(i)?;
+        // A damaged kept order (a sealed block that fails its check) is
+        // no reason to fail the checkpoint, which reads the image and log.
+        let Ok(o) = prev.get(i) else {
+            return Ok(None);
+        };
         let (w, bit) = ((o / 4 / 64) as usize, 1u64 << ((o / 4) % 64));
         match bits.get_mut(w) {
             Some(word) if *word & bit != 0 => {
@@ -2919,6 +2931,26 @@ mod tests {
         lacking.remove(1);
         let partial = Base::Heap(Arc::from(lacking));
         assert_eq!(sort_from(src, &live, (prev_end, &partial)).unwrap(), None);
+        // Nor one that lacks the live offset nearest below its end (the
+        // last key written before it, k01081, was neither rewritten nor
+        // removed).
+        let last = all[first as usize - 1];
+        assert!(live.contains(&last));
+        let lacking_last: Vec<u64> = prev_order.iter().copied().filter(|&o| o != last).collect();
+        let partial = Base::Heap(Arc::from(lacking_last));
+        assert_eq!(sort_from(src, &live, (prev_end, &partial)).unwrap(), None);
+        // Entries at or past its end, and a repeated one, are not kept:
+        // a new key's entry is placed once, from the offsets written since.
+        let mut extra = prev_order.clone();
+        let new_key = *live.iter().max().unwrap();
+        extra.insert(7, new_key);
+        extra.insert(9, extra[8]);
+        let extra = Base::Heap(Arc::from(extra));
+        let want = sort_offsets(src, live.clone()).unwrap();
+        assert_eq!(
+            sort_from(src, &live, (prev_end, &extra)).unwrap(),
+            Some(want)
+        );
         // Too many keys written since for placing each to pay.
         let early = Base::Heap(Arc::from(sort_offsets(src, all[..10].to_vec()).unwrap()));
         assert_eq!(sort_from(src, &live, (all[10], &early)).unwrap(), None);

@@ -188,12 +188,15 @@ pub(crate) fn read_identity(
 }
 
 /// Try to use the checkpoint that belongs to this log: a version-2 image is
-/// mapped (constant time), a version-1 one decoded into memory.
+/// mapped (constant time), a version-1 one decoded into memory. A `writer`
+/// keeps an encrypted database's sorted blocks for its next checkpoint to
+/// start from (`Sorted::set_checkpointed`).
 pub(super) fn load_checkpoint(
     path: &Path,
     id: &Identity,
     bytes: &[u8],
     crypt: Option<Arc<Crypt>>,
+    writer: bool,
 ) -> std::result::Result<Option<(Binding, NsTable)>, String> {
     let Some(loaded) = crate::checkpoint::open(&checkpoint_path(path), SHARDS, crypt.as_deref())?
     else {
@@ -237,7 +240,7 @@ pub(super) fn load_checkpoint(
             .map(|m| {
                 let kd = Keydir::over_image(&m, &image).ok_or_else(inconsistent)?;
                 let sorted = match m.sorted {
-                    // Stored only for plain databases; one entry per live key.
+                    // A plain database's, in place; one entry per live key.
                     Some(p) if crypt.is_none() && p.len == kd.len() => Sorted::over(Base::Mapped {
                         image: Arc::clone(&image),
                         at: usize::try_from(p.at).map_err(|_| inconsistent())?,
@@ -253,9 +256,11 @@ pub(super) fn load_checkpoint(
                                 usize::try_from(p.len).map_err(|_| inconsistent())?,
                                 crate::format::checkpoint::sorted_aad_prefix(&header, m.id, p.len),
                             )));
-                            // The writer's next checkpoint starts from it.
                             let sorted = Sorted::over(base.clone());
-                            sorted.set_checkpointed(b.covered_end, base);
+                            // A writer's next checkpoint starts from it.
+                            if writer {
+                                sorted.set_checkpointed(b.covered_end, base);
+                            }
                             sorted
                         }
                         None => return Err(inconsistent()),
@@ -444,7 +449,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     let checkpoint = if cfg.salvage {
         Ok(None)
     } else {
-        load_checkpoint(&path, &identity, bytes, crypt.clone())
+        load_checkpoint(&path, &identity, bytes, crypt.clone(), !cfg.read_only)
     };
     let (mut table, start, cp_last) = match checkpoint {
         Ok(Some((binding, table))) => {
