@@ -589,9 +589,9 @@ impl EmdbBuilder {
     /// (and some slack) past its start in the checkpoint's order, so it
     /// costs what a short range costs; when the log since removed so many
     /// of those keys that fewer than `n` pairs remain, it reads the whole
-    /// range instead. On an encrypted database it is `range_once`: its
-    /// open decrypts every record of the tail to find the range's
-    /// anyway, which narrowing would not save.
+    /// range instead. (On an encrypted database the open still decrypts
+    /// every record of the tail to find those in the range; it indexes
+    /// and sorts only those.)
     pub fn range_once_first(
         self,
         namespace: Option<&str>,
@@ -611,7 +611,7 @@ impl EmdbBuilder {
         end: std::ops::Bound<&[u8]>,
         n: usize,
     ) -> Result<(Option<crate::RangeIter>, crate::RecoveryReport)> {
-        if n == 0 || self.cfg.encryption.is_some() {
+        if n == 0 {
             return self.range_once_reporting(namespace, start, end);
         }
         let shared = |b: std::ops::Bound<&[u8]>| b.map(Arc::<[u8]>::from);

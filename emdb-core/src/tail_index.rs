@@ -1173,8 +1173,8 @@ mod tests {
         /// `range_once_first` against a pinned handle's first pairs, from
         /// every 23rd hot key (and the start) to the end of the keys or a
         /// little past the start; how many reads were narrowed.
-        fn firsts_agree(db: &Path) -> usize {
-            let pinned = replayed(db);
+        fn firsts_agree(db: &Path, secret: Option<[u8; 32]>) -> usize {
+            let pinned = replayed_with(db, secret);
             let mut narrowed = 0;
             for space in SPACES {
                 for i in (0..HOT + 3).step_by(23).chain([1000, 1090]) {
@@ -1185,8 +1185,7 @@ mod tests {
                         (Bound::Unbounded, Bound::Unbounded),
                     ] {
                         for n in [1, 10, 57] {
-                            let (it, report) = Emdb::builder()
-                                .path(db)
+                            let (it, report) = builder_for(db, secret)
                                 .range_once_first_reporting(space, start, end, n)
                                 .unwrap();
                             let got: Vec<_> =
@@ -1211,8 +1210,19 @@ mod tests {
         /// the log since removed the keys the narrowed range held.
         #[test]
         fn first_pairs_agree_and_fall_back_when_the_tail_removed_them() {
+            first_pairs(None);
+        }
+
+        /// The same on an encrypted database, narrowed through its
+        /// checkpoint's sealed sorted block.
+        #[test]
+        fn first_pairs_of_an_encrypted_database_agree_and_fall_back() {
+            first_pairs(Some([0x68; 32]));
+        }
+
+        fn first_pairs(secret: Option<[u8; 32]>) {
             let dir = tempfile::tempdir().unwrap();
-            let (db_path, db) = loaded(dir.path(), "first");
+            let (db_path, db) = loaded_with(dir.path(), "first", secret);
             let mut rng = Lcg(5);
             let mut narrowed = 0;
             for round in 0..3 {
@@ -1220,7 +1230,7 @@ mod tests {
                 db.flush().unwrap();
                 std::thread::sleep(Duration::from_millis(30));
                 writes(&db, &mut rng, 30);
-                narrowed += firsts_agree(&db_path);
+                narrowed += firsts_agree(&db_path, secret);
                 if round == 1 {
                     // The 100 keys after key 1000 go, in the default
                     // namespace: a narrowed read from there finds fewer
@@ -1228,8 +1238,7 @@ mod tests {
                     for i in 1000..1100 {
                         db.remove(key(i)).unwrap();
                     }
-                    let (it, report) = Emdb::builder()
-                        .path(&db_path)
+                    let (it, report) = builder_for(&db_path, secret)
                         .range_once_first_reporting(
                             None,
                             Bound::Included(&key(1000)),
@@ -1245,8 +1254,7 @@ mod tests {
             }
             assert!(narrowed > 100, "{narrowed} reads narrowed");
             // A namespace that does not exist.
-            let none = Emdb::builder()
-                .path(&db_path)
+            let none = builder_for(&db_path, secret)
                 .range_once_first(Some("zz"), Bound::Unbounded, Bound::Unbounded, 3)
                 .unwrap();
             assert!(none.is_none());

@@ -480,9 +480,12 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 None => Some(table.default()),
                 Some(name) => table.by_name(name),
             };
-            let keys = crate::sorted::KeySource { bytes, crypt: None };
-            let bound = match (ns, report.used_checkpoint, &crypt) {
-                (Some(ns), true, None) => ns.sorted.base_key_past(
+            let keys = crate::sorted::KeySource {
+                bytes,
+                crypt: crypt.as_deref(),
+            };
+            let bound = match (ns, report.used_checkpoint) {
+                (Some(ns), true) => ns.sorted.base_key_past(
                     keys,
                     from.as_ref().map(|k| &k[..]),
                     to.as_ref().map(|k| &k[..]),
