@@ -6,7 +6,8 @@
 //!
 //! - the **base**: one entry per live key, as of the newest checkpoint or
 //!   compaction, either mapped from the checkpoint file (version 2's sorted
-//!   block) or held in memory;
+//!   block; an encrypted database's is sealed in chunks, each decrypted
+//!   on first use) or held in memory;
 //! - the **delta**: every put and delete record written since, in order;
 //!   new records first land unsorted in `pending` and are sorted into the
 //!   delta when someone next reads in order.
@@ -1352,7 +1353,7 @@ fn sort(keys: KeySource<'_>, mut offs: Vec<u64>, fenced: bool) -> Result<Order> 
                         .ok_or_else(|| Error::corruption(off, "sealed record in a plain log"))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            (Vec::new(), spans, false)
+            (Zeroizing::new(Vec::new()), spans, false)
         }
     };
     if keys.crypt.is_some() && ascending {
@@ -1440,17 +1441,30 @@ pub(crate) fn sort_from(
 
 /// Keys decrypted into one buffer, where each lies in it, and whether
 /// they ascend.
-type Decrypted = (Vec<u8>, Vec<(usize, usize)>, bool);
+type Decrypted = (Zeroizing<Vec<u8>>, Vec<(usize, usize)>, bool);
+
+/// Append `bytes` to `buf` without leaving a copy of what `buf` held in
+/// freed memory: a full buffer moves to a larger one and is zeroed.
+fn push_zeroized(buf: &mut Zeroizing<Vec<u8>>, bytes: &[u8]) {
+    let need = buf.len() + bytes.len();
+    if need > buf.capacity() {
+        let mut bigger = Zeroizing::new(Vec::with_capacity(need.max(2 * buf.capacity()).max(4096)));
+        bigger.extend_from_slice(buf);
+        *buf = bigger;
+    }
+    buf.extend_from_slice(bytes);
+}
 
 /// The keys of the sealed records at `offs` (ascending offsets),
 /// decrypted into one buffer: where each lies in it, and whether they
 /// ascend. Large inputs are decrypted in parts on up to four threads (a
 /// decryption per key is most of what a sort of a sealed log costs).
+/// The buffers are zeroed when dropped, moved or grown.
 fn decrypted_keys(keys: KeySource<'_>, offs: &[u64]) -> Result<Decrypted> {
     let part = |offs: &[u64]| -> Result<Decrypted> {
-        let mut buf: Vec<u8> = Vec::new();
+        let mut buf = Zeroizing::new(Vec::new());
         let mut spans: Vec<(usize, usize)> = Vec::with_capacity(offs.len());
-        let mut key = Vec::new();
+        let mut key = Zeroizing::new(Vec::new());
         let mut ascending = true;
         for &off in offs {
             keys.read(off, &mut key)?;
@@ -1458,9 +1472,8 @@ fn decrypted_keys(keys: KeySource<'_>, offs: &[u64]) -> Result<Decrypted> {
                 ascending &= buf.get(at..at + len).is_some_and(|prev| prev <= &key[..]);
             }
             spans.push((buf.len(), key.len()));
-            buf.extend_from_slice(&key);
+            push_zeroized(&mut buf, &key);
         }
-        key.zeroize();
         Ok((buf, spans, ascending))
     };
     let threads = parallel_parts(offs.len());
@@ -1482,9 +1495,11 @@ fn decrypted_keys(keys: KeySource<'_>, offs: &[u64]) -> Result<Decrypted> {
         }
         done
     });
-    let (mut buf, mut spans, mut ascending) = (Vec::new(), Vec::with_capacity(offs.len()), true);
-    for r in done {
-        let (b, s, asc) = r?;
+    let done: Vec<Decrypted> = done.into_iter().collect::<Result<_>>()?;
+    let total = done.iter().map(|(b, _, _)| b.len()).sum();
+    let mut buf = Zeroizing::new(Vec::with_capacity(total));
+    let (mut spans, mut ascending) = (Vec::with_capacity(offs.len()), true);
+    for (b, s, asc) in done {
         // Where the parts meet: the last key so far is not after this
         // part's first.
         if let (Some(&(at, len)), Some(&(first, flen))) = (spans.last(), s.first()) {
