@@ -96,6 +96,16 @@ pub(crate) struct Fences {
     top_step: usize,
 }
 
+/// The prefix and windows are bytes of keys (decrypted ones in an
+/// encrypted database): zeroed when the fences go.
+impl Drop for Fences {
+    fn drop(&mut self) {
+        self.prefix.zeroize();
+        self.windows.zeroize();
+        self.top.zeroize();
+    }
+}
+
 /// Fences per entry of [`Fences::top`]. A binary search of the windows
 /// alone misses cache (and the TLB) at most of its ~18 halving steps at
 /// 1M keys, the windows being 2 MiB; the top level (31 KiB at 1M keys)
@@ -133,10 +143,14 @@ impl Fences {
     /// `i` being the record at offset `at(i)`.
     fn build(keys: KeySource<'_>, n: usize, at: impl Fn(usize) -> Result<u64>) -> Result<Fences> {
         let mut first = Vec::new();
-        let mut k = Vec::new();
+        let mut k = Zeroizing::new(Vec::new());
         keys.read(at(0)?, &mut first)?;
         keys.read(at(n - 1)?, &mut k)?;
         let lcp = common_prefix(&first, &k);
+        // The prefix is kept with the fences; the rest of the key is not.
+        if let Some(rest) = first.get_mut(lcp..) {
+            rest.zeroize();
+        }
         first.truncate(lcp);
         // The fences' records in log order: one forward pass over the log
         // (the CPU and the kernel read ahead), where key order is a random
@@ -915,6 +929,12 @@ impl<'a> KeySource<'a> {
     pub(crate) fn read(&self, off: u64, key: &mut Vec<u8>) -> Result<Head> {
         let mut scratch = zeroize::Zeroizing::new(Vec::new());
         let f = self.frame(off, &mut scratch)?;
+        if key.capacity() < f.key.len() {
+            // Zeroed before it grows: a reallocation would leave the
+            // (maybe decrypted) key it held in freed memory.
+            key.zeroize();
+            key.reserve(f.key.len());
+        }
         key.clear();
         key.extend_from_slice(f.key);
         Ok(Head {
@@ -1488,10 +1508,8 @@ fn decrypted_keys(keys: KeySource<'_>, offs: &[u64]) -> Result<Decrypted> {
             .collect();
         let mut done = vec![part(parts[0])];
         for h in handles {
-            done.push(
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::corruption(0, "a key reader panicked"))),
-            );
+            // A panic is not damage in the log: it goes on as a panic.
+            done.push(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
         }
         done
     });
@@ -1735,7 +1753,7 @@ fn merge(keys: KeySource<'_>, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         return Ok(a.to_vec());
     }
     let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    let (mut ka, mut kb) = (Zeroizing::new(Vec::new()), Zeroizing::new(Vec::new()));
     // A few new entries into a long delta (a read after each handful of
     // writes): place each by a binary search of `a`, about log2(|a|) key
     // reads, instead of walking `a` up to it, one key read per entry

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
+use std::ops::Bound;
 use std::path::Path;
 use std::time::Duration;
 
@@ -709,6 +710,51 @@ fn a_damaged_sealed_block_does_not_stop_the_writer_checkpointing() {
             "crc {redo_crc}, close {at_close}"
         );
     }
+}
+
+/// A one-shot read of a range's first pairs narrows through the sealed
+/// block by reading records past the range; one of those damaged is no
+/// reason to fail a read that does not need it: the whole range is read
+/// instead, as `range_once` reads it.
+#[test]
+fn a_damaged_record_past_the_range_does_not_fail_its_first_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("narrow.emdb");
+    let key = |i: usize| format!("k{i:03}").into_bytes();
+    {
+        let db = keyed(&path, Cipher::Aes256Gcm).build().unwrap();
+        for i in 0..200 {
+            db.insert(key(i), b"v").unwrap();
+        }
+        db.checkpoint().unwrap();
+    }
+    // The seal of k041's record (the 42nd frame) broken.
+    let mut log = std::fs::read(&path).unwrap();
+    let (at, len) = frames(&log, log.len())[41];
+    log[at + len - 1] ^= 0x55;
+    std::fs::write(&path, &log).unwrap();
+    let ro = keyed(&path, Cipher::Aes256Gcm)
+        .read_only(true)
+        .build()
+        .unwrap();
+    assert!(ro.get(key(41)).is_err(), "k041 is damaged");
+    assert_eq!(ro.get(key(11)).unwrap(), Some(b"v".to_vec()));
+    let (s, e) = (key(10), key(12));
+    let range = (Bound::Included(&s[..]), Bound::Included(&e[..]));
+    let whole: Vec<Vec<u8>> = keyed(&path, Cipher::Aes256Gcm)
+        .range_once(None, range.0, range.1)
+        .unwrap()
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert_eq!(whole, vec![key(10), key(11), key(12)]);
+    let first: Vec<Vec<u8>> = keyed(&path, Cipher::Aes256Gcm)
+        .range_once_first(None, range.0, range.1, 10)
+        .unwrap()
+        .unwrap()
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert_eq!(first, whole);
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {

@@ -485,12 +485,18 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 crypt: crypt.as_deref(),
             };
             let bound = match (ns, report.used_checkpoint) {
-                (Some(ns), true) => ns.sorted.base_key_past(
-                    keys,
-                    from.as_ref().map(|k| &k[..]),
-                    to.as_ref().map(|k| &k[..]),
-                    *want,
-                )?,
+                // A record the search cannot read (damage, perhaps far
+                // past the range) is no reason to fail: the whole range is
+                // read instead, and reports what damage it meets itself.
+                (Some(ns), true) => ns
+                    .sorted
+                    .base_key_past(
+                        keys,
+                        from.as_ref().map(|k| &k[..]),
+                        to.as_ref().map(|k| &k[..]),
+                        *want,
+                    )
+                    .unwrap_or(None),
                 _ => None,
             };
             let to = match &bound {

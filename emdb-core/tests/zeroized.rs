@@ -1,0 +1,89 @@
+//! Decrypted keys do not outlive their use in freed memory: a global
+//! allocator looks through every buffer freed during an encrypted
+//! database's checkpoint (whose sort decrypts every key, or places the
+//! keys written since) for a marker that every key holds.
+#![cfg(feature = "encrypt")]
+#![allow(clippy::unwrap_used, unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use emdb_core::Emdb;
+
+const MARK: &[u8] = b"ZQXJ7Q1W";
+static ARMED: AtomicBool = AtomicBool::new(false);
+static HITS: AtomicUsize = AtomicUsize::new(0);
+
+/// The system allocator, counting freed buffers that hold [`MARK`].
+struct Watch;
+
+// SAFETY: every call is passed on to `System` unchanged; `dealloc` only
+// reads the `l.size()` bytes of the block it is given before freeing it.
+unsafe impl GlobalAlloc for Watch {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        unsafe { System.alloc(l) }
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        if ARMED.load(Ordering::Relaxed) && l.size() >= MARK.len() {
+            // SAFETY: `p` is a live block of `l.size()` bytes allocated
+            // by `alloc` above (the caller's contract), freed only below.
+            let s = unsafe { std::slice::from_raw_parts(p, l.size()) };
+            if s.windows(MARK.len()).any(|w| w == MARK) {
+                HITS.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        // SAFETY: the caller's contract for `dealloc`, passed on.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static WATCH: Watch = Watch;
+
+/// Buffers freed holding a key during a checkpoint of `n` keys (longer
+/// ones later in the log, in a scrambled order or ascending), then during
+/// a second one after a few more writes (placed into the first's order).
+fn freed_with_a_key(n: usize, scrambled: bool) -> (usize, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zeroized.emdb");
+    let db = Emdb::builder()
+        .path(&path)
+        .encryption_key([3; 32])
+        .background(false)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    let key = |i: usize, id: usize| {
+        let mut k = MARK.to_vec();
+        k.extend_from_slice(format!("{id:07}").as_bytes());
+        k.resize(k.len() + i * 200 / n, b'x');
+        k
+    };
+    for i in 0..n {
+        let id = if scrambled { (i * 7919) % n } else { i };
+        db.insert(key(i, id), b"v").unwrap();
+    }
+    let checkpoint = || {
+        HITS.store(0, Ordering::SeqCst);
+        ARMED.store(true, Ordering::SeqCst);
+        db.checkpoint().unwrap();
+        ARMED.store(false, Ordering::SeqCst);
+        HITS.load(Ordering::SeqCst)
+    };
+    let sorted = checkpoint();
+    for i in 0..20 {
+        db.insert(key(n, n + i * 13), b"w").unwrap();
+    }
+    let placed = checkpoint();
+    (sorted, placed)
+}
+
+#[test]
+fn a_checkpoints_sort_leaves_no_decrypted_key_in_freed_memory() {
+    for (n, scrambled) in [(5000, true), (5000, false), (70_000, true)] {
+        let hits = freed_with_a_key(n, scrambled);
+        assert_eq!(hits, (0, 0), "{n} keys, scrambled {scrambled}");
+    }
+}
