@@ -857,10 +857,10 @@ fn write_tail_index(
     job: &crate::engine::TailIndexJob,
 ) -> Auto {
     let h = &job.header;
+    let crypt = job.gen.crypt().as_deref();
     let usable = {
         let region = job.gen.log().region();
         let bytes = job.gen.bytes(&region);
-        let crypt = job.gen.crypt().as_deref();
         let scanned = indexer
             .scan(h.base, bytes, h.end, crypt)
             .and_then(|usable| match usable {
@@ -881,7 +881,7 @@ fn write_tail_index(
                 &indexer.entries(),
                 &sorted,
                 &job.counts,
-                job.gen.crypt().as_deref(),
+                crypt,
                 faults.as_deref(),
                 |rename| match engine.upgrade() {
                     Some(e) => {

@@ -152,6 +152,15 @@ pub(crate) struct Snapshot {
     pub fenced: bool,
 }
 
+/// The offsets the entries of `shards` point to (empty slots left out).
+fn live_offsets<'a>(shards: impl Iterator<Item = &'a codec::ShardImage>) -> Vec<u64> {
+    shards
+        .flat_map(|s| s.entries.iter())
+        .filter(|&&e| e != 0)
+        .map(|&e| crate::index::table::entry_offset(e))
+        .collect()
+}
+
 impl Snapshot {
     /// Put each namespace's live keys in order for the sorted block
     /// (docs/FORMAT.md): the image's offsets sorted by key. An encrypted
@@ -171,13 +180,6 @@ impl Snapshot {
         let sorted = self.images.iter_mut().enumerate().try_for_each(|(i, img)| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
             let shards = &img.shards;
-            let entries_of = |shards: &mut dyn Iterator<Item = &codec::ShardImage>| {
-                shards
-                    .flat_map(|s| s.entries.iter())
-                    .filter(|&&e| e != 0)
-                    .map(|&e| crate::index::table::entry_offset(e))
-                    .collect::<Vec<u64>>()
-            };
             // An encrypted database's keys are decryptions: start from the
             // order this namespace was last checkpointed with, when that
             // is cheaper than a sort (its fences are then built on use).
@@ -188,9 +190,7 @@ impl Snapshot {
                 .filter(|(end, _)| *end <= covered_end);
             let from_prev = match &prev {
                 // The live offsets in any order.
-                Some((end, base)) => {
-                    sort_from(keys, &entries_of(&mut shards.iter()), (*end, base))?
-                }
+                Some((end, base)) => sort_from(keys, &live_offsets(shards.iter()), (*end, base))?,
                 None => None,
             };
             let (offs, f) = match from_prev {
@@ -198,7 +198,7 @@ impl Snapshot {
                 None => {
                     let offs = gather_sorted(live, |part, parts| {
                         let per = shards.len().div_ceil(parts);
-                        entries_of(&mut shards.iter().skip(part * per).take(per))
+                        live_offsets(shards.iter().skip(part * per).take(per))
                     });
                     match self.fenced {
                         true => {

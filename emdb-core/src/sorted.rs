@@ -625,13 +625,9 @@ impl SealedBase {
         let byte = self.at + c * crate::format::checkpoint::PAGE;
         let n = (self.len - c * SORTED_CHUNK).min(SORTED_CHUNK);
         let sealed_len = n * 8 + crate::format::checkpoint::TABLE_SEAL_OVERHEAD as usize;
-        self.image.ensure(byte)?;
-        let raw = self.image.map().bytes(byte, sealed_len);
-        self.image.check_cut()?;
-        let raw = raw.ok_or_else(|| {
-            self.image
-                .damaged(byte, "sorted block outside the checkpoint")
-        })?;
+        let raw = self
+            .image
+            .page_bytes(byte, sealed_len, "sorted block outside the checkpoint")?;
         let mut aad = self.aad.clone();
         aad.extend_from_slice(&(c as u64).to_le_bytes());
         let plain = self.crypt.open_blob(&aad, raw).ok_or_else(|| {
@@ -682,15 +678,11 @@ impl Base {
                     return Err(Error::corruption(0, "sorted index read past its end"));
                 }
                 let byte = at + i * 8;
-                image.ensure(byte)?;
-                let raw = image
-                    .map()
-                    .bytes(byte, 8)
-                    .and_then(|b| crate::format::read_u64(b, 0));
-                image.check_cut()?;
                 // With the checkpoint's path: a log offset has none, and
                 // a read error without one is checked against the log.
-                raw.ok_or_else(|| image.damaged(byte, "sorted block outside the checkpoint"))
+                let what = "sorted block outside the checkpoint";
+                let raw = image.page_bytes(byte, 8, what)?;
+                crate::format::read_u64(raw, 0).ok_or_else(|| image.damaged(byte, what))
             }
             Base::Sealed(b) => b.get(i),
         }
@@ -1368,10 +1360,7 @@ fn sort(keys: KeySource<'_>, mut offs: Vec<u64>, fenced: bool) -> Result<Order> 
         None => {
             let spans = offs
                 .iter()
-                .map(|&off| {
-                    keys.span(off)?
-                        .ok_or_else(|| Error::corruption(off, "sealed record in a plain log"))
-                })
+                .map(|&off| keys.plain_key(off))
                 .collect::<Result<Vec<_>>>()?;
             (Zeroizing::new(Vec::new()), spans, false)
         }
@@ -1415,8 +1404,7 @@ pub(crate) fn sort_from(
     let (prev_end, prev) = prev;
     let n = prev.len();
     let (old, new): (Vec<u64>, Vec<u64>) = offs.iter().partition(|&&o| o < prev_end);
-    let searches = (new.len() + 1).saturating_mul((usize::BITS - n.leading_zeros()) as usize + 1);
-    if searches >= n || old.len() > n {
+    if !placing_pays(new.len() + 1, n) || old.len() > n {
         return Ok(None);
     }
     // Which of `prev`'s entries are still live: a bit per 4 bytes of log
@@ -1745,6 +1733,13 @@ pub(crate) fn key_order<'k>(
 }
 
 /// Merge two lists sorted by `(key, offset)`.
+/// True when placing `placed` entries into `into` sorted ones by a binary
+/// search each (about `log2(into) + 1` key reads apiece) reads fewer keys
+/// than walking all of `into` (one read per entry).
+fn placing_pays(placed: usize, into: usize) -> bool {
+    placed.saturating_mul((usize::BITS - into.leading_zeros()) as usize + 1) < into
+}
+
 fn merge(keys: KeySource<'_>, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
     if a.is_empty() {
         return Ok(b.to_vec());
@@ -1759,10 +1754,7 @@ fn merge(keys: KeySource<'_>, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
     // reads, instead of walking `a` up to it, one key read per entry
     // passed (a read after one write into a delta of 100,000 entries
     // read ~50,000 keys).
-    let searches = b
-        .len()
-        .saturating_mul((usize::BITS - a.len().leading_zeros()) as usize + 1);
-    if searches < a.len() {
+    if placing_pays(b.len(), a.len()) {
         let mut i = 0;
         for &off in b {
             keys.read(off, &mut kb)?;

@@ -240,33 +240,37 @@ pub(super) fn load_checkpoint(
             .map(|m| {
                 let kd = Keydir::over_image(&m, &image).ok_or_else(inconsistent)?;
                 let sorted = match m.sorted {
-                    // A plain database's, in place; one entry per live key.
-                    Some(p) if crypt.is_none() && p.len == kd.len() => Sorted::over(Base::Mapped {
-                        image: Arc::clone(&image),
-                        at: usize::try_from(p.at).map_err(|_| inconsistent())?,
-                        len: usize::try_from(p.len).map_err(|_| inconsistent())?,
-                    }),
-                    // Sealed in chunks (docs/FORMAT.md).
-                    Some(p) if p.len == kd.len() => match &crypt {
-                        Some(c) => {
-                            let base = Base::Sealed(Arc::new(SealedBase::new(
-                                Arc::clone(&image),
-                                Arc::clone(c),
-                                usize::try_from(p.at).map_err(|_| inconsistent())?,
-                                usize::try_from(p.len).map_err(|_| inconsistent())?,
-                                crate::format::checkpoint::sorted_aad_prefix(&header, m.id, p.len),
-                            )));
-                            let sorted = Sorted::over(base.clone());
-                            // A writer's next checkpoint starts from it.
-                            if writer {
-                                sorted.set_checkpointed(b.covered_end, base);
-                            }
-                            sorted
-                        }
-                        None => return Err(inconsistent()),
-                    },
-                    Some(_) => return Err(inconsistent()),
                     None => Sorted::unbuilt(),
+                    // One entry per live key, or the checkpoint is not used.
+                    Some(p) if p.len != kd.len() => return Err(inconsistent()),
+                    Some(p) => {
+                        let at = usize::try_from(p.at).map_err(|_| inconsistent())?;
+                        let len = usize::try_from(p.len).map_err(|_| inconsistent())?;
+                        let image = Arc::clone(&image);
+                        match &crypt {
+                            // A plain database's, used in place.
+                            None => Sorted::over(Base::Mapped { image, at, len }),
+                            // Sealed in chunks (docs/FORMAT.md).
+                            Some(c) => {
+                                let aad = crate::format::checkpoint::sorted_aad_prefix(
+                                    &header, m.id, p.len,
+                                );
+                                let base = Base::Sealed(Arc::new(SealedBase::new(
+                                    image,
+                                    Arc::clone(c),
+                                    at,
+                                    len,
+                                    aad,
+                                )));
+                                let sorted = Sorted::over(base.clone());
+                                // A writer's next checkpoint starts from it.
+                                if writer {
+                                    sorted.set_checkpointed(b.covered_end, base);
+                                }
+                                sorted
+                            }
+                        }
+                    }
                 };
                 Ok((m.id, m.name, kd, sorted))
             })

@@ -124,6 +124,17 @@ impl Image {
         }
     }
 
+    /// The `len` bytes at file byte `at`, which lie in one slot page, once
+    /// that page was checked; an error naming `what` (with the
+    /// checkpoint's path) when the file does not hold them.
+    #[inline]
+    pub(crate) fn page_bytes(&self, at: usize, len: usize, what: &str) -> Result<&[u8]> {
+        self.ensure(at)?;
+        let raw = self.map.bytes(at, len);
+        self.check_cut()?;
+        raw.ok_or_else(|| self.damaged(at, what))
+    }
+
     /// An error if another process cut the file short under the mapping.
     #[inline]
     pub(crate) fn check_cut(&self) -> Result<()> {
