@@ -115,3 +115,41 @@ fn stats_of_a_read_only_handle_shows_the_writers_counters() {
         )));
     drop(writer);
 }
+
+/// `emdb put` after a writer that stopped without its close's checkpoint
+/// (a crash) pays for the long tail it left once: its close checkpoints,
+/// and the next open replays only what was written since. (It used to
+/// leave every checkpoint to long-lived writers, so each later `put`,
+/// `del KEY` and `incr` replayed the whole tail again, and a script's
+/// puts grew slower with every put.)
+#[test]
+fn a_put_after_a_crashed_writer_leaves_the_next_open_a_short_tail() {
+    let db = TestDb::new();
+    let w = emdb_core::Emdb::open(&db.path).unwrap();
+    w.insert("checkpointed", "yes").unwrap();
+    drop(w);
+    let w = emdb_core::Emdb::builder()
+        .path(&db.path)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    for i in 0..3_000 {
+        w.insert(format!("tail{i:05}"), [b'v'; 150]).unwrap();
+    }
+    drop(w);
+    db.put("after", "the crash");
+    db.cmd(["incr", "n"]).assert().success();
+    let r = emdb_core::Emdb::builder()
+        .path(&db.path)
+        .background(false)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    let replayed = r.recovery_report().replayed_bytes;
+    assert!(
+        replayed < 1024,
+        "the open after two puts replayed {replayed} bytes"
+    );
+    assert_eq!(r.len().unwrap(), 3_003);
+    assert_eq!(r.get("after").unwrap().as_deref(), Some(&b"the crash"[..]));
+}

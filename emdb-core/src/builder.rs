@@ -192,7 +192,11 @@ impl EmdbBuilder {
     /// Write a checkpoint when the last handle closes (default true), so the
     /// next open does not replay the log. A close whose log tail past the
     /// newest checkpoint is under 64 KiB leaves that tail for the next open
-    /// to replay (cheaper than rewriting the index image).
+    /// to replay (cheaper than rewriting the index image); with
+    /// [`EmdbBuilder::background`] off (a handle for one short call) the
+    /// bound grows with the square root of the index image's size, about
+    /// 67 KiB at 1M keys and 210 KiB at 10M (docs/ARCHITECTURE.md,
+    /// "Checkpoints").
     pub fn checkpoint_on_close(mut self, on: bool) -> Self {
         self.cfg.checkpoint_on_close = on;
         self

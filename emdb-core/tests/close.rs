@@ -223,3 +223,64 @@ fn a_clone_writes_on_after_an_old_iterator_read() {
         "iterator errors {errors}, write {w:?}, flush {f:?}"
     );
 }
+
+/// A writer opened for a short call (`background(false)`: the CLI's `put`,
+/// `del KEY`, `incr`) leaves a short tail for the next open to replay, but
+/// checkpoints at close once the tail reaches its bound: over any number of
+/// such handles the log written since the checkpoint stays bounded, and the
+/// first one after a crashed writer pays for its long tail once.
+#[test]
+fn one_shot_writers_keep_the_tail_they_leave_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("oneshot.emdb");
+    let db = Emdb::open(&path).unwrap();
+    fill(&db, "base", 2_000, b"v");
+    drop(db);
+    // A writer that stopped without its close's checkpoint.
+    let db = Emdb::builder()
+        .path(&path)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    fill(&db, "crashed", 2_000, &[7u8; 150]);
+    drop(db);
+    let one_shot = || {
+        Emdb::builder()
+            .path(&path)
+            .background(false)
+            .build()
+            .unwrap()
+    };
+    let db = one_shot();
+    assert!(db.recovery_report().replayed_bytes > 300 << 10);
+    db.insert("first", "after the crash").unwrap();
+    drop(db);
+    let mut most = 0;
+    let mut checkpoints = 0;
+    let mut last = u64::MAX;
+    for i in 0..400u32 {
+        let db = one_shot();
+        let replayed = db.recovery_report().replayed_bytes;
+        most = most.max(replayed);
+        if replayed < last {
+            checkpoints += 1;
+        }
+        last = replayed;
+        db.insert(format!("call{i:04}"), [i as u8; 400]).unwrap();
+        drop(db);
+    }
+    // Each call writes ~420 bytes; the bound on this small image is 64 KiB.
+    assert!(
+        most < (64 << 10) + 1024,
+        "a one-shot open replayed {most} bytes"
+    );
+    // The first loop open found the crash's tail checkpointed; about 150
+    // calls fill the bound, so it was reached twice more.
+    assert!(checkpoints >= 3, "{checkpoints} checkpoints in 400 calls");
+    let db = one_shot();
+    assert_eq!(
+        db.get("first").unwrap().as_deref(),
+        Some(&b"after the crash"[..])
+    );
+    assert_eq!(db.len().unwrap(), 4_401);
+}

@@ -124,6 +124,39 @@ pub(crate) fn expired(expires_at: u64, now: u64) -> bool {
 /// image (docs/ARCHITECTURE.md, "Checkpoints").
 pub(crate) const CLOSE_TAIL: u64 = 64 << 10;
 
+/// The log tail past the newest checkpoint below which a clean close
+/// leaves it for the next open to replay. A handle with background threads
+/// (a long-lived writer) uses [`CLOSE_TAIL`]. A one-shot handle
+/// (`background(false)`: the CLI's `put`, `del KEY`, `incr`) is followed
+/// by more of its kind, each replaying what the others left: its bound
+/// balances that replay against the checkpoint that resets it. With a
+/// checkpoint costing `c` per byte of index image `image`, a replay `r`
+/// per byte of tail, and `w` bytes written per call, checkpointing when
+/// the tail reaches `t` costs each call about `r * t / 2` of replay plus
+/// `c * image * w / t` of checkpoint, least at `t = sqrt(2 * w * image * c
+/// / r)`. Measured on this project's machine, `c / r` is about 3/8 (a
+/// checkpoint 150 ms for a 24 MiB image at 1M keys; a writer's replay
+/// about 16 ns per byte of tail, mostly the copy-on-write page each
+/// record's slot takes), and `w` is taken as 256 bytes: `t = sqrt(192 *
+/// image)`, about 67 KiB at 1M keys, 210 KiB at 10M, 670 KiB at 100M
+/// (docs/ARCHITECTURE.md, "Checkpoints").
+pub(crate) fn close_tail(background: bool, image: u64) -> u64 {
+    if background {
+        CLOSE_TAIL
+    } else {
+        CLOSE_TAIL.max(image.saturating_mul(192).isqrt())
+    }
+}
+
+/// Bytes of index image a checkpoint of `gen` writes (its keydirs' slots).
+fn image_bytes(gen: &Generation) -> u64 {
+    gen.ns_table()
+        .all()
+        .iter()
+        .map(|n| n.keydir.memory_bytes() as u64)
+        .sum()
+}
+
 /// Preallocated zeros past the logical end that a clean close leaves in
 /// place (up to a handle's first growth step: 1 MiB, rounded up to a MiB
 /// boundary): trimming them would cost a second metadata sync, and the
@@ -910,13 +943,7 @@ impl Engine {
             (w.checkpointed_end, w.tail_indexed_end, w.end)
         };
         let from = checkpointed.max(HEADER_SIZE as u64);
-        let gen = self.gen.load();
-        let image: u64 = gen
-            .ns_table()
-            .all()
-            .iter()
-            .map(|n| n.keydir.memory_bytes() as u64)
-            .sum();
+        let image = image_bytes(&self.gen.load());
         let bound = min.max(image / 2);
         let checkpoint_at = from.saturating_add(bound);
         let index_at = (checkpointed != 0)
@@ -983,7 +1010,8 @@ impl Engine {
             let tail = w.end.saturating_sub(w.checkpointed_end);
             if !self.cfg.checkpoint_on_close
                 || tail == 0
-                || (w.checkpointed_end != 0 && tail < CLOSE_TAIL)
+                || (w.checkpointed_end != 0
+                    && tail < close_tail(self.cfg.background, image_bytes(&gen)))
             {
                 let end = w.end;
                 drop(w);
@@ -1451,7 +1479,24 @@ pub(crate) fn check_indexed(f: &Frame<'_>, ns: u32, off: u64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::tail_index_step;
+    use super::{close_tail, tail_index_step, CLOSE_TAIL};
+
+    #[test]
+    fn a_one_shot_close_bound_grows_with_the_square_root_of_the_image() {
+        const MIB: u64 = 1 << 20;
+        // Long-lived writers, and small images, use the fixed bound.
+        for image in [0, MIB, 24 * MIB, 2048 * MIB] {
+            assert_eq!(close_tail(true, image), CLOSE_TAIL);
+        }
+        assert_eq!(close_tail(false, 0), CLOSE_TAIL);
+        assert_eq!(close_tail(false, 4 * MIB), CLOSE_TAIL);
+        // The image of 1M, 10M and 100M keys (about 24.5 bytes a key).
+        let kib = |image: u64| close_tail(false, image) >> 10;
+        assert_eq!(kib(24 * MIB), 67);
+        assert_eq!(kib(234 * MIB), 211);
+        assert_eq!(kib(2340 * MIB), 670);
+        assert_eq!(close_tail(false, u64::MAX), u64::MAX.isqrt());
+    }
 
     #[test]
     fn tail_index_steps_grow_with_the_tail_between_a_quarter_and_all_of_the_minimum() {
