@@ -46,8 +46,11 @@ command -v "$SQLITE3" >/dev/null || die "sqlite3 not found ($SQLITE3); apt-get i
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/put_loop.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-cp "$SRC"/emdb.emdb* "$WORK"/
-cp "$SRC"/kv.sqlite "$WORK"/
+# Sparse copies: the room a writer keeps allocated past the log's end
+# reads as zeros and is no data to SEEK_DATA, as in the original; copied
+# as written zeros, every writer's open would read it again (about 1.5 MiB).
+cp --sparse=always "$SRC"/emdb.emdb* "$WORK"/
+cp --sparse=always "$SRC"/kv.sqlite "$WORK"/
 sync
 DB=$WORK/emdb.emdb
 SQ=$WORK/kv.sqlite

@@ -6,7 +6,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use emdb_core::{Emdb, EncryptionInput, KeyCounts, OneExpiry, OneKey, RangeIter};
+use emdb_core::{Emdb, EncryptionInput, KeyCounts, KeysWriter, OneExpiry, OneKey, RangeIter};
 use emdb_tools::database::{self as shared, OpenOptions};
 pub use emdb_tools::database::{gave_up, retry_locked, unknown_namespace};
 use emdb_tools::secret::SecretOptions;
@@ -284,12 +284,6 @@ impl Session {
         self.space_in(db, create)
     }
 
-    /// [`Session::space_writer`] over [`Session::small_writer`].
-    pub fn small_space_writer(&mut self, what: &str, create: bool) -> CliResult<Space> {
-        let db = self.small_writer(what)?;
-        self.space_in(db, create)
-    }
-
     fn space_in(&self, db: Emdb, create: bool) -> CliResult<Space> {
         let Some(name) = self.namespace.as_deref() else {
             return Ok(Space::Default(db));
@@ -304,18 +298,55 @@ impl Session {
     /// retrying for up to `--lock-timeout` while another process holds it.
     /// The index is checkpointed on close, so the next open is fast.
     pub fn writer(&mut self, what: &str) -> CliResult<Emdb> {
-        self.open_writer(what, true)
+        self.open_writer(what)
     }
 
-    /// A handle for a write of a few records (`put`, `del KEY`): like
-    /// [`Session::writer`] but without background threads. Its close
-    /// leaves the log written since the last checkpoint for the next open
-    /// to replay until that tail reaches the engine's one-shot bound
-    /// (about 67 KiB at 1M keys, 210 KiB at 10M), and checkpoints then, so
-    /// a script's thousandth `put` costs what its first did and a put after
-    /// a crash pays for the crashed writer's tail once.
-    pub fn small_writer(&mut self, what: &str) -> CliResult<Emdb> {
-        self.open_writer(what, false)
+    /// Run `write` on `keys` of the selected namespace (created first with
+    /// `create`; otherwise a missing one is "not found"), for a command
+    /// that writes nothing else (`put`, `del KEY`, `incr`). With a handle
+    /// open already (`emdb shell`) it writes through it, flushed as
+    /// [`Session::wrote`] says. Otherwise the file is opened for those keys
+    /// alone ([`emdb_core::EmdbBuilder::write_keys`]): the log written
+    /// since the checkpoint is read for them, not indexed, and the close
+    /// makes the write durable (and has a checkpoint written once that
+    /// tail is long enough).
+    pub fn write_keys<T>(
+        &mut self,
+        what: &str,
+        create: bool,
+        keys: &[&[u8]],
+        mut write: impl FnMut(&KeysWriter<'_>) -> emdb_core::Result<T>,
+    ) -> CliResult<T> {
+        self.require_writable(what)?;
+        let namespace = self.namespace.clone();
+        let missing = || unknown_namespace(namespace.as_deref().unwrap_or_default());
+        if self.db.is_some() {
+            let db = self.writer(what)?;
+            let Some(w) = KeysWriter::new(&db, namespace.as_deref(), create, keys)? else {
+                return Err(missing());
+            };
+            let out = write(&w)?;
+            drop(w);
+            self.wrote()?;
+            return Ok(out);
+        }
+        let path = self.path()?;
+        shared::check_file(&path, false)?;
+        let timeout = self.lock_timeout;
+        let out = self
+            .with_secret(&path, |secret| {
+                shared::write_keys(
+                    &path,
+                    secret,
+                    timeout,
+                    namespace.as_deref(),
+                    create,
+                    keys,
+                    &mut write,
+                )
+            })
+            .map_err(|e| gave_up(e, timeout))?;
+        out.ok_or_else(missing)
     }
 
     /// Fail when `--read-only` was given: `what` writes to the database.
@@ -328,7 +359,7 @@ impl Session {
         Ok(())
     }
 
-    fn open_writer(&mut self, what: &str, background: bool) -> CliResult<Emdb> {
+    fn open_writer(&mut self, what: &str) -> CliResult<Emdb> {
         self.require_writable(what)?;
         if let Some(db) = &self.db {
             if self.writable {
@@ -344,8 +375,7 @@ impl Session {
             lock_timeout: self.lock_timeout,
             checkpoint_on_close: true,
             follow: false,
-            // A write of a few records closes at once: no threads to start.
-            background,
+            background: true,
         };
         let db = self
             .with_secret(&path, |secret| shared::open(&path, &options, secret))

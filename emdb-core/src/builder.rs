@@ -35,7 +35,7 @@ pub struct EmdbBuilder {
     app_name: Option<String>,
     database_name: Option<String>,
     data_root: Option<PathBuf>,
-    cfg: Config,
+    pub(crate) cfg: Config,
 }
 
 impl EmdbBuilder {
@@ -390,7 +390,9 @@ impl EmdbBuilder {
         key: &[u8],
         read: impl FnOnce(&Emdb, Option<&crate::Namespace>) -> Result<T>,
     ) -> Result<(Option<T>, crate::RecoveryReport)> {
-        let db = self.pinned(Some(KeyScope::One(Arc::from(key)))).build()?;
+        let db = self
+            .pinned(Some(KeyScope::Keys(Arc::from([Arc::from(key)]))))
+            .build()?;
         let report = db.recovery_report().clone();
         let out = match namespace {
             None => Some(read(&db, None)?),
@@ -1114,7 +1116,7 @@ mod tests {
 
         let one = |key: &str| {
             open()
-                .pinned(Some(KeyScope::One(Arc::from(key.as_bytes()))))
+                .pinned(Some(KeyScope::Keys(Arc::from([Arc::from(key.as_bytes())]))))
                 .build()
                 .unwrap()
         };

@@ -71,6 +71,7 @@ pub(crate) fn compact(engine: &Engine) -> Result<()> {
     if engine.cfg().read_only {
         return Err(Error::ReadOnly);
     }
+    engine.check_whole()?;
     let _m = engine.lock_maintenance();
     compact_locked(engine)
 }

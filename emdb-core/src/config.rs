@@ -38,10 +38,12 @@ pub(crate) struct Config {
     pub kdf_params: KdfParams,
     /// Injected I/O faults (feature `fault-injection`).
     pub faults: Option<Arc<crate::fault::Faults>>,
-    /// A read-only open for the reads of one key or one key range: of the
-    /// log tail only the records of those keys are indexed
+    /// An open for the reads of a few keys or one key range: of the log
+    /// tail only the records of those keys are indexed
     /// (`EmdbBuilder::read_one_key`, `EmdbBuilder::range_once`; never a
-    /// handle a caller gets).
+    /// handle a caller gets). A writer opened so
+    /// (`EmdbBuilder::write_keys`) never checkpoints, compacts or writes a
+    /// tail index: its index holds only those keys of the tail.
     pub only_keys: Option<KeyScope>,
     /// A full read-only open may take the log a tail index covers from it
     /// (ARCHITECTURE.md, "Layered opens"); `false` only in tests, for a
@@ -52,8 +54,8 @@ pub(crate) struct Config {
 /// The keys a scoped open indexes; its Debug form shows no key bytes.
 #[derive(Clone)]
 pub(crate) enum KeyScope {
-    /// One key.
-    One(Arc<[u8]>),
+    /// A few keys (one for a one-key read).
+    Keys(Arc<[Arc<[u8]>]>),
     /// The keys within two bounds.
     Range(Bound<Arc<[u8]>>, Bound<Arc<[u8]>>),
     /// No key: what a count resolves to when it takes its counts from a
@@ -84,7 +86,7 @@ impl KeyScope {
             KeyScope::First { start, end, .. } => {
                 KeyScope::Range(start.clone(), end.clone()).holds(key)
             }
-            KeyScope::One(k) => **k == *key,
+            KeyScope::Keys(keys) => keys.iter().any(|k| **k == *key),
             KeyScope::Nothing => false,
             KeyScope::Counts => true,
             KeyScope::Range(start, end) => {
@@ -107,7 +109,7 @@ impl KeyScope {
 impl std::fmt::Debug for KeyScope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            KeyScope::One(k) => write!(f, "KeyScope::One({} bytes)", k.len()),
+            KeyScope::Keys(k) => write!(f, "KeyScope::Keys({} keys)", k.len()),
             KeyScope::Range(..) => write!(f, "KeyScope::Range(..)"),
             KeyScope::Nothing => write!(f, "KeyScope::Nothing"),
             KeyScope::First { want, .. } => write!(f, "KeyScope::First({want})"),

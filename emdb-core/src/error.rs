@@ -206,6 +206,12 @@ pub enum Error {
     #[error("transaction aborted: {0}")]
     TransactionAborted(&'static str),
 
+    /// A key outside the keys a [`crate::KeysWriter`] was opened for, or
+    /// a whole-database operation on such a handle (its index holds only
+    /// those keys of the log written since the checkpoint).
+    #[error("the handle was opened for a few keys (EmdbBuilder::write_keys) and reads and writes only those")]
+    KeysOnly,
+
     /// A write was attempted on a read-only handle.
     #[error("the database is open read-only; reopen it without read_only to write")]
     ReadOnly,

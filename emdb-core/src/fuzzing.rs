@@ -67,6 +67,7 @@ pub fn replay_log(bytes: &[u8]) -> (Option<u64>, Option<u64>) {
             header::HEADER_SIZE as u64,
             slot.durable_end,
             salvage,
+            None,
             &mut table,
             &mut report,
         )

@@ -73,6 +73,7 @@ mod fs;
 pub mod fuzzing;
 mod generation;
 mod index;
+mod keys_writer;
 mod keyspace;
 mod limits;
 mod lock;
@@ -102,6 +103,7 @@ pub use error::{Error, Result};
 #[cfg(feature = "fault-injection")]
 pub use fault::{Faults, FsEvent, ShortWrite, WriteSite};
 pub use flush::FlushPolicy;
+pub use keys_writer::{KeysTx, KeysWriter};
 pub use keyspace::{prefix_end, Iter, Keys, Namespace, RangeIter};
 pub use limits::{
     MAX_KEYS_PER_NAMESPACE, MAX_KEY_LEN, MAX_LOG_SIZE, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN,

@@ -82,12 +82,16 @@ pub(crate) struct Replayed {
 /// Replay units from `start` into `ns` until the end of the valid log.
 ///
 /// `bytes` is the whole file (offset 0 first). See the module docs for the
-/// rules; `report` collects what was dropped.
+/// rules; `report` collects what was dropped. With `scope` (a writer opened
+/// for a few keys, `EmdbBuilder::write_keys`) every unit is still read and
+/// checked, but only the puts and deletes of those keys are indexed, with
+/// every namespace create, drop and clear (as [`LogSource::only_keys`]).
 pub(crate) fn replay(
     bytes: &[u8],
     start: u64,
     durable_end: u64,
     salvage: bool,
+    scope: Option<&KeyScope>,
     ns: &mut NsTable,
     report: &mut RecoveryReport,
 ) -> Result<Replayed> {
@@ -99,6 +103,8 @@ pub(crate) fn replay(
     let mut last_frame = None;
     let mut skipped = std::mem::take(&mut report.skipped);
     let mut pipe = Pipeline::for_replay(salvage);
+    // Decrypted records a scoped replay skips pass through here.
+    let mut sealed_scratch = zeroize::Zeroizing::new(Vec::new());
     let walked = walk(
         &mut Mapped(bytes),
         start,
@@ -106,8 +112,19 @@ pub(crate) fn replay(
         &mut skipped,
         |unit, skipped| {
             for (off, f) in &unit.frames {
-                match ns.apply_piped(bytes, *off, f, &mut pipe) {
-                    Ok(()) => {}
+                let applied = ns
+                    .outside_scope(scope, *off, f, &mut sealed_scratch)
+                    .and_then(|skip| match skip {
+                        true => Ok(false),
+                        false => ns.apply_piped(bytes, *off, f, &mut pipe).map(|()| true),
+                    });
+                match applied {
+                    Ok(true) => {}
+                    // Outside the scope: read and checked, not indexed.
+                    Ok(false) => {
+                        last_frame = Some((*off, stored_crc(bytes, *off)));
+                        continue;
+                    }
                     Err(ApplyError::UnknownNamespace) if salvage && !skipped.is_empty() => {
                         report.orphaned_records += 1;
                     }
@@ -303,6 +320,7 @@ mod tests {
             HEADER_SIZE as u64,
             durable,
             salvage,
+            None,
             &mut ns,
             &mut rep,
         );

@@ -284,3 +284,85 @@ fn one_shot_writers_keep_the_tail_they_leave_bounded() {
     );
     assert_eq!(db.len().unwrap(), 4_401);
 }
+
+/// One-shot writes through `EmdbBuilder::write_keys` (the CLI's `put`,
+/// `del KEY`, `incr`) index only their keys of the log written since the
+/// checkpoint and close without a checkpoint; once that tail reaches its
+/// bound, a full writer checkpoints after the close. Over many calls the
+/// tail stays bounded, a call after a crashed writer's long tail has it
+/// checkpointed, and each call's write is synced before it returns.
+#[test]
+fn keys_writes_keep_the_tail_bounded_and_sync_what_they_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keys.emdb");
+    let db = Emdb::open(&path).unwrap();
+    fill(&db, "base", 2_000, b"v");
+    drop(db);
+    let db = Emdb::builder()
+        .path(&path)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    fill(&db, "crashed", 3_000, &[7u8; 150]);
+    drop(db);
+    // What the next full open would replay: a read-only open replays it all.
+    let tail = || {
+        let r = Emdb::builder().path(&path).read_only(true).build().unwrap();
+        r.recovery_report().replayed_bytes
+    };
+    assert!(tail() > 400 << 10);
+    let faults = Arc::new(Faults::default());
+    let events = record(&faults);
+    let put = |key: &str, value: &[u8], faults: Option<&Arc<Faults>>| {
+        let b = Emdb::builder().path(&path);
+        let b = match faults {
+            Some(f) => b.faults(Arc::clone(f)),
+            None => b,
+        };
+        b.write_keys(None, true, &[key.as_bytes()], |w| {
+            w.insert(key.as_bytes(), value, emdb_core::Ttl::Never)
+        })
+        .unwrap()
+        .unwrap();
+    };
+    put("first", b"after the crash", None);
+    assert_eq!(tail(), 0, "the crashed writer's tail was not checkpointed");
+    let (mut most, mut checkpoints, mut last) = (0, 0, 0);
+    for i in 0..400u32 {
+        // The first call leaves the checkpoint to a later one: the sync
+        // seen is its close's.
+        put(
+            &format!("call{i:04}"),
+            &[i as u8; 400],
+            (i == 0).then_some(&faults),
+        );
+        if i == 0 {
+            assert_eq!(
+                synced(&events.lock().unwrap(), &path).len(),
+                1,
+                "the write was not synced once"
+            );
+        }
+        let now = tail();
+        most = most.max(now);
+        checkpoints += usize::from(now < last);
+        last = now;
+    }
+    // Each call writes ~420 bytes; the bound on this small image is 64 KiB.
+    assert!(most < (64 << 10) + 1024, "the tail reached {most} bytes");
+    assert!(checkpoints >= 2, "{checkpoints} checkpoints in 400 calls");
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(
+        db.get("first").unwrap().as_deref(),
+        Some(&b"after the crash"[..])
+    );
+    assert_eq!(db.get("call0399").unwrap(), Some(vec![143u8; 400]));
+    assert_eq!(db.len().unwrap(), 5_401);
+    // While a writer holds the lock, a one-shot write waits for nobody.
+    let held = emdb_core::Emdb::builder()
+        .path(&path)
+        .write_keys(None, true, &[&b"k"[..]], |w| {
+            w.insert(b"k", b"v", emdb_core::Ttl::Never)
+        });
+    assert!(matches!(held, Err(Error::LockBusy { .. })), "{held:?}");
+}

@@ -479,6 +479,11 @@ fn killed_writers(sealed: bool, rounds: u64) {
         used_tail_index += usize::from(report.used_tail_index);
         agree(&path, secret.as_ref(), &mut 0);
         ranges_agree(&path, secret.as_ref(), &mut rng);
+        // One-shot writes open the file as a writer (cutting what the kill
+        // tore), index only their keys, and write only what they are
+        // asked to.
+        keys_written_agree(&path, secret.as_ref(), &mut rng);
+        agree(&path, secret.as_ref(), &mut 0);
         // The next writer recovers the file, and reads still agree.
         drop(
             builder(&path)
@@ -496,6 +501,104 @@ fn killed_writers(sealed: bool, rounds: u64) {
     assert!(
         with_tail_index * 2 >= rounds as usize,
         "a tail index was on disk after only {with_tail_index} of {rounds} kills"
+    );
+}
+
+/// Every pair of every namespace, by (namespace, key), as a handle that
+/// replays the whole tail reads them.
+type Pairs = std::collections::BTreeMap<(Option<String>, Vec<u8>), Vec<u8>>;
+
+fn all_pairs(path: &Path, secret: Option<&EncryptionInput>) -> (Vec<String>, Pairs) {
+    let (_copy, h) = replayed(path, secret);
+    let mut pairs = Pairs::new();
+    for item in h.iter().unwrap() {
+        let (k, v) = item.unwrap();
+        pairs.insert((None, k), v);
+    }
+    let names = h.list_namespaces().unwrap();
+    for n in &names {
+        for item in h.namespace(n).unwrap().iter().unwrap() {
+            let (k, v) = item.unwrap();
+            pairs.insert((Some(n.clone()), k), v);
+        }
+    }
+    (names, pairs)
+}
+
+/// Six `EmdbBuilder::write_keys` calls of two keys each (puts, removes,
+/// put-if-absent and a move of one key's value to the other, in random
+/// namespaces, created or not), applied to a model of every pair: the file
+/// must then hold exactly the model.
+fn keys_written_agree(path: &Path, secret: Option<&EncryptionInput>, rng: &mut Rng) {
+    let (mut names, mut model) = all_pairs(path, secret);
+    for call in 0..6 {
+        let space = SPACES[rng.below(3) as usize];
+        let (k1, k2) = (key(rng.below(KEYS + 2)), key(rng.below(KEYS + 2)));
+        let value = format!("one-shot{call}-{}", rng.below(1000)).into_bytes();
+        let op = rng.below(4);
+        let create = op != 1;
+        let b = Emdb::builder().path(path);
+        let b = match secret {
+            Some(s) => b.encryption(s.clone()),
+            None => b,
+        };
+        let done = b
+            .write_keys(space, create, &[&k1, &k2], |w| match op {
+                0 => w.insert(&k1, &value, Ttl::Never),
+                1 => w.transaction(|tx| {
+                    tx.remove(&k1)?;
+                    tx.remove(&k2)?;
+                    Ok(())
+                }),
+                2 => w.transaction(|tx| match tx.get(&k1)? {
+                    Some(_) => Ok(()),
+                    None => tx.insert(&k1, &value, Ttl::Never),
+                }),
+                _ => w.transaction(|tx| {
+                    if let Some(v) = tx.get(&k1)? {
+                        tx.remove(&k1)?;
+                        tx.insert(&k2, &v, Ttl::Never)?;
+                    }
+                    Ok(())
+                }),
+            })
+            .unwrap();
+        let name = space.map(str::to_owned);
+        let exists = name.as_ref().is_none_or(|n| names.contains(n));
+        if !exists && !create {
+            assert!(done.is_none(), "a missing namespace was written to");
+            continue;
+        }
+        assert!(done.is_some());
+        if let Some(n) = name.clone().filter(|_| !exists) {
+            names.push(n);
+        }
+        let (a, b) = ((name.clone(), k1.clone()), (name.clone(), k2.clone()));
+        match op {
+            0 => {
+                model.insert(a, value);
+            }
+            1 => {
+                model.remove(&a);
+                model.remove(&b);
+            }
+            2 => {
+                model.entry(a).or_insert(value);
+            }
+            _ => {
+                if let Some(v) = model.remove(&a) {
+                    model.insert(b, v);
+                }
+            }
+        }
+    }
+    let (mut found_names, found) = all_pairs(path, secret);
+    names.sort();
+    found_names.sort();
+    assert_eq!(found_names, names);
+    assert!(
+        found == model,
+        "the pairs after one-shot writes differ from the model"
     );
 }
 

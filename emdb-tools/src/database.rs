@@ -6,7 +6,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use emdb_core::{Emdb, EncryptionInput, OneExpiry, OneKey, RangeIter};
+use emdb_core::{Emdb, EncryptionInput, KeysWriter, OneExpiry, OneKey, RangeIter};
 
 use crate::error::{Kind, ToolError, ToolResult};
 use crate::secret;
@@ -165,6 +165,26 @@ pub fn range_once(
     end: Bound<&[u8]>,
 ) -> emdb_core::Result<Option<RangeIter>> {
     one_shot(path, secret).range_once(namespace, start, end)
+}
+
+/// Write only `keys` of `namespace` in the database at `path` and close it
+/// ([`emdb_core::EmdbBuilder::write_keys`]: the log written since the
+/// checkpoint is read for those keys only, and a checkpoint is written
+/// after the close once that tail is long enough), waiting up to
+/// `lock_timeout` for the writer lock. `write` runs once, after the lock
+/// is taken. `Ok(None)`: `namespace` does not exist and `create` is false.
+pub fn write_keys<T>(
+    path: &Path,
+    secret: Option<EncryptionInput>,
+    lock_timeout: Option<Duration>,
+    namespace: Option<&str>,
+    create: bool,
+    keys: &[&[u8]],
+    mut write: impl FnMut(&KeysWriter<'_>) -> emdb_core::Result<T>,
+) -> emdb_core::Result<Option<T>> {
+    retry_locked(lock_timeout, || {
+        one_shot(path, secret.clone()).write_keys(namespace, create, keys, &mut write)
+    })
 }
 
 /// [`open`], asking for the passphrase on the terminal (when `can_prompt`)

@@ -26,18 +26,18 @@ pub fn run(args: &DelArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             keys.push(key);
         }
     }
-    let space = s.small_space_writer("del", false)?;
-    let db = s.small_writer("del")?;
-    let missing = db.transaction(|tx| {
-        let mut missing = Vec::new();
-        for key in &keys {
-            if !space.tx_remove(tx, key)? {
-                missing.push(key.clone());
+    let wanted: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let missing = s.write_keys("del", false, &wanted, |w| {
+        w.transaction(|tx| {
+            let mut missing = Vec::new();
+            for key in &keys {
+                if !tx.remove(key)? {
+                    missing.push(key.clone());
+                }
             }
-        }
-        Ok(missing)
+            Ok(missing)
+        })
     })?;
-    s.wrote()?;
     let deleted = (keys.len() - missing.len()) as u64;
     let report = DelReport {
         deleted,

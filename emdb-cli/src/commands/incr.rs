@@ -4,8 +4,6 @@
 //! process holds the writer lock for all of it, so no other `emdb` (or
 //! application) can write in between: parallel increments never lose one.
 
-use std::time::{Duration, UNIX_EPOCH};
-
 use emdb_core::Ttl;
 
 use crate::cli::IncrArgs;
@@ -21,25 +19,24 @@ pub fn run(args: &IncrArgs, sign: i64, s: &mut Session, ui: &mut Ui) -> CliResul
         .by
         .checked_mul(sign)
         .ok_or_else(|| CliError::bad_input(format!("--by {} cannot be negated", args.by)))?;
-    let db = s.small_writer(what)?;
-    let space = s.small_space_writer(what, true)?;
-    // The expiry of the key, read under the same lock, is kept.
-    let expires = space.expires_at_ms(&key)?;
-    let outcome = db.transaction(|tx| {
-        let old = space.tx_get(tx, &key)?;
-        let next = match old.as_deref().map(parse_integer) {
-            None => Ok(delta),
-            Some(Ok(n)) => n.checked_add(delta).ok_or(Refusal::Overflow(n)),
-            Some(Err(())) => Err(Refusal::NotAnInteger),
+    let outcome = s.write_keys(what, true, &[&key], |w| {
+        // The expiry of the key, read under the same lock, is kept.
+        let ttl = match w.expires_at(&key)? {
+            Some(at) => Ttl::At(at),
+            None => Ttl::Never,
         };
-        if let Ok(n) = next {
-            let ttl = match expires {
-                Some(ms) => Ttl::At(UNIX_EPOCH + Duration::from_millis(ms)),
-                None => Ttl::Never,
+        w.transaction(|tx| {
+            let old = tx.get(&key)?;
+            let next = match old.as_deref().map(parse_integer) {
+                None => Ok(delta),
+                Some(Ok(n)) => n.checked_add(delta).ok_or(Refusal::Overflow(n)),
+                Some(Err(())) => Err(Refusal::NotAnInteger),
             };
-            space.tx_insert(tx, &key, n.to_string().as_bytes(), ttl)?;
-        }
-        Ok(next)
+            if let Ok(n) = next {
+                tx.insert(&key, n.to_string().as_bytes(), ttl)?;
+            }
+            Ok(next)
+        })
     })?;
     let n = match outcome {
         Ok(n) => n,
@@ -57,7 +54,6 @@ pub fn run(args: &IncrArgs, sign: i64, s: &mut Session, ui: &mut Ui) -> CliResul
             )));
         }
     };
-    s.wrote()?;
     ui.line(&n.to_string())
 }
 

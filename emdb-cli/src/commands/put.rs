@@ -37,28 +37,26 @@ pub fn run(args: &PutArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let value = ui.codec.value_bytes(&raw)?;
     let ttl = args.ttl.map_or(Ttl::Never, Ttl::After);
     if !args.if_absent && args.if_value.is_none() {
-        let space = s.small_space_writer("put", true)?;
-        space.insert(&key, &value, ttl)?;
-        return s.wrote();
+        return s.write_keys("put", true, &[&key], |w| w.insert(&key, &value, ttl));
     }
     let expected = match &args.if_value {
         Some(old) => Some(ui.codec.value_bytes(&os_bytes(old, "OLD")?)?),
         None => None,
     };
-    let db = s.small_writer("put")?;
-    let space = s.small_space_writer("put", true)?;
     // The process holds the writer lock: nobody writes between the check
     // and the write, which commit as one transaction.
-    let stored = db.transaction(|tx| {
-        let current = space.tx_get(tx, &key)?;
-        let holds = match &expected {
-            Some(old) => current.as_deref() == Some(old.as_slice()),
-            None => current.is_none(),
-        };
-        if holds {
-            space.tx_insert(tx, &key, &value, ttl)?;
-        }
-        Ok(holds)
+    let stored = s.write_keys("put", true, &[&key], |w| {
+        w.transaction(|tx| {
+            let current = tx.get(&key)?;
+            let holds = match &expected {
+                Some(old) => current.as_deref() == Some(old.as_slice()),
+                None => current.is_none(),
+            };
+            if holds {
+                tx.insert(&key, &value, ttl)?;
+            }
+            Ok(holds)
+        })
     })?;
     if !stored {
         return Err(CliError::not_found(if args.if_absent {
@@ -67,5 +65,5 @@ pub fn run(args: &PutArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             "the key is missing or holds another value; nothing was written (--if-value)"
         }));
     }
-    s.wrote()
+    Ok(())
 }

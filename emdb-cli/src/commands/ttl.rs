@@ -9,7 +9,6 @@ use crate::cli::{ExpireArgs, KeyArgs};
 use crate::database::Session;
 use crate::error::{CliError, CliResult};
 use crate::output::{ExpiryReport, Ui};
-use crate::space::Space;
 
 /// Print the time left before a key expires, or `no expiry`.
 pub fn ttl(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
@@ -36,15 +35,19 @@ pub fn ttl(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 /// Give a key a new lifetime.
 pub fn expire(args: &ExpireArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
-    let space = s.small_space_writer("expire", false)?;
-    if !space.expire(&key, args.duration)? {
+    let set = s.write_keys("expire", false, &[&key], |w| {
+        Ok(match w.expire(&key, args.duration)? {
+            true => Some(w.expires_at(&key)?),
+            false => None,
+        })
+    })?;
+    let Some(at) = set else {
         return Err(missing(&key, ui));
-    }
-    s.wrote()?;
+    };
     let report = ExpiryReport {
         key: ui.record(&key, None),
         ttl_ms: Some(millis(args.duration)),
-        expires_at_ms: space.expires_at_ms(&key)?,
+        expires_at_ms: at.map(unix_ms),
         changed: Some(true),
     };
     let text = format!(
@@ -58,16 +61,19 @@ pub fn expire(args: &ExpireArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 /// Remove a key's expiry (nothing is written when it has none).
 pub fn persist(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
-    let space = s.small_space_writer("persist", false)?;
-    require(&space, &key, ui)?;
-    let had_expiry = space.expires_at_ms(&key)?.is_some();
-    if had_expiry {
-        if !space.persist(&key)? {
-            // Expired between the two calls.
-            return Err(missing(&key, ui));
+    // `None`: not live; else whether it had an expiry (nothing is written
+    // when it had none).
+    let had = s.write_keys("persist", false, &[&key], |w| {
+        if !w.contains(&key)? {
+            return Ok(None);
         }
-        s.wrote()?;
-    }
+        let had_expiry = w.expires_at(&key)?.is_some();
+        // False: it expired between the two calls.
+        Ok((!had_expiry || w.persist(&key)?).then_some(had_expiry))
+    })?;
+    let Some(had_expiry) = had else {
+        return Err(missing(&key, ui));
+    };
     let report = ExpiryReport {
         key: ui.record(&key, None),
         ttl_ms: None,
@@ -81,14 +87,6 @@ pub fn persist(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         format!("key {shown} had no expiry; nothing changed")
     };
     ui.report(&text, &report)
-}
-
-fn require(space: &Space, key: &[u8], ui: &Ui) -> CliResult {
-    if space.contains(key)? {
-        Ok(())
-    } else {
-        Err(missing(key, ui))
-    }
 }
 
 fn missing(key: &[u8], ui: &Ui) -> CliError {

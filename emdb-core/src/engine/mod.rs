@@ -148,6 +148,20 @@ pub(crate) fn close_tail(background: bool, image: u64) -> u64 {
     }
 }
 
+/// The log tail past the newest checkpoint at which a writer opened for a
+/// few keys ([`crate::EmdbBuilder::write_keys`]: the CLI's `put`, `del
+/// KEY`, `incr`) has a checkpoint written after it closes. Such an open
+/// does not index the tail, it only reads it for those keys (a one-shot
+/// `emdb get` reads it the same way), at about 0.7 ns a byte where
+/// indexing costs about 16: with the checkpoint's cost per byte of image
+/// (about 15 ns) the balance of [`close_tail`] moves to `sqrt(2 * w *
+/// image * c / r)` with `c / r` about 22; `w` is taken as 93 bytes here
+/// (a shorter tail for the one-shot reads that scan it too), so `t =
+/// sqrt(4096 * image)`: about 315 KiB at 1M keys, 980 KiB at 10M.
+pub(crate) fn keys_write_tail(image: u64) -> u64 {
+    CLOSE_TAIL.max(image.saturating_mul(4096).isqrt())
+}
+
 /// Bytes of index image a checkpoint of `gen` writes (its keydirs' slots).
 fn image_bytes(gen: &Generation) -> u64 {
     gen.ns_table()
@@ -395,6 +409,17 @@ impl Engine {
     }
 
     // ---- write path ------------------------------------------------------
+
+    /// Refuse what needs the whole index (a checkpoint, a compaction, a
+    /// tail index) on a writer opened for a few keys
+    /// ([`crate::EmdbBuilder::write_keys`]): its index holds only those
+    /// keys of the log written since the checkpoint.
+    pub(crate) fn check_whole(&self) -> Result<()> {
+        match (&self.cfg.only_keys, self.cfg.read_only) {
+            (Some(_), false) => Err(Error::KeysOnly),
+            _ => Ok(()),
+        }
+    }
 
     fn check_writable(&self) -> Result<()> {
         if self.cfg.read_only {
@@ -706,6 +731,7 @@ impl Engine {
     /// checkpoint (a checkpoint bound to records a crash then loses is
     /// rejected at open, which costs a replay, not data).
     fn snapshot_locked(&self, w: &WriterState) -> Result<Option<crate::checkpoint::Snapshot>> {
+        self.check_whole()?;
         let gen = self.gen.load_full();
         let Some(path) = gen.log().path().map(Path::to_path_buf) else {
             return Ok(None);
@@ -823,6 +849,7 @@ impl Engine {
         gave_up: &dyn Fn(&crate::tail_index::Base) -> bool,
     ) -> Result<Option<TailIndexJob>> {
         self.check_writable()?;
+        self.check_whole()?;
         // Counts read under the writer lock: every record before `end`
         // is in the index, and no other.
         let (base_end, end, last_frame_at, gen, counts) = {
@@ -963,6 +990,18 @@ impl Engine {
         }
     }
 
+    /// For a writer opened for a few keys: whether the log written since
+    /// the newest checkpoint (all of it, with no checkpoint) is past
+    /// [`keys_write_tail`], so a checkpoint is due once it closes.
+    pub(crate) fn keys_write_due(&self) -> bool {
+        let (checkpointed, end) = {
+            let w = self.writer.lock();
+            (w.checkpointed_end, w.end)
+        };
+        let tail = end.saturating_sub(checkpointed.max(HEADER_SIZE as u64));
+        tail > 0 && (checkpointed == 0 || tail >= keys_write_tail(image_bytes(&self.gen.load())))
+    }
+
     /// Clean shutdown: drop preallocated room, sync, checkpoint if needed.
     /// The log's sync runs on a second thread while the checkpoint is
     /// sorted and written, and the checkpoint is installed only after the
@@ -1009,6 +1048,7 @@ impl Engine {
             // database); a rejected or missing image always gets rewritten.
             let tail = w.end.saturating_sub(w.checkpointed_end);
             if !self.cfg.checkpoint_on_close
+                || self.check_whole().is_err()
                 || tail == 0
                 || (w.checkpointed_end != 0
                     && tail < close_tail(self.cfg.background, image_bytes(&gen)))

@@ -466,6 +466,8 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             (NsTable::new(crypt.clone()), HEADER_SIZE as u64, 0)
         }
     };
+    // What the checkpoint covers, whatever a tail index adds below.
+    let checkpoint_end = start;
     // A one-key or one-range read starts past the writer's tail index
     // when it has one; so does a count, which indexes the keys written
     // past it and takes every namespace's counts from it.
@@ -519,7 +521,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // An encrypted database's tail index (sealed: no sorted section)
         // serves one-key reads and counts, not ranges.
         (Some(wanted), true, c)
-            if c.is_none() || matches!(wanted, KeyScope::One(_) | KeyScope::Counts) =>
+            if c.is_none() || matches!(wanted, KeyScope::Keys(_) | KeyScope::Counts) =>
         {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let durable = slot.durable_end.max(start);
@@ -635,6 +637,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             start,
             durable_end,
             cfg.salvage,
+            scope.as_ref(),
             &mut table,
             &mut report,
         )
@@ -724,7 +727,11 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // What the checkpoint file on disk covers; 0 (none was used:
         // missing or rejected) makes the next close write one, since this
         // open paid for replaying the whole log anyway.
-        checkpointed_end: if report.used_checkpoint { start } else { 0 },
+        checkpointed_end: if report.used_checkpoint {
+            checkpoint_end
+        } else {
+            0
+        },
         tail_indexed_end: 0,
         closed_end: None,
     };
@@ -852,19 +859,23 @@ impl<'a> UsableTail<'a> {
     fn frames(&mut self, scope: &KeyScope) -> Option<Vec<u64>> {
         let mut offs = Vec::new();
         match scope {
-            KeyScope::One(key) => {
-                for off in self
-                    .ix
-                    .lookup(crate::tail_index::key_hash(
-                        key,
-                        self.table.crypt.as_deref(),
-                    ))
-                    .ok()?
-                {
-                    if self.has_key(off, key)? {
-                        offs.push(off);
+            KeyScope::Keys(keys) => {
+                for key in keys.iter() {
+                    for off in self
+                        .ix
+                        .lookup(crate::tail_index::key_hash(
+                            key,
+                            self.table.crypt.as_deref(),
+                        ))
+                        .ok()?
+                    {
+                        if self.has_key(off, key)? {
+                            offs.push(off);
+                        }
                     }
                 }
+                // Applied in log order, as a replay would.
+                offs.sort_unstable();
             }
             // A sealed file has no sorted section to search.
             _ if self.ix.header.sealed => return None,
