@@ -224,6 +224,21 @@ fn a_clone_writes_on_after_an_old_iterator_read() {
     );
 }
 
+/// 2,000 keys `base*` checkpointed, then `crashed` keys of 150 bytes
+/// written by a writer that stopped without its close's checkpoint.
+fn crashed_after_checkpoint(path: &Path, crashed: u32) {
+    let db = Emdb::open(path).unwrap();
+    fill(&db, "base", 2_000, b"v");
+    drop(db);
+    let db = Emdb::builder()
+        .path(path)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    fill(&db, "crashed", crashed, &[7u8; 150]);
+    drop(db);
+}
+
 /// A writer opened for a short call (`background(false)`: the CLI's `put`,
 /// `del KEY`, `incr`) leaves a short tail for the next open to replay, but
 /// checkpoints at close once the tail reaches its bound: over any number of
@@ -233,17 +248,7 @@ fn a_clone_writes_on_after_an_old_iterator_read() {
 fn one_shot_writers_keep_the_tail_they_leave_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("oneshot.emdb");
-    let db = Emdb::open(&path).unwrap();
-    fill(&db, "base", 2_000, b"v");
-    drop(db);
-    // A writer that stopped without its close's checkpoint.
-    let db = Emdb::builder()
-        .path(&path)
-        .checkpoint_on_close(false)
-        .build()
-        .unwrap();
-    fill(&db, "crashed", 2_000, &[7u8; 150]);
-    drop(db);
+    crashed_after_checkpoint(&path, 2_000);
     let one_shot = || {
         Emdb::builder()
             .path(&path)
@@ -295,16 +300,7 @@ fn one_shot_writers_keep_the_tail_they_leave_bounded() {
 fn keys_writes_keep_the_tail_bounded_and_sync_what_they_write() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("keys.emdb");
-    let db = Emdb::open(&path).unwrap();
-    fill(&db, "base", 2_000, b"v");
-    drop(db);
-    let db = Emdb::builder()
-        .path(&path)
-        .checkpoint_on_close(false)
-        .build()
-        .unwrap();
-    fill(&db, "crashed", 3_000, &[7u8; 150]);
-    drop(db);
+    crashed_after_checkpoint(&path, 3_000);
     // What the next full open would replay: a read-only open replays it all.
     let tail = || {
         let r = Emdb::builder().path(&path).read_only(true).build().unwrap();
