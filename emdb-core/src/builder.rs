@@ -195,7 +195,7 @@ impl EmdbBuilder {
     /// to replay (cheaper than rewriting the index image); with
     /// [`EmdbBuilder::background`] off (a handle for one short call) the
     /// bound grows with the square root of the index image's size, about
-    /// 67 KiB at 1M keys and 210 KiB at 10M (docs/ARCHITECTURE.md,
+    /// 97 KiB at 1M keys and 305 KiB at 10M (docs/ARCHITECTURE.md,
     /// "Checkpoints").
     pub fn checkpoint_on_close(mut self, on: bool) -> Self {
         self.cfg.checkpoint_on_close = on;
@@ -390,9 +390,7 @@ impl EmdbBuilder {
         key: &[u8],
         read: impl FnOnce(&Emdb, Option<&crate::Namespace>) -> Result<T>,
     ) -> Result<(Option<T>, crate::RecoveryReport)> {
-        let db = self
-            .pinned(Some(KeyScope::Keys(Arc::from([Arc::from(key)]))))
-            .build()?;
+        let db = self.pinned(Some(KeyScope::keys([key]))).build()?;
         let report = db.recovery_report().clone();
         let out = match namespace {
             None => Some(read(&db, None)?),
@@ -1116,7 +1114,7 @@ mod tests {
 
         let one = |key: &str| {
             open()
-                .pinned(Some(KeyScope::Keys(Arc::from([Arc::from(key.as_bytes())]))))
+                .pinned(Some(KeyScope::keys([key.as_bytes()])))
                 .build()
                 .unwrap()
         };

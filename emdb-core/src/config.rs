@@ -54,7 +54,8 @@ pub(crate) struct Config {
 /// The keys a scoped open indexes; its Debug form shows no key bytes.
 #[derive(Clone)]
 pub(crate) enum KeyScope {
-    /// A few keys (one for a one-key read).
+    /// A few keys (one for a one-key read), sorted and without repeats
+    /// ([`KeyScope::keys`]).
     Keys(Arc<[Arc<[u8]>]>),
     /// The keys within two bounds.
     Range(Bound<Arc<[u8]>>, Bound<Arc<[u8]>>),
@@ -79,6 +80,14 @@ pub(crate) enum KeyScope {
 }
 
 impl KeyScope {
+    /// The scope of `keys` (sorted and deduplicated here).
+    pub(crate) fn keys<'a>(keys: impl IntoIterator<Item = &'a [u8]>) -> KeyScope {
+        let mut keys: Vec<Arc<[u8]>> = keys.into_iter().map(Arc::from).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        KeyScope::Keys(keys.into())
+    }
+
     /// True for a key in the scope.
     #[inline]
     pub(crate) fn holds(&self, key: &[u8]) -> bool {
@@ -86,7 +95,7 @@ impl KeyScope {
             KeyScope::First { start, end, .. } => {
                 KeyScope::Range(start.clone(), end.clone()).holds(key)
             }
-            KeyScope::Keys(keys) => keys.iter().any(|k| **k == *key),
+            KeyScope::Keys(keys) => keys.binary_search_by(|k| (**k).cmp(key)).is_ok(),
             KeyScope::Nothing => false,
             KeyScope::Counts => true,
             KeyScope::Range(start, end) => {

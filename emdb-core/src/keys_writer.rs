@@ -1,19 +1,21 @@
 //! Writes of a few keys by a process that writes nothing else
-//! ([`EmdbBuilder::write_keys`]: the CLI's `put`, `del KEY` and `incr`).
+//! ([`EmdbBuilder::write_keys`]: the CLI's `put`, `del KEY`, `incr`,
+//! `decr`, `expire` and `persist`).
 //!
 //! A writer's open replays the log written since the checkpoint into the
 //! index, about 2.8 µs a record at 1M keys (each record's slot page is
 //! checked and copied on write). A one-shot write needs none of that: it
-//! opens with only its keys of that tail indexed, as a one-shot read does
-//! (every unit is still read and checked, and the torn tail cut), writes,
+//! opens with only its keys of that tail indexed, as a one-shot read does,
+//! while every unit of the tail is still read and checked as a writer's
+//! open checks it (CRCs, namespaces, seals; the torn tail cut), writes,
 //! and closes without a checkpoint. Its handle holds only those keys, so
 //! it is never handed out: the caller gets a [`KeysWriter`], which reads
 //! and writes those keys and refuses any other. Once the tail reaches
 //! `engine::keys_write_tail` (about 315 KiB at 1M keys), a full writer
 //! is opened after the close and checkpoints, which keeps the scans of
-//! one-shot reads and writes short (docs/ARCHITECTURE.md, "Checkpoints").
+//! one-shot reads and writes short (docs/ARCHITECTURE.md, "One-key
+//! writes").
 
-use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::builder::EmdbBuilder;
@@ -52,11 +54,10 @@ impl<'a> KeysWriter<'a> {
                 None => return Ok(None),
             },
         };
-        Ok(Some(KeysWriter {
-            db,
-            ns,
-            keys: keys.iter().map(|k| k.to_vec()).collect(),
-        }))
+        let mut keys: Vec<Vec<u8>> = keys.iter().map(|k| k.to_vec()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Ok(Some(KeysWriter { db, ns, keys }))
     }
 
     fn check(&self, key: &[u8]) -> Result<()> {
@@ -142,9 +143,9 @@ impl<'a> KeysWriter<'a> {
     }
 }
 
-/// [`Error::KeysOnly`] unless `key` is one of `keys`.
+/// [`Error::KeysOnly`] unless `key` is one of `keys` (sorted).
 fn check(keys: &[Vec<u8>], key: &[u8]) -> Result<()> {
-    match keys.iter().any(|k| k == key) {
+    match keys.binary_search_by(|k| k.as_slice().cmp(key)).is_ok() {
         true => Ok(()),
         false => Err(Error::KeysOnly),
     }
@@ -194,19 +195,23 @@ impl EmdbBuilder {
     /// else, such as a one-shot `emdb put`. `Ok(None)`: `namespace` does
     /// not exist and `create` is false.
     ///
-    /// The open takes the writer lock and reads the log written since the
-    /// checkpoint as a writer's does (every unit checked, a torn tail cut),
-    /// but indexes only the records of `keys` (and every namespace create,
-    /// drop and clear), as [`EmdbBuilder::read_one_key`] does: beside a
-    /// tail of thousands of one-shot writes that costs a scan, not a
-    /// replay. The close makes the writes durable and writes no checkpoint;
-    /// once the log written since the checkpoint is past a bound (about
-    /// 315 KiB at 1M keys, 980 KiB at 10M; docs/ARCHITECTURE.md,
-    /// "Checkpoints"), a full writer is opened after it and checkpoints,
+    /// The open takes the writer lock and reads the whole log written
+    /// since the checkpoint as a writer's does (every unit checked as
+    /// applying it would check it, a torn tail cut; a tail index is not
+    /// used), but indexes only the records of `keys` (and every namespace
+    /// create, drop and clear), as [`EmdbBuilder::read_one_key`] does:
+    /// beside a tail of thousands of one-shot writes that costs a scan, not
+    /// a replay. The close makes the writes durable and writes no
+    /// checkpoint; once the log written since the checkpoint is past a
+    /// bound (about 315 KiB at 1M keys, 980 KiB at 10M; docs/ARCHITECTURE.md,
+    /// "One-key writes"), a full writer is opened after it and
+    /// checkpoints (with a passphrase, that open derives the key again),
     /// unless another process holds the lock by then (the next call tries
-    /// again; the writes were durable before it). Options that need the
-    /// whole index ([`EmdbBuilder::salvage`], [`EmdbBuilder::read_only`])
-    /// are refused.
+    /// again; the writes were durable before it). The builder's
+    /// [`EmdbBuilder::background`] and [`EmdbBuilder::checkpoint_on_close`]
+    /// are not used: neither handle starts threads, and only the second
+    /// checkpoints. Options that need the whole index
+    /// ([`EmdbBuilder::salvage`], [`EmdbBuilder::read_only`]) are refused.
     pub fn write_keys<T>(
         self,
         namespace: Option<&str>,
@@ -231,7 +236,7 @@ impl EmdbBuilder {
         let mut b = self;
         b.cfg.background = false;
         b.cfg.checkpoint_on_close = false;
-        b.cfg.only_keys = Some(KeyScope::Keys(keys.iter().map(|k| Arc::from(*k)).collect()));
+        b.cfg.only_keys = Some(KeyScope::keys(keys.iter().copied()));
         let db = b.build()?;
         let out = match KeysWriter::new(&db, namespace, create, keys) {
             Ok(Some(w)) => write(&w).map(Some),

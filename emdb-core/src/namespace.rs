@@ -335,8 +335,11 @@ impl NsTable {
         if !matches!(f.kind, Kind::Put | Kind::Delete) {
             return Ok(false);
         }
-        if !f.sealed {
-            return Ok(!scope.holds(f.key));
+        // What applying it would find wrong is wrong here too: a record of
+        // no namespace, a plaintext record in an encrypted log (or the
+        // reverse), a seal that does not open.
+        if !self.by_id.contains_key(&f.ns) {
+            return Err(ApplyError::UnknownNamespace);
         }
         let opened = open_frame(*f, off, self.crypt.as_deref(), scratch)?;
         Ok(!scope.holds(opened.key))

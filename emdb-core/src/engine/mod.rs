@@ -126,38 +126,39 @@ pub(crate) const CLOSE_TAIL: u64 = 64 << 10;
 
 /// The log tail past the newest checkpoint below which a clean close
 /// leaves it for the next open to replay. A handle with background threads
-/// (a long-lived writer) uses [`CLOSE_TAIL`]. A one-shot handle
-/// (`background(false)`: the CLI's `put`, `del KEY`, `incr`) is followed
-/// by more of its kind, each replaying what the others left: its bound
-/// balances that replay against the checkpoint that resets it. With a
-/// checkpoint costing `c` per byte of index image `image`, a replay `r`
-/// per byte of tail, and `w` bytes written per call, checkpointing when
-/// the tail reaches `t` costs each call about `r * t / 2` of replay plus
-/// `c * image * w / t` of checkpoint, least at `t = sqrt(2 * w * image * c
-/// / r)`. Measured on this project's machine, `c / r` is about 3/8 (a
-/// checkpoint 150 ms for a 24 MiB image at 1M keys; a writer's replay
-/// about 16 ns per byte of tail, mostly the copy-on-write page each
-/// record's slot takes), and `w` is taken as 256 bytes: `t = sqrt(192 *
-/// image)`, about 67 KiB at 1M keys, 210 KiB at 10M, 670 KiB at 100M
-/// (docs/ARCHITECTURE.md, "Checkpoints").
+/// (a long-lived writer) uses [`CLOSE_TAIL`]. A handle opened for one
+/// short call (`background(false)`) is likely followed by more of its
+/// kind, each replaying what the others left: its bound balances that
+/// replay against the checkpoint that resets it. With a checkpoint costing
+/// `c` per byte of index image `image`, a replay `r` per byte of tail, and
+/// `w` bytes written per call, checkpointing when the tail reaches `t`
+/// costs each call about `r * t / 2` of replay plus `c * image * w / t` of
+/// checkpoint, least at `t = sqrt(2 * w * image * c / r)`. Measured on
+/// this project's machine (`benches/scripts/put_loop.sh`), `c` is about
+/// 15 ns a byte (a one-shot call that checkpoints a 24 MiB image at 1M
+/// keys takes 340-470 ms) and `r` about 19 (2.8 µs a record of 150 bytes,
+/// mostly the copy-on-write page each record's slot takes), and `w` is
+/// taken as 256 bytes: `t = sqrt(400 * image)`, about 97 KiB at 1M keys,
+/// 305 KiB at 10M, 967 KiB at 100M (docs/ARCHITECTURE.md, "Checkpoints").
+/// The CLI's one-shot writes go through [`keys_write_tail`] instead.
 pub(crate) fn close_tail(background: bool, image: u64) -> u64 {
     if background {
         CLOSE_TAIL
     } else {
-        CLOSE_TAIL.max(image.saturating_mul(192).isqrt())
+        CLOSE_TAIL.max(image.saturating_mul(400).isqrt())
     }
 }
 
 /// The log tail past the newest checkpoint at which a writer opened for a
 /// few keys ([`crate::EmdbBuilder::write_keys`]: the CLI's `put`, `del
-/// KEY`, `incr`) has a checkpoint written after it closes. Such an open
-/// does not index the tail, it only reads it for those keys (a one-shot
-/// `emdb get` reads it the same way), at about 0.7 ns a byte where
-/// indexing costs about 16: with the checkpoint's cost per byte of image
-/// (about 15 ns) the balance of [`close_tail`] moves to `sqrt(2 * w *
-/// image * c / r)` with `c / r` about 22; `w` is taken as 93 bytes here
-/// (a shorter tail for the one-shot reads that scan it too), so `t =
-/// sqrt(4096 * image)`: about 315 KiB at 1M keys, 980 KiB at 10M.
+/// KEY`, `incr`, `decr`, `expire`, `persist`) has a checkpoint written
+/// after it closes. Such an open does not index the tail, it only reads it
+/// for those keys (a one-shot `emdb get` reads it the same way), at about
+/// 0.7 ns a byte where indexing costs about 19: with the checkpoint's 15
+/// ns per byte of image (see [`close_tail`]) the balance moves to
+/// `sqrt(2 * w * image * c / r)` with `c / r` about 21; `w` is taken as 93
+/// bytes here (a shorter tail for the one-shot reads that scan it too), so
+/// `t = sqrt(4096 * image)`: about 315 KiB at 1M keys, 980 KiB at 10M.
 pub(crate) fn keys_write_tail(image: u64) -> u64 {
     CLOSE_TAIL.max(image.saturating_mul(4096).isqrt())
 }
@@ -1519,7 +1520,7 @@ pub(crate) fn check_indexed(f: &Frame<'_>, ns: u32, off: u64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{close_tail, tail_index_step, CLOSE_TAIL};
+    use super::{close_tail, keys_write_tail, tail_index_step, CLOSE_TAIL};
 
     #[test]
     fn a_one_shot_close_bound_grows_with_the_square_root_of_the_image() {
@@ -1532,10 +1533,13 @@ mod tests {
         assert_eq!(close_tail(false, 4 * MIB), CLOSE_TAIL);
         // The image of 1M, 10M and 100M keys (about 24.5 bytes a key).
         let kib = |image: u64| close_tail(false, image) >> 10;
-        assert_eq!(kib(24 * MIB), 67);
-        assert_eq!(kib(234 * MIB), 211);
-        assert_eq!(kib(2340 * MIB), 670);
+        assert_eq!(kib(24 * MIB), 97);
+        assert_eq!(kib(234 * MIB), 305);
+        assert_eq!(kib(2340 * MIB), 967);
         assert_eq!(close_tail(false, u64::MAX), u64::MAX.isqrt());
+        // One-key writes scan instead of replaying: a longer tail.
+        assert_eq!(keys_write_tail(24 * MIB) >> 10, 313);
+        assert_eq!(keys_write_tail(234 * MIB) >> 10, 979);
     }
 
     #[test]

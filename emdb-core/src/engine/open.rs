@@ -440,10 +440,13 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         Region::map_file(&file, map_len)
     }
     .map_err(|e| Error::io("mmap", Some(&path), e))?;
-    if cfg.only_keys.is_some() {
+    if cfg.only_keys.is_some() && cfg.read_only {
         // One key's record (and its older ones) is all this handle reads
-        // through the mapping: with a cold page cache each would otherwise
-        // read the whole read-around window (8 MiB on this machine's disk).
+        // through the mapping (its tail is read with `pread`): with a cold
+        // page cache each would otherwise read the whole read-around
+        // window (8 MiB on this machine's disk). A writer opened for a few
+        // keys scans its tail through the mapping, where read-around is
+        // what it needs (cold, 13x faster than with this advice).
         let _ = region.advise(memmap2::Advice::Random);
     }
     let bytes = region.slice(0, len).unwrap_or_default();
@@ -519,9 +522,13 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     let mut counted_past = None;
     let (start, cp_last) = match (scope.clone(), report.used_checkpoint, &crypt) {
         // An encrypted database's tail index (sealed: no sorted section)
-        // serves one-key reads and counts, not ranges.
+        // serves one-key reads and counts, not ranges. A writer opened for
+        // a few keys reads and checks its whole tail instead, as every
+        // writer does before it appends: the log a tail index covers is
+        // not read through it.
         (Some(wanted), true, c)
-            if c.is_none() || matches!(wanted, KeyScope::Keys(_) | KeyScope::Counts) =>
+            if cfg.read_only
+                && (c.is_none() || matches!(wanted, KeyScope::Keys(_) | KeyScope::Counts)) =>
         {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let durable = slot.durable_end.max(start);
