@@ -59,6 +59,12 @@ impl Emdb {
         DEFAULT_NS
     }
 
+    /// The default namespace as a [`Namespace`] handle (no name): its
+    /// operations are this handle's own.
+    pub(crate) fn default_namespace(&self) -> Namespace {
+        Namespace::new(Arc::clone(&self.engine), DEFAULT_NS, String::new())
+    }
+
     keyspace_api!();
 
     /// Open (or create) the database file at `path` with default options.

@@ -20,7 +20,7 @@ use std::time::SystemTime;
 
 use crate::builder::EmdbBuilder;
 use crate::config::KeyScope;
-use crate::db::{Emdb, Transaction};
+use crate::db::{Emdb, Transaction, TxNamespace};
 use crate::error::{Error, Result};
 use crate::keyspace::Namespace;
 use crate::ttl::Ttl;
@@ -30,7 +30,10 @@ use crate::ttl::Ttl;
 /// its closure. Any other key is [`Error::KeysOnly`].
 pub struct KeysWriter<'a> {
     db: &'a Emdb,
-    ns: Option<Namespace>,
+    /// The namespace written (the default one is a [`Namespace`] of id 0,
+    /// whose operations are the [`Emdb`]'s own).
+    space: Namespace,
+    /// Sorted, without repeats.
     keys: Vec<Vec<u8>>,
 }
 
@@ -46,88 +49,61 @@ impl<'a> KeysWriter<'a> {
         create: bool,
         keys: &[&[u8]],
     ) -> Result<Option<KeysWriter<'a>>> {
-        let ns = match namespace {
-            None => None,
-            Some(name) if create => Some(db.namespace(name)?),
+        let space = match namespace {
+            None => db.default_namespace(),
+            Some(name) if create => db.namespace(name)?,
             Some(name) => match db.namespace_if_exists(name)? {
-                Some(ns) => Some(ns),
+                Some(ns) => ns,
                 None => return Ok(None),
             },
         };
         let mut keys: Vec<Vec<u8>> = keys.iter().map(|k| k.to_vec()).collect();
         keys.sort_unstable();
         keys.dedup();
-        Ok(Some(KeysWriter { db, ns, keys }))
+        Ok(Some(KeysWriter { db, space, keys }))
     }
 
-    fn check(&self, key: &[u8]) -> Result<()> {
-        check(&self.keys, key)
+    /// The namespace, once `key` is found to be one of the keys.
+    fn space(&self, key: &[u8]) -> Result<&Namespace> {
+        check(&self.keys, key)?;
+        Ok(&self.space)
     }
 
     /// The value of `key`, if it is live.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        self.check(key)?;
-        match &self.ns {
-            None => self.db.get(key),
-            Some(ns) => ns.get(key),
-        }
+        self.space(key)?.get(key)
     }
 
     /// When `key` expires: `None` when it never does or is not live.
     pub fn expires_at(&self, key: &[u8]) -> Result<Option<SystemTime>> {
-        self.check(key)?;
-        match &self.ns {
-            None => self.db.expires_at(key),
-            Some(ns) => ns.expires_at(key),
-        }
+        self.space(key)?.expires_at(key)
     }
 
     /// Store `value` at `key` with `ttl`.
     pub fn insert(&self, key: &[u8], value: &[u8], ttl: Ttl) -> Result<()> {
-        self.check(key)?;
-        match &self.ns {
-            None => self.db.insert_with_ttl(key, value, ttl),
-            Some(ns) => ns.insert_with_ttl(key, value, ttl),
-        }
+        self.space(key)?.insert_with_ttl(key, value, ttl)
     }
 
     /// Remove `key`; whether it was live.
     pub fn remove(&self, key: &[u8]) -> Result<bool> {
-        self.check(key)?;
-        Ok(match &self.ns {
-            None => self.db.remove(key)?,
-            Some(ns) => ns.remove(key)?,
-        }
-        .is_some())
+        Ok(self.space(key)?.remove(key)?.is_some())
     }
 
     /// Whether `key` is live.
     pub fn contains(&self, key: &[u8]) -> Result<bool> {
-        self.check(key)?;
-        match &self.ns {
-            None => self.db.contains_key(key),
-            Some(ns) => ns.contains_key(key),
-        }
+        self.space(key)?.contains_key(key)
     }
 
     /// Give `key` a new lifetime of `ttl` from now; false when it is not
     /// live ([`Emdb::expire`]).
     pub fn expire(&self, key: &[u8], ttl: std::time::Duration) -> Result<bool> {
-        self.check(key)?;
-        match &self.ns {
-            None => self.db.expire(key, ttl),
-            Some(ns) => ns.expire(key, ttl),
-        }
+        self.space(key)?.expire(key, ttl)
     }
 
     /// Remove `key`'s expiry; false when it is not live
     /// ([`Emdb::persist`]).
     pub fn persist(&self, key: &[u8]) -> Result<bool> {
-        self.check(key)?;
-        match &self.ns {
-            None => self.db.persist(key),
-            Some(ns) => ns.persist(key),
-        }
+        self.space(key)?.persist(key)
     }
 
     /// Run `f` and commit its writes as one atomic unit when it returns
@@ -136,7 +112,7 @@ impl<'a> KeysWriter<'a> {
         self.db.transaction(|tx| {
             f(&mut KeysTx {
                 tx,
-                ns: self.ns.as_ref(),
+                space: &self.space,
                 keys: &self.keys,
             })
         })
@@ -154,37 +130,31 @@ fn check(keys: &[Vec<u8>], key: &[u8]) -> Result<()> {
 /// The transaction of [`KeysWriter::transaction`], for the same keys.
 pub struct KeysTx<'t, 'db> {
     tx: &'t mut Transaction<'db>,
-    ns: Option<&'t Namespace>,
+    space: &'t Namespace,
     keys: &'t [Vec<u8>],
 }
 
-impl KeysTx<'_, '_> {
+impl<'db> KeysTx<'_, 'db> {
+    /// This transaction's part in the namespace, once `key` is found to
+    /// be one of the keys.
+    fn space(&mut self, key: &[u8]) -> Result<TxNamespace<'_, 'db>> {
+        check(self.keys, key)?;
+        Ok(self.tx.namespace(self.space))
+    }
+
     /// The value of `key` as this transaction would leave it.
     pub fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        check(self.keys, key)?;
-        match self.ns {
-            None => self.tx.get(key),
-            Some(ns) => self.tx.namespace(ns).get(key),
-        }
+        self.space(key)?.get(key)
     }
 
     /// Stage storing `value` at `key` with `ttl`.
     pub fn insert(&mut self, key: &[u8], value: &[u8], ttl: Ttl) -> Result<()> {
-        check(self.keys, key)?;
-        match self.ns {
-            None => self.tx.insert_with_ttl(key, value, ttl),
-            Some(ns) => self.tx.namespace(ns).insert_with_ttl(key, value, ttl),
-        }
+        self.space(key)?.insert_with_ttl(key, value, ttl)
     }
 
     /// Stage removing `key`; whether it was live as of this transaction.
     pub fn remove(&mut self, key: &[u8]) -> Result<bool> {
-        check(self.keys, key)?;
-        Ok(match self.ns {
-            None => self.tx.remove(key)?,
-            Some(ns) => self.tx.namespace(ns).remove(key)?,
-        }
-        .is_some())
+        Ok(self.space(key)?.remove(key)?.is_some())
     }
 }
 
