@@ -239,8 +239,9 @@ fn crashed_after_checkpoint(path: &Path, crashed: u32) {
     drop(db);
 }
 
-/// A writer opened for a short call (`background(false)`: the CLI's `put`,
-/// `del KEY`, `incr`) leaves a short tail for the next open to replay, but
+/// A writer opened for a short call (`background(false)`; the CLI's
+/// one-shot writes use `write_keys`, below) leaves a short tail for the
+/// next open to replay, but
 /// checkpoints at close once the tail reaches its bound: over any number of
 /// such handles the log written since the checkpoint stays bounded, and the
 /// first one after a crashed writer pays for its long tail once.

@@ -123,11 +123,7 @@ fn make(dir: &Path, seed: u64, s: Shape) -> Option<PathBuf> {
         // Puts and deletes only: a tail index covers them.
         workload(&db, &mut rng, 300, false);
         db.flush().unwrap();
-        let t = std::time::Instant::now();
-        while !sibling(&path, ".tail").exists() && t.elapsed() < Duration::from_secs(4) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        if !sibling(&path, ".tail").exists() {
+        if !tail_index_written(&path, Duration::from_secs(4)) {
             return None;
         }
     }
@@ -159,8 +155,6 @@ fn make(dir: &Path, seed: u64, s: Shape) -> Option<PathBuf> {
     }
     if s.tail_index {
         assert!(sibling(&path, ".tail").exists(), "tail index gone at close");
-    }
-    if s.tail_index {
         let (_, rep) = builder(&path, s.sealed).read_stats().unwrap();
         assert!(rep.used_tail_index, "tail index not usable");
     }
@@ -192,6 +186,39 @@ fn make(dir: &Path, seed: u64, s: Shape) -> Option<PathBuf> {
         assert_eq!(rep.truncated_tail_at.is_some(), s.torn, "{rep:?}");
     }
     Some(path)
+}
+
+/// Whether the writer of `path` has written a tail index within `limit`.
+fn tail_index_written(path: &Path, limit: Duration) -> bool {
+    let t = std::time::Instant::now();
+    while !sibling(path, ".tail").exists() && t.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    sibling(path, ".tail").exists()
+}
+
+/// A full writer's open of a copy of `path` fails, and so does a one-shot
+/// write of another key to `path` itself.
+fn refused_by_both(path: &Path, sealed: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_db(path, dir.path());
+    assert!(builder(&copy, sealed).build().is_err());
+    let one_shot = builder(path, sealed).write_keys(None, true, &[b"new"], |w| {
+        w.insert(b"new", b"2", Ttl::Never)
+    });
+    assert!(
+        one_shot.is_err(),
+        "write_keys wrote to a log a full open refuses"
+    );
+}
+
+/// The bytes `write` appends to the log of `db` (flushed before and after).
+fn appended(db: &Emdb, write: impl FnOnce(&Emdb)) -> (u64, u64) {
+    db.flush().unwrap();
+    let before = db.stats().unwrap().log_logical_bytes;
+    write(db);
+    db.flush().unwrap();
+    (before, db.stats().unwrap().log_logical_bytes)
 }
 
 fn copy_db(from: &Path, to_dir: &Path) -> PathBuf {
@@ -444,15 +471,11 @@ fn a_one_shot_write_refuses_a_record_of_a_dropped_namespace() {
     let frame = {
         let db = Emdb::open(&path).unwrap();
         let a = db.namespace("a").unwrap();
-        db.flush().unwrap();
-        let before = db.stats().unwrap().log_logical_bytes;
-        a.insert("x", "1").unwrap();
-        db.flush().unwrap();
-        let after = db.stats().unwrap().log_logical_bytes;
+        let (before, after) = appended(&db, |_| a.insert("x", "1").unwrap());
         db.checkpoint().unwrap();
-        db.drop_namespace("a").unwrap();
-        db.flush().unwrap();
-        let end = db.stats().unwrap().log_logical_bytes;
+        let (_, end) = appended(&db, |db| {
+            db.drop_namespace("a").unwrap();
+        });
         db.close().unwrap();
         let bytes = std::fs::read(&path).unwrap();
         (bytes[before as usize..after as usize].to_vec(), end)
@@ -461,18 +484,7 @@ fn a_one_shot_write_refuses_a_record_of_a_dropped_namespace() {
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     f.write_all_at(&frame.0, frame.1).unwrap();
     drop(f);
-    let copy = dir.path().join("copy.emdb");
-    std::fs::copy(&path, &copy).unwrap();
-    std::fs::copy(ckpt_path(&path), ckpt_path(&copy)).unwrap();
-    let full = Emdb::builder().path(&copy).build().map(drop);
-    assert!(full.is_err());
-    let one_shot = Emdb::builder()
-        .path(&path)
-        .write_keys(None, true, &[b"y"], |w| w.insert(b"y", b"2", Ttl::Never));
-    assert!(
-        one_shot.is_err(),
-        "write_keys wrote to a log a full open refuses"
-    );
+    refused_by_both(&path, false);
 }
 
 /// The same with a plaintext record spliced into an encrypted log.
@@ -483,11 +495,7 @@ fn a_one_shot_write_refuses_a_plaintext_record_in_an_encrypted_log() {
     let plain = dir.path().join("plain.emdb");
     let frame = {
         let db = Emdb::open(&plain).unwrap();
-        db.flush().unwrap();
-        let before = db.stats().unwrap().log_logical_bytes;
-        db.insert("x", "1").unwrap();
-        db.flush().unwrap();
-        let after = db.stats().unwrap().log_logical_bytes;
+        let (before, after) = appended(&db, |db| db.insert("x", "1").unwrap());
         db.close().unwrap();
         std::fs::read(&plain).unwrap()[before as usize..after as usize].to_vec()
     };
@@ -496,26 +504,14 @@ fn a_one_shot_write_refuses_a_plaintext_record_in_an_encrypted_log() {
         let db = builder(&path, true).build().unwrap();
         db.insert("k", "v").unwrap();
         db.checkpoint().unwrap();
-        db.insert("k2", "v2").unwrap();
-        db.flush().unwrap();
-        let end = db.stats().unwrap().log_logical_bytes;
+        let (_, end) = appended(&db, |db| db.insert("k2", "v2").unwrap());
         drop(db);
         end
     };
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     f.write_all_at(&frame, end).unwrap();
     drop(f);
-    let copy = dir.path().join("copy.emdb");
-    std::fs::copy(&path, &copy).unwrap();
-    let _ = std::fs::copy(ckpt_path(&path), ckpt_path(&copy));
-    let full = builder(&copy, true).build().map(drop);
-    assert!(full.is_err());
-    let one_shot =
-        builder(&path, true).write_keys(None, true, &[b"y"], |w| w.insert(b"y", b"2", Ttl::Never));
-    assert!(
-        one_shot.is_err(),
-        "write_keys wrote to a log a full open refuses"
-    );
+    refused_by_both(&path, true);
 }
 
 /// Damage in the log a tail index covers: a full writer's open refuses it,
@@ -544,10 +540,7 @@ fn a_one_shot_write_checks_the_log_a_tail_index_covers() {
             .unwrap();
     }
     db.flush().unwrap();
-    let t = std::time::Instant::now();
-    while !sibling(&path, ".tail").exists() && t.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    tail_index_written(&path, Duration::from_secs(10));
     drop(db);
     assert!(sibling(&path, ".tail").exists());
     let mut bytes = std::fs::read(&path).unwrap();
@@ -557,18 +550,5 @@ fn a_one_shot_write_checks_the_log_a_tail_index_covers() {
         .unwrap();
     bytes[at + 12] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
-    let copy = dir.path().join("copy.emdb");
-    std::fs::copy(&path, &copy).unwrap();
-    std::fs::copy(ckpt_path(&path), ckpt_path(&copy)).unwrap();
-    let full = Emdb::builder().path(&copy).build().map(drop);
-    assert!(full.is_err());
-    let one_shot = Emdb::builder()
-        .path(&path)
-        .write_keys(None, true, &[b"new"], |w| {
-            w.insert(b"new", b"2", Ttl::Never)
-        });
-    assert!(
-        one_shot.is_err(),
-        "write_keys wrote to a log a full open refuses"
-    );
+    refused_by_both(&path, false);
 }
