@@ -136,16 +136,6 @@ impl Space {
         both!(self, s => s.ttl(key))
     }
 
-    /// Give `key` a new lifetime; false when it is absent.
-    pub fn expire(&self, key: &[u8], ttl: Duration) -> Result<bool> {
-        both!(self, s => s.expire(key, ttl))
-    }
-
-    /// Remove the expiry of `key`; false when it is absent.
-    pub fn persist(&self, key: &[u8]) -> Result<bool> {
-        both!(self, s => s.persist(key))
-    }
-
     /// The value of `key` as the transaction `tx` sees it.
     pub fn tx_get(&self, tx: &mut Transaction<'_>, key: &[u8]) -> Result<Option<Vec<u8>>> {
         match self {
