@@ -639,7 +639,7 @@ impl EmdbBuilder {
         // The iterator returned is made first: an iterator fixes the time
         // it reads expiries at when it is made, so every key the counting
         // one finds live is live for it too.
-        let upto = std::ops::Bound::Included(&bound[..]);
+        let upto = bound.as_ref().map(|b| &b[..]);
         let (Some(returned), Some(mut counting)) = (
             range_in(&db, namespace, start, upto)?,
             range_in(&db, namespace, start, upto)?,

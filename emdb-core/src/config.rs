@@ -72,6 +72,10 @@ pub(crate) enum KeyScope {
         end: Bound<Arc<[u8]>>,
         want: usize,
     },
+    /// What a `First` resolves to once its namespace is known: the keys of
+    /// that namespace within two bounds, of which only the smallest ones
+    /// the log tail touches are indexed ([`Smallest`]).
+    Smallest(Arc<Smallest>),
     /// Every namespace's count: with a writer's tail index (version 2),
     /// the counts are taken from it and moved by the keys written past it
     /// (`Nothing` is indexed); without one, everything is indexed
@@ -88,30 +92,126 @@ impl KeyScope {
         KeyScope::Keys(keys.into())
     }
 
-    /// True for a key in the scope.
+    /// True for a key of namespace `ns` in the scope (only `Smallest`
+    /// looks at the namespace).
     #[inline]
-    pub(crate) fn holds(&self, key: &[u8]) -> bool {
+    pub(crate) fn holds(&self, ns: u32, key: &[u8]) -> bool {
         match self {
-            KeyScope::First { start, end, .. } => {
-                KeyScope::Range(start.clone(), end.clone()).holds(key)
-            }
+            KeyScope::First { start, end, .. } => within(start, end, key),
+            KeyScope::Smallest(s) => s.holds(ns, key),
             KeyScope::Keys(keys) => keys.binary_search_by(|k| (**k).cmp(key)).is_ok(),
             KeyScope::Nothing => false,
             KeyScope::Counts => true,
-            KeyScope::Range(start, end) => {
-                let after_start = match start {
-                    Bound::Included(s) => key >= &**s,
-                    Bound::Excluded(s) => key > &**s,
-                    Bound::Unbounded => true,
-                };
-                after_start
-                    && match end {
-                        Bound::Included(e) => key <= &**e,
-                        Bound::Excluded(e) => key < &**e,
-                        Bound::Unbounded => true,
-                    }
-            }
+            KeyScope::Range(start, end) => within(start, end, key),
         }
+    }
+}
+
+/// True for a key between two bounds.
+#[inline]
+fn within(start: &Bound<Arc<[u8]>>, end: &Bound<Arc<[u8]>>, key: &[u8]) -> bool {
+    let after_start = match start {
+        Bound::Included(s) => key >= &**s,
+        Bound::Excluded(s) => key > &**s,
+        Bound::Unbounded => true,
+    };
+    after_start
+        && match end {
+            Bound::Included(e) => key <= &**e,
+            Bound::Excluded(e) => key < &**e,
+            Bound::Unbounded => true,
+        }
+}
+
+/// The scope of a read of a range's first pairs (`KeyScope::Smallest`):
+/// the keys of one namespace between two bounds, of which a scoped open
+/// indexes only the `keep` smallest the log tail touches. Each key it
+/// meets beyond those moves a cut down to the largest it held, and no key
+/// from the cut on is held any more; so every key below the cut that the
+/// tail touches is indexed (each of its records: the cut only moves
+/// down), and the range read up to the cut is as complete as a full
+/// open's. A tail that writes many keys at the range's start (a writer
+/// appending `event:N` keys before a checkpoint's `user:` keys) then
+/// costs the read `keep` indexed keys, not one per key written.
+pub(crate) struct Smallest {
+    ns: u32,
+    /// Where the range starts.
+    pub start: Bound<Arc<[u8]>>,
+    end: Bound<Arc<[u8]>>,
+    keep: usize,
+    held: std::sync::Mutex<Held>,
+}
+
+/// The keys a [`Smallest`] holds, and its cut.
+#[derive(Default)]
+struct Held {
+    keys: std::collections::BTreeSet<Vec<u8>>,
+    /// The smallest key left out: keys from here on are not held.
+    cut: Option<Vec<u8>>,
+}
+
+impl Smallest {
+    /// Hold at most `keep` keys of namespace `ns` from `start` to `end`.
+    pub(crate) fn new(
+        ns: u32,
+        start: Bound<Arc<[u8]>>,
+        end: Bound<Arc<[u8]>>,
+        keep: usize,
+    ) -> Smallest {
+        Smallest {
+            ns,
+            start,
+            end,
+            keep: keep.max(1),
+            held: std::sync::Mutex::new(Held::default()),
+        }
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        // A panic elsewhere while holding it leaves a set that is still
+        // consistent (each step is one insert or one removal).
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// True when the key is (now) held; a key met for the first time is
+    /// taken in, and the largest held key leaves when that makes one too
+    /// many (it becomes the cut).
+    fn holds(&self, ns: u32, key: &[u8]) -> bool {
+        if ns != self.ns || !within(&self.start, &self.end, key) {
+            return false;
+        }
+        let mut held = self.held();
+        if held.cut.as_deref().is_some_and(|c| key >= c) {
+            return false;
+        }
+        if held.keys.contains(key) {
+            return true;
+        }
+        held.keys.insert(key.to_vec());
+        if held.keys.len() > self.keep {
+            let largest = held.keys.pop_last();
+            let kept = largest.as_deref().is_some_and(|l| key < l);
+            held.cut = largest;
+            return kept;
+        }
+        true
+    }
+
+    /// True for a key past the range's end or the cut: no key after it in
+    /// key order is held either.
+    pub(crate) fn past(&self, key: &[u8]) -> bool {
+        let beyond_end = match &self.end {
+            Bound::Included(e) => key > &**e,
+            Bound::Excluded(e) => key >= &**e,
+            Bound::Unbounded => false,
+        };
+        beyond_end || self.held().cut.as_deref().is_some_and(|c| key >= c)
+    }
+
+    /// The cut, when keys were left out: the range read is complete only
+    /// below it.
+    pub(crate) fn cut(&self) -> Option<Vec<u8>> {
+        self.held().cut.clone()
     }
 }
 
@@ -122,6 +222,7 @@ impl std::fmt::Debug for KeyScope {
             KeyScope::Range(..) => write!(f, "KeyScope::Range(..)"),
             KeyScope::Nothing => write!(f, "KeyScope::Nothing"),
             KeyScope::First { want, .. } => write!(f, "KeyScope::First({want})"),
+            KeyScope::Smallest(s) => write!(f, "KeyScope::Smallest({})", s.keep),
             KeyScope::Counts => write!(f, "KeyScope::Counts"),
         }
     }

@@ -342,7 +342,7 @@ impl NsTable {
             return Err(ApplyError::UnknownNamespace);
         }
         let opened = open_frame(*f, off, self.crypt.as_deref(), scratch)?;
-        Ok(!scope.holds(opened.key))
+        Ok(!scope.holds(f.ns, opened.key))
     }
 
     /// Apply every put queued in `pipe` (`bytes` must cover them).

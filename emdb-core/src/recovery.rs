@@ -57,8 +57,8 @@ pub struct RecoveryReport {
     /// counts only (a count that layered the tail index indexed every key).
     pub(crate) counts_only: bool,
     /// The bound a first-pairs read (`EmdbBuilder::range_once_first`)
-    /// narrowed its range to (included), when it did.
-    pub(crate) narrowed_to: Option<Vec<u8>>,
+    /// narrowed its range to, when it did.
+    pub(crate) narrowed_to: Option<std::ops::Bound<Vec<u8>>>,
     /// True when a first-pairs read narrowed its range, found fewer pairs
     /// there than it wanted, and read the whole range instead.
     pub(crate) narrowing_fell_back: bool,

@@ -1260,6 +1260,79 @@ mod tests {
             assert!(none.is_none());
         }
 
+        /// A tail that writes many keys before the checkpoint's first one
+        /// (as a writer appending `a:N` keys beside `key:` keys does, and
+        /// removing some of them again): a first-pairs read indexes only
+        /// the smallest of them, reads up to the cut that leaves, and
+        /// returns what a full open does. Plain and encrypted.
+        #[test]
+        fn first_pairs_index_only_the_smallest_keys_a_tail_writes_at_the_start() {
+            for secret in [None, Some([0x31; 32])] {
+                let dir = tempfile::tempdir().unwrap();
+                let (db_path, db) = loaded_with(dir.path(), "front", secret);
+                drop(db);
+                // No checkpoint and no tail index: everything below stays
+                // in the tail (the handle stays open while reading).
+                let db = builder_for(&db_path, secret)
+                    .background(false)
+                    .checkpoint_on_close(false)
+                    .build()
+                    .unwrap();
+                let front = |i: u64| format!("a:{i:05}").into_bytes();
+                for i in 0..3000 {
+                    db.insert(front(i), format!("v{i}")).unwrap();
+                    if i % 3 == 2 {
+                        db.remove(front(i - 2)).unwrap();
+                    }
+                }
+                db.insert(key(5), "changed").unwrap();
+                db.flush().unwrap();
+                let pinned = replayed_with(&db_path, secret);
+                let mut cut_reads = 0;
+                for space in SPACES {
+                    for (start, end) in [
+                        (Bound::Unbounded, Bound::Unbounded),
+                        (Bound::Included(&b"a:01000"[..]), Bound::Unbounded),
+                        (
+                            Bound::Excluded(&b"a:00500"[..]),
+                            Bound::Excluded(&b"key:00020"[..]),
+                        ),
+                    ] {
+                        for n in [1, 10, 57] {
+                            let (it, report) = builder_for(&db_path, secret)
+                                .range_once_first_reporting(space, start, end, n)
+                                .unwrap();
+                            let got: Vec<_> =
+                                it.unwrap().take(n).collect::<crate::Result<_>>().unwrap();
+                            let owned = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
+                            let want: Vec<_> = match space {
+                                Some(s) => pinned.namespace(s).unwrap().range(owned).unwrap(),
+                                None => pinned.range(owned).unwrap(),
+                            };
+                            let want: Vec<_> = want.into_iter().take(n).collect();
+                            assert_eq!(got, want, "{space:?}, {start:?}..{end:?}, {n}");
+                            assert!(!report.narrowing_fell_back, "{space:?} {start:?} {n}");
+                            if space.is_none() {
+                                // At most twice the slack held, and the
+                                // removals of those: not 4,000 records.
+                                let slack = (n + n / 2 + 16) as u64;
+                                assert!(
+                                    report.records_replayed <= 3 * slack,
+                                    "{} records indexed for {n} pairs",
+                                    report.records_replayed
+                                );
+                                if matches!(report.narrowed_to, Some(Bound::Excluded(_))) {
+                                    cut_reads += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+                assert_eq!(cut_reads, 9, "every default-namespace read was cut");
+                drop(db);
+            }
+        }
+
         #[test]
         fn one_key_reads_through_tail_indexes_agree() {
             let dir = tempfile::tempdir().unwrap();

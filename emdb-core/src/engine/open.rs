@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{now_ms, Generation, WriterState};
-use crate::config::{Config, KeyScope};
+use crate::config::{Config, KeyScope, Smallest};
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
@@ -512,8 +512,21 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
                 Some(b) => std::ops::Bound::Included(Arc::from(&b[..])),
                 None => to.clone(),
             };
-            report.narrowed_to = bound;
-            Some(KeyScope::Range(from.clone(), to))
+            report.narrowed_to = bound.map(std::ops::Bound::Included);
+            Some(match ns {
+                // Of the keys the tail touches there, only the smallest
+                // are indexed (`config::Smallest`): twice what is wanted,
+                // for those the tail removed.
+                Some(ns) => KeyScope::Smallest(Arc::new(Smallest::new(
+                    ns.id,
+                    from.clone(),
+                    to,
+                    want.saturating_mul(2),
+                ))),
+                // A namespace the checkpoint does not have: every key of
+                // the range the tail touches.
+                None => KeyScope::Range(from.clone(), to),
+            })
         }
         other => other.clone(),
     };
@@ -664,6 +677,16 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
     }
     let (mut end, last_frame_at, _) = replayed?;
+    if let Some(KeyScope::Smallest(held)) = &scope {
+        // Only the keys below the cut are complete: a first-pairs read
+        // reads up to there (or to the checkpoint's bound, if lower).
+        if let Some(cut) = held.cut() {
+            report.narrowed_to = Some(match report.narrowed_to.take() {
+                Some(std::ops::Bound::Included(b)) if b < cut => std::ops::Bound::Included(b),
+                _ => std::ops::Bound::Excluded(cut),
+            });
+        }
+    }
     report.replayed_bytes = end.saturating_sub(start);
     if let Some((frames, bytes)) = counted_past {
         report.records_replayed = frames;
@@ -887,9 +910,14 @@ impl<'a> UsableTail<'a> {
             // A sealed file has no sorted section to search.
             _ if self.ix.header.sealed => return None,
             KeyScope::Nothing => {}
-            KeyScope::Range(start, _) => {
+            KeyScope::Range(..) | KeyScope::Smallest(_) => {
                 // The first entry not before `start`, then every one up to
                 // the end of the range.
+                let start = match scope {
+                    KeyScope::Smallest(s) => &s.start,
+                    KeyScope::Range(start, _) => start,
+                    _ => return None,
+                };
                 let count = usize::try_from(self.ix.header.sorted_count).ok()?;
                 let unusable = || crate::error::Error::corruption(0, "unusable tail index");
                 let lo =
@@ -903,10 +931,14 @@ impl<'a> UsableTail<'a> {
                     .ok()? as u64;
                 for i in lo..self.ix.header.sorted_count {
                     let off = self.ix.sorted(i).ok()?;
-                    if !scope.holds(self.frame(off)?.key) {
+                    let f = self.frame(off)?;
+                    if scope.holds(f.ns, f.key) {
+                        offs.push(off);
+                    } else if !matches!(scope, KeyScope::Smallest(s) if !s.past(f.key)) {
+                        // Past the range (or the cut); a `Smallest` also
+                        // skips the keys of other namespaces.
                         break;
                     }
-                    offs.push(off);
                 }
             }
             KeyScope::Counts | KeyScope::First { .. } => return None,
