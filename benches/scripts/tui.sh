@@ -15,13 +15,17 @@
 #   follow CPU   the same over CPU_SECONDS while the live_writer example
 #                (examples/live_writer.rs) writes RATE keys a second
 #                (appends, updates, deletes, a flush every 100 ms), after
-#                checking the key count on screen moves.
+#                checking the key count on screen moves;
+#   busy page    the first page again, RUNS times, on a copy while
+#                live_writer writes BUSY_RATE keys a second (its first key,
+#                `blob:logo`, is the one waited for).
 # One line per figure on stdout, for docs/BENCH.md ("emdb-tui").
 #
 # Usage: benches/scripts/tui.sh [--rebuild]
 # Environment: N (default 1000000), RUNS (5), RATE (100), CPU_SECONDS (30),
-#   IDLE_SECONDS (10), TUI_BENCH_DIR (target/tui-bench),
-#   PARTS ("first memory idle follow", the parts to run).
+#   IDLE_SECONDS (10), TUI_BENCH_DIR (target/tui-bench), BUSY_RATE (20000),
+#   PARTS ("first memory idle follow", the parts to run; add "busy"),
+#   EMDB_TUI_BIN (another emdb-tui binary, to compare builds).
 # Needs tmux and awk. On the shared 2-core machine: ~1 minute to build the
 # database, ~2 minutes to run.
 
@@ -51,7 +55,7 @@ cargo build -q --release -p emdb-tui --bin emdb-tui --example live_writer
 target_dir=$(cargo metadata --format-version 1 --no-deps |
     sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 EMDB="$target_dir/release/emdb"
-TUI="$target_dir/release/emdb-tui"
+TUI=${EMDB_TUI_BIN:-"$target_dir/release/emdb-tui"}
 WRITER="$target_dir/release/examples/live_writer"
 
 mkdir -p "$DIR"
@@ -141,6 +145,33 @@ c1=$(cpu_ticks "$pid")
 awk -v d=$((c1 - c0)) -v hz="$hz" -v s="$IDLE_SECONDS" \
     'BEGIN {printf "idle CPU: %.2f%% of a core over %d s\n", 100 * d / hz / s, s}'
 fi
+fi
+if part busy; then
+tmx kill-server >/dev/null 2>&1 || true
+BUSY_RATE=${BUSY_RATE:-20000}
+cp "$DB" "$WORK/busy.emdb"
+for f in "$DB".*; do [ -e "$f" ] && cp "$f" "$WORK/busy.emdb${f#"$DB"}"; done
+"$WRITER" "$WORK/busy.emdb" --rate "$BUSY_RATE" --users 0 >"$WORK/busy.log" 2>&1 &
+WRITER_PID=$!
+sleep 3
+times=()
+for _ in $(seq "$RUNS"); do
+    tmx kill-server >/dev/null 2>&1 || true
+    sleep 0.5
+    t0=$(now_us)
+    start_tui "$WORK/busy.emdb"
+    wait_for "blob:logo" 20
+    t1=$(now_us)
+    times+=($(((t1 - t0) / 1000)))
+done
+kill "$WRITER_PID" 2>/dev/null || true
+wait "$WRITER_PID" 2>/dev/null || true
+WRITER_PID=""
+tmx kill-server >/dev/null 2>&1 || true
+rm -f "$WORK"/busy.emdb*
+sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+median=$(echo "$sorted" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+echo "first page beside a writer at $BUSY_RATE keys/s: median ${median} ms, max $(echo "$sorted" | tail -1) ms over $RUNS runs (${times[*]})"
 fi
 part follow || exit 0
 

@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use crate::history::History;
 use crate::keylist::{KeyList, KeySet};
 use crate::value_format::{Shown, ViewMode};
-use crate::worker::{Change, NsName, Request, Worker};
+use crate::worker::{Change, JobError, NsName, Request, Response, Worker};
 
 /// Tree delimiters offered by `T`, in order.
 pub const DELIMITERS: &[u8] = b":./-";
@@ -570,6 +570,12 @@ pub struct App {
     pub(crate) value_log_end: u64,
     /// Stats requests sent and not answered yet.
     pub(crate) stats_pending: bool,
+    /// Why the worker could not open the database (the UI then ends, and
+    /// the caller reports it as a failed open).
+    pub open_failed: Option<JobError>,
+    /// A first page read before the worker had the database open, shown by
+    /// [`App::start`] (see [`App::with_first_page`]).
+    first_page: Option<(NsName, KeySet)>,
     worker: Worker,
 }
 
@@ -616,9 +622,21 @@ impl App {
             ended_by: None,
             value_log_end: 0,
             stats_pending: false,
+            open_failed: None,
+            first_page: None,
             worker,
             config,
         }
+    }
+
+    /// Show `set`, the first keys of `ns` in key order (a one-shot read's,
+    /// `crate::database::first_page`), as soon as the UI starts, while
+    /// the worker opens the database and reads the whole list. It stands
+    /// as the list's first chunk does (flat view by key only): the whole
+    /// answer replaces it.
+    pub fn with_first_page(mut self, ns: NsName, set: KeySet) -> App {
+        self.first_page = Some((ns, set));
+        self
     }
 
     /// Ask for the first stats and keys.
@@ -628,6 +646,15 @@ impl App {
         // namespace's unexpired keys (tens of ms at a million keys).
         let ns = self.config.namespace.clone();
         self.load_keys(ns);
+        if let Some((ns, set)) = self.first_page.take() {
+            let first = Response::KeysFirst {
+                generation: self.keys.generation,
+                ns,
+                filter: String::new(),
+                set,
+            };
+            crate::update::update(self, crate::action::Action::Worker(Box::new(first)));
+        }
         self.request(Request::Stats);
         self.stats_pending = true;
     }

@@ -8,10 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use emdb_core::Emdb;
+use emdb_core::{Emdb, EncryptionInput};
 use emdb_tools::database::{self as shared, OpenOptions};
 use emdb_tools::error::{Kind, ToolError, ToolResult};
 use emdb_tools::secret::{self, SecretOptions};
+
+use crate::keylist::KeySet;
 
 /// The database file: the PATH argument, else `--db` or `EMDB_PATH`, else
 /// the platform default.
@@ -64,6 +66,65 @@ pub fn open(path: &Path, req: &OpenRequest) -> ToolResult<Emdb> {
     Ok(db)
 }
 
+/// The first `n` keys of `namespace` (`None`: the default one) in key
+/// order, with their value sizes and expiries, read by a one-shot read
+/// ([`emdb_tools::database::range_once_first`]: it maps the checkpoint and
+/// reads only the log its first pairs need), so the UI can show them while
+/// its worker opens the database ([`open_read_only`]); and the secret that
+/// read them.
+///
+/// `None` when that is not worth it or did not work, and the caller opens
+/// the database first as before (which reports any failure with its usual
+/// code, message and hint): a writable request (the writer lock comes
+/// first), a passphrase (its key would be derived twice), no secret for an
+/// encrypted database (the open asks for one), a missing namespace, or any
+/// error.
+pub fn first_page(
+    path: &Path,
+    req: &OpenRequest,
+    namespace: Option<&str>,
+    n: usize,
+) -> Option<(Option<EncryptionInput>, KeySet)> {
+    if req.write {
+        return None;
+    }
+    let secret = secret::from_options(&req.secret).ok()?;
+    if matches!(secret, Some(EncryptionInput::Passphrase(_))) {
+        return None;
+    }
+    shared::check_file(path, true).ok()?;
+    let unbounded = std::ops::Bound::Unbounded;
+    let mut range =
+        shared::range_once_first(path, secret.clone(), namespace, unbounded, unbounded, n)
+            .ok()??;
+    let mut set = KeySet::new();
+    for _ in 0..n {
+        match range.next_key_info() {
+            Some(Ok((key, size, expires_ms))) => set.push(&key, size as u64, expires_ms),
+            Some(Err(_)) => return None,
+            None => break,
+        }
+    }
+    // Already in key order: this only keeps KeySet's rule that a loaded
+    // set is sorted.
+    set.sort();
+    Some((secret, set))
+}
+
+/// Open `path` read-only and following its writer with `secret`, asking
+/// for nothing (the worker's thread does this behind the UI, after
+/// [`first_page`] read the same file with the same secret).
+pub fn open_read_only(path: &Path, secret: Option<EncryptionInput>) -> ToolResult<Emdb> {
+    let options = OpenOptions {
+        write: false,
+        lock_timeout: None,
+        checkpoint_on_close: true,
+        follow: true,
+        background: true,
+    };
+    shared::open(path, &options, secret).map_err(ToolError::from)
+}
+
 /// The UI can do what the lock holder cannot stop: browse read-only.
 fn read_only_hint(e: ToolError, write: bool) -> ToolError {
     if !(write && e.kind == Kind::Locked) {
@@ -101,7 +162,6 @@ pub fn terminal_error(e: std::io::Error) -> ToolError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use emdb_core::EncryptionInput;
 
     fn key_file(dir: &Path, name: &str, key: [u8; 32]) -> PathBuf {
         let p = dir.join(name);
@@ -179,5 +239,56 @@ mod tests {
         db.insert("k", "v").unwrap();
         drop(db);
         assert!(missing.exists());
+    }
+
+    #[test]
+    fn a_first_page_is_read_only_where_it_is_cheap_and_safe() {
+        let dir = tempfile::tempdir().unwrap();
+        let db_path = dir.path().join("secret.emdb");
+        {
+            let db = Emdb::builder()
+                .path(&db_path)
+                .encryption(EncryptionInput::Key([5u8; 32]))
+                .build()
+                .unwrap();
+            db.insert_many((0..10u8).rev().map(|i| (vec![b'k', b'0' + i], vec![i; 3])))
+                .unwrap();
+            db.namespace("other").unwrap().insert("x", "y").unwrap();
+        }
+        let key = key_file(dir.path(), "db.key", [5u8; 32]);
+        let with_key = OpenRequest {
+            secret: SecretOptions {
+                key_file: Some(key),
+                passphrase_file: None,
+            },
+            ..OpenRequest::default()
+        };
+        let (secret, set) = first_page(&db_path, &with_key, None, 4).unwrap();
+        assert!(matches!(secret, Some(EncryptionInput::Key(k)) if k == [5u8; 32]));
+        let keys: Vec<&[u8]> = (0..set.len()).map(|i| set.key(i)).collect();
+        assert_eq!(keys, [&b"k0"[..], b"k1", b"k2", b"k3"]);
+        assert_eq!(set.entry(0).unwrap().size, 3);
+        let (_, other) = first_page(&db_path, &with_key, Some("other"), 4).unwrap();
+        assert_eq!(other.len(), 1);
+        // Left to the open, which says what is wrong (or asks, or locks).
+        assert!(first_page(&db_path, &with_key, Some("nope"), 4).is_none());
+        assert!(first_page(&db_path, &OpenRequest::default(), None, 4).is_none());
+        let write = OpenRequest {
+            write: true,
+            ..with_key.clone()
+        };
+        assert!(first_page(&db_path, &write, None, 4).is_none());
+        let missing = dir.path().join("missing.emdb");
+        assert!(first_page(&missing, &with_key, None, 4).is_none());
+        let phrase = dir.path().join("phrase");
+        std::fs::write(&phrase, "correct horse").unwrap();
+        let passphrase = OpenRequest {
+            secret: SecretOptions {
+                key_file: None,
+                passphrase_file: Some(phrase),
+            },
+            ..OpenRequest::default()
+        };
+        assert!(first_page(&db_path, &passphrase, None, 4).is_none());
     }
 }

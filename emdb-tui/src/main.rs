@@ -12,8 +12,10 @@ use emdb_tools::{ToolError, ToolResult};
 use emdb_tui::app::{App, Config};
 use emdb_tui::cli::Cli;
 use emdb_tui::database::{self, OpenRequest};
+use emdb_tui::event_loop;
+use emdb_tui::pages::CHUNK;
 use emdb_tui::terminal::{self, CrosstermHost, RestoreGuard};
-use emdb_tui::{event_loop, worker::Worker};
+use emdb_tui::worker::{Paging, Worker};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -51,25 +53,51 @@ fn run(cli: Cli) -> ToolResult {
         },
         can_prompt: on_terminal && secret::can_prompt(),
     };
-    let db = database::open(&path, &request)?;
-    if let Some(name) = &cli.namespace {
-        database::check_namespace(&db, name)?;
-    }
-    if !on_terminal {
-        return Err(
-            ToolError::usage("emdb-tui needs a terminal on standard output")
-                .hint("use the emdb command for scripts"),
-        );
-    }
+    // On a terminal, read-only, in the flat list: a one-shot read finds
+    // the first page and the worker opens the database behind the UI, so
+    // the page shows before the open is done (docs/TUI.md, "Starting").
+    let first = if on_terminal && cli.tree.is_none() {
+        database::first_page(&path, &request, cli.namespace.as_deref(), CHUNK)
+    } else {
+        None
+    };
+    let (worker, shown_path, first) = match first {
+        Some((secret, set)) => {
+            let opened = path.clone();
+            let worker = Worker::spawn_opening(
+                move || database::open_read_only(&opened, secret),
+                Paging::default(),
+            );
+            (worker, path.canonicalize().unwrap_or(path), Some(set))
+        }
+        None => {
+            let db = database::open(&path, &request)?;
+            if let Some(name) = &cli.namespace {
+                database::check_namespace(&db, name)?;
+            }
+            if !on_terminal {
+                return Err(
+                    ToolError::usage("emdb-tui needs a terminal on standard output")
+                        .hint("use the emdb command for scripts"),
+                );
+            }
+            let shown = db.path().unwrap_or(path);
+            (Worker::spawn(db), shown, None)
+        }
+    };
     let config = Config {
-        path: db.path().unwrap_or(path),
+        path: shown_path,
         writable: cli.write,
         tick: Duration::from_millis(cli.refresh_ms),
         delimiter: cli.tree.unwrap_or(b':'),
         tree: cli.tree.is_some(),
         namespace: cli.namespace,
     };
-    let mut app = App::new(config, Worker::spawn(db), SystemTime::now());
+    let mut app = App::new(config, worker, SystemTime::now());
+    if let Some(set) = first {
+        let ns = app.config.namespace.clone();
+        app = app.with_first_page(ns, set);
+    }
     let mut tui = terminal::setup().map_err(database::terminal_error)?;
     let mut host = CrosstermHost::new().map_err(database::terminal_error)?;
     let guard = RestoreGuard;
@@ -80,6 +108,7 @@ fn run(cli: Cli) -> ToolResult {
     let result = event_loop::run(&mut tui, &mut app, &mut host);
     drop(guard);
     let (ended_by, unwritten) = (app.ended_by, app.staged.len());
+    let open_failed = app.open_failed.take();
     // Closing the worker drops the last database handle (a writable one
     // syncs and checkpoints then).
     drop(app);
@@ -93,6 +122,9 @@ fn run(cli: Cli) -> ToolResult {
             );
         }
         terminal::die_by_signal(sig);
+    }
+    if let Some(e) = open_failed {
+        return Err(e.into_tool_error());
     }
     result.map_err(database::terminal_error)
 }

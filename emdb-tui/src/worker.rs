@@ -423,6 +423,8 @@ pub enum Response {
 pub enum Job {
     /// Starting the worker's own threads.
     StartThread,
+    /// Opening the database (the UI cannot go on without it).
+    Open,
     /// Sampling stats.
     Stats,
     /// Catching up with the writer.
@@ -452,6 +454,7 @@ impl Job {
     pub fn what(self) -> &'static str {
         match self {
             Job::StartThread => "start a worker thread",
+            Job::Open => "open the database",
             Job::Stats => "read stats",
             Job::Refresh => "refresh",
             Job::LoadKeys => "load keys",
@@ -493,6 +496,17 @@ impl std::fmt::Display for JobError {
 }
 
 impl JobError {
+    /// The failure as the command line reports it (exit code, message,
+    /// hint), for one that ends the UI.
+    pub fn into_tool_error(self) -> emdb_tools::ToolError {
+        match self {
+            JobError::NamespaceGone(name) => emdb_tools::database::unknown_namespace(&name),
+            JobError::Db(e) => e.into(),
+            JobError::Os(e) => emdb_tools::ToolError::io("starting a thread", None, e),
+            JobError::Tool(e) => e,
+        }
+    }
+
     /// True when the failure means the namespace is gone.
     pub fn namespace_gone(&self) -> bool {
         matches!(
@@ -1503,11 +1517,31 @@ impl Worker {
 
     /// A worker with its own threads, paging key lists as `paging` says.
     pub fn spawn_with(db: Emdb, paging: Paging) -> Worker {
+        Worker::spawn_opening(move || Ok(db), paging)
+    }
+
+    /// A worker whose thread opens the database with `open` first, so the
+    /// UI can show a first page (read by a one-shot read) meanwhile.
+    /// Requests sent before the open is done wait for it. If it fails, the
+    /// only answer is a [`Response::Failed`] of [`Job::Open`], and every
+    /// later request goes unanswered.
+    pub fn spawn_opening<F>(open: F, paging: Paging) -> Worker
+    where
+        F: FnOnce() -> Result<Emdb, emdb_tools::ToolError> + Send + 'static,
+    {
         let (req_tx, req_rx) = mpsc::channel();
         let (resp_tx, resp_rx) = mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("emdb-tui-io".into())
-            .spawn(move || io_thread(db, paging, req_rx, resp_tx));
+            .spawn(move || match open() {
+                Ok(db) => io_thread(db, paging, req_rx, resp_tx),
+                Err(e) => {
+                    let _ = resp_tx.send(Response::Failed {
+                        job: Job::Open,
+                        error: JobError::Tool(e),
+                    });
+                }
+            });
         match spawned {
             Ok(thread) => Worker {
                 paging,

@@ -683,3 +683,86 @@ fn a_followed_writer_updates_the_list_without_reloading_it() {
     // On the last row, the selection follows the new key.
     assert_eq!(selected(&app), "k100");
 }
+
+/// Wait (ticking and draining, as the main loop does) until `f` holds.
+fn wait_until(app: &mut App, what: &str, f: &dyn Fn(&App) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !f(app) {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        emdb_tui::update::update(app, Action::Tick(SystemTime::now()));
+        emdb_tui::drain(app);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn the_first_page_shows_before_the_worker_has_the_database_open() {
+    use emdb_tui::database::{self, OpenRequest};
+    use emdb_tui::pages::CHUNK;
+    use emdb_tui::worker::Paging;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.emdb");
+    {
+        let db = emdb_core::Emdb::open(&path).unwrap();
+        db.insert_many((0..3000u32).rev().map(|i| (format!("k{i:04}"), "v")))
+            .unwrap();
+    }
+    let (secret, set) =
+        database::first_page(&path, &OpenRequest::default(), None, CHUNK).expect("a first page");
+    assert!(secret.is_none());
+    assert_eq!(set.len(), CHUNK);
+    // The worker's open waits until the test lets it go (or gives up on
+    // it, so a failing assertion does not leave the worker waiting).
+    let (go, wait) = std::sync::mpsc::channel::<()>();
+    let opened = path.clone();
+    let worker = Worker::spawn_opening(
+        move || {
+            let _ = wait.recv_timeout(Duration::from_secs(20));
+            database::open_read_only(&opened, None)
+        },
+        Paging::default(),
+    );
+    let mut config = Config::new(SHOWN_PATH);
+    config.tick = Duration::from_millis(50);
+    let mut app = App::new(config, worker, SystemTime::now()).with_first_page(None, set);
+    app.start();
+    emdb_tui::drain(&mut app);
+    assert_eq!(app.keys.list.row_count(), CHUNK, "the first page, at once");
+    assert_eq!(selected(&app), "k0000");
+    assert!(app.keys.loading.is_some(), "and still loading the rest");
+    press(&mut app, KeyCode::Down);
+    assert_eq!(selected(&app), "k0001");
+    go.send(()).unwrap();
+    wait_until(&mut app, "the whole list", &|a| {
+        a.keys.loading.is_none() && a.keys.list.row_count() == 3000
+    });
+    assert_eq!(
+        selected(&app),
+        "k0001",
+        "the cursor stays where it was moved"
+    );
+    assert!(app.open_failed.is_none() && !app.quit);
+}
+
+#[test]
+fn a_failed_open_behind_the_first_page_ends_the_ui_with_its_error() {
+    use emdb_tui::worker::Paging;
+    let dir = tempfile::tempdir().unwrap();
+    let gone = dir.path().join("gone.emdb");
+    let worker = Worker::spawn_opening(
+        move || emdb_tui::database::open_read_only(&gone, None),
+        Paging::default(),
+    );
+    let mut set = KeySet::new();
+    set.push(b"a", 1, 0);
+    let mut app =
+        App::new(Config::new(SHOWN_PATH), worker, SystemTime::now()).with_first_page(None, set);
+    app.start();
+    wait_until(&mut app, "the UI to end", &|a| a.quit);
+    let e = app
+        .open_failed
+        .take()
+        .expect("why it ended")
+        .into_tool_error();
+    assert_eq!(e.kind.exit_code(), 6, "{e:?}");
+}

@@ -570,6 +570,14 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             app.stats_pending = true;
             app.request(Request::Stats);
         }
+        Response::Failed {
+            job: Job::Open,
+            error,
+        } => {
+            // Nothing works without the database: end, and say why.
+            app.open_failed = Some(error);
+            app.quit = true;
+        }
         Response::Failed { job, error } => {
             match job {
                 Job::LoadKeys => app.keys.loading = None,
