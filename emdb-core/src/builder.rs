@@ -630,6 +630,12 @@ impl EmdbBuilder {
             }))
             .build()?;
         let report = db.recovery_report().clone();
+        if report.namespace_replaced {
+            drop(db);
+            let (it, mut whole) = self.range_once_reporting(namespace, start, end)?;
+            whole.narrowing_fell_back = true;
+            return Ok((it, whole));
+        }
         let Some(bound) = report.narrowed_to.clone() else {
             // Not narrowed: the whole range was read.
             let it = range_in(&db, namespace, start, end)?;

@@ -197,6 +197,12 @@ impl Smallest {
         true
     }
 
+    /// The namespace id whose keys are held: the one the checkpoint gave
+    /// the namespace read.
+    pub(crate) fn ns(&self) -> u32 {
+        self.ns
+    }
+
     /// True for a key past the range's end or the cut: no key after it in
     /// key order is held either.
     pub(crate) fn past(&self, key: &[u8]) -> bool {

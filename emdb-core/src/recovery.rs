@@ -62,6 +62,10 @@ pub struct RecoveryReport {
     /// True when a first-pairs read narrowed its range, found fewer pairs
     /// there than it wanted, and read the whole range instead.
     pub(crate) narrowing_fell_back: bool,
+    /// True when the namespace a first-pairs read reads was dropped and
+    /// created again since the checkpoint: its keys have a new id, which
+    /// the read did not index, so it reads the whole range instead.
+    pub(crate) namespace_replaced: bool,
 }
 
 impl RecoveryReport {

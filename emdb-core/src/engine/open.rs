@@ -677,6 +677,17 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         return Err(crate::log::cut_error(Some(&path), Some(&file), at, len));
     }
     let (mut end, last_frame_at, _) = replayed?;
+    if let (Some(KeyScope::Smallest(held)), Some(KeyScope::First { namespace, .. })) =
+        (&scope, &cfg.only_keys)
+    {
+        // The namespace read, dropped and created again since the
+        // checkpoint, has a new id whose keys were not held.
+        let now = match namespace {
+            None => Some(table.default().id),
+            Some(name) => table.by_name(name).map(|ns| ns.id),
+        };
+        report.namespace_replaced = now.is_some_and(|id| id != held.ns());
+    }
     if let Some(KeyScope::Smallest(held)) = &scope {
         // Only the keys below the cut are complete: a first-pairs read
         // reads up to there (or to the checkpoint's bound, if lower).
