@@ -42,18 +42,19 @@ pub struct OpenRequest {
 /// lock (the message then says how long it waited). A missing file is
 /// created only with `create` (and `write`).
 pub fn open(path: &Path, req: &OpenRequest) -> ToolResult<Emdb> {
-    if req.write && !req.create {
-        shared::check_file(path, true).map_err(|e| {
-            if e.kind == Kind::Io && !path.exists() {
-                e.hint(
-                    "check the path, --db or EMDB_PATH; add --create to make a new database there",
-                )
-            } else {
-                e
-            }
-        })?;
-    }
+    check_to_write(path, req)?;
     let secret = secret::from_options(&req.secret)?;
+    open_with(path, req, secret)
+}
+
+/// [`open`] with the secret already read from `req`'s options (once: a
+/// `--key-file <(...)` pipe reads empty the second time).
+pub fn open_with(
+    path: &Path,
+    req: &OpenRequest,
+    secret: Option<EncryptionInput>,
+) -> ToolResult<Emdb> {
+    check_to_write(path, req)?;
     let options = OpenOptions {
         write: req.write,
         lock_timeout: req.lock_timeout,
@@ -66,37 +67,51 @@ pub fn open(path: &Path, req: &OpenRequest) -> ToolResult<Emdb> {
     Ok(db)
 }
 
+/// `--write` without `--create` needs the file there, and says how to
+/// make one when it is not.
+fn check_to_write(path: &Path, req: &OpenRequest) -> ToolResult {
+    if req.write && !req.create {
+        shared::check_file(path, true).map_err(|e| {
+            if e.kind == Kind::Io && !path.exists() {
+                e.hint(
+                    "check the path, --db or EMDB_PATH; add --create to make a new database there",
+                )
+            } else {
+                e
+            }
+        })?;
+    }
+    Ok(())
+}
+
 /// The first `n` keys of `namespace` (`None`: the default one) in key
 /// order, with their value sizes and expiries, read by a one-shot read
 /// ([`emdb_tools::database::range_once_first`]: it maps the checkpoint and
-/// reads only the log its first pairs need), so the UI can show them while
-/// its worker opens the database ([`open_read_only`]); and the secret that
-/// read them.
+/// reads only the log its first pairs need) with `secret` (read from
+/// `req`'s options by the caller, who passes it on to the open), so the UI
+/// can show them while its worker opens the database
+/// ([`open_read_only`]).
 ///
 /// `None` when that is not worth it or did not work, and the caller opens
-/// the database first as before (which reports any failure with its usual
-/// code, message and hint): a writable request (the writer lock comes
-/// first), a passphrase (its key would be derived twice), no secret for an
-/// encrypted database (the open asks for one), a missing namespace, or any
-/// error.
+/// the database first as before ([`open_with`], which reports any failure
+/// with its usual code, message and hint): a writable request (the writer
+/// lock comes first), a passphrase (its key would be derived twice), no
+/// secret for an encrypted database (the open asks for one), a missing
+/// namespace, or any error.
 pub fn first_page(
     path: &Path,
     req: &OpenRequest,
+    secret: Option<EncryptionInput>,
     namespace: Option<&str>,
     n: usize,
-) -> Option<(Option<EncryptionInput>, KeySet)> {
-    if req.write {
-        return None;
-    }
-    let secret = secret::from_options(&req.secret).ok()?;
-    if matches!(secret, Some(EncryptionInput::Passphrase(_))) {
+) -> Option<KeySet> {
+    if req.write || matches!(secret, Some(EncryptionInput::Passphrase(_))) {
         return None;
     }
     shared::check_file(path, true).ok()?;
     let unbounded = std::ops::Bound::Unbounded;
     let mut range =
-        shared::range_once_first(path, secret.clone(), namespace, unbounded, unbounded, n)
-            .ok()??;
+        shared::range_once_first(path, secret, namespace, unbounded, unbounded, n).ok()??;
     let mut set = KeySet::new();
     for _ in 0..n {
         match range.next_key_info() {
@@ -108,12 +123,13 @@ pub fn first_page(
     // Already in key order: this only keeps KeySet's rule that a loaded
     // set is sorted.
     set.sort();
-    Some((secret, set))
+    Some(set)
 }
 
 /// Open `path` read-only and following its writer with `secret`, asking
 /// for nothing (the worker's thread does this behind the UI, after
-/// [`first_page`] read the same file with the same secret).
+/// [`first_page`] read the same file with the same secret); failures read
+/// as [`open`]'s do.
 pub fn open_read_only(path: &Path, secret: Option<EncryptionInput>) -> ToolResult<Emdb> {
     let options = OpenOptions {
         write: false,
@@ -122,7 +138,7 @@ pub fn open_read_only(path: &Path, secret: Option<EncryptionInput>) -> ToolResul
         follow: true,
         background: true,
     };
-    shared::open(path, &options, secret).map_err(ToolError::from)
+    shared::open_with_prompt(path, &options, secret, false).map(|(db, _)| db)
 }
 
 /// The UI can do what the lock holder cannot stop: browse read-only.
@@ -255,40 +271,35 @@ mod tests {
                 .unwrap();
             db.namespace("other").unwrap().insert("x", "y").unwrap();
         }
-        let key = key_file(dir.path(), "db.key", [5u8; 32]);
-        let with_key = OpenRequest {
-            secret: SecretOptions {
-                key_file: Some(key),
-                passphrase_file: None,
-            },
-            ..OpenRequest::default()
-        };
-        let (secret, set) = first_page(&db_path, &with_key, None, 4).unwrap();
-        assert!(matches!(secret, Some(EncryptionInput::Key(k)) if k == [5u8; 32]));
+        let key = Some(EncryptionInput::Key([5u8; 32]));
+        let read = OpenRequest::default();
+        let set = first_page(&db_path, &read, key.clone(), None, 4).unwrap();
         let keys: Vec<&[u8]> = (0..set.len()).map(|i| set.key(i)).collect();
         assert_eq!(keys, [&b"k0"[..], b"k1", b"k2", b"k3"]);
         assert_eq!(set.entry(0).unwrap().size, 3);
-        let (_, other) = first_page(&db_path, &with_key, Some("other"), 4).unwrap();
+        let other = first_page(&db_path, &read, key.clone(), Some("other"), 4).unwrap();
         assert_eq!(other.len(), 1);
         // Left to the open, which says what is wrong (or asks, or locks).
-        assert!(first_page(&db_path, &with_key, Some("nope"), 4).is_none());
-        assert!(first_page(&db_path, &OpenRequest::default(), None, 4).is_none());
+        assert!(first_page(&db_path, &read, key.clone(), Some("nope"), 4).is_none());
+        assert!(first_page(&db_path, &read, None, None, 4).is_none());
+        let wrong = Some(EncryptionInput::Key([6u8; 32]));
+        assert!(first_page(&db_path, &read, wrong, None, 4).is_none());
         let write = OpenRequest {
             write: true,
-            ..with_key.clone()
-        };
-        assert!(first_page(&db_path, &write, None, 4).is_none());
-        let missing = dir.path().join("missing.emdb");
-        assert!(first_page(&missing, &with_key, None, 4).is_none());
-        let phrase = dir.path().join("phrase");
-        std::fs::write(&phrase, "correct horse").unwrap();
-        let passphrase = OpenRequest {
-            secret: SecretOptions {
-                key_file: None,
-                passphrase_file: Some(phrase),
-            },
             ..OpenRequest::default()
         };
-        assert!(first_page(&db_path, &passphrase, None, 4).is_none());
+        assert!(first_page(&db_path, &write, key.clone(), None, 4).is_none());
+        let missing = dir.path().join("missing.emdb");
+        assert!(first_page(&missing, &read, key, None, 4).is_none());
+        let phrase = Some(EncryptionInput::Passphrase("correct horse".into()));
+        assert!(first_page(&db_path, &read, phrase, None, 4).is_none());
+        // The worker's open reads as `open` does: a missing file is exit 6
+        // with the usual message.
+        let e = open_read_only(&missing, None).unwrap_err();
+        assert_eq!(e.kind.exit_code(), 6);
+        assert_eq!(
+            e.message,
+            open(&missing, &OpenRequest::default()).unwrap_err().message
+        );
     }
 }

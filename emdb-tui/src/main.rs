@@ -56,22 +56,35 @@ fn run(cli: Cli) -> ToolResult {
     // On a terminal, read-only, in the flat list: a one-shot read finds
     // the first page and the worker opens the database behind the UI, so
     // the page shows before the open is done (docs/TUI.md, "Starting").
-    let first = if on_terminal && cli.tree.is_none() {
-        database::first_page(&path, &request, cli.namespace.as_deref(), CHUNK)
+    // The secret is read once for both (a `--key-file <(...)` pipe reads
+    // empty the second time); a writer reads it after checking the file.
+    let (first, secret) = if on_terminal && !cli.write && cli.tree.is_none() {
+        let secret = secret::from_options(&request.secret)?;
+        let first = database::first_page(
+            &path,
+            &request,
+            secret.clone(),
+            cli.namespace.as_deref(),
+            CHUNK,
+        );
+        (first, Some(secret))
     } else {
-        None
+        (None, None)
     };
     let (worker, shown_path, first) = match first {
-        Some((secret, set)) => {
+        Some(set) => {
             let opened = path.clone();
             let worker = Worker::spawn_opening(
-                move || database::open_read_only(&opened, secret),
+                move || database::open_read_only(&opened, secret.flatten()),
                 Paging::default(),
             );
             (worker, path.canonicalize().unwrap_or(path), Some(set))
         }
         None => {
-            let db = database::open(&path, &request)?;
+            let db = match secret {
+                Some(secret) => database::open_with(&path, &request, secret)?,
+                None => database::open(&path, &request)?,
+            };
             if let Some(name) = &cli.namespace {
                 database::check_namespace(&db, name)?;
             }

@@ -313,4 +313,33 @@ wait_for 'back to every key'
 send q
 wait_for '^EXIT=0'
 
+echo "e2e_tmux: a secret from a pipe is read once"
+# The first page is read before the open; both must use what was read
+# (a second read of <(...) finds it empty).
+head -c 32 /dev/urandom >"$WORK/enc.key"
+printf 'correct horse battery' >"$WORK/enc.phrase"
+for how in key-file phrase; do
+    case $how in
+    key-file) secret="--key-file $WORK/enc.key" pipe="--key-file <(cat $WORK/enc.key)" ;;
+    phrase) secret="--passphrase-file $WORK/enc.phrase" pipe="--passphrase-file <(cat $WORK/enc.phrase)" ;;
+    esac
+    ENC="$WORK/enc-$how.emdb"
+    send clear Enter
+    send "$BIN --write --create $secret $ENC; echo EXIT=\$?" Enter
+    wait_for 'Keys 0 '
+    send q
+    wait_for '^EXIT=0'
+    send clear Enter
+    send "$BIN $pipe $ENC; echo EXIT=\$?" Enter
+    wait_for 'Keys 0 '
+    send q
+    wait_for '^EXIT=0'
+    send clear Enter
+    send "$BIN $pipe -n nope $ENC; echo EXIT=\$?" Enter
+    wait_for '^EXIT=' 10
+    screen | grep -q 'namespace "nope" does not exist' ||
+        fail "$how from a pipe, missing namespace: $(screen | grep emdb-tui:)"
+    screen | grep -q '^EXIT=1' || fail "$how from a pipe, missing namespace: not exit 1"
+done
+
 echo "e2e_tmux: PASS"
