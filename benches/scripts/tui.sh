@@ -104,22 +104,30 @@ start_tui() { # db
     tmx new-session -d -s bench -x 160 -y 40 "exec $TUI $1"
 }
 
+# first_pages DB TEXT PAUSE: start the TUI on DB RUNS times (PAUSE seconds
+# after the last one ended), each timed until TEXT shows; sets times,
+# median and max (ms). The last one is left running.
+first_pages() {
+    times=()
+    for _ in $(seq "$RUNS"); do
+        tmx kill-server >/dev/null 2>&1 || true
+        sleep "$3"
+        t0=$(now_us)
+        start_tui "$1"
+        wait_for "$2" 20
+        t1=$(now_us)
+        times+=($(((t1 - t0) / 1000)))
+    done
+    local sorted
+    sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+    median=$(echo "$sorted" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+    max=$(echo "$sorted" | tail -1)
+}
+
 first=$(printf 'user:%08d' 0)
 hz=$(getconf CLK_TCK)
 if part first || part memory || part idle; then
-times=()
-for _ in $(seq "$RUNS"); do
-    tmx kill-server >/dev/null 2>&1 || true
-    sleep 0.2
-    t0=$(now_us)
-    start_tui "$DB"
-    wait_for "$first" 20
-    t1=$(now_us)
-    times+=($(((t1 - t0) / 1000)))
-done
-sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-median=$(echo "$sorted" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-max=$(echo "$sorted" | tail -1)
+first_pages "$DB" "$first" 0.2
 part first && echo "first page: median ${median} ms, max ${max} ms over $RUNS runs (${times[*]})"
 
 # Memory after moving around the whole list.
@@ -154,24 +162,13 @@ for f in "$DB".*; do [ -e "$f" ] && cp "$f" "$WORK/busy.emdb${f#"$DB"}"; done
 "$WRITER" "$WORK/busy.emdb" --rate "$BUSY_RATE" --users 0 >"$WORK/busy.log" 2>&1 &
 WRITER_PID=$!
 sleep 3
-times=()
-for _ in $(seq "$RUNS"); do
-    tmx kill-server >/dev/null 2>&1 || true
-    sleep 0.5
-    t0=$(now_us)
-    start_tui "$WORK/busy.emdb"
-    wait_for "blob:logo" 20
-    t1=$(now_us)
-    times+=($(((t1 - t0) / 1000)))
-done
+first_pages "$WORK/busy.emdb" "blob:logo" 0.5
 kill "$WRITER_PID" 2>/dev/null || true
 wait "$WRITER_PID" 2>/dev/null || true
 WRITER_PID=""
 tmx kill-server >/dev/null 2>&1 || true
 rm -f "$WORK"/busy.emdb*
-sorted=$(printf '%s\n' "${times[@]}" | sort -n)
-median=$(echo "$sorted" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-echo "first page beside a writer at $BUSY_RATE keys/s: median ${median} ms, max $(echo "$sorted" | tail -1) ms over $RUNS runs (${times[*]})"
+echo "first page beside a writer at $BUSY_RATE keys/s: median ${median} ms, max ${max} ms over $RUNS runs (${times[*]})"
 fi
 part follow || exit 0
 

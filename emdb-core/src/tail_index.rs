@@ -1170,6 +1170,42 @@ mod tests {
             (through, reads)
         }
 
+        /// `range_once_first` of `db` against `pinned`'s first `n` pairs of
+        /// the same range (no namespace of that name: `None` from both);
+        /// the read's report. `what` names the case in a failure.
+        fn first_pairs_match(
+            db: &Path,
+            secret: Option<[u8; 32]>,
+            pinned: &Emdb,
+            space: Option<&str>,
+            (start, end): (Bound<&[u8]>, Bound<&[u8]>),
+            n: usize,
+            what: &str,
+        ) -> crate::RecoveryReport {
+            let (it, report) = builder_for(db, secret)
+                .range_once_first_reporting(space, start, end, n)
+                .unwrap();
+            let exists =
+                space.is_none_or(|s| pinned.list_namespaces().unwrap().iter().any(|x| x == s));
+            if !exists {
+                assert!(it.is_none(), "{what}: {space:?}");
+                return report;
+            }
+            let got: Vec<_> = it.unwrap().take(n).collect::<crate::Result<_>>().unwrap();
+            let owned = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
+            let want: Vec<_> = match space {
+                Some(s) => pinned.namespace(s).unwrap().range(owned).unwrap(),
+                None => pinned.range(owned).unwrap(),
+            };
+            let want: Vec<_> = want.into_iter().take(n).collect();
+            assert_eq!(
+                got, want,
+                "{what}: {space:?}, {start:?}..{end:?}, n = {n}, narrowed to {:?}",
+                report.narrowed_to
+            );
+            report
+        }
+
         /// `range_once_first` against a pinned handle's first pairs, from
         /// every 23rd hot key (and the start) to the end of the keys or a
         /// little past the start; how many reads were narrowed.
@@ -1185,18 +1221,8 @@ mod tests {
                         (Bound::Unbounded, Bound::Unbounded),
                     ] {
                         for n in [1, 10, 57] {
-                            let (it, report) = builder_for(db, secret)
-                                .range_once_first_reporting(space, start, end, n)
-                                .unwrap();
-                            let got: Vec<_> =
-                                it.unwrap().take(n).collect::<crate::Result<_>>().unwrap();
-                            let owned = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
-                            let want: Vec<_> = match space {
-                                Some(s) => pinned.namespace(s).unwrap().range(owned).unwrap(),
-                                None => pinned.range(owned).unwrap(),
-                            };
-                            let want: Vec<_> = want.into_iter().take(n).collect();
-                            assert_eq!(got, want, "namespace {space:?}, {start:?}..{end:?}, {n}");
+                            let report =
+                                first_pairs_match(db, secret, &pinned, space, (start, end), n, "");
                             narrowed += usize::from(report.narrowed_to.is_some());
                         }
                     }
@@ -1299,18 +1325,15 @@ mod tests {
                         ),
                     ] {
                         for n in [1, 10, 57] {
-                            let (it, report) = builder_for(&db_path, secret)
-                                .range_once_first_reporting(space, start, end, n)
-                                .unwrap();
-                            let got: Vec<_> =
-                                it.unwrap().take(n).collect::<crate::Result<_>>().unwrap();
-                            let owned = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
-                            let want: Vec<_> = match space {
-                                Some(s) => pinned.namespace(s).unwrap().range(owned).unwrap(),
-                                None => pinned.range(owned).unwrap(),
-                            };
-                            let want: Vec<_> = want.into_iter().take(n).collect();
-                            assert_eq!(got, want, "{space:?}, {start:?}..{end:?}, {n}");
+                            let report = first_pairs_match(
+                                &db_path,
+                                secret,
+                                &pinned,
+                                space,
+                                (start, end),
+                                n,
+                                "a tail written at the start",
+                            );
                             assert!(!report.narrowing_fell_back, "{space:?} {start:?} {n}");
                             if space.is_none() {
                                 // At most twice the slack held, and the
@@ -1487,26 +1510,16 @@ mod tests {
                             }
                         }
                         let n = [1usize, 2, 5, 17, 40, 100][rng.below(6) as usize];
-                        let (it, report) = builder_for(&db_path, secret)
-                            .range_once_first_reporting(space, start, end, n)
-                            .unwrap();
-                        let exists = match space {
-                            None => true,
-                            Some(s) => pinned.list_namespaces().unwrap().iter().any(|x| x == s),
-                        };
-                        if !exists {
-                            assert!(it.is_none());
-                            continue;
-                        }
-                        let got: Vec<_> =
-                            it.unwrap().take(n).collect::<crate::Result<_>>().unwrap();
-                        let owned = (start.map(<[u8]>::to_vec), end.map(<[u8]>::to_vec));
-                        let want: Vec<_> = match space {
-                            Some(s) => pinned.namespace(s).unwrap().range(owned).unwrap(),
-                            None => pinned.range(owned).unwrap(),
-                        };
-                        let want: Vec<_> = want.into_iter().take(n).collect();
-                        assert_eq!(got, want, "seed {seed} mode {mode} round {round} {space:?} {start:?}..{end:?} n={n} report={:?}", report.narrowed_to);
+                        let what = format!("seed {seed}, mode {mode}, round {round}");
+                        let report = first_pairs_match(
+                            &db_path,
+                            secret,
+                            &pinned,
+                            space,
+                            (start, end),
+                            n,
+                            &what,
+                        );
                         total += 1;
                         cut_reads +=
                             usize::from(matches!(report.narrowed_to, Some(Bound::Excluded(_))));
