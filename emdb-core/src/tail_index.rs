@@ -924,6 +924,12 @@ mod tests {
             format!("key:{i:05}").into_bytes()
         }
 
+        /// The namespace `space` of `db` as a handle (`None`: the default
+        /// one, whose handle's operations are `db`'s own).
+        fn space_of(db: &Emdb, space: Option<&str>) -> crate::Namespace {
+            space.map_or_else(|| db.default_namespace(), |n| db.namespace(n).unwrap())
+        }
+
         /// Puts (with `ttl`, some expiring at once, some in an hour),
         /// removes, batches and transactions on the hot keys.
         fn writes(db: &Emdb, rng: &mut Lcg, ops: usize) {
@@ -933,34 +939,22 @@ mod tests {
         fn writes_with(db: &Emdb, rng: &mut Lcg, ops: usize, ttl: bool) {
             for step in 0..ops {
                 let space = SPACES[rng.below(3) as usize];
-                let ns = space.map(|n| db.namespace(n).unwrap());
+                let ns = space_of(db, space);
                 let k = key(rng.below(HOT));
                 let value = format!("v{step}-{}-{}", rng.below(1000), "x".repeat(40));
                 match rng.below(10) {
-                    0..=4 => match &ns {
-                        None => db.insert(&k, &value).unwrap(),
-                        Some(n) => n.insert(&k, &value).unwrap(),
-                    },
-                    5 if !ttl => match &ns {
-                        None => db.insert(&k, &value).unwrap(),
-                        Some(n) => n.insert(&k, &value).unwrap(),
-                    },
+                    0..=4 => ns.insert(&k, &value).unwrap(),
+                    5 if !ttl => ns.insert(&k, &value).unwrap(),
                     5 => {
                         let ttl = if rng.below(2) == 0 {
                             Ttl::After(Duration::from_millis(1))
                         } else {
                             Ttl::After(Duration::from_secs(3600))
                         };
-                        match &ns {
-                            None => db.insert_with_ttl(&k, &value, ttl).unwrap(),
-                            Some(n) => n.insert_with_ttl(&k, &value, ttl).unwrap(),
-                        }
+                        ns.insert_with_ttl(&k, &value, ttl).unwrap()
                     }
                     6 | 7 => {
-                        match &ns {
-                            None => db.remove(&k).map(drop).unwrap(),
-                            Some(n) => n.remove(&k).map(drop).unwrap(),
-                        };
+                        ns.remove(&k).map(drop).unwrap();
                     }
                     8 => {
                         let mut batch = db.write_batch();
@@ -1410,7 +1404,7 @@ mod tests {
                         if mode < 2 && space == Some("c") {
                             space = None;
                         }
-                        let ns = space.map(|n| db.namespace(n).unwrap());
+                        let ns = space_of(&db, space);
                         let k = if rng.below(10) < 7 {
                             wk(rng.below(2500))
                         } else {
@@ -1418,26 +1412,17 @@ mod tests {
                         };
                         let value = format!("v{seed}-{round}-{step}");
                         match rng.below(20) {
-                            0..=10 => match &ns {
-                                None => db.insert(&k, &value).unwrap(),
-                                Some(n) => n.insert(&k, &value).unwrap(),
-                            },
+                            0..=10 => ns.insert(&k, &value).unwrap(),
                             11 | 12 => {
                                 let ttl = if rng.below(2) == 0 {
                                     Ttl::After(Duration::from_millis(1))
                                 } else {
                                     Ttl::After(Duration::from_secs(3600))
                                 };
-                                match &ns {
-                                    None => db.insert_with_ttl(&k, &value, ttl).unwrap(),
-                                    Some(n) => n.insert_with_ttl(&k, &value, ttl).unwrap(),
-                                }
+                                ns.insert_with_ttl(&k, &value, ttl).unwrap()
                             }
                             13..=17 => {
-                                match &ns {
-                                    None => db.remove(&k).map(drop).unwrap(),
-                                    Some(n) => n.remove(&k).map(drop).unwrap(),
-                                };
+                                ns.remove(&k).map(drop).unwrap();
                             }
                             18 => {
                                 let mut batch = db.write_batch();
@@ -1460,10 +1445,7 @@ mod tests {
                                         let _ = db.namespace("b").unwrap();
                                     }
                                 } else {
-                                    match &ns {
-                                        None => db.insert(&k, &value).unwrap(),
-                                        Some(n) => n.insert(&k, &value).unwrap(),
-                                    }
+                                    ns.insert(&k, &value).unwrap()
                                 }
                             }
                         }
