@@ -51,8 +51,23 @@ pub(crate) fn lock_path(db: &Path) -> PathBuf {
 
 /// How many times [`WriterLock::acquire`] starts over when the lock file it
 /// locked was removed from its name meanwhile (each retry means a breaker
-/// ran in between; a handful is plenty).
+/// ran in between). After the first few, each waits a little longer
+/// ([`relock_pause`]), so a breaker in a tight loop cannot keep hitting
+/// the same window: 64 attempts span at most about 0.13 s.
 const RELOCK_ATTEMPTS: usize = 64;
+
+/// The pause before relock attempt `attempt`: none for the first four,
+/// then 4 to 64 µs more per attempt, varied by the clock so two
+/// processes in step fall out of it.
+fn relock_pause(attempt: usize) -> std::time::Duration {
+    if attempt < 4 {
+        return std::time::Duration::ZERO;
+    }
+    let jitter = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::from(d.subsec_nanos()) % 16);
+    std::time::Duration::from_micros(attempt as u64 * 4 * (1 + jitter))
+}
 
 /// Length the lock record is padded to (with newlines).
 const LOCK_RECORD_LEN: usize = 128;
@@ -69,7 +84,8 @@ impl WriterLock {
     /// Take the writer lock for `db`, or fail with `LockBusy` naming the holder.
     pub(crate) fn acquire(db: &Path, faults: Option<&Faults>) -> Result<WriterLock> {
         let path = lock_path(db);
-        for _ in 0..RELOCK_ATTEMPTS {
+        for attempt in 0..RELOCK_ATTEMPTS {
+            std::thread::sleep(relock_pause(attempt));
             let file = open_lock_file(&path)?;
             if !take(&file, &path)? {
                 return Err(Error::LockBusy {
