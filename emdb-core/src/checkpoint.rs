@@ -163,8 +163,10 @@ fn live_offsets<'a>(shards: impl Iterator<Item = &'a codec::ShardImage>) -> Vec<
 
 impl Snapshot {
     /// Put each namespace's live keys in order for the sorted block
-    /// (docs/FORMAT.md): the image's offsets sorted by key. An encrypted
-    /// database's keys are decrypted for it, and the block is sealed.
+    /// (docs/FORMAT.md): the image's offsets sorted by key, or the last
+    /// checkpoint's order with the keys written since placed in it
+    /// ([`sort_from`]) when that is cheaper. An encrypted database's keys
+    /// are decrypted for it, and the block is sealed.
     fn sort(&mut self) -> Result<()> {
         let region = self.gen.log().region();
         let bytes = self.gen.bytes(&region);
@@ -180,21 +182,25 @@ impl Snapshot {
         let sorted = self.images.iter_mut().enumerate().try_for_each(|(i, img)| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
             let shards = &img.shards;
-            // An encrypted database's keys are decryptions: start from the
-            // order this namespace was last checkpointed with, when that
-            // is cheaper than a sort (its fences are then built on use).
+            // Start from the order this namespace was last checkpointed
+            // with, when that is cheaper than a sort (an encrypted
+            // database's fences are then built on use).
             let ns = entries.get(i).map(|(ns, _)| &ns.sorted);
             let prev = ns
-                .filter(|_| crypt.is_some())
                 .and_then(|s| s.checkpointed())
                 .filter(|(end, _)| *end <= covered_end);
             let from_prev = match &prev {
                 // The live offsets in any order.
-                Some((end, base)) => sort_from(keys, &live_offsets(shards.iter()), (*end, base))?,
+                Some((end, base)) => sort_from(
+                    keys,
+                    &live_offsets(shards.iter()),
+                    (*end, base),
+                    self.fenced,
+                )?,
                 None => None,
             };
             let (offs, f) = match from_prev {
-                Some(offs) => (offs, None),
+                Some(order) => (order.offs, order.fences),
                 None => {
                     let offs = gather_sorted(live, |part, parts| {
                         let per = shards.len().div_ceil(parts);
@@ -210,6 +216,9 @@ impl Snapshot {
                 }
             };
             let offs: Arc<[u64]> = Arc::from(offs);
+            // An encrypted database keeps its order; a plain one's is the
+            // base it is adopted as, while it stays that
+            // (`adopt_kept_orders`).
             if let (Some(ns), Some(_)) = (ns, &crypt) {
                 kept.push((ns, Arc::clone(&offs)));
             }
@@ -231,11 +240,12 @@ impl Snapshot {
     /// it may wait for a reader's refresh.
     pub(crate) fn adopt_kept_orders(&self) {
         let covered_end = self.binding.covered_end;
+        let plain = self.gen.crypt().is_none();
         for (i, (img, (ns, epoch))) in self.images.iter().zip(&self.entries).enumerate() {
             if let Some(order) = &img.sorted {
                 let fences = self.fences.get(i).cloned().unwrap_or_default();
                 ns.sorted
-                    .adopt_kept(*epoch, Arc::clone(order), fences, covered_end);
+                    .adopt_kept(*epoch, Arc::clone(order), fences, covered_end, plain);
             }
         }
     }
@@ -293,8 +303,10 @@ impl Snapshot {
             };
             offs.extend(more);
             let fences = self.fences.get(i).cloned().unwrap_or_default();
+            let plain = self.gen.crypt().is_none();
+            let checkpointed = plain.then_some(self.binding.covered_end);
             ns.sorted
-                .adopt_dropped(*epoch, Arc::clone(order), fences, offs);
+                .adopt_dropped(*epoch, Arc::clone(order), fences, offs, checkpointed);
         }
     }
 

@@ -189,8 +189,8 @@ pub(crate) fn read_identity(
 
 /// Try to use the checkpoint that belongs to this log: a version-2 image is
 /// mapped (constant time), a version-1 one decoded into memory. A `writer`
-/// keeps an encrypted database's sorted blocks for its next checkpoint to
-/// start from (`Sorted::set_checkpointed`).
+/// keeps the sorted blocks for its next checkpoint to start from
+/// (`Sorted::set_checkpointed`).
 pub(super) fn load_checkpoint(
     path: &Path,
     id: &Identity,
@@ -249,7 +249,14 @@ pub(super) fn load_checkpoint(
                         let image = Arc::clone(&image);
                         match &crypt {
                             // A plain database's, used in place.
-                            None => Sorted::over(Base::Mapped { image, at, len }),
+                            None => {
+                                let sorted = Sorted::over(Base::Mapped { image, at, len });
+                                // A writer's next checkpoint starts from it.
+                                if writer {
+                                    sorted.base_is_checkpointed(b.covered_end);
+                                }
+                                sorted
+                            }
                             // Sealed in chunks (docs/FORMAT.md).
                             Some(c) => {
                                 let aad = crate::format::checkpoint::sorted_aad_prefix(
