@@ -405,7 +405,7 @@ fn rewrite(
         .last_compaction_ms
         .store(now_ms(), Ordering::Relaxed);
     if engine.is_file() {
-        engine.checkpoint_locked()?;
+        engine.checkpoint_locked(true)?;
     }
     Ok(())
 }

@@ -223,7 +223,11 @@ impl EmdbBuilder {
                 .background(false)
                 .checkpoint_on_close(false)
                 .build()
-                .and_then(|db| db.checkpoint().and_then(|()| db.close()));
+                .and_then(|db| {
+                    db.engine_arc()
+                        .checkpoint_before_close()
+                        .and_then(|()| db.close())
+                });
         }
         Ok(out)
     }

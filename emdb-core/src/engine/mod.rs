@@ -697,6 +697,17 @@ impl Engine {
 
     /// Persist the index so the next open skips replaying the log.
     pub(crate) fn checkpoint(&self) -> Result<()> {
+        self.checkpoint_with(true)
+    }
+
+    /// [`Engine::checkpoint`] for a handle about to close: its sorted
+    /// blocks come without fences (built on use by whoever seeks them),
+    /// since this handle will not seek them.
+    pub(crate) fn checkpoint_before_close(&self) -> Result<()> {
+        self.checkpoint_with(false)
+    }
+
+    fn checkpoint_with(&self, fenced: bool) -> Result<()> {
         if self.cfg.read_only {
             return Err(Error::ReadOnly);
         }
@@ -704,15 +715,17 @@ impl Engine {
             return Ok(());
         }
         let _m = self.maintenance.lock();
-        self.checkpoint_locked()
+        self.checkpoint_locked(fenced)
     }
 
-    /// Checkpoint with `maintenance` held.
-    pub(crate) fn checkpoint_locked(&self) -> Result<()> {
+    /// Checkpoint with `maintenance` held; the sorted blocks with their
+    /// fences if `fenced`.
+    pub(crate) fn checkpoint_locked(&self, fenced: bool) -> Result<()> {
         let Some(snap) = self.checkpoint_snapshot()? else {
             return Ok(());
         };
         let mut snap = snap;
+        snap.fenced = fenced;
         let tmp = snap.write_temp(".tmp")?;
         self.install_checkpoint(&snap, &tmp)?;
         Ok(())
