@@ -345,6 +345,10 @@ pub struct KeysPane {
     pub following: bool,
     /// A key to select once its chunk of a paged list is read.
     pub pending_select: Option<Vec<u8>>,
+    /// A tree level still being counted, and the group to stand on once
+    /// it shows (the one just left, going up): the answers so far may not
+    /// have reached it yet.
+    pub level_target: Option<(Vec<u8>, Vec<u8>)>,
     /// The view and order asked for of a list too big to hold while its
     /// scan runs (`s`, `x`, `t` pressed again act on these).
     pub wanted: Option<(crate::keylist::ListView, crate::keylist::SortBy)>,

@@ -121,7 +121,10 @@ pub enum Request {
     /// matching `filter` under `prefix`, grouped on `delimiter` after it
     /// (counts and bytes per group, the keys with no delimiter after it as
     /// keys), at most `limit` groups and keys. One scan of the prefix's
-    /// range; shares the key loads' cancelling and progress.
+    /// range; shares the key loads' cancelling and progress. Every
+    /// `partial_every` keys counted (0: never) it also sends the level so
+    /// far ([`Response::LevelSoFar`]), so a level of a million keys shows
+    /// before they are all counted.
     TreeLevel {
         /// The namespace.
         ns: NsName,
@@ -135,6 +138,8 @@ pub enum Request {
         delimiter: u8,
         /// Groups and keys kept at most.
         limit: usize,
+        /// Keys counted between two answers so far (0: none).
+        partial_every: usize,
     },
     /// One chunk of a paged list: the keys matching `filter` in
     /// `[lo, hi)`, or only their count and bytes.
@@ -251,6 +256,17 @@ pub enum Response {
         /// The first keys, sorted.
         set: KeySet,
     },
+    /// A key load still running has passed [`Paging::whole_limit`] keys:
+    /// the list will be paged (a tree of it is counted a level at a time,
+    /// which need not wait for the load).
+    KeysPaged {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The filter text scanned for.
+        filter: String,
+    },
     /// A key load finished.
     Keys {
         /// The load's generation.
@@ -290,6 +306,20 @@ pub enum Response {
         log_end: u64,
         /// How long it took.
         took: Duration,
+    },
+    /// A [`Request::TreeLevel`] still counting: the groups and keys so
+    /// far, the last group's count and bytes as far as it was counted.
+    LevelSoFar {
+        /// The load's generation.
+        generation: u64,
+        /// The namespace.
+        ns: NsName,
+        /// The filter text scanned for.
+        filter: String,
+        /// The level's prefix.
+        prefix: Vec<u8>,
+        /// Its groups and keys so far, in key order.
+        level: Level,
     },
     /// The answer to [`Request::TreeLevel`].
     Level {
@@ -714,6 +744,11 @@ fn load_keys(
                 if n > paging.whole_limit {
                     paged = true;
                     set.truncate(chunk);
+                    out(Response::KeysPaged {
+                        generation,
+                        ns: ns.clone(),
+                        filter: filter.to_string(),
+                    });
                 }
             }
             Ok(())
@@ -848,19 +883,33 @@ pub struct Level {
 /// size, expiry) for a group of one.
 type OpenGroup = (Vec<u8>, usize, u64, (Vec<u8>, u64, u64));
 
-/// The groups and keys of one tree level (see [`Request::TreeLevel`]).
-#[allow(clippy::too_many_arguments)]
-fn tree_level(
-    db: &Emdb,
-    ns: &NsName,
+/// What a [`Request::TreeLevel`] asks for.
+struct LevelAsk<'a> {
+    ns: &'a NsName,
     generation: u64,
-    filter: &str,
-    prefix: &[u8],
+    filter: &'a str,
+    prefix: &'a [u8],
     delimiter: u8,
     limit: usize,
+    partial_every: usize,
+}
+
+/// The groups and keys of one tree level (see [`Request::TreeLevel`]).
+fn tree_level(
+    db: &Emdb,
+    ask: &LevelAsk<'_>,
     cancel: &AtomicBool,
     out: &mut dyn FnMut(Response),
 ) -> Result<Option<Level>, JobError> {
+    let LevelAsk {
+        ns,
+        generation,
+        filter,
+        prefix,
+        delimiter,
+        limit,
+        partial_every,
+    } = *ask;
     let space = space_for_read(db, ns)?;
     let pattern = parse_filter(filter);
     let mut level = Level::default();
@@ -894,9 +943,23 @@ fn tree_level(
         generation,
         cancel,
         out,
-        |key, size, expires_ms, _| {
+        |key, size, expires_ms, out| {
             if !key.starts_with(prefix) {
                 return Ok(());
+            }
+            if partial_every > 0 && level.matched > 0 && level.matched % partial_every == 0 {
+                let mut so_far = level.clone();
+                if let Some(g) = &open {
+                    close(&mut so_far, g.clone());
+                }
+                so_far.keys.sort();
+                out(Response::LevelSoFar {
+                    generation,
+                    ns: ns.clone(),
+                    filter: filter.to_string(),
+                    prefix: prefix.to_vec(),
+                    level: so_far,
+                });
             }
             level.matched += 1;
             level.bytes += size;
@@ -1437,15 +1500,23 @@ fn level_response(db: &Emdb, req: Request, cancel: &AtomicBool, out: &mut dyn Fn
         prefix,
         delimiter,
         limit,
+        partial_every,
     } = req
     else {
         return;
     };
     let start = Instant::now();
     let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
-    match tree_level(
-        db, &ns, generation, &filter, &prefix, delimiter, limit, cancel, out,
-    ) {
+    let ask = LevelAsk {
+        ns: &ns,
+        generation,
+        filter: &filter,
+        prefix: &prefix,
+        delimiter,
+        limit,
+        partial_every,
+    };
+    match tree_level(db, &ask, cancel, out) {
         Ok(Some(level)) => out(Response::Level {
             generation,
             ns,

@@ -655,6 +655,144 @@ fn the_tree_of_a_paged_list_counts_one_level_at_a_time() {
     check_screen(&app, &all);
 }
 
+/// A level still being counted shows what is counted so far (the title
+/// saying it is loading), and the whole answer keeps the row the cursor
+/// was moved to meanwhile.
+#[test]
+fn a_tree_level_shows_while_it_is_counted() {
+    use crossterm::event::{Event, KeyEvent, KeyModifiers};
+    use emdb_tui::worker::Response;
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("so-far.emdb"))
+        .build()
+        .unwrap();
+    let mut model = BTreeMap::new();
+    // Groups a: .. e: of 40 keys each: the count stops every 50 keys.
+    for g in ["a", "b", "c", "d", "e"] {
+        for i in 0..40 {
+            let key = format!("{g}:{i:02}");
+            db.insert(&key, "vv").unwrap();
+            model.insert(key, 2usize);
+        }
+    }
+    db.flush().unwrap();
+    let mut app = paged_app(&db, false);
+    let ev = Event::Key(KeyEvent::new(KeyCode::Char('t'), KeyModifiers::NONE));
+    let action = emdb_tui::event::to_action(&ev, &app).unwrap();
+    emdb_tui::update::update(&mut app, action);
+    // The inline worker answered at once: take its answers one by one.
+    let mut answers = Vec::new();
+    while let Some(r) = app.poll_worker() {
+        answers.push(r);
+    }
+    let so_far = answers
+        .iter()
+        .filter(|r| matches!(r, Response::LevelSoFar { .. }))
+        .count();
+    assert_eq!(so_far, 3, "after 50, 100 and 150 of 200 keys");
+    let mut answers = answers.into_iter();
+    let mut next = |app: &mut App, want_so_far: bool| loop {
+        let r = answers.next().expect("more answers");
+        let is_so_far = matches!(r, Response::LevelSoFar { .. });
+        let is_level = matches!(r, Response::Level { .. });
+        emdb_tui::update::update(app, Action::Worker(Box::new(r)));
+        if (is_so_far && want_so_far) || (is_level && !want_so_far) {
+            return;
+        }
+    };
+    // After 50 keys: a: whole, b: as far as it was counted.
+    next(&mut app, true);
+    assert_eq!(
+        level_rows(&app),
+        vec![("a:".into(), 40, 80, true), ("b:".into(), 10, 20, true)]
+    );
+    assert!(app.keys.loading.is_some());
+    let screen = shot(&app);
+    assert!(
+        screen.contains("Keys 50 ") && screen.contains("loading…"),
+        "{screen}"
+    );
+    // The cursor moved while the count goes on stays on its group.
+    press(&mut app, KeyCode::Down);
+    next(&mut app, true);
+    assert_eq!(level_rows(&app)[1], ("b:".into(), 40, 80, true));
+    assert_eq!(level_rows(&app).len(), 3);
+    assert_eq!(app.keys.nav.selected, 1);
+    next(&mut app, false);
+    assert_eq!(level_rows(&app), level_model(&model, "", |_| true));
+    assert!(app.keys.loading.is_none());
+    assert_eq!(app.keys.nav.selected, 1);
+    assert!(!shot(&app).contains("loading…"));
+    // An answer so far of a load already replaced is dropped: Enter on b:
+    // then an old level answer for the top.
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.level().unwrap().prefix, b"b:");
+    let stale = Response::LevelSoFar {
+        generation: app.keys.generation - 1,
+        ns: None,
+        filter: String::new(),
+        prefix: Vec::new(),
+        level: Default::default(),
+    };
+    emdb_tui::update::update(&mut app, Action::Worker(Box::new(stale)));
+    assert_eq!(app.keys.list.level().unwrap().prefix, b"b:");
+}
+
+/// Started in the tree view (`--tree`) on a namespace too big to hold,
+/// the top level is counted as soon as the load finds the list will be
+/// paged: the load is not read to its end first.
+#[test]
+fn a_tree_start_on_a_big_list_counts_its_level_without_the_whole_load() {
+    use emdb_tui::app::Config;
+    use emdb_tui::worker::Response;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, model) = db_with(&dir, 200);
+    let mut config = Config::new(SHOWN_PATH);
+    config.tree = true;
+    config.delimiter = b'0';
+    let mut app = App::new(config, Worker::inline_with(db.clone(), PAGING), t0());
+    app.start();
+    let mut answers = Vec::new();
+    while let Some(r) = app.poll_worker() {
+        let paged = matches!(r, Response::KeysPaged { .. });
+        answers.push(r);
+        if paged {
+            break;
+        }
+    }
+    // The load's first chunk, then word that it will be paged.
+    assert!(matches!(answers.last(), Some(Response::KeysPaged { .. })));
+    for r in answers {
+        emdb_tui::update::update(&mut app, Action::Worker(Box::new(r)));
+    }
+    // That started the level: the load's own answer no longer lands.
+    let level_generation = app.keys.generation;
+    let mut rest = Vec::new();
+    while let Some(r) = app.poll_worker() {
+        rest.push(r);
+    }
+    let kinds: Vec<&str> = rest
+        .iter()
+        .map(|r| match r {
+            Response::Keys { generation, .. } if *generation < level_generation => "old keys",
+            Response::LevelSoFar { .. } => "so far",
+            Response::Level { .. } => "level",
+            _ => "other",
+        })
+        .filter(|k| *k != "other")
+        .collect();
+    assert_eq!(kinds, ["old keys", "so far", "so far", "so far", "level"]);
+    for r in rest {
+        emdb_tui::update::update(&mut app, Action::Worker(Box::new(r)));
+    }
+    // Keys k0000..k0199 grouped on '0': "k0" holds every one.
+    assert_eq!(app.keys.list.view(), ListView::Tree);
+    let bytes = model.values().map(|&v| v as u64).sum();
+    assert_eq!(level_rows(&app), vec![("k0".into(), 200, bytes, true)]);
+    assert!(app.keys.loading.is_none());
+}
+
 #[test]
 fn keys_pressed_while_a_scan_runs_act_on_the_view_asked_for() {
     use crossterm::event::{Event, KeyEvent, KeyModifiers};

@@ -185,7 +185,12 @@ pub const MAX_LEVEL_ROWS: usize = 10_000;
 /// Show the tree level under `prefix` of a list too big to hold: the
 /// worker counts its groups in one scan of the prefix's range.
 pub(super) fn start_level(app: &mut App, prefix: Vec<u8>) {
-    let ns = app.shown_ns();
+    let (ns, filter) = (app.shown_ns(), app.keys.list.filter().to_string());
+    start_level_of(app, ns, filter, prefix);
+}
+
+/// [`start_level`] for the keys of `ns` matching `filter`.
+pub(super) fn start_level_of(app: &mut App, ns: NsName, filter: String, prefix: Vec<u8>) {
     app.keys.generation += 1;
     app.keys.stale = false;
     app.keys.wanted = Some((ListView::Tree, crate::keylist::SortBy::Key));
@@ -195,7 +200,6 @@ pub(super) fn start_level(app: &mut App, prefix: Vec<u8>) {
         loaded: 0,
         started_ms: app.now_ms,
     });
-    let filter = app.keys.list.filter().to_string();
     let delimiter = app.keys.list.delimiter();
     app.request(Request::TreeLevel {
         ns,
@@ -204,8 +208,14 @@ pub(super) fn start_level(app: &mut App, prefix: Vec<u8>) {
         prefix,
         delimiter,
         limit: MAX_LEVEL_ROWS.min(app.worker_paging().whole_limit),
+        partial_every: LEVEL_SO_FAR_EVERY.min(app.worker_paging().whole_limit),
     });
 }
+
+/// Keys a tree level's scan counts between two answers so far: the first
+/// shows after about 20 ms of counting (at ~3 keys a µs), then the counts
+/// grow every ~90 ms until the whole answer comes.
+pub const LEVEL_SO_FAR_EVERY: usize = 1 << 16;
 
 /// The level above a tree level's prefix (`None` at the top).
 fn parent_prefix(prefix: &[u8], delimiter: u8) -> Option<Vec<u8>> {

@@ -182,14 +182,18 @@ fn install_top(
     ));
 }
 
-/// Put a tree level (a level scan's answer) in the key pane, the first
-/// row selected (or the group just left, going up).
+/// Put a tree level (a level scan's answer, or with `so_far` one while it
+/// counts) in the key pane, the first row selected, or the group just
+/// left going up (as soon as an answer holds it, unless the cursor was
+/// moved meanwhile), or, for the same level again, the row the cursor is
+/// on.
 fn install_level(
     app: &mut App,
     ns: NsName,
     filter: String,
     prefix: Vec<u8>,
     level: crate::worker::Level,
+    so_far: bool,
 ) {
     let same_ns = app.keys.ns.as_ref() == Some(&ns);
     let typed = if same_ns {
@@ -197,13 +201,26 @@ fn install_level(
     } else {
         String::new()
     };
-    // Coming up from a group: stand on it.
-    let from = app
+    let shown = app.keys.list.level().map(|l| l.prefix.clone());
+    let again = same_ns && shown.as_deref() == Some(&prefix[..]);
+    let coming_up = shown.filter(|p| same_ns && p.len() > prefix.len() && p.starts_with(&prefix));
+    match coming_up {
+        Some(group) => app.keys.level_target = Some((prefix.clone(), group)),
+        None if !again => app.keys.level_target = None,
+        None => {}
+    }
+    let target = app
+        .keys
+        .level_target
+        .as_ref()
+        .filter(|(p, _)| *p == prefix && (!again || app.keys.nav.selected == 0))
+        .map(|(_, group)| group.clone());
+    let cursor = app
         .keys
         .list
-        .level()
-        .map(|l| l.prefix.clone())
-        .filter(|p| p.len() > prefix.len() && p.starts_with(&prefix));
+        .row(app.keys.nav.selected)
+        .filter(|_| again)
+        .map(|row| app.keys.list.row_bytes(row).to_vec());
     let delim = app.keys.list.delimiter();
     let truncated = level.truncated;
     let matched = level.matched;
@@ -223,7 +240,13 @@ fn install_level(
     app.keys.ns = Some(ns);
     app.keys.pending_select = None;
     app.keys.nav = Default::default();
-    let row = from.and_then(|p| app.keys.list.row_of(&p)).unwrap_or(0);
+    let at_target = target.and_then(|g| app.keys.list.row_of(&g));
+    if at_target.is_some() || !so_far {
+        app.keys.level_target = None;
+    }
+    let row = at_target
+        .or_else(|| cursor.and_then(|k| app.keys.list.row_of(&k)))
+        .unwrap_or(0);
     let (len, h) = (app.keys.list.row_count(), key_rows(app));
     app.keys.nav.select(row, len, h);
     selection_changed(app);
@@ -324,6 +347,18 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             let pages = crate::pages::Pages::new(vec![(None, chunk, 0)], set, chunk);
             install_list(app, generation, ns, KeySet::new(), Some(pages), &filter);
         }
+        Response::KeysPaged {
+            generation,
+            ns,
+            filter,
+        } => {
+            // A tree asked of a list too big to hold: count its top level
+            // now rather than once the whole list is read (the level
+            // replaces the load; `t` reads the paged list again).
+            if generation == app.keys.generation && view_and_sort(app).0 == ListView::Tree {
+                start_level_of(app, ns, filter, Vec::new());
+            }
+        }
         Response::Keys {
             generation,
             ns,
@@ -354,6 +389,20 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             }
             install_top(app, ns, filter, view, sort, set, matched);
         }
+        Response::LevelSoFar {
+            generation,
+            ns,
+            filter,
+            prefix,
+            level,
+        } => {
+            // Shown while the count goes on (the title still says
+            // loading); the whole answer replaces it.
+            if generation != app.keys.generation || app.keys.loading.is_none() {
+                return;
+            }
+            install_level(app, ns, filter, prefix, level, true);
+        }
         Response::Level {
             generation,
             ns,
@@ -366,7 +415,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             if !scan_landed(app, generation, log_end, took) {
                 return;
             }
-            install_level(app, ns, filter, prefix, level);
+            install_level(app, ns, filter, prefix, level, false);
         }
         Response::Chunk {
             generation,
