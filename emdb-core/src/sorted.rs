@@ -1752,11 +1752,15 @@ fn sort_u64(v: &mut Vec<u64>) {
     }
 }
 
-/// The indexes `0..n` sorted by `(key_of(i), i)`. Compares the 8 bytes
-/// after the keys' common prefix as an integer first, so most comparisons
-/// touch neither the keys nor each other's memory. With `fenced`, also the
-/// fences of that order (the windows it sorted by, every
-/// [`FENCE_STEP`]th).
+/// The indexes `0..n` sorted by `(key_of(i), i)`. Sorts by the 8 bytes
+/// after the keys' common prefix as an integer (a key's *window*), then
+/// each run of keys with equal windows by their next 8 bytes, and so on
+/// (`refine_runs`), so a comparison reads neither the keys nor each
+/// other's memory until a run is small: keys that share more than the
+/// common prefix (`user:` beside `event:` keys) no longer fall to a full
+/// comparison each. With `fenced`, also the fences of that order (the
+/// first windows, every [`FENCE_STEP`]th: the refinement moves keys only
+/// within runs of equal first windows).
 pub(crate) fn key_order<'k>(
     n: usize,
     key_of: impl Fn(usize) -> &'k [u8],
@@ -1779,25 +1783,81 @@ pub(crate) fn key_order<'k>(
         let k = key_of(i);
         lcp = lcp.min(common_prefix(k, first));
     }
-    let window = |k: &[u8]| window(window_bytes(k, lcp));
     // (window, index)
     let mut items: Vec<(u64, u32)> = Vec::with_capacity(n);
     for i in 0..n {
-        items.push((window(key_of(i)), idx(i)?));
+        items.push((window(window_bytes(key_of(i), lcp)), idx(i)?));
     }
-    items.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0).then_with(|| {
-            let (ka, kb) = (key_of(a.1 as usize), key_of(b.1 as usize));
-            ka.get(lcp..).cmp(&kb.get(lcp..)).then(a.1.cmp(&b.1))
-        })
-    });
+    items.sort_unstable_by_key(|&(w, _)| w);
     // Every key starts with the `lcp` bytes of the first, the prefix the
     // fences' windows follow (as in `Fences::build`).
     let fences = fenced.then(|| {
         let windows = items.iter().step_by(FENCE_STEP).map(|&(w, _)| w).collect();
         Fences::new(first.get(..lcp).unwrap_or(first).to_vec(), windows)
     });
+    refine_runs(&mut items, lcp, &key_of);
     Ok((items.into_iter().map(|(_, i)| i).collect(), fences))
+}
+
+/// Runs shorter than this are sorted by comparing their keys.
+const COMPARE_RUN: usize = 24;
+
+/// Put `items`, sorted by the windows of their keys at `lcp` (the keys'
+/// common prefix), in `(key, index)` order: each run of equal windows at
+/// depth `d` is sorted by the windows at `d + 8`, until a run is shorter
+/// than [`COMPARE_RUN`] or none of its keys goes past `d` (then by
+/// comparing the keys). Equal windows mean equal bytes, with a key that
+/// ended read as zeros: so unequal windows order their keys as the keys
+/// order, and equal ones are left to the next depth.
+fn refine_runs<'k>(items: &mut [(u64, u32)], lcp: usize, key_of: &impl Fn(usize) -> &'k [u8]) {
+    let compare = |a: &(u64, u32), b: &(u64, u32)| {
+        let (ka, kb) = (key_of(a.1 as usize), key_of(b.1 as usize));
+        ka.get(lcp..).cmp(&kb.get(lcp..)).then(a.1.cmp(&b.1))
+    };
+    // (start, end, depth of the windows that sorted it)
+    let mut runs = Vec::new();
+    push_runs(items, 0, lcp, &mut runs);
+    while let Some((lo, hi, depth)) = runs.pop() {
+        let Some(run) = items.get_mut(lo..hi) else {
+            continue;
+        };
+        let next = depth + 8;
+        let mut longer = false;
+        if run.len() >= COMPARE_RUN {
+            for item in run.iter_mut() {
+                let k = key_of(item.1 as usize);
+                longer |= k.len() > next;
+                item.0 = window(window_bytes(k, next));
+            }
+        }
+        if run.len() < COMPARE_RUN || !longer {
+            run.sort_unstable_by(compare);
+            continue;
+        }
+        run.sort_unstable_by_key(|&(w, _)| w);
+        push_runs(run, lo, next, &mut runs);
+    }
+}
+
+/// Note each run of two or more equal windows of `items` (which start at
+/// `base` of the whole) as sorted at `depth`.
+fn push_runs(
+    items: &[(u64, u32)],
+    base: usize,
+    depth: usize,
+    runs: &mut Vec<(usize, usize, usize)>,
+) {
+    let mut start = 0;
+    while start < items.len() {
+        let w = items.get(start).map_or(0, |x| x.0);
+        let len = items
+            .get(start..)
+            .map_or(0, |rest| rest.iter().take_while(|x| x.0 == w).count());
+        if len > 1 {
+            runs.push((base + start, base + start + len, depth));
+        }
+        start += len.max(1);
+    }
 }
 
 /// Merge two lists sorted by `(key, offset)`.
@@ -2746,6 +2806,62 @@ mod tests {
             let built = Fences::build(src, want.len(), |i| Ok(want[i])).unwrap();
             assert_eq!(base.fences, Some(built), "{} keys", keys.len());
         }
+    }
+
+    #[test]
+    fn key_order_sorts_runs_that_share_more_than_the_common_prefix() {
+        // Groups sharing 8, 16 and 30 bytes past the common prefix (none),
+        // keys that are prefixes of others, zero bytes where a shorter key
+        // ends, repeats (ordered by index), runs above and below the size
+        // compared directly, in a scrambled order.
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for i in 0..300u32 {
+            keys.push(format!("user:{:08}", (i * 7919) % 300).into_bytes());
+            keys.push(format!("user:000000{:02}", i % 7).into_bytes());
+            keys.push(format!("event:2026-11-28T12:00:{:05}", (i * 31) % 300).into_bytes());
+            keys.push(format!("{}{}", "x".repeat(30), i % 40).into_bytes());
+        }
+        for extra in [
+            &b"user:"[..],
+            b"user:\0",
+            b"user:\0\0\0\0\0\0\0\0\0",
+            b"user:0",
+            b"",
+            b"x",
+        ] {
+            keys.push(extra.to_vec());
+            keys.push(extra.to_vec());
+        }
+        for i in 0..40u8 {
+            let mut k = b"user:00000".to_vec();
+            k.extend(std::iter::repeat_n(0u8, usize::from(i % 9)));
+            k.push(i);
+            keys.push(k);
+        }
+        let mut r = Rng(17);
+        for i in (1..keys.len()).rev() {
+            keys.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        for fenced in [false, true] {
+            let (got, fences) = super::key_order(keys.len(), |i| &keys[i][..], fenced).unwrap();
+            let mut want: Vec<u32> = (0..keys.len() as u32).collect();
+            want.sort_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]).then(a.cmp(&b)));
+            assert_eq!(got, want);
+            assert_eq!(fences.is_some(), fenced);
+        }
+        // The same through the log: its fences are those a build reads.
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let (bytes, offs) = plain_log(&refs);
+        let src = KeySource {
+            bytes: &bytes,
+            crypt: None,
+        };
+        let base = sort_base(src, offs.clone()).unwrap();
+        let mut want = offs;
+        by_key_then_offset(src, &mut want);
+        assert_eq!(base.offs, want);
+        let built = Fences::build(src, want.len(), |i| Ok(want[i])).unwrap();
+        assert_eq!(base.fences, Some(built));
     }
 
     #[test]
