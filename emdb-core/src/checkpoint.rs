@@ -152,6 +152,13 @@ pub(crate) struct Snapshot {
     pub fenced: bool,
 }
 
+// Sorts that started from the last checkpoint's order on this thread
+// (unit tests: that the path ran).
+#[cfg(test)]
+thread_local! {
+    pub(crate) static FROM_PREV: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The offsets the entries of `shards` point to (empty slots left out).
 fn live_offsets<'a>(shards: impl Iterator<Item = &'a codec::ShardImage>) -> Vec<u64> {
     shards
@@ -199,6 +206,10 @@ impl Snapshot {
                 )?,
                 None => None,
             };
+            #[cfg(test)]
+            if from_prev.is_some() {
+                FROM_PREV.with(|c| c.set(c.get() + 1));
+            }
             let (offs, f) = match from_prev {
                 Some(order) => (order.offs, order.fences),
                 None => {

@@ -1447,7 +1447,12 @@ fn sort(keys: KeySource<'_>, mut offs: Vec<u64>, fenced: bool) -> Result<Order> 
 /// are still live, in their order, and places the offsets written since by
 /// a binary search each (`merge`): `t × log2(n)` key reads for `t` new
 /// keys, and one pass over `prev`. `None` when that would not be cheaper,
-/// or `prev` does not fit `offs` (then sort). With `fenced`, a plain
+/// or `prev` does not fit `offs` (then sort): whatever sorted list of
+/// this log's record starts `prev` is, the count check below makes the
+/// answer exact or `None` (a `Sorted`, which keeps `prev`, belongs to one
+/// log generation, so its entries are record starts of this log: an
+/// offset that is not could share a 4-byte bucket with a live one). With
+/// `fenced`, a plain
 /// order of at least [`FENCE_MIN`] entries comes with its fences (a
 /// sealed one builds them on use: each is a decryption).
 pub(crate) fn sort_from(
@@ -1473,6 +1478,12 @@ pub(crate) fn sort_from(
     let Some(words) = usize::try_from(prev_end / 4 / 64 + 1).ok() else {
         return Ok(None);
     };
+    // A log of large values makes that bitmap far bigger than the 8 bytes
+    // a key the sort takes (1M keys of 4 KiB: 128 MiB; a 1 TiB log: 32
+    // GiB): past twice those, or 32 MiB, sort instead.
+    if words.saturating_mul(8) > n.saturating_mul(16).max(32 << 20) {
+        return Ok(None);
+    }
     let mut bits = vec![0u64; words];
     for &o in offs.iter().filter(|&&o| o < prev_end) {
         if let Some(w) = bits.get_mut((o / 4 / 64) as usize) {
@@ -3329,6 +3340,109 @@ mod tests {
         }
     }
 
+    /// Whatever order `sort_from` is handed as the last checkpoint's (the
+    /// true one, one of another end, a random sorted subset of the log's
+    /// records, one with entries added, repeated or missing), it returns
+    /// the live offsets' exact order or declines (`None`: then sort).
+    #[test]
+    fn sort_from_is_exact_or_declines_whatever_order_it_is_given() {
+        use super::{sort_from, Base};
+        use std::collections::HashMap;
+        use std::sync::Arc;
+        let total = 3000usize;
+        let names: Vec<Vec<u8>> = (0..total)
+            .map(|i| format!("k{:04}", (i * 37) % 900).into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
+        let (bytes, mut all) = plain_log(&refs);
+        all.sort_unstable();
+        let src = KeySource {
+            bytes: &bytes,
+            crypt: None,
+        };
+        // The live offsets after the first `upto` records, `gone` keys removed.
+        let live_at = |upto: usize, gone: &[usize]| -> Vec<u64> {
+            let mut newest: HashMap<&[u8], u64> = HashMap::new();
+            for (k, &o) in names.iter().zip(&all).take(upto) {
+                newest.insert(k, o);
+            }
+            for &g in gone {
+                newest.remove(&names[g][..]);
+            }
+            newest.into_values().collect()
+        };
+        let mut r = Rng(0xdead_beef);
+        let (mut exact, mut declined) = (0, 0);
+        for round in 0..400 {
+            let now = total - r.below(30) as usize;
+            let gone: Vec<usize> = (0..r.below(20))
+                .map(|_| r.below(total as u64) as usize)
+                .collect();
+            let live = live_at(now, &gone);
+            let want = sort_offsets(src, live.clone()).unwrap();
+            // The end the order is said to be of (a record's start, or the
+            // log's end).
+            let cut = now - 1 - r.below(60) as usize;
+            let end = all[cut];
+            let truth = sort_offsets(src, live_at(cut, &gone[..gone.len() / 2])).unwrap();
+            let mut prev: Vec<u64> = match round % 6 {
+                0 => truth.clone(),
+                // Of another end.
+                1 => {
+                    let other = now - 1 - r.below(200) as usize;
+                    sort_offsets(src, live_at(other, &[])).unwrap()
+                }
+                // A random subset of every record.
+                2 => {
+                    let keep = r.below(100);
+                    let some: Vec<u64> = all
+                        .iter()
+                        .copied()
+                        .filter(|_| r.below(100) < keep)
+                        .collect();
+                    sort_offsets(src, some).unwrap()
+                }
+                // Extra records (stale, or past the end), repeated ones.
+                3 => {
+                    let mut v = truth.clone();
+                    for _ in 0..1 + r.below(5) {
+                        v.push(all[r.below(total as u64) as usize]);
+                    }
+                    if let Some(&o) = v.first() {
+                        v.push(o);
+                    }
+                    by_key_then_offset(src, &mut v);
+                    v
+                }
+                // One missing.
+                4 => {
+                    let mut v = truth.clone();
+                    if !v.is_empty() {
+                        v.remove(r.below(v.len() as u64) as usize);
+                    }
+                    v
+                }
+                // The live records now: an end too early for it.
+                _ => want.clone(),
+            };
+            if round % 12 == 11 {
+                prev.truncate(prev.len() / 2);
+            }
+            let base = Base::Heap(Arc::from(prev));
+            match sort_from(src, &live, (end, &base), round % 2 == 0).unwrap() {
+                Some(o) => {
+                    assert!(o.offs == want, "round {round}: a wrong order");
+                    exact += 1;
+                }
+                None => declined += 1,
+            }
+        }
+        assert!(
+            exact > 100 && declined > 50,
+            "{exact} exact, {declined} declined"
+        );
+    }
+
     #[test]
     fn sort_from_keeps_what_is_still_live_and_places_what_was_written_since() {
         use super::{sort_from, Base};
@@ -3401,5 +3515,353 @@ mod tests {
         // Too many keys written since for placing each to pay.
         let early = Base::Heap(Arc::from(sort_offsets(src, all[..10].to_vec()).unwrap()));
         assert_eq!(offs_from(&live, (all[10], &early)), None);
+        // A log far longer than its keys need (large values): the bitmap
+        // of its offsets would outweigh a sort (here 32 GiB for 1 TiB).
+        let now = Base::Heap(Arc::from(sort_offsets(src, live.clone()).unwrap()));
+        assert!(offs_from(&live, (all[all.len() - 1] + 1, &now)).is_some());
+        assert_eq!(offs_from(&live, (1 << 40, &now)), None);
+    }
+}
+
+/// Plain checkpoints that start from the last checkpoint's order
+/// (`sort_from`), checked against a model and read back by read-only opens.
+#[cfg(test)]
+mod plain_from_prev_tests {
+    #![allow(clippy::unwrap_used)]
+    use std::collections::BTreeMap;
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use crate::{Emdb, ManualClock, Ttl};
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    const SPACES: [Option<&str>; 3] = [None, Some("a"), Some("b")];
+    /// Key -> (value, expires_at ms; 0 = never), per space.
+    type Model = BTreeMap<Option<&'static str>, BTreeMap<Vec<u8>, (Vec<u8>, u64)>>;
+
+    fn key(r: &mut Rng) -> Vec<u8> {
+        let n = r.below(4000);
+        match r.below(4) {
+            0 | 1 => format!("k{n:05}").into_bytes(),
+            2 => format!("user:{:03}:{}", n % 97, n).into_bytes(),
+            _ => vec![b'z'; (n % 9) as usize],
+        }
+    }
+
+    fn space(db: &Emdb, s: Option<&str>) -> crate::Namespace {
+        s.map_or_else(|| db.default_namespace(), |n| db.namespace(n).unwrap())
+    }
+
+    fn want(model: &Model, s: Option<&'static str>, now: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+        model
+            .get(&s)
+            .map(|m| {
+                m.iter()
+                    .filter(|(_, (_, at))| !crate::engine::expired(*at, now))
+                    .map(|(k, (v, _))| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn got(db: &Emdb, s: Option<&str>) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let ns = match s {
+            None => Some(db.default_namespace()),
+            Some(n) => db.namespace_if_exists(n).unwrap(),
+        };
+        ns.map(|ns| ns.range_iter(..).unwrap().map(|p| p.unwrap()).collect())
+            .unwrap_or_default()
+    }
+
+    fn check(db: &Emdb, model: &Model, now: u64, what: &str) {
+        for s in SPACES {
+            let (g, w) = (got(db, s), want(model, s, now));
+            if g != w {
+                let first = g.iter().zip(&w).position(|(a, b)| a != b);
+                panic!(
+                    "{what}: space {s:?}: {} pairs read, {} in the model; first difference at {first:?}",
+                    g.len(),
+                    w.len()
+                );
+            }
+        }
+    }
+
+    /// A read-only open's ordered reads (from the mapped sorted block the
+    /// last checkpoint wrote, and the tail replayed past it).
+    fn check_read_only(path: &Path, clock: &Arc<ManualClock>, model: &Model, now: u64, what: &str) {
+        let ro = Emdb::builder()
+            .path(path)
+            .clock(clock.clone())
+            .read_only(true)
+            .build()
+            .unwrap();
+        check(&ro, model, now, what);
+    }
+
+    /// One random plain workload; returns the checkpoints that started
+    /// from the last one's order.
+    pub(super) fn run(seed: u64, steps: usize, background: bool) -> usize {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.emdb");
+        let start = 1_700_000_000_000u64;
+        let clock = Arc::new(ManualClock::new(start));
+        let mut now = start;
+        let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let open = |r: &mut Rng| {
+            let mut b = Emdb::builder()
+                .path(&path)
+                .clock(clock.clone())
+                .background(background)
+                .checkpoint_on_close(r.below(3) != 0);
+            if background {
+                b = b.checkpoint_tail(Some(4096 + r.below(64 << 10)));
+            }
+            b.build().unwrap()
+        };
+        let before = crate::checkpoint::FROM_PREV.with(|c| c.get());
+        let mut model: Model = SPACES.iter().map(|s| (*s, BTreeMap::new())).collect();
+        let mut db = open(&mut r);
+        // A base several thousand keys long in each space, so that a few
+        // hundred writes since are placed into it rather than sorted.
+        for (i, s) in SPACES.into_iter().enumerate() {
+            let items: Vec<(Vec<u8>, Vec<u8>)> = (0..3000u32)
+                .map(|j| {
+                    (
+                        format!("k{:05}", (j * 7919 + i as u32) % 4000).into_bytes(),
+                        j.to_le_bytes().to_vec(),
+                    )
+                })
+                .collect();
+            space(&db, s).insert_many(items.clone()).unwrap();
+            let m = model.entry(s).or_default();
+            for (k, v) in items {
+                m.insert(k, (v, 0));
+            }
+        }
+        db.checkpoint().unwrap();
+        for step in 0..steps {
+            let s = SPACES[r.below(3) as usize];
+            let what = format!("seed {seed} step {step}");
+            match r.below(100) {
+                0..=44 => {
+                    let (k, v) = (key(&mut r), r.next().to_le_bytes().to_vec());
+                    space(&db, s).insert(&k, &v).unwrap();
+                    model.entry(s).or_default().insert(k, (v, 0));
+                }
+                45..=52 => {
+                    let (k, v) = (key(&mut r), r.next().to_le_bytes().to_vec());
+                    let ttl = 1 + r.below(5000);
+                    space(&db, s)
+                        .insert_with_ttl(&k, &v, Ttl::After(Duration::from_millis(ttl)))
+                        .unwrap();
+                    model.entry(s).or_default().insert(k, (v, now + ttl));
+                }
+                53..=64 => {
+                    let k = key(&mut r);
+                    space(&db, s).remove(&k).unwrap();
+                    model.entry(s).or_default().remove(&k);
+                }
+                65..=67 => {
+                    let by = r.below(3000);
+                    clock.advance(Duration::from_millis(by));
+                    now += by;
+                }
+                68..=70 => check(&db, &model, now, &format!("{what}: writer")),
+                71..=77 => {
+                    db.checkpoint().unwrap();
+                    check_read_only(
+                        &path,
+                        &clock,
+                        &model,
+                        now,
+                        &format!("{what}: after a checkpoint"),
+                    );
+                }
+                78..=80 => {
+                    db.close().unwrap();
+                    check_read_only(
+                        &path,
+                        &clock,
+                        &model,
+                        now,
+                        &format!("{what}: after a close"),
+                    );
+                    db = open(&mut r);
+                }
+                81 => {
+                    space(&db, s).clear().unwrap();
+                    model.entry(s).or_default().clear();
+                }
+                82 => {
+                    if let Some(name) = s {
+                        db.drop_namespace(name).unwrap();
+                        model.entry(s).or_default().clear();
+                    }
+                }
+                83 if r.below(4) == 0 => {
+                    db.compact().unwrap();
+                    // Compaction leaves expired records behind.
+                    for m in model.values_mut() {
+                        m.retain(|_, (_, at)| !crate::engine::expired(*at, now));
+                    }
+                }
+                84..=87 => {
+                    // One-shot writes, large enough that their checkpoint
+                    // comes due (`write_keys`'s `checkpoint_before_close`).
+                    db.close().unwrap();
+                    for _ in 0..1 + r.below(3) {
+                        let k = key(&mut r);
+                        let v = vec![r.below(256) as u8; 4096 + r.below(20_000) as usize];
+                        let mut b = Emdb::builder().path(&path).clock(clock.clone());
+                        if background {
+                            b = b.background(true);
+                        }
+                        b.write_keys(s, true, &[&k], |w| w.insert(&k, &v, Ttl::Never))
+                            .unwrap();
+                        model.entry(s).or_default().insert(k, (v, 0));
+                    }
+                    check_read_only(
+                        &path,
+                        &clock,
+                        &model,
+                        now,
+                        &format!("{what}: after one-shot writes"),
+                    );
+                    db = open(&mut r);
+                }
+                88..=89 => {
+                    let items: Vec<(Vec<u8>, Vec<u8>)> = (0..r.below(400))
+                        .map(|i| (key(&mut r), (i as u32).to_le_bytes().to_vec()))
+                        .collect();
+                    space(&db, s).insert_many(items.clone()).unwrap();
+                    let m = model.entry(s).or_default();
+                    for (k, v) in items {
+                        m.insert(k, (v, 0));
+                    }
+                }
+                90 => {
+                    let _ = space(&db, s).sweep_expired().unwrap();
+                }
+                _ => {
+                    let (k, v) = (key(&mut r), r.next().to_le_bytes().to_vec());
+                    space(&db, s).insert(&k, &v).unwrap();
+                    model.entry(s).or_default().insert(k, (v, 0));
+                }
+            }
+        }
+        db.checkpoint().unwrap();
+        check_read_only(
+            &path,
+            &clock,
+            &model,
+            now,
+            &format!("seed {seed}: at the end"),
+        );
+        check(&db, &model, now, &format!("seed {seed}: writer at the end"));
+        drop(db);
+        crate::checkpoint::FROM_PREV.with(|c| c.get()) - before
+    }
+
+    #[test]
+    fn plain_checkpoints_from_the_last_order_agree_with_a_btreemap() {
+        let mut used = 0;
+        for seed in 1..=3 {
+            used += run(seed, 300, false);
+        }
+        assert!(
+            used > 10,
+            "only {used} checkpoints started from the last order"
+        );
+    }
+
+    /// A plain writer whose mapped order (the block its open mapped) has a
+    /// page that fails its CRC: its next checkpoint sorts all instead of
+    /// failing or writing a wrong block.
+    #[test]
+    fn a_damaged_mapped_order_makes_a_plain_checkpoint_sort_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.emdb");
+        let n = 5000u32;
+        let key = |i: u32| format!("k{i:05}").into_bytes();
+        let open = || {
+            Emdb::builder()
+                .path(&path)
+                .background(false)
+                .build()
+                .unwrap()
+        };
+        {
+            let db = open();
+            db.insert_many((0..n).map(|i| (key(i * 7919 % n), b"v".to_vec())))
+                .unwrap();
+            db.checkpoint().unwrap();
+            db.close().unwrap();
+        }
+        let ckpt = crate::fs::sibling(&path, ".ckpt");
+        let place = match crate::checkpoint::open(&ckpt, crate::index::SHARDS, None) {
+            Ok(Some(crate::checkpoint::Loaded::V2 { metas, .. })) => metas
+                .iter()
+                .find(|m| m.id == 0)
+                .and_then(|m| m.sorted)
+                .unwrap(),
+            _ => panic!("no version-2 checkpoint"),
+        };
+        let mut bytes = std::fs::read(&ckpt).unwrap();
+        let at = (place.at + place.len * 8 / 2) as usize;
+        bytes[at] ^= 0x40;
+        std::fs::write(&ckpt, bytes).unwrap();
+        let db = open();
+        let mut model: BTreeMap<Vec<u8>, Vec<u8>> =
+            (0..n).map(|i| (key(i), b"v".to_vec())).collect();
+        for i in 0..40u32 {
+            db.insert(key(i * 3), b"new").unwrap();
+            model.insert(key(i * 3), b"new".to_vec());
+        }
+        let before = crate::checkpoint::FROM_PREV.with(|c| c.get());
+        db.checkpoint().unwrap();
+        assert_eq!(
+            crate::checkpoint::FROM_PREV.with(|c| c.get()),
+            before,
+            "sorted all"
+        );
+        let want: Vec<(Vec<u8>, Vec<u8>)> = model.into_iter().collect();
+        assert!(db.range(..).unwrap() == want, "the writer's order");
+        drop(db);
+        let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+        assert!(ro.recovery_report().used_checkpoint);
+        let got: Vec<(Vec<u8>, Vec<u8>)> = ro.range_iter(..).unwrap().map(|p| p.unwrap()).collect();
+        assert!(got == want, "the checkpoint's order");
+    }
+
+    #[test]
+    #[ignore = "long: EMDB_SEEDS=a..b"]
+    fn plain_checkpoints_from_the_last_order_many_seeds() {
+        let spec = std::env::var("EMDB_SEEDS").unwrap_or_else(|_| "1..200".into());
+        let (a, b) = spec.split_once("..").unwrap();
+        let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
+        let steps = std::env::var("EMDB_STEPS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(400);
+        let bg = std::env::var("EMDB_BG").is_ok();
+        let mut used = 0;
+        for seed in a..b {
+            used += run(seed, steps, bg);
+        }
+        eprintln!("seeds {a}..{b}: {used} checkpoints from the last order");
     }
 }
