@@ -239,7 +239,18 @@ fn install_level(
     );
     app.keys.ns = Some(ns);
     app.keys.pending_select = None;
+    // The same level again keeps the screen where it was.
+    let offset = app.keys.nav.offset;
     app.keys.nav = Default::default();
+    if again {
+        app.keys.nav.offset = offset;
+    }
+    if !same_ns {
+        // Another namespace's level (a KeysPaged shortcut skips
+        // install_list): its value is not the one loaded.
+        app.value.target = None;
+        app.value.loaded = None;
+    }
     let at_target = target.and_then(|g| app.keys.list.row_of(&g));
     if at_target.is_some() || !so_far {
         app.keys.level_target = None;
@@ -356,6 +367,11 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             // now rather than once the whole list is read (the level
             // replaces the load; `t` reads the paged list again).
             if generation == app.keys.generation && view_and_sort(app).0 == ListView::Tree {
+                // Stand in the (empty) top level of `ns` while it is
+                // counted: keys pressed meanwhile act on a level of the
+                // namespace being shown, not on the list before.
+                let empty = crate::worker::Level::default();
+                install_level(app, ns.clone(), filter.clone(), Vec::new(), empty, true);
                 start_level_of(app, ns, filter, Vec::new());
             }
         }
