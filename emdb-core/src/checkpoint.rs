@@ -305,6 +305,12 @@ impl Snapshot {
         let Some(rest) = self.records_since(d.listed_to, end.max(d.listed_to), &d.ids) else {
             return;
         };
+        // A plain database's base is its next checkpoint's starting order.
+        let checkpointed = self
+            .gen
+            .crypt()
+            .is_none()
+            .then_some(self.binding.covered_end);
         for ((i, mut offs), more) in d.entries.into_iter().zip(d.since).zip(rest) {
             let (Some((ns, epoch)), Some(img)) = (self.entries.get(i), self.images.get(i)) else {
                 continue;
@@ -314,8 +320,6 @@ impl Snapshot {
             };
             offs.extend(more);
             let fences = self.fences.get(i).cloned().unwrap_or_default();
-            let plain = self.gen.crypt().is_none();
-            let checkpointed = plain.then_some(self.binding.covered_end);
             ns.sorted
                 .adopt_dropped(*epoch, Arc::clone(order), fences, offs, checkpointed);
         }

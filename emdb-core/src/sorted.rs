@@ -1387,17 +1387,7 @@ fn sort(keys: KeySource<'_>, mut offs: Vec<u64>, fenced: bool) -> Result<Order> 
     // the hash index's order would be one cache miss per key.
     sort_u64(&mut offs);
     // Fences of offsets that were in key order already, read again.
-    let as_is = |offs: Vec<u64>| -> Result<Order> {
-        let fences = match fenced {
-            true => Some(Fences::build(keys, offs.len(), |i| {
-                offs.get(i)
-                    .copied()
-                    .ok_or_else(|| Error::corruption(0, "fence past the order"))
-            })?),
-            false => None,
-        };
-        Ok(Order { offs, fences })
-    };
+    let as_is = |offs: Vec<u64>| with_fences(keys, offs, fenced);
     // Keys written in key order (a load of sorted input, an import of an
     // export) need no sort: one pass over plain keys in place finds out.
     if keys.crypt.is_none() && in_key_order(keys, &offs)? {
@@ -1515,7 +1505,14 @@ pub(crate) fn sort_from(
     }
     let new = sort_offsets(keys, new)?;
     let offs = place_into(keys, kept, &new)?;
-    let fences = match fenced && keys.crypt.is_none() && offs.len() >= FENCE_MIN {
+    let fenced = fenced && keys.crypt.is_none() && offs.len() >= FENCE_MIN;
+    with_fences(keys, offs, fenced).map(Some)
+}
+
+/// `offs`, already in `(key, offset)` order, as an [`Order`], with the
+/// fences read from its keys when `fenced`.
+fn with_fences(keys: KeySource<'_>, offs: Vec<u64>, fenced: bool) -> Result<Order> {
+    let fences = match fenced {
         true => Some(Fences::build(keys, offs.len(), |i| {
             offs.get(i)
                 .copied()
@@ -1523,7 +1520,7 @@ pub(crate) fn sort_from(
         })?),
         false => None,
     };
-    Ok(Some(Order { offs, fences }))
+    Ok(Order { offs, fences })
 }
 
 /// Keys decrypted into one buffer, where each lies in it, and whether

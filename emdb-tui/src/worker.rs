@@ -883,33 +883,20 @@ pub struct Level {
 /// size, expiry) for a group of one.
 type OpenGroup = (Vec<u8>, usize, u64, (Vec<u8>, u64, u64));
 
-/// What a [`Request::TreeLevel`] asks for.
-struct LevelAsk<'a> {
-    ns: &'a NsName,
+/// The groups and keys of one tree level (see [`Request::TreeLevel`]).
+#[allow(clippy::too_many_arguments)]
+fn tree_level(
+    db: &Emdb,
+    ns: &NsName,
     generation: u64,
-    filter: &'a str,
-    prefix: &'a [u8],
+    filter: &str,
+    prefix: &[u8],
     delimiter: u8,
     limit: usize,
     partial_every: usize,
-}
-
-/// The groups and keys of one tree level (see [`Request::TreeLevel`]).
-fn tree_level(
-    db: &Emdb,
-    ask: &LevelAsk<'_>,
     cancel: &AtomicBool,
     out: &mut dyn FnMut(Response),
 ) -> Result<Option<Level>, JobError> {
-    let LevelAsk {
-        ns,
-        generation,
-        filter,
-        prefix,
-        delimiter,
-        limit,
-        partial_every,
-    } = *ask;
     let space = space_for_read(db, ns)?;
     let pattern = parse_filter(filter);
     let mut level = Level::default();
@@ -1507,16 +1494,18 @@ fn level_response(db: &Emdb, req: Request, cancel: &AtomicBool, out: &mut dyn Fn
     };
     let start = Instant::now();
     let log_end = db.stats().map_or(0, |s| s.log_logical_bytes);
-    let ask = LevelAsk {
-        ns: &ns,
+    match tree_level(
+        db,
+        &ns,
         generation,
-        filter: &filter,
-        prefix: &prefix,
+        &filter,
+        &prefix,
         delimiter,
         limit,
         partial_every,
-    };
-    match tree_level(db, &ask, cancel, out) {
+        cancel,
+        out,
+    ) {
         Ok(Some(level)) => out(Response::Level {
             generation,
             ns,

@@ -31,6 +31,23 @@ fn answers(app: &mut App) -> Vec<Response> {
     v
 }
 
+/// Feed `rest` to `app` up to and including the next answer so far after
+/// which `done` holds.
+fn feed_until_so_far(
+    app: &mut App,
+    rest: &mut impl Iterator<Item = Response>,
+    done: impl Fn(&App) -> bool,
+) {
+    loop {
+        let r = rest.next().expect("an answer so far");
+        let so_far = matches!(r, Response::LevelSoFar { .. });
+        feed(app, r);
+        if so_far && done(app) {
+            return;
+        }
+    }
+}
+
 fn selected(app: &App) -> String {
     String::from_utf8_lossy(app.selected_key().unwrap_or(b"<none>")).into_owned()
 }
@@ -102,14 +119,7 @@ fn an_answer_so_far_keeps_the_scroll_offset() {
     );
     let mut rest = answers(&mut app).into_iter();
     // Feed answers until a level so far has 40 rows.
-    loop {
-        let r = rest.next().unwrap();
-        let so_far = matches!(r, Response::LevelSoFar { .. });
-        feed(&mut app, r);
-        if so_far && app.keys.list.row_count() >= 40 {
-            break;
-        }
-    }
+    feed_until_so_far(&mut app, &mut rest, |app| app.keys.list.row_count() >= 40);
     assert!(app.keys.loading.is_some());
     for _ in 0..35 {
         emdb_tui::update::update(&mut app, Action::Command(emdb_tui::action::Command::Down));
@@ -121,14 +131,7 @@ fn an_answer_so_far_keeps_the_scroll_offset() {
     assert_eq!(before.selected, 25);
     assert!(before.offset > 0, "scrolled: {before:?}");
     // The next answer so far.
-    loop {
-        let r = rest.next().unwrap();
-        let so_far = matches!(r, Response::LevelSoFar { .. });
-        feed(&mut app, r);
-        if so_far {
-            break;
-        }
-    }
+    feed_until_so_far(&mut app, &mut rest, |_| true);
     assert_eq!(app.keys.nav.selected, 25);
     assert_eq!(
         app.keys.nav.offset, before.offset,
@@ -156,14 +159,7 @@ fn leaving_the_tree_while_a_level_counts() {
         Action::Command(emdb_tui::action::Command::ToggleTree),
     );
     let mut rest = answers(&mut app).into_iter();
-    loop {
-        let r = rest.next().unwrap();
-        let so_far = matches!(r, Response::LevelSoFar { .. });
-        feed(&mut app, r);
-        if so_far {
-            break;
-        }
-    }
+    feed_until_so_far(&mut app, &mut rest, |_| true);
     let counted = app.keys.list.level().unwrap().matched;
     assert!(counted < 300);
     // t: back to every key (a load of its own), then the level's rest.
