@@ -715,19 +715,20 @@ fn finish(engine: Engine) -> Result<Emdb> {
         engine.stop_flag(),
     );
     let db = Emdb::from_engine(engine);
-    match path {
+    let e = db.engine_arc();
+    let threads = match path {
         Some(_) if read_only && follow => {
-            crate::follower::spawn_follower(Arc::downgrade(db.engine_arc()))
+            vec![crate::follower::spawn_follower(Arc::downgrade(e), stop)]
         }
-        Some(_) if read_only || !background => {}
-        Some(p) => {
-            crate::stats::spawn_publisher(p, gen, counters, stop);
-            spawn_checkpointer(
-                Arc::downgrade(db.engine_arc()),
-                Arc::clone(db.engine_arc().bell()),
-            );
-        }
-        None => {}
+        Some(_) if read_only || !background => vec![],
+        Some(p) => vec![
+            crate::stats::spawn_publisher(p, gen, counters, stop),
+            spawn_checkpointer(Arc::downgrade(e), Arc::clone(e.bell())),
+        ],
+        None => vec![],
+    };
+    for t in threads.into_iter().flatten() {
+        e.adopt_thread(t);
     }
     Ok(db)
 }
@@ -748,8 +749,12 @@ const CHECKPOINT_TICK: Duration = Duration::from_secs(1);
 /// another checkpoint's, and installs only while holding `maintenance`,
 /// only if no compaction replaced the log meanwhile and only if no newer
 /// checkpoint (an explicit `checkpoint()`) was installed while it wrote.
-fn spawn_checkpointer(engine: std::sync::Weak<Engine>, bell: Arc<crate::engine::Bell>) {
-    let spawned = std::thread::Builder::new()
+fn spawn_checkpointer(
+    engine: std::sync::Weak<Engine>,
+    bell: Arc<crate::engine::Bell>,
+) -> Option<std::thread::JoinHandle<()>> {
+    // Without the thread the engine works; only reopening replays more.
+    std::thread::Builder::new()
         .name("emdb-checkpoint".into())
         .spawn(move || {
             // Each look arms the bell for the bound as it then stands, so a
@@ -769,9 +774,8 @@ fn spawn_checkpointer(engine: std::sync::Weak<Engine>, bell: Arc<crate::engine::
                     }
                 }
             }
-        });
-    // Without the thread the engine works; only reopening replays more.
-    drop(spawned);
+        })
+        .ok()
 }
 
 /// What one look of the automatic checkpointer came to.
@@ -815,7 +819,10 @@ fn auto_checkpoint(
         // or flush; otherwise the next look retries.
         match due {
             Due::Checkpoint => match e.checkpoint_snapshot() {
-                Ok(Some(s)) => Job::Checkpoint(s),
+                Ok(Some(mut s)) => {
+                    s.cancel = Some(e.stop_flag());
+                    Job::Checkpoint(s)
+                }
                 _ => return Auto::Wait,
             },
             _ => match e.tail_index_job(&|base| indexer.gave_up(base)) {
@@ -980,6 +987,48 @@ fn canonical(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What each background thread holds, watched from outside: each is
+    /// released only when its thread ends.
+    fn held_by_threads(db: &Emdb) -> [std::sync::Weak<dyn std::any::Any + Send + Sync>; 3] {
+        let e = db.engine_arc();
+        let stop: Arc<dyn std::any::Any + Send + Sync> = e.stop_flag();
+        let bell: Arc<dyn std::any::Any + Send + Sync> = e.bell().clone();
+        let gens: Arc<dyn std::any::Any + Send + Sync> = e.generations();
+        [
+            Arc::downgrade(&stop),
+            Arc::downgrade(&bell),
+            Arc::downgrade(&gens),
+        ]
+    }
+
+    #[test]
+    fn dropping_a_handle_waits_for_its_background_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("threads.emdb");
+        let writer = Emdb::open(&path).unwrap();
+        writer.insert("k", "v").unwrap();
+        let follower = Emdb::builder().path(&path).read_only(true).build().unwrap();
+        assert_eq!(follower.get("k").unwrap().as_deref(), Some(&b"v"[..]));
+        for (who, db) in [("reader", follower), ("writer", writer)] {
+            let held = held_by_threads(&db);
+            // The stats publisher holds the stop and the generations, the
+            // checkpointer the bell, a reader's follower the stop: each
+            // sleeps for a tick (250 ms, 1 s, 50 ms) between rounds.
+            assert!(
+                held.iter().any(|w| w.strong_count() > 1),
+                "{who}: no thread"
+            );
+            drop(db);
+            for (what, w) in ["stop", "bell", "generations"].iter().zip(&held) {
+                assert_eq!(
+                    w.strong_count(),
+                    0,
+                    "{who}: a thread still holds the {what}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn path_and_os_resolution_do_not_mix() {

@@ -150,6 +150,10 @@ pub(crate) struct Snapshot {
     /// Whether the sort also makes the blocks' fences: not for a
     /// checkpoint at close, whose order no seek will use.
     pub fenced: bool,
+    /// Set for a background checkpoint: writing it gives up (and removes
+    /// its temp file) once the engine is closing, so the close does not
+    /// wait for a file it would not install.
+    pub cancel: Option<Arc<crate::engine::Stop>>,
 }
 
 // Sorts that started from the last checkpoint's order on this thread
@@ -337,6 +341,10 @@ impl Snapshot {
     /// Write the snapshot to the temp file `path` + `suffix` (fsynced);
     /// removed again on failure.
     pub(crate) fn write_temp(&mut self, suffix: &str) -> Result<std::path::PathBuf> {
+        let closing = || self.cancel.as_ref().is_some_and(|s| s.stopped());
+        if closing() {
+            return Err(closing_error(&self.path));
+        }
         self.sort()?;
         let tmp = sibling(&self.path, suffix);
         let written = write_file(
@@ -346,6 +354,7 @@ impl Snapshot {
             &self.images,
             self.gen.crypt().as_deref(),
             self.faults.as_deref(),
+            self.cancel.as_deref(),
         );
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -403,6 +412,15 @@ fn records_since(bytes: &[u8], from: u64, to: u64, ns: &[u32]) -> Result<Vec<Vec
     Ok(out)
 }
 
+/// Why a background checkpoint's write gave up.
+fn closing_error(path: &Path) -> Error {
+    Error::io(
+        "write",
+        Some(path),
+        std::io::Error::new(std::io::ErrorKind::Interrupted, "the database is closing"),
+    )
+}
+
 fn write_file(
     tmp: &Path,
     binding: Binding,
@@ -410,6 +428,7 @@ fn write_file(
     images: &[NsImage],
     crypt: Option<&Crypt>,
     faults: Option<&Faults>,
+    cancel: Option<&crate::engine::Stop>,
 ) -> Result<()> {
     let mut plan = codec::plan(binding, next_ns_id, images, crypt.is_some());
     // An encrypted database's names and counts are sealed (docs/FORMAT.md).
@@ -420,6 +439,9 @@ fn write_file(
     let f = efs::create_fresh(tmp)?;
     let io = |e| Error::io("write", Some(tmp), e);
     let put = |buf: &[u8], at: u64| {
+        if cancel.is_some_and(|s| s.stopped()) {
+            return Err(closing_error(tmp));
+        }
         fault::write_all_at(faults, WriteSite::Checkpoint, &f, buf, at).map_err(io)
     };
     let h = &plan.header;
@@ -575,12 +597,40 @@ mod tests {
     }
 
     #[test]
+    fn a_background_checkpoint_gives_up_once_the_engine_closes_and_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let stop = crate::engine::Stop::default();
+        stop.stop();
+        // Between pieces of the write: the first piece is refused.
+        let tmp = dir.path().join("cancelled.ckpt");
+        let e = write_file(&tmp, binding(), 5, &images(), None, None, Some(&stop)).unwrap_err();
+        assert!(e.to_string().contains("closing"), "{e}");
+        // Before the sort, through a snapshot, which removes its temp file.
+        let path = dir.path().join("db.emdb");
+        let db = crate::Emdb::builder()
+            .path(&path)
+            .background(false)
+            .build()
+            .unwrap();
+        db.insert("k", "v").unwrap();
+        let mut snap = db.engine_arc().checkpoint_snapshot().unwrap().unwrap();
+        snap.cancel = Some(std::sync::Arc::new(stop));
+        let e = snap.write_temp(".auto.tmp").unwrap_err();
+        assert!(e.to_string().contains("closing"), "{e}");
+        assert!(!sibling(&snap.path, ".auto.tmp").exists());
+        // Without the flag set, the same write goes through.
+        snap.cancel = Some(Default::default());
+        let written = snap.write_temp(".auto.tmp").unwrap();
+        assert!(written.exists());
+    }
+
+    #[test]
     fn a_sealed_table_opens_only_with_its_key_and_a_plain_one_not_with_a_key() {
         let dir = tempfile::tempdir().unwrap();
         let shards = crate::index::SHARDS;
         let (key, other) = (crypt(1), crypt(2));
         let sealed = dir.path().join("sealed.ckpt");
-        write_file(&sealed, binding(), 5, &images(), Some(&key), None).unwrap();
+        write_file(&sealed, binding(), 5, &images(), Some(&key), None, None).unwrap();
         let bytes = std::fs::read(&sealed).unwrap();
         assert!(!bytes.windows(11).any(|w| w == b"hidden-name"));
         let got = open(&sealed, shards, Some(&key)).unwrap().unwrap();

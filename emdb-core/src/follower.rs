@@ -14,7 +14,7 @@
 
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::Ordering;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::engine::{read_identity, Engine};
@@ -143,18 +143,22 @@ fn reopen(engine: &Engine, path: std::path::PathBuf) -> Result<usize> {
 }
 
 /// Keep a read-only engine caught up until it is dropped.
-pub(crate) fn spawn_follower(engine: Weak<Engine>) {
-    let spawned = std::thread::Builder::new()
-        .name("emdb-follow".into())
-        .spawn(move || loop {
-            std::thread::sleep(FOLLOW_INTERVAL);
-            let Some(e) = engine.upgrade() else {
-                return;
-            };
-            // A failure marks the handle stale (reads return it); the next
-            // round tries again.
-            let _ = refresh(&e);
-        });
+pub(crate) fn spawn_follower(
+    engine: Weak<Engine>,
+    stop: Arc<crate::engine::Stop>,
+) -> Option<std::thread::JoinHandle<()>> {
     // Without the thread the handle still works; `refresh()` catches up on demand.
-    drop(spawned);
+    std::thread::Builder::new()
+        .name("emdb-follow".into())
+        .spawn(move || {
+            while !stop.sleep(FOLLOW_INTERVAL) {
+                let Some(e) = engine.upgrade() else {
+                    return;
+                };
+                // A failure marks the handle stale (reads return it); the
+                // next round tries again.
+                let _ = refresh(&e);
+            }
+        })
+        .ok()
 }

@@ -1,7 +1,7 @@
 //! Live counters and the [`Stats`] snapshot.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -195,18 +195,15 @@ pub(crate) fn spawn_publisher(
     db: PathBuf,
     gen: Arc<ArcSwap<Generation>>,
     counters: Arc<Counters>,
-    stop: Arc<AtomicBool>,
-) {
-    let spawned = std::thread::Builder::new()
+    stop: Arc<crate::engine::Stop>,
+) -> Option<std::thread::JoinHandle<()>> {
+    // Without the thread the engine works; only the sidecar goes stale.
+    std::thread::Builder::new()
         .name("emdb-stats".into())
         .spawn(move || {
             let mut last_sig = u64::MAX;
             let mut last_at = Instant::now();
-            while !stop.load(Ordering::Acquire) {
-                std::thread::sleep(PUBLISH_TICK);
-                if stop.load(Ordering::Acquire) {
-                    return;
-                }
+            while !stop.sleep(PUBLISH_TICK) {
                 let sig = counters.writes.load(Ordering::Relaxed)
                     ^ counters.flushes.load(Ordering::Relaxed).rotate_left(21)
                     ^ counters.compactions.load(Ordering::Relaxed).rotate_left(42);
@@ -216,9 +213,8 @@ pub(crate) fn spawn_publisher(
                     last_at = Instant::now();
                 }
             }
-        });
-    // Without the thread the engine works; only the sidecar goes stale.
-    drop(spawned);
+        })
+        .ok()
 }
 
 /// Sizes from a generation, counters from `counters`.

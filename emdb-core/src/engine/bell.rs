@@ -2,8 +2,12 @@
 //! tail reaches the bound the checkpointer armed it with, so a fast writer
 //! does not run past the bound for the rest of the checkpointer's
 //! once-a-second look (docs/ARCHITECTURE.md, "The tail bound").
+//!
+//! Also the engine's [`Stop`]: closing wakes every background thread from
+//! its sleep, so the close can wait for them to end without waiting out a
+//! tick (docs/ARCHITECTURE.md, "Background threads").
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
@@ -60,10 +64,59 @@ impl Bell {
     }
 }
 
+/// Tells the engine's background threads it is closing, and wakes those
+/// sleeping between rounds.
+#[derive(Default)]
+pub(crate) struct Stop {
+    stopped: AtomicBool,
+    lock: Mutex<()>,
+    cv: Condvar,
+}
+
+impl Stop {
+    /// True once the engine is closing.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    /// Say the engine is closing and wake every sleeper.
+    pub(crate) fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+        // Taken so a sleeper between its check and its wait is not missed.
+        let _guard = self.lock.lock();
+        self.cv.notify_all();
+    }
+
+    /// Sleep `timeout`, or less if the engine closes; true when it did.
+    pub(crate) fn sleep(&self, timeout: Duration) -> bool {
+        let mut guard = self.lock.lock();
+        if !self.stopped() {
+            let _ = self.cv.wait_for(&mut guard, timeout);
+        }
+        self.stopped()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn stop_wakes_a_sleeper_at_once_and_later_sleeps_return_at_once() {
+        let stop = Arc::new(Stop::default());
+        assert!(!stop.sleep(Duration::from_millis(1)));
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || tx.send(stop.sleep(Duration::from_secs(600))));
+        }
+        stop.stop();
+        // A sleeper the stop did not wake would still be asleep a minute on.
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(true));
+        assert!(stop.sleep(Duration::from_secs(600)));
+        assert!(stop.stopped());
+    }
 
     #[test]
     fn rings_once_per_arming_when_the_end_reaches_the_bound() {
