@@ -228,6 +228,46 @@ fn going_up_lands_on_the_group_left_once_counted() {
     assert_eq!(last, &(true, Some("e:".to_string()), false));
 }
 
+/// Going up, the cursor moved down and back to the first row before the
+/// group left is counted stays there: moving forgets the group (before,
+/// a cursor on row 0 was taken for one never moved).
+#[test]
+fn a_cursor_moved_back_to_the_top_is_not_pulled_to_the_group_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("back.emdb"))
+        .build()
+        .unwrap();
+    for g in ["a", "b", "c", "d", "e"] {
+        for i in 0..40 {
+            db.insert(format!("{g}:{i:02}"), "v").unwrap();
+        }
+    }
+    db.flush().unwrap();
+    let mut app = app_with(Worker::inline_with(db.clone(), PAGING), false);
+    keys(&mut app, "t");
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.level().unwrap().prefix, b"e:");
+    emdb_tui::update::update(&mut app, Action::Command(emdb_tui::action::Command::Left));
+    let mut rest = answers(&mut app).into_iter();
+    // The first answer so far with two rows or more, not yet holding e:.
+    feed_until_so_far(&mut app, &mut rest, |app| app.keys.list.row_count() > 1);
+    let row = |app: &App| {
+        let r = app.keys.list.row(app.keys.nav.selected).unwrap();
+        String::from_utf8_lossy(app.keys.list.row_bytes(r)).into_owned()
+    };
+    assert_ne!(row(&app), "e:", "the first answers should not hold e: yet");
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.keys.nav.selected, 0);
+    for r in rest {
+        feed(&mut app, r);
+    }
+    assert_eq!(row(&app), "a:");
+    assert!(app.keys.level_target.is_none());
+}
+
 /// `--tree` on a big namespace: `t` pressed after the load said it will
 /// be paged (the top level now counting) but before the level's first
 /// answer acts on the empty first list (not "big" yet), and the level

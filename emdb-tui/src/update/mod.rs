@@ -572,8 +572,10 @@ pub(super) fn step(app: &mut App, delta: isize) {
             }
         }
         Pane::Keys => {
-            // Moving on forgets a key waited for.
+            // Moving on forgets a key waited for, and the group to stand
+            // on once a level being counted holds it.
             app.keys.pending_select = None;
+            app.keys.level_target = None;
             let (len, h) = (app.keys.list.row_count(), key_rows(app));
             app.keys.nav.step(delta, len, h);
             selection_changed(app);

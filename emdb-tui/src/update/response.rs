@@ -185,8 +185,8 @@ fn install_top(
 /// Put a tree level (a level scan's answer, or with `so_far` one while it
 /// counts) in the key pane, the first row selected, or the group just
 /// left going up (as soon as an answer holds it, unless the cursor was
-/// moved meanwhile), or, for the same level again, the row the cursor is
-/// on.
+/// moved meanwhile: moving forgets it), or, for the same level again, the
+/// row the cursor is on.
 fn install_level(
     app: &mut App,
     ns: NsName,
@@ -213,7 +213,7 @@ fn install_level(
         .keys
         .level_target
         .as_ref()
-        .filter(|(p, _)| *p == prefix && (!again || app.keys.nav.selected == 0))
+        .filter(|(p, _)| *p == prefix)
         .map(|(_, group)| group.clone());
     let cursor = app
         .keys
