@@ -881,10 +881,8 @@ fn write_tail_index(
         let scanned = indexer
             .scan(h.base, bytes, h.end, crypt)
             .and_then(|usable| match usable {
-                // A sealed file has no sorted section: the order of its
-                // offsets would show how the sealed keys sort.
-                true if h.sealed => Ok(Some(Vec::new())),
-                true => indexer.sorted(bytes).map(Some),
+                // A sealed file's sorted section is sealed page by page.
+                true => indexer.sorted(bytes, crypt).map(Some),
                 false => Ok(None),
             });
         job.gen.log().vouch(&region, scanned)

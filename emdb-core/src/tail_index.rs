@@ -33,6 +33,10 @@ const SLOT: usize = 16;
 const PER_PAGE: usize = 255;
 /// Offsets per page of the sorted section (same trailer).
 const SORTED_PER_PAGE: usize = 510;
+/// Offsets per page of a sealed file's sorted section: each page holds them
+/// sealed as one blob (a nonce and a tag more), since their order would
+/// show how the keys sort.
+const SEALED_SORTED_PER_PAGE: usize = 500;
 /// Bytes of one entry of the count section.
 const COUNT: usize = 32;
 /// Count entries per page (same trailer).
@@ -93,11 +97,26 @@ pub(crate) struct Header {
     /// (version 2; 0 in a version 1 file, which has none).
     pub ns_count: u32,
     /// An encrypted database's file (flag bit 0): keyed hashes and tags
-    /// under its tail key, and no sorted section.
+    /// under its tail key, and a sorted section sealed page by page, or
+    /// none (files written before 2026-11-28).
     pub sealed: bool,
 }
 
 impl Header {
+    /// Offsets per page of this file's sorted section.
+    fn sorted_per_page(&self) -> u64 {
+        if self.sealed {
+            SEALED_SORTED_PER_PAGE as u64
+        } else {
+            SORTED_PER_PAGE as u64
+        }
+    }
+
+    /// Pages of this file's sorted section.
+    fn sorted_pages(&self) -> u64 {
+        self.sorted_count.div_ceil(self.sorted_per_page())
+    }
+
     fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(PAGE);
         b.extend_from_slice(MAGIC);
@@ -155,7 +174,7 @@ impl Header {
             || slots.is_none_or(|s| h.entries > s / 2)
             || flags & !SEALED != 0
             || (version == Some(1) && flags != 0)
-            || h.sorted_count != if h.sealed { 0 } else { h.entries }
+            || (h.sorted_count != h.entries && !(h.sealed && h.sorted_count == 0))
             || h.end < h.base.end
             || (version == Some(1) && h.ns_count != 0)
         {
@@ -239,8 +258,14 @@ fn encode(
         }
         table[s] = (hash, off);
     }
+    let sealer = match (header.sealed, crypt) {
+        (true, Some(c)) => Some(c),
+        _ => None,
+    };
+    let per_page = header.sorted_per_page() as usize;
+    let sorted_pages = header.sorted_pages() as usize;
     let mut out = header.encode();
-    out.reserve((pages + sorted.len().div_ceil(SORTED_PER_PAGE)) * PAGE);
+    out.reserve((pages + sorted_pages) * PAGE);
     let mut body = Vec::with_capacity(TRAILER);
     for (i, page) in table.chunks(PER_PAGE).enumerate() {
         body.clear();
@@ -250,14 +275,18 @@ fn encode(
         }
         push_page(&mut out, &body, i);
     }
-    for (j, page) in sorted.chunks(SORTED_PER_PAGE).enumerate() {
+    for (j, page) in sorted.chunks(per_page).enumerate() {
         body.clear();
         for &off in page {
             body.extend_from_slice(&off.to_le_bytes());
         }
+        if let Some(c) = sealer {
+            let plain = zeroize::Zeroizing::new(std::mem::take(&mut body));
+            body = c.seal_blob(&sorted_aad((pages + j) as u64), &plain)?;
+        }
         push_page(&mut out, &body, pages + j);
     }
-    let first = pages + sorted.len().div_ceil(SORTED_PER_PAGE);
+    let first = pages + sorted_pages;
     for (j, page) in counts.chunks(COUNTS_PER_PAGE).enumerate() {
         body.clear();
         for c in page {
@@ -282,6 +311,14 @@ fn encode(
         }
     }
     Ok(out)
+}
+
+/// What a sealed sorted page's blob is bound to (its page number; the
+/// page's tag binds the page to its file and place as well).
+fn sorted_aad(p: u64) -> Vec<u8> {
+    let mut aad = b"emdb tail index sorted page".to_vec();
+    aad.extend_from_slice(&p.to_le_bytes());
+    aad
 }
 
 /// Recompute every checksum of a tail index file in place (header CRC,
@@ -394,6 +431,8 @@ pub(crate) struct TailIndex {
     /// A sealed file's: the cipher whose tail key checks each page's tag,
     /// and the header bytes the tags bind.
     sealed: Option<(std::sync::Arc<Crypt>, Vec<u8>)>,
+    /// A sealed file's sorted page opened last (its number and offsets).
+    opened: Option<(u64, Vec<u64>)>,
 }
 
 impl TailIndex {
@@ -434,8 +473,7 @@ impl TailIndex {
             .map_err(|e| format!("cannot read the tail index: {e}"))?
             .len();
         let pages = header
-            .sorted_count
-            .div_ceil(SORTED_PER_PAGE as u64)
+            .sorted_pages()
             .checked_add(u64::from(header.ns_count).div_ceil(COUNTS_PER_PAGE as u64))
             .and_then(|p| p.checked_add(header.page_count))
             .and_then(|p| p.checked_add(1))
@@ -448,6 +486,7 @@ impl TailIndex {
             header,
             page: None,
             sealed,
+            opened: None,
         }))
     }
 
@@ -508,8 +547,8 @@ impl TailIndex {
     }
 
     /// Every entry's offset, in slot order (each slot page read once):
-    /// what a sealed file, which has no sorted section, lists its entries
-    /// by.
+    /// what a sealed file lists its entries by (an older one has no sorted
+    /// section, and this opens no blob).
     pub(crate) fn offsets(&mut self) -> std::result::Result<Vec<u64>, String> {
         let cap = usize::try_from(self.header.entries.min(1 << 24)).unwrap_or(0);
         let mut out = Vec::with_capacity(cap);
@@ -533,9 +572,34 @@ impl TailIndex {
         if i >= self.header.sorted_count {
             return Err("past the tail index's sorted section".into());
         }
-        let p = self.header.page_count + i / SORTED_PER_PAGE as u64;
-        let at = (i % SORTED_PER_PAGE as u64) as usize * 8;
-        read_u64(self.page(p)?, at).ok_or_else(|| "short tail index page".into())
+        let per_page = self.header.sorted_per_page();
+        let p = self.header.page_count + i / per_page;
+        let at = (i % per_page) as usize;
+        if self.sealed.is_none() {
+            return read_u64(self.page(p)?, at * 8).ok_or_else(|| "short tail index page".into());
+        }
+        if self.opened.as_ref().is_none_or(|(q, _)| *q != p) {
+            // Every page but the last is full.
+            let n = (self.header.sorted_count - (p - self.header.page_count) * per_page)
+                .min(per_page) as usize;
+            let blob_len = n * 8 + crate::crypto::SEAL_OVERHEAD;
+            let page = self.page(p)?.get(..blob_len).map(<[u8]>::to_vec);
+            let plain = match (page, &self.sealed) {
+                (Some(blob), Some((c, _))) => c.open_blob(&sorted_aad(p), &blob),
+                _ => None,
+            }
+            .map(zeroize::Zeroizing::new)
+            .ok_or_else(|| format!("tail index sorted page {p} does not open"))?;
+            let offs = plain
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+                .collect();
+            self.opened = Some((p, offs));
+        }
+        self.opened
+            .as_ref()
+            .and_then(|(_, offs)| offs.get(at).copied())
+            .ok_or_else(|| "short tail index page".into())
     }
 
     /// The count section, by namespace id: `Ok(None)` for a version 1
@@ -545,8 +609,7 @@ impl TailIndex {
         if n == 0 {
             return Ok(None);
         }
-        let first =
-            self.header.page_count + self.header.sorted_count.div_ceil(SORTED_PER_PAGE as u64);
+        let first = self.header.page_count + self.header.sorted_pages();
         // Grown as read: the length was checked, but not that it is sane.
         let mut out: Vec<NsCounts> = Vec::with_capacity(n.min(1024));
         for i in 0..n {
@@ -650,9 +713,10 @@ impl Indexer {
     }
 
     /// The entries' offsets in key order (ties by offset), for the sorted
-    /// section; `bytes` is the log (plain) the last scan read.
-    pub(crate) fn sorted(&self, bytes: &[u8]) -> Result<Vec<u64>> {
-        let keys = crate::sorted::KeySource { bytes, crypt: None };
+    /// section; `bytes` is the log the last scan read, `crypt` its cipher
+    /// (the keys of an encrypted one's are decrypted to sort them).
+    pub(crate) fn sorted(&self, bytes: &[u8], crypt: Option<&Crypt>) -> Result<Vec<u64>> {
+        let keys = crate::sorted::KeySource { bytes, crypt };
         crate::sorted::sort_offsets(keys, self.newest.values().copied().collect())
     }
 }
@@ -707,11 +771,12 @@ mod tests {
         (dir, db)
     }
 
-    /// A sealed header round-trips, with a count section or without; one
-    /// with a sorted section, an unknown flag, or a flag in a version 1
-    /// file does not decode.
+    /// A sealed header round-trips, with a count section or without, with
+    /// a sorted section of every entry or none (an older file); one with a
+    /// sorted section of another length, an unknown flag, or a flag in a
+    /// version 1 file does not decode.
     #[test]
-    fn a_sealed_header_has_no_sorted_section() {
+    fn a_sealed_header_has_a_whole_sorted_section_or_none() {
         let sealed = Header {
             sealed: true,
             entries: 3,
@@ -732,7 +797,16 @@ mod tests {
             p[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&crc.to_le_bytes());
             Header::decode(&p)
         };
-        assert!(bad(plain, &|_| {}).is_err(), "sealed with a sorted section");
+        assert_eq!(
+            bad(plain, &|_| {}),
+            Ok(plain),
+            "sealed with a sorted section"
+        );
+        let short = Header {
+            sorted_count: 2,
+            ..sealed
+        };
+        assert!(bad(short, &|_| {}).is_err(), "sorted section of 2 of 3");
         let counted = Header {
             ns_count: 1,
             ..sealed
@@ -745,6 +819,85 @@ mod tests {
             ..plain
         };
         assert_eq!(bad(unsealed, &|_| {}), Ok(unsealed));
+    }
+
+    /// A sealed file's sorted section: each page one sealed blob, opened
+    /// only with the file's cipher; the offsets are not in clear, and a
+    /// sealed file without one (written before 2026-11-28) still opens.
+    #[cfg(feature = "encrypt")]
+    #[test]
+    fn a_sealed_sorted_section_reads_back_only_with_its_key() {
+        use crate::crypto::{Cipher, EncryptionInput, KdfParams};
+        use std::sync::Arc;
+        let crypt = |k: u8| {
+            let input = EncryptionInput::Key([k; 32]);
+            Arc::new(
+                Crypt::create(&input, Cipher::Aes256Gcm, KdfParams::default(), [3; 16])
+                    .unwrap()
+                    .0,
+            )
+        };
+        let (key, other) = (crypt(1), crypt(2));
+        let sealed = Header {
+            sealed: true,
+            ..header()
+        };
+        // Three sorted pages, the last one short.
+        let entries: Vec<(u64, u64)> = (0..1_203u64)
+            .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15), 8_192 + i * 40))
+            .collect();
+        let sorted: Vec<u64> = entries.iter().rev().map(|e| e.1).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("s.emdb");
+        let put = |sorted: &[u64]| {
+            let done = write(
+                &db,
+                sealed,
+                &entries,
+                sorted,
+                &[],
+                Some(&key),
+                None,
+                |install| {
+                    install()?;
+                    Ok(true)
+                },
+            );
+            assert!(done.unwrap());
+        };
+        put(&sorted);
+        let bytes = std::fs::read(path(&db)).unwrap();
+        let mut ix = TailIndex::open(&db, sealed.base, Some(Arc::clone(&key)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(ix.header.sorted_count, 1_203);
+        // Read out of order: pages are opened again as needed.
+        for i in [0u64, 1_202, 600, 499, 500, 1_000, 3] {
+            assert_eq!(ix.sorted(i).unwrap(), sorted[i as usize], "entry {i}");
+        }
+        assert!(ix.sorted(1_203).is_err());
+        let first_sorted = PAGE * (1 + ix.header.page_count as usize);
+        let section = &bytes[first_sorted..first_sorted + 3 * PAGE];
+        for w in sorted.windows(2).step_by(97) {
+            let mut pair = w[0].to_le_bytes().to_vec();
+            pair.extend_from_slice(&w[1].to_le_bytes());
+            assert!(
+                !section.windows(16).any(|x| x == &pair[..]),
+                "offsets in clear"
+            );
+        }
+        // Another key fails the header's tag; no key is not a sealed reader.
+        assert!(TailIndex::open(&db, sealed.base, Some(other)).is_err());
+        assert!(TailIndex::open(&db, sealed.base, None).unwrap().is_none());
+        // Without a sorted section, as written before: it opens, and has
+        // no sorted entries to read.
+        put(&[]);
+        let mut ix = TailIndex::open(&db, sealed.base, Some(key))
+            .unwrap()
+            .unwrap();
+        assert_eq!((ix.header.sorted_count, ix.header.entries), (0, 1_203));
+        assert!(ix.sorted(0).is_err());
+        assert_eq!(ix.offsets().unwrap().len(), 1_203);
     }
 
     #[test]
@@ -1608,10 +1761,10 @@ mod tests {
         }
 
         /// An encrypted database's writer writes sealed tail indexes
-        /// (secret-seeded hashes, no sorted section), and one-key reads
-        /// through them and the log past them answer as a full replay
-        /// does, as do counts; range reads, which cannot use them, still
-        /// agree; a sealed file is not read as a plain one.
+        /// (secret-seeded hashes, a sorted section sealed page by page),
+        /// and one-key and range reads through them and the log past them
+        /// answer as a full replay does, as do counts; a sealed file is not
+        /// read as a plain one.
         #[test]
         fn sealed_tail_indexes_serve_one_key_reads_of_an_encrypted_database() {
             let secret = [0x5a; 32];
@@ -1626,7 +1779,7 @@ mod tests {
             load(&db);
             let mut rng = Lcg(13);
             let (mut through, mut reads, mut last, mut files) = (0, 0, 0, 0);
-            let mut counted = 0;
+            let (mut counted, mut ranged, mut ranges) = (0, 0, 0);
             for round in 0..6 {
                 writes(&db, &mut rng, 250);
                 db.flush().unwrap();
@@ -1636,7 +1789,7 @@ mod tests {
                 if let Ok(bytes) = std::fs::read(path(&db_path)) {
                     let h = Header::decode(&bytes).unwrap();
                     assert!(h.sealed && h.entries > 0);
-                    assert_eq!((h.sorted_count, h.ns_count), (0, 3));
+                    assert_eq!((h.sorted_count, h.ns_count), (h.entries, 3));
                     // Its slots hold keyed hashes: no hot key's plain
                     // xxh3 (the hash of a plain database's file) is there.
                     let plain: std::collections::HashSet<u64> = (0..HOT)
@@ -1662,20 +1815,29 @@ mod tests {
                 let (used, read) = one_keys_agree(&|| builder(&db_path), &pinned);
                 through += used;
                 reads += read;
-                // A range reads the whole tail; a count starts from the
-                // file when there is one. Both agree.
-                let (from, to) = (key(40), key(90));
-                let (it, report) = builder(&db_path)
-                    .range_once_reporting(
-                        Some("a"),
-                        Bound::Included(&from[..]),
-                        Bound::Excluded(&to[..]),
-                    )
-                    .unwrap();
-                assert!(!report.used_tail_index);
-                let got: Vec<_> = it.unwrap().collect::<crate::Result<_>>().unwrap();
-                let want = pinned.namespace("a").unwrap().range(from..to).unwrap();
-                assert_eq!(got, want);
+                // Ranges and counts start from the file when there is
+                // one, and agree.
+                for (space, from, to) in [
+                    (Some("a"), key(40), key(90)),
+                    (None, key(0), key(HOT + 3)),
+                    (Some("b"), key(7), key(8)),
+                ] {
+                    let (it, report) = builder(&db_path)
+                        .range_once_reporting(
+                            space,
+                            Bound::Included(&from[..]),
+                            Bound::Excluded(&to[..]),
+                        )
+                        .unwrap();
+                    let got: Vec<_> = it.unwrap().collect::<crate::Result<_>>().unwrap();
+                    let want = match space {
+                        Some(n) => pinned.namespace(n).unwrap().range(from..to).unwrap(),
+                        None => pinned.range(from..to).unwrap(),
+                    };
+                    assert_eq!(got, want, "{space:?}");
+                    ranged += usize::from(report.used_tail_index);
+                    ranges += 1;
+                }
                 let (counts, report) = builder(&db_path).read_counts_reporting().unwrap();
                 counted += usize::from(report.used_tail_index);
                 assert_eq!(counts.default, pinned.len().unwrap() as u64);
@@ -1701,6 +1863,10 @@ mod tests {
             }
             assert!(files >= 4, "a tail index after only {files} of 6 rounds");
             assert!(counted >= 3, "{counted} of 6 counts used a tail index");
+            assert!(
+                ranged * 2 > ranges,
+                "{ranged} of {ranges} ranges used a tail index"
+            );
             assert!(
                 through * 2 > reads,
                 "{through} of {reads} reads used a tail index"
@@ -1734,12 +1900,19 @@ mod tests {
                 let want = pinned.get(key(i)).unwrap();
                 assert_eq!(one, want.map_or(OneKey::Missing, OneKey::Found), "key {i}");
             }
+            let (from, to) = (key(0), key(HOT + 3));
+            let (it, report) = builder(&db_path)
+                .range_once_reporting(None, Bound::Included(&from[..]), Bound::Excluded(&to[..]))
+                .unwrap();
+            assert!(!report.used_tail_index);
+            let got: Vec<_> = it.unwrap().collect::<crate::Result<_>>().unwrap();
+            assert_eq!(got, pinned.range(from..to).unwrap());
             // The same file, flagged plain (its header CRC redone), is not
-            // a plain file: it has no sorted section.
+            // used by the encrypted database's reads.
             bytes[12..16].copy_from_slice(&0u32.to_le_bytes());
             let crc = crc32(&bytes[..HEADER_LEN]);
             bytes[HEADER_LEN..HEADER_LEN + 4].copy_from_slice(&crc.to_le_bytes());
-            assert!(Header::decode(&bytes).is_err());
+            assert!(Header::decode(&bytes).is_ok_and(|h| !h.sealed));
             std::fs::write(&file, &bytes).unwrap();
             let (_, report) = builder(&db_path)
                 .read_one_key_reporting(None, &key(3))

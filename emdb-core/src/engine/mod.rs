@@ -865,7 +865,7 @@ impl Engine {
     /// the checkpoint on disk, up to the end the writer had reached, with
     /// `maintenance` held: `None` without a checkpoint on disk and in
     /// memory (docs/ARCHITECTURE.md, "Tail indexes"; an encrypted
-    /// database's is sealed: no sorted section). The entries come from [`crate::tail_index::Indexer`];
+    /// database's is sealed). The entries come from [`crate::tail_index::Indexer`];
     /// when `gave_up` says it can write none for this checkpoint (the log
     /// past it holds a namespace change), the stretch is only noted as
     /// looked at, with no sync.

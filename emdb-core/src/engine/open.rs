@@ -540,16 +540,14 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     let mut scan_end = None;
     // A count's frames and bytes scanned past the tail index.
     let mut counted_past = None;
-    let (start, cp_last) = match (scope.clone(), report.used_checkpoint, &crypt) {
-        // An encrypted database's tail index (sealed: no sorted section)
-        // serves one-key reads and counts, not ranges. A writer opened for
-        // a few keys reads and checks its whole tail instead, as every
-        // writer does before it appends: the log a tail index covers is
-        // not read through it.
-        (Some(wanted), true, c)
-            if cfg.read_only
-                && (c.is_none() || matches!(wanted, KeyScope::Keys(_) | KeyScope::Counts)) =>
-        {
+    let (start, cp_last) = match (scope.clone(), report.used_checkpoint) {
+        // An encrypted database's tail index is sealed, its sorted section
+        // too (one written before 2026-11-28 has none, and its ranges read
+        // the whole tail: `UsableTail::frames`). A writer opened for a few
+        // keys reads and checks its whole tail instead, as every writer
+        // does before it appends: the log a tail index covers is not read
+        // through it.
+        (Some(wanted), true) if cfg.read_only => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let durable = slot.durable_end.max(start);
             let used = UsableTail::open(&path, &identity, start, bytes, limit, &table).and_then(
@@ -609,7 +607,7 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         // A full read-only open (a handle, a follower, the TUI) beside a
         // writer: the tail since the checkpoint is layered over its mapped
         // index from the tail index, and only the log past that replayed.
-        (None, true, _) if cfg.read_only && !cfg.salvage && cfg.layer_tail => {
+        (None, true) if cfg.read_only && !cfg.salvage && cfg.layer_tail => {
             let limit = crate::log::written_end(&file, len, slot.durable_end.max(start)).min(len);
             let layered = UsableTail::open(&path, &identity, start, bytes, limit, &table)
                 .and_then(|mut tail| tail.layer().map(|()| tail.ix.header));
@@ -893,11 +891,24 @@ impl<'a> UsableTail<'a> {
     /// Whether the frame at `off` (as [`UsableTail::frame`] takes it) is
     /// one of `key`: a sealed one is decrypted and authenticated first.
     fn has_key(&self, off: u64, key: &[u8]) -> Option<bool> {
-        let f = self.frame(off)?;
         let mut opened = zeroize::Zeroizing::new(Vec::new());
-        let f =
-            crate::namespace::open_frame(f, off, self.table.crypt.as_deref(), &mut opened).ok()?;
-        Some(f.key == key)
+        Some(self.key_at(off, &mut opened)?.1 == key)
+    }
+
+    /// The namespace and key of the frame at `off` (as
+    /// [`UsableTail::frame`] takes it; a sealed one decrypted into
+    /// `opened` and authenticated).
+    fn key_at<'b>(
+        &self,
+        off: u64,
+        opened: &'b mut zeroize::Zeroizing<Vec<u8>>,
+    ) -> Option<(u32, &'b [u8])>
+    where
+        'a: 'b,
+    {
+        let f = self.frame(off)?;
+        let f = crate::namespace::open_frame(f, off, self.table.crypt.as_deref(), opened).ok()?;
+        Some((f.ns, f.key))
     }
 
     /// The offsets of the newest frames of the keys in `scope` (one per
@@ -925,8 +936,9 @@ impl<'a> UsableTail<'a> {
                 // Applied in log order, as a replay would.
                 offs.sort_unstable();
             }
-            // A sealed file has no sorted section to search.
-            _ if self.ix.header.sealed => return None,
+            // A sealed file written before 2026-11-28 has no sorted
+            // section to search.
+            _ if self.ix.header.sorted_count != self.ix.header.entries => return None,
             KeyScope::Nothing => {}
             KeyScope::Range(..) | KeyScope::Smallest(_) => {
                 // The first entry not before `start`, then every one up to
@@ -938,21 +950,22 @@ impl<'a> UsableTail<'a> {
                 };
                 let count = usize::try_from(self.ix.header.sorted_count).ok()?;
                 let unusable = || crate::error::Error::corruption(0, "unusable tail index");
+                let mut opened = zeroize::Zeroizing::new(Vec::new());
                 let lo =
                     crate::sorted::lower_bound(0, count, start.as_ref().map(|s| &s[..]), |i, k| {
                         let off = self.ix.sorted(i as u64).map_err(|_| unusable())?;
-                        let f = self.frame(off).ok_or_else(unusable)?;
+                        let (_, key) = self.key_at(off, &mut opened).ok_or_else(unusable)?;
                         k.clear();
-                        k.extend_from_slice(f.key);
+                        k.extend_from_slice(key);
                         Ok(())
                     })
                     .ok()? as u64;
                 for i in lo..self.ix.header.sorted_count {
                     let off = self.ix.sorted(i).ok()?;
-                    let f = self.frame(off)?;
-                    if scope.holds(f.ns, f.key) {
+                    let (ns, key) = self.key_at(off, &mut opened)?;
+                    if scope.holds(ns, key) {
                         offs.push(off);
-                    } else if !matches!(scope, KeyScope::Smallest(s) if !s.past(f.key)) {
+                    } else if !matches!(scope, KeyScope::Smallest(s) if !s.past(key)) {
                         // Past the range (or the cut); a `Smallest` also
                         // skips the keys of other namespaces.
                         break;
