@@ -508,6 +508,14 @@ mod imp {
             nonce.copy_from_slice(&payload[..12]);
             let mut tag = [0u8; 16];
             tag.copy_from_slice(&payload[len - 16..]);
+            let need = len - SEAL_OVERHEAD;
+            if out.capacity() < need {
+                // Zeroed before it grows: a reallocation would leave the
+                // record it held, decrypted, in freed memory (callers
+                // reuse one buffer across records).
+                out.zeroize();
+                out.reserve(need);
+            }
             out.clear();
             out.extend_from_slice(&payload[12..len - 16]);
             let aad = ctx.aad(&self.db_id, self.generation);

@@ -4012,6 +4012,42 @@ mod key_order_review {
         }
     }
 
+    /// Keys sharing a stretch past the windows, some ending inside it or
+    /// exactly at its end, repeats, runs around [`COMPARE_RUN`] (a
+    /// review's test of the skip past shared bytes).
+    #[test]
+    fn key_order_matches_a_naive_sort_on_shared_stretches() {
+        let seeds: u64 = std::env::var("KO_SEEDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(300);
+        for seed in 1..=seeds {
+            let mut r = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+            let alpha: &[u8] = [&[0u8, 1][..], &[0, 255], b"ab"][r.below(3) as usize];
+            let pick = |r: &mut Rng| alpha[r.below(alpha.len() as u64) as usize];
+            let plen = r.below(20) as usize;
+            let prefix: Vec<u8> = (0..plen).map(|_| pick(&mut r)).collect();
+            let slen = r.below(40) as usize;
+            let stretch: Vec<u8> = (0..slen).map(|_| pick(&mut r)).collect();
+            let n = [2usize, 23, 24, 25, 26, 47, 48, 49, 100, 300][r.below(10) as usize];
+            let mut keys: Vec<Vec<u8>> = Vec::new();
+            while keys.len() < n {
+                let mut k = prefix.clone();
+                match r.below(8) {
+                    0 => k.extend_from_slice(&stretch[..r.below(slen as u64 + 1) as usize]),
+                    1 if !keys.is_empty() => k = keys[r.below(keys.len() as u64) as usize].clone(),
+                    _ => {
+                        k.extend_from_slice(&stretch);
+                        let t = r.below(4) as usize;
+                        k.extend((0..t).map(|_| pick(&mut r)));
+                    }
+                }
+                keys.push(k);
+            }
+            check(&keys, &format!("stretch seed {seed}"));
+        }
+    }
+
     #[test]
     fn key_order_edge_cases() {
         check(&[vec![]], "one empty");

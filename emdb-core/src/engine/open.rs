@@ -955,6 +955,11 @@ impl<'a> UsableTail<'a> {
                     crate::sorted::lower_bound(0, count, start.as_ref().map(|s| &s[..]), |i, k| {
                         let off = self.ix.sorted(i as u64).map_err(|_| unusable())?;
                         let (_, key) = self.key_at(off, &mut opened).ok_or_else(unusable)?;
+                        if k.capacity() < key.len() {
+                            // As `KeySource::read`: zeroed before it grows.
+                            zeroize::Zeroize::zeroize(&mut *k);
+                            k.reserve(key.len());
+                        }
                         k.clear();
                         k.extend_from_slice(key);
                         Ok(())
