@@ -187,16 +187,11 @@ fn leaving_the_tree_while_a_level_counts() {
     assert!(app.keys.level_target.is_none());
 }
 
-/// Going up from a group the first answers so far do not reach yet: the
-/// cursor lands on it once an answer holds it (not moved meanwhile), and
-/// the target is cleared by the whole answer.
-#[test]
-fn going_up_lands_on_the_group_left_once_counted() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Emdb::builder()
-        .path(dir.path().join("up.emdb"))
-        .build()
-        .unwrap();
+/// A tree of groups `a:` to `e:` (40 keys each) in a paged list, opened at
+/// `e:` and left with ←: the app, and the answers to that going up, not
+/// yet fed.
+fn gone_up_from_e(dir: &std::path::Path) -> (App, Vec<Response>) {
+    let db = Emdb::builder().path(dir.join("up.emdb")).build().unwrap();
     for g in ["a", "b", "c", "d", "e"] {
         for i in 0..40 {
             db.insert(format!("{g}:{i:02}"), "v").unwrap();
@@ -209,7 +204,18 @@ fn going_up_lands_on_the_group_left_once_counted() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.keys.list.level().unwrap().prefix, b"e:");
     emdb_tui::update::update(&mut app, Action::Command(emdb_tui::action::Command::Left));
-    let mut rest = answers(&mut app).into_iter();
+    let rest = answers(&mut app);
+    (app, rest)
+}
+
+/// Going up from a group the first answers so far do not reach yet: the
+/// cursor lands on it once an answer holds it (not moved meanwhile), and
+/// the target is cleared by the whole answer.
+#[test]
+fn going_up_lands_on_the_group_left_once_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, rest) = gone_up_from_e(dir.path());
+    let mut rest = rest.into_iter();
     let mut seen = Vec::new();
     for r in rest.by_ref() {
         let so_far = matches!(r, Response::LevelSoFar { .. });
@@ -234,23 +240,8 @@ fn going_up_lands_on_the_group_left_once_counted() {
 #[test]
 fn a_cursor_moved_back_to_the_top_is_not_pulled_to_the_group_left() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Emdb::builder()
-        .path(dir.path().join("back.emdb"))
-        .build()
-        .unwrap();
-    for g in ["a", "b", "c", "d", "e"] {
-        for i in 0..40 {
-            db.insert(format!("{g}:{i:02}"), "v").unwrap();
-        }
-    }
-    db.flush().unwrap();
-    let mut app = app_with(Worker::inline_with(db.clone(), PAGING), false);
-    keys(&mut app, "t");
-    press(&mut app, KeyCode::End);
-    press(&mut app, KeyCode::Enter);
-    assert_eq!(app.keys.list.level().unwrap().prefix, b"e:");
-    emdb_tui::update::update(&mut app, Action::Command(emdb_tui::action::Command::Left));
-    let mut rest = answers(&mut app).into_iter();
+    let (mut app, rest) = gone_up_from_e(dir.path());
+    let mut rest = rest.into_iter();
     // The first answer so far with two rows or more, not yet holding e:.
     feed_until_so_far(&mut app, &mut rest, |app| app.keys.list.row_count() > 1);
     let row = |app: &App| {
