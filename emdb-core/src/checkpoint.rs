@@ -341,8 +341,7 @@ impl Snapshot {
     /// Write the snapshot to the temp file `path` + `suffix` (fsynced);
     /// removed again on failure.
     pub(crate) fn write_temp(&mut self, suffix: &str) -> Result<std::path::PathBuf> {
-        let closing = || self.cancel.as_ref().is_some_and(|s| s.stopped());
-        if closing() {
+        if self.cancel.as_ref().is_some_and(|s| s.stopped()) {
             return Err(closing_error(&self.path));
         }
         self.sort()?;

@@ -1767,16 +1767,10 @@ mod tests {
         /// test of the sealed sorted section).
         #[test]
         fn random_ranges_through_sealed_tail_indexes_agree() {
-            let secret = [0x33; 32];
-            let builder = |db: &Path| Emdb::builder().path(db).encryption_key(secret);
+            let secret = Some([0x33; 32]);
+            let builder = |db: &Path| builder_for(db, secret);
             let dir = tempfile::tempdir().unwrap();
-            let db_path = dir.path().join("r.emdb");
-            let db = builder(&db_path)
-                .checkpoint_tail(Some(8 << 10))
-                .checkpoint_on_close(false)
-                .build()
-                .unwrap();
-            load(&db);
+            let (db_path, db) = loaded_with(dir.path(), "r", secret);
             let mut rng = Lcg(77);
             let (mut last, mut used, mut total) = (0, 0, 0);
             for _round in 0..6 {

@@ -48,6 +48,17 @@ fn feed_until_so_far(
     }
 }
 
+/// An app over a new database in `dir` holding `keys` (each with value
+/// `v`), whose key list is paged.
+fn paged_app(dir: &std::path::Path, keys: impl IntoIterator<Item = String>) -> App {
+    let db = Emdb::builder().path(dir.join("tree.emdb")).build().unwrap();
+    for k in keys {
+        db.insert(k, "v").unwrap();
+    }
+    db.flush().unwrap();
+    app_with(Worker::inline_with(db, PAGING), false)
+}
+
 fn selected(app: &App) -> String {
     String::from_utf8_lossy(app.selected_key().unwrap_or(b"<none>")).into_owned()
 }
@@ -101,18 +112,9 @@ fn a_namespace_switched_to_in_the_tree_shows_its_own_value() {
 #[test]
 fn an_answer_so_far_keeps_the_scroll_offset() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Emdb::builder()
-        .path(dir.path().join("scroll.emdb"))
-        .build()
-        .unwrap();
     // 60 groups of 5 keys: an answer so far every 50 keys (10 groups).
-    for g in 0..60 {
-        for i in 0..5 {
-            db.insert(format!("g{g:02}:{i}"), "v").unwrap();
-        }
-    }
-    db.flush().unwrap();
-    let mut app = app_with(Worker::inline_with(db.clone(), PAGING), false);
+    let keys = (0..60).flat_map(|g| (0..5).map(move |i| format!("g{g:02}:{i}")));
+    let mut app = paged_app(dir.path(), keys);
     emdb_tui::update::update(
         &mut app,
         Action::Command(emdb_tui::action::Command::ToggleTree),
@@ -144,15 +146,8 @@ fn an_answer_so_far_keeps_the_scroll_offset() {
 #[test]
 fn leaving_the_tree_while_a_level_counts() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Emdb::builder()
-        .path(dir.path().join("leave.emdb"))
-        .build()
-        .unwrap();
-    for i in 0..300 {
-        db.insert(format!("g{:02}:{i:03}", i % 7), "v").unwrap();
-    }
-    db.flush().unwrap();
-    let mut app = app_with(Worker::inline_with(db.clone(), PAGING), false);
+    let keys = (0..300).map(|i| format!("g{:02}:{i:03}", i % 7));
+    let mut app = paged_app(dir.path(), keys);
     assert!(app.keys.list.is_paged());
     emdb_tui::update::update(
         &mut app,
@@ -191,14 +186,11 @@ fn leaving_the_tree_while_a_level_counts() {
 /// `e:` and left with ←: the app, and the answers to that going up, not
 /// yet fed.
 fn gone_up_from_e(dir: &std::path::Path) -> (App, Vec<Response>) {
-    let db = Emdb::builder().path(dir.join("up.emdb")).build().unwrap();
-    for g in ["a", "b", "c", "d", "e"] {
-        for i in 0..40 {
-            db.insert(format!("{g}:{i:02}"), "v").unwrap();
-        }
-    }
-    db.flush().unwrap();
-    let mut app = app_with(Worker::inline_with(db.clone(), PAGING), false);
+    let groups = ["a", "b", "c", "d", "e"];
+    let names = groups
+        .into_iter()
+        .flat_map(|g| (0..40).map(move |i| format!("{g}:{i:02}")));
+    let mut app = paged_app(dir, names);
     keys(&mut app, "t");
     press(&mut app, KeyCode::End);
     press(&mut app, KeyCode::Enter);
