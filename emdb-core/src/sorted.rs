@@ -3999,17 +3999,22 @@ mod key_order_review {
         keys
     }
 
-    #[test]
-    fn key_order_matches_a_naive_sort_on_adversarial_sets() {
+    /// [`check`] on the key sets `gen` makes for seeds `1..=KO_SEEDS`
+    /// (300 unless set), each seed's generator salted with `salt`.
+    fn check_seeds(salt: u64, what: &str, gen: impl Fn(&mut Rng) -> Vec<Vec<u8>>) {
         let seeds: u64 = std::env::var("KO_SEEDS")
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(300);
         for seed in 1..=seeds {
-            let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-            let keys = gen(&mut r);
-            check(&keys, &format!("seed {seed}"));
+            let mut r = Rng(seed.wrapping_mul(salt) | 1);
+            check(&gen(&mut r), &format!("{what}seed {seed}"));
         }
+    }
+
+    #[test]
+    fn key_order_matches_a_naive_sort_on_adversarial_sets() {
+        check_seeds(0x9E37_79B9_7F4A_7C15, "", gen);
     }
 
     /// Keys sharing a stretch past the windows, some ending inside it or
@@ -4017,35 +4022,35 @@ mod key_order_review {
     /// review's test of the skip past shared bytes).
     #[test]
     fn key_order_matches_a_naive_sort_on_shared_stretches() {
-        let seeds: u64 = std::env::var("KO_SEEDS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(300);
-        for seed in 1..=seeds {
-            let mut r = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
-            let alpha: &[u8] = [&[0u8, 1][..], &[0, 255], b"ab"][r.below(3) as usize];
-            let pick = |r: &mut Rng| alpha[r.below(alpha.len() as u64) as usize];
-            let plen = r.below(20) as usize;
-            let prefix: Vec<u8> = (0..plen).map(|_| pick(&mut r)).collect();
-            let slen = r.below(40) as usize;
-            let stretch: Vec<u8> = (0..slen).map(|_| pick(&mut r)).collect();
-            let n = [2usize, 23, 24, 25, 26, 47, 48, 49, 100, 300][r.below(10) as usize];
-            let mut keys: Vec<Vec<u8>> = Vec::new();
-            while keys.len() < n {
-                let mut k = prefix.clone();
-                match r.below(8) {
-                    0 => k.extend_from_slice(&stretch[..r.below(slen as u64 + 1) as usize]),
-                    1 if !keys.is_empty() => k = keys[r.below(keys.len() as u64) as usize].clone(),
-                    _ => {
-                        k.extend_from_slice(&stretch);
-                        let t = r.below(4) as usize;
-                        k.extend((0..t).map(|_| pick(&mut r)));
-                    }
+        check_seeds(0xD1B5_4A32_D192_ED03, "stretch ", stretched);
+    }
+
+    /// Keys of one prefix, most followed by one stretch (some cut inside
+    /// it, some with a few bytes more), some repeated, over a small
+    /// alphabet.
+    fn stretched(r: &mut Rng) -> Vec<Vec<u8>> {
+        let alpha: &[u8] = [&[0u8, 1][..], &[0, 255], b"ab"][r.below(3) as usize];
+        let pick = |r: &mut Rng| alpha[r.below(alpha.len() as u64) as usize];
+        let plen = r.below(20) as usize;
+        let prefix: Vec<u8> = (0..plen).map(|_| pick(r)).collect();
+        let slen = r.below(40) as usize;
+        let stretch: Vec<u8> = (0..slen).map(|_| pick(r)).collect();
+        let n = [2usize, 23, 24, 25, 26, 47, 48, 49, 100, 300][r.below(10) as usize];
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        while keys.len() < n {
+            let mut k = prefix.clone();
+            match r.below(8) {
+                0 => k.extend_from_slice(&stretch[..r.below(slen as u64 + 1) as usize]),
+                1 if !keys.is_empty() => k = keys[r.below(keys.len() as u64) as usize].clone(),
+                _ => {
+                    k.extend_from_slice(&stretch);
+                    let t = r.below(4) as usize;
+                    k.extend((0..t).map(|_| pick(r)));
                 }
-                keys.push(k);
             }
-            check(&keys, &format!("stretch seed {seed}"));
+            keys.push(k);
         }
+        keys
     }
 
     #[test]
