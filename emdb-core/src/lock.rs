@@ -53,12 +53,14 @@ pub(crate) fn lock_path(db: &Path) -> PathBuf {
 /// locked was removed from its name meanwhile (each retry means a breaker
 /// ran in between). After the first few, each waits a little longer
 /// ([`relock_pause`]), so a breaker in a tight loop cannot keep hitting
-/// the same window: 64 attempts span at most about 0.13 s.
-const RELOCK_ATTEMPTS: usize = 64;
+/// the same window: 256 attempts span at most about 0.25 s. (64, about
+/// 0.13 s, still lost every attempt now and then on a loaded two-core
+/// machine: `writers.rs`, a breaker in a loop beside three writers.)
+const RELOCK_ATTEMPTS: usize = 256;
 
 /// The pause before relock attempt `attempt`: none for the first four,
-/// then 4 to 64 µs more per attempt, varied by the clock so two
-/// processes in step fall out of it.
+/// then 4 to 64 µs more per attempt, at most 1 ms, varied by the clock
+/// so two processes in step fall out of it.
 fn relock_pause(attempt: usize) -> std::time::Duration {
     if attempt < 4 {
         return std::time::Duration::ZERO;
@@ -66,7 +68,7 @@ fn relock_pause(attempt: usize) -> std::time::Duration {
     let jitter = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::from(d.subsec_nanos()) % 16);
-    std::time::Duration::from_micros(attempt as u64 * 4 * (1 + jitter))
+    std::time::Duration::from_micros((attempt as u64 * 4 * (1 + jitter)).min(1000))
 }
 
 /// Length the lock record is padded to (with newlines).
