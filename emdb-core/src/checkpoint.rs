@@ -15,7 +15,7 @@ use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent, WriteSite};
 use crate::format::checkpoint::{
-    self as codec, block_bytes, Binding, Checkpoint, HeaderV2, NsImage, NsMeta, PAGE,
+    self as codec, block_bytes, Binding, Checkpoint, HeaderV2, NsImage, NsMeta, SortedBlock, PAGE,
 };
 use crate::format::record::Kind;
 use crate::fs::{self as efs, sibling};
@@ -24,7 +24,8 @@ use crate::index::image::Image;
 use crate::log::image::ImageMap;
 use crate::namespace::NsEntry;
 use crate::sorted::{
-    gather_sorted, sort_base, sort_from, sort_offsets, Base, FenceSlot, KeySource,
+    gather_sorted, patch_from, patch_pays, sort_base, sort_from, sort_offsets, Base, FenceSlot,
+    KeySource, LiveSplit,
 };
 
 /// Bytes of slot pages gathered before they are written. Small enough that
@@ -163,13 +164,103 @@ thread_local! {
     pub(crate) static FROM_PREV: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+// Checkpoints whose sorted block was a patch of the last order (unit
+// tests: that the path ran).
+#[cfg(test)]
+thread_local! {
+    pub(crate) static PATCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The offsets the entries of `shards` point to (empty slots left out).
-fn live_offsets<'a>(shards: impl Iterator<Item = &'a codec::ShardImage>) -> Vec<u64> {
+fn entry_offsets<'a, I: Iterator<Item = &'a codec::ShardImage> + 'a>(
+    shards: I,
+) -> impl Iterator<Item = u64> + 'a {
     shards
         .flat_map(|s| s.entries.iter())
         .filter(|&&e| e != 0)
         .map(|&e| crate::index::table::entry_offset(e))
-        .collect()
+}
+
+/// [`entry_offsets`], collected.
+fn live_offsets<'a>(shards: impl Iterator<Item = &'a codec::ShardImage> + 'a) -> Vec<u64> {
+    entry_offsets(shards).collect()
+}
+
+/// The put and delete records each namespace with a last order had
+/// written since that order's end, for [`patch_from`]: listed in one pass
+/// over the log from the earliest such end.
+#[derive(Default)]
+struct Since {
+    /// Per snapshot entry; `None` where none was listed.
+    lists: Vec<Option<Vec<u64>>>,
+}
+
+impl Since {
+    /// The records up to `covered_end` of the namespaces of `entries`
+    /// that have a last order in `prevs`. A namespace's listing stops
+    /// (`None`) once it holds more records than a patch of its order can
+    /// place at a profit ([`patch_pays`]), and the pass stops when every
+    /// namespace's has; none are listed when the log since is longer than
+    /// the log before it, or cannot be read (the sort then reads it and
+    /// says why).
+    fn list(
+        bytes: &[u8],
+        covered_end: u64,
+        prevs: &[Option<(u64, Base)>],
+        entries: &[(Arc<NsEntry>, u64)],
+    ) -> Since {
+        // (snapshot entry, namespace id, the order's end and length).
+        let with: Vec<(usize, u32, u64, usize)> = prevs
+            .iter()
+            .zip(entries)
+            .enumerate()
+            .filter_map(|(i, (p, (ns, _)))| p.as_ref().map(|(end, b)| (i, ns.id, *end, b.len())))
+            .collect();
+        let Some(from) = with.iter().map(|w| w.2).min() else {
+            return Since::default();
+        };
+        if covered_end - from > from {
+            return Since::default();
+        }
+        let mut lists: Vec<Option<Vec<u64>>> = vec![None; prevs.len()];
+        for &(i, ..) in &with {
+            if let Some(l) = lists.get_mut(i) {
+                *l = Some(Vec::new());
+            }
+        }
+        let mut listing = with.len();
+        let mut at = from;
+        while at < covered_end && listing > 0 {
+            let Ok(unit) = crate::replay::decode_unit(bytes, at) else {
+                return Since::default();
+            };
+            for (off, f) in &unit.frames {
+                if !matches!(f.kind, Kind::Put | Kind::Delete) {
+                    continue;
+                }
+                let Some(&(i, _, end, n)) = with.iter().find(|w| w.1 == f.ns) else {
+                    continue;
+                };
+                let Some(list) = lists.get_mut(i) else {
+                    continue;
+                };
+                if let Some(l) = list.as_mut().filter(|_| *off >= end) {
+                    l.push(*off);
+                    if !patch_pays(l.len(), n) {
+                        *list = None;
+                        listing -= 1;
+                    }
+                }
+            }
+            at = unit.end();
+        }
+        Since { lists }
+    }
+
+    /// The list of snapshot entry `i`, if there is one.
+    fn take(&mut self, i: usize) -> Option<Vec<u64>> {
+        self.lists.get_mut(i).and_then(Option::take)
+    }
 }
 
 impl Snapshot {
@@ -190,6 +281,22 @@ impl Snapshot {
         fences.clear();
         let (entries, covered_end) = (&self.entries, self.binding.covered_end);
         let mut kept = Vec::new();
+        let prevs: Vec<Option<(u64, Base)>> = entries
+            .iter()
+            .map(|(ns, _)| {
+                ns.sorted
+                    .checkpointed()
+                    .filter(|(end, _)| *end <= covered_end)
+            })
+            .collect();
+        // At close, a plain database's blocks may be patches of the last
+        // order, which need no array of every offset and are not adopted:
+        // a clone that outlives an `Emdb::close` keeps the order it has,
+        // exact as of its older end, for its own next checkpoint.
+        let mut since = match (self.fenced, &crypt) {
+            (false, None) => Since::list(bytes, covered_end, &prevs, entries),
+            _ => Since::default(),
+        };
         let sorted = self.images.iter_mut().enumerate().try_for_each(|(i, img)| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
             let shards = &img.shards;
@@ -197,9 +304,17 @@ impl Snapshot {
             // with, when that is cheaper than a sort (an encrypted
             // database's fences are then built on use).
             let ns = entries.get(i).map(|(ns, _)| &ns.sorted);
-            let prev = ns
-                .and_then(|s| s.checkpointed())
-                .filter(|(end, _)| *end <= covered_end);
+            let prev = prevs.get(i).cloned().flatten();
+            if let (Some((end, base)), Some(records)) = (&prev, since.take(i)) {
+                let split = LiveSplit::of(entry_offsets(shards.iter()), *end);
+                if let Some(patch) = patch_from(keys, (*end, base), records, &split)? {
+                    #[cfg(test)]
+                    PATCHED.with(|c| c.set(c.get() + 1));
+                    img.sorted = Some(SortedBlock::Patch(Arc::new(patch)));
+                    fences.push(FenceSlot::ready(None));
+                    return Ok(());
+                }
+            }
             let from_prev = match &prev {
                 // The live offsets in any order.
                 Some((end, base)) => sort_from(
@@ -237,7 +352,7 @@ impl Snapshot {
             if let (Some(ns), Some(_)) = (ns, &crypt) {
                 kept.push((ns, Arc::clone(&offs)));
             }
-            img.sorted = Some(offs);
+            img.sorted = Some(SortedBlock::Offsets(offs));
             fences.push(FenceSlot::ready(f));
             Ok(())
         });
@@ -257,7 +372,7 @@ impl Snapshot {
         let covered_end = self.binding.covered_end;
         let plain = self.gen.crypt().is_none();
         for (i, (img, (ns, epoch))) in self.images.iter().zip(&self.entries).enumerate() {
-            if let Some(order) = &img.sorted {
+            if let Some(order) = img.sorted.as_ref().and_then(SortedBlock::offsets) {
                 let fences = self.fences.get(i).cloned().unwrap_or_default();
                 ns.sorted
                     .adopt_kept(*epoch, Arc::clone(order), fences, covered_end, plain);
@@ -276,7 +391,10 @@ impl Snapshot {
             .iter()
             .zip(&self.entries)
             .enumerate()
-            .filter(|(_, (img, (ns, epoch)))| img.sorted.is_some() && ns.sorted.dropped_at(*epoch))
+            .filter(|(_, (img, (ns, epoch)))| {
+                img.sorted.as_ref().and_then(SortedBlock::offsets).is_some()
+                    && ns.sorted.dropped_at(*epoch)
+            })
             .map(|(i, _)| i)
             .collect();
         if entries.is_empty() {
@@ -319,7 +437,7 @@ impl Snapshot {
             let (Some((ns, epoch)), Some(img)) = (self.entries.get(i), self.images.get(i)) else {
                 continue;
             };
-            let Some(order) = &img.sorted else {
+            let Some(order) = img.sorted.as_ref().and_then(SortedBlock::offsets) else {
                 continue;
             };
             offs.extend(more);
@@ -473,7 +591,15 @@ fn write_file(
             // An encrypted database's order is sealed in chunks (docs/FORMAT.md).
             (codec::BlockKind::Sorted { ns }, Some(c)) => {
                 let img = &images[ns];
-                let offs = img.sorted.as_deref().unwrap_or(&[]);
+                let patched;
+                let offs: &[u64] = match &img.sorted {
+                    Some(SortedBlock::Offsets(o)) => o,
+                    Some(SortedBlock::Patch(p)) => {
+                        patched = p.offsets()?;
+                        &patched
+                    }
+                    None => &[],
+                };
                 codec::sealed_sorted_bytes(
                     h,
                     img.id,
@@ -481,6 +607,14 @@ fn write_file(
                     |aad, plain| c.seal_blob(aad, plain),
                     &mut buf,
                 )?;
+            }
+            // Written in one pass over the order it patches, in pieces.
+            (codec::BlockKind::Sorted { ns }, None) => {
+                if let Some(SortedBlock::Patch(p)) = &images[ns].sorted {
+                    p.write(&mut buf, WRITE_CHUNK, |buf| emit(buf, &mut buf_at, false))?;
+                } else {
+                    block_bytes(images, b.kind, &mut buf);
+                }
             }
             _ => block_bytes(images, b.kind, &mut buf),
         }

@@ -53,9 +53,50 @@ pub(crate) struct NsImage {
     pub expiring: u64,
     pub shards: Vec<ShardImage>,
     /// Offsets of the live records in key order (version 2's sorted block);
-    /// `None` when not stored (encrypted databases, version 1).
-    pub sorted: Option<std::sync::Arc<[u64]>>,
+    /// `None` when not stored (version 1).
+    pub sorted: Option<SortedBlock>,
 }
+
+/// A namespace's sorted block as a checkpoint writes it.
+#[derive(Clone, Debug)]
+pub(crate) enum SortedBlock {
+    /// Every offset, in key order.
+    Offsets(std::sync::Arc<[u64]>),
+    /// The last checkpoint's order with the keys written since placed in
+    /// it, streamed to the file as it is written
+    /// (`crate::checkpoint::write_file`).
+    Patch(std::sync::Arc<crate::sorted::Patch>),
+}
+
+impl SortedBlock {
+    /// Number of offsets.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            SortedBlock::Offsets(o) => o.len(),
+            SortedBlock::Patch(p) => p.len(),
+        }
+    }
+
+    /// The offsets, when held as an array.
+    pub(crate) fn offsets(&self) -> Option<&std::sync::Arc<[u64]>> {
+        match self {
+            SortedBlock::Offsets(o) => Some(o),
+            SortedBlock::Patch(_) => None,
+        }
+    }
+}
+
+impl PartialEq for SortedBlock {
+    fn eq(&self, other: &SortedBlock) -> bool {
+        match (self, other) {
+            (SortedBlock::Offsets(a), SortedBlock::Offsets(b)) => a == b,
+            (SortedBlock::Patch(a), SortedBlock::Patch(b)) => std::sync::Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for SortedBlock {}
 
 /// A decoded checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -699,7 +740,7 @@ pub(crate) fn plan(binding: Binding, next_ns_id: u32, images: &[NsImage], sealed
     for (ni, n) in images.iter().enumerate() {
         let Some(sorted) = &n.sorted else { continue };
         at = at.next_multiple_of(PAGE as u64);
-        if !sorted.is_empty() {
+        if sorted.len() != 0 {
             blocks.push(Block {
                 at,
                 kind: BlockKind::Sorted { ns: ni },
@@ -765,7 +806,11 @@ pub(crate) fn block_bytes(images: &[NsImage], kind: BlockKind, out: &mut Vec<u8>
             }
         }
         BlockKind::Private { ns, shard } => put(&images[ns].shards[shard].entries),
-        BlockKind::Sorted { ns } => put(images[ns].sorted.as_deref().unwrap_or(&[])),
+        // A patch is streamed by the writer (`crate::checkpoint`).
+        BlockKind::Sorted { ns } => put(match &images[ns].sorted {
+            Some(SortedBlock::Offsets(o)) => o,
+            _ => &[],
+        }),
     }
 }
 
@@ -873,7 +918,9 @@ mod tests {
                 })
                 .collect(),
             // Over a page of offsets: the block spans two pages.
-            sorted: Some((0..700u64).map(|i| 4096 + i * 40).collect()),
+            sorted: Some(SortedBlock::Offsets(
+                (0..700u64).map(|i| 4096 + i * 40).collect(),
+            )),
         };
         vec![ns0, ns7]
     }
@@ -920,7 +967,7 @@ mod tests {
             }
             match (&m.sorted, &img.sorted) {
                 (None, None) => {}
-                (Some(p), Some(want)) => {
+                (Some(p), Some(SortedBlock::Offsets(want))) => {
                     assert_eq!(p.len as usize, want.len());
                     assert_eq!(p.at % PAGE as u64, 0);
                     let at = p.at as usize;
