@@ -289,13 +289,13 @@ impl Snapshot {
                     .filter(|(end, _)| *end <= covered_end)
             })
             .collect();
-        // At close, a plain database's blocks may be patches of the last
-        // order, which need no array of every offset and are not adopted:
-        // a clone that outlives an `Emdb::close` keeps the order it has,
-        // exact as of its older end, for its own next checkpoint.
-        let mut since = match (self.fenced, &crypt) {
-            (false, None) => Since::list(bytes, covered_end, &prevs, entries),
-            _ => Since::default(),
+        // At close, the blocks may be patches of the last order, which
+        // need no array of every offset and are not adopted: a clone that
+        // outlives an `Emdb::close` keeps the order it has, exact as of its
+        // older end, for its own next checkpoint.
+        let mut since = match self.fenced {
+            false => Since::list(bytes, covered_end, &prevs, entries),
+            true => Since::default(),
         };
         let sorted = self.images.iter_mut().enumerate().try_for_each(|(i, img)| {
             let live: usize = img.shards.iter().map(|s| s.len as usize).sum();
@@ -588,25 +588,59 @@ fn write_file(
         let pad = (b.at - (buf_at + buf.len() as u64)) as usize;
         buf.resize(buf.len() + pad, 0);
         match (b.kind, crypt) {
-            // An encrypted database's order is sealed in chunks (docs/FORMAT.md).
+            // An encrypted database's order is sealed in chunks
+            // (docs/FORMAT.md), written a few at a time.
             (codec::BlockKind::Sorted { ns }, Some(c)) => {
                 let img = &images[ns];
-                let patched;
-                let offs: &[u64] = match &img.sorted {
-                    Some(SortedBlock::Offsets(o)) => o,
-                    Some(SortedBlock::Patch(p)) => {
-                        patched = p.offsets()?;
-                        &patched
+                let len = img.sorted.as_ref().map_or(0, SortedBlock::len) as u64;
+                let mut chunk = 0u64;
+                let mut seal = |offs: &[u64], buf: &mut Vec<u8>| -> Result<()> {
+                    codec::seal_sorted_chunk(
+                        h,
+                        img.id,
+                        len,
+                        chunk,
+                        offs,
+                        |aad, plain| c.seal_blob(aad, plain),
+                        buf,
+                    )?;
+                    chunk += 1;
+                    match buf.len() >= WRITE_CHUNK {
+                        true => emit(buf, &mut buf_at, false),
+                        false => Ok(()),
                     }
-                    None => &[],
                 };
-                codec::sealed_sorted_bytes(
-                    h,
-                    img.id,
-                    offs,
-                    |aad, plain| c.seal_blob(aad, plain),
-                    &mut buf,
-                )?;
+                match &img.sorted {
+                    Some(SortedBlock::Offsets(o)) => {
+                        for offs in o.chunks(codec::SORTED_CHUNK) {
+                            seal(offs, &mut buf)?;
+                        }
+                    }
+                    Some(SortedBlock::Patch(p)) => {
+                        // The patch's bytes, sealed a whole chunk at a time.
+                        const CHUNK_BYTES: usize = codec::SORTED_CHUNK * 8;
+                        let mut seal_bytes = |bytes: &[u8], buf: &mut Vec<u8>| -> Result<()> {
+                            let offs: Vec<u64> = bytes
+                                .chunks_exact(8)
+                                .filter_map(|b| crate::format::read_u64(b, 0))
+                                .collect();
+                            seal(&offs, buf)
+                        };
+                        let mut plain = Vec::with_capacity(2 * CHUNK_BYTES + PAGE);
+                        p.write(&mut plain, CHUNK_BYTES, |plain| {
+                            let whole = plain.len() - plain.len() % CHUNK_BYTES;
+                            for bytes in plain[..whole].chunks(CHUNK_BYTES) {
+                                seal_bytes(bytes, &mut buf)?;
+                            }
+                            plain.drain(..whole);
+                            Ok(())
+                        })?;
+                        if !plain.is_empty() {
+                            seal_bytes(&plain, &mut buf)?;
+                        }
+                    }
+                    None => {}
+                }
             }
             // Written in one pass over the order it patches, in pieces.
             (codec::BlockKind::Sorted { ns }, None) => {

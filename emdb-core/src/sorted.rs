@@ -1637,8 +1637,8 @@ impl Patch {
         kept(&mut at, self.prev.len(), out)
     }
 
-    /// The block's offsets (an encrypted database's block is sealed in
-    /// chunks, and tests).
+    /// The block's offsets.
+    #[cfg(test)]
     pub(crate) fn offsets(&self) -> Result<Vec<u64>> {
         let mut bytes = Vec::with_capacity(self.len() * 8);
         self.write(&mut bytes, usize::MAX, |_| Ok(()))?;
@@ -4647,6 +4647,84 @@ mod plain_from_prev_tests {
             patches += closes_with_patches(seed, rounds);
         }
         eprintln!("{patches} patches over seeds {a}..{b}");
+    }
+
+    /// An encrypted database's checkpoints at close patch its last order
+    /// too, and seal the block a chunk at a time: after overwrites, new
+    /// keys, removes and one-shot writes in every space, a read-only
+    /// open's ordered reads (the sealed block, mapped) agree with a
+    /// `BTreeMap`, and so do the writer's.
+    #[cfg(feature = "encrypt")]
+    #[test]
+    fn encrypted_checkpoints_at_close_patch_the_last_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("e.emdb");
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let now = 1_700_000_000_000u64;
+        let builder = || {
+            Emdb::builder()
+                .path(&path)
+                .clock(clock.clone())
+                .encryption_key([7; 32])
+        };
+        let open = || builder().background(false).build().unwrap();
+        let mut r = Rng(0xe7c_0001);
+        let mut model: Model = SPACES.iter().map(|s| (*s, BTreeMap::new())).collect();
+        {
+            let db = open();
+            for s in SPACES {
+                // Over a chunk of 508 offsets, and not a whole number of them.
+                let items: Vec<(Vec<u8>, Vec<u8>)> = (0..2500 + r.below(2000))
+                    .map(|_| (key(&mut r), b"first".to_vec()))
+                    .collect();
+                space(&db, s).insert_many(items.clone()).unwrap();
+                let m = model.entry(s).or_default();
+                m.extend(items.into_iter().map(|(k, v)| (k, (v, 0))));
+            }
+            db.checkpoint().unwrap();
+            db.close().unwrap();
+        }
+        let patched = || crate::checkpoint::PATCHED.with(|c| c.get());
+        let before = patched();
+        let check_all = |model: &Model, what: &str| {
+            let ro = builder().read_only(true).build().unwrap();
+            assert!(ro.recovery_report().used_checkpoint, "{what}");
+            check(&ro, model, now, &format!("{what}: read-only"));
+            drop(ro);
+            let db = open();
+            check(&db, model, now, &format!("{what}: writer"));
+            db.close().unwrap();
+        };
+        for round in 0..8 {
+            if round % 3 == 2 {
+                for _ in 0..3 {
+                    let (s, k) = (SPACES[r.below(3) as usize], key(&mut r));
+                    let v = vec![r.below(256) as u8; 30_000];
+                    builder()
+                        .write_keys(s, true, &[&k], |w| w.insert(&k, &v, Ttl::Never))
+                        .unwrap();
+                    model.entry(s).or_default().insert(k, (v, 0));
+                }
+            } else {
+                let db = open();
+                for _ in 0..80 {
+                    let (s, k) = (SPACES[r.below(3) as usize], key(&mut r));
+                    let m = model.entry(s).or_default();
+                    if r.below(4) == 0 {
+                        space(&db, s).remove(&k).unwrap();
+                        m.remove(&k);
+                    } else {
+                        let v = vec![r.below(256) as u8; 1000 + r.below(1000) as usize];
+                        space(&db, s).insert(&k, &v).unwrap();
+                        m.insert(k, (v, 0));
+                    }
+                }
+                db.close().unwrap();
+            }
+            check_all(&model, &format!("round {round}"));
+        }
+        let patches = patched() - before;
+        assert!(patches >= 8, "only {patches} patches");
     }
 
     /// A plain writer whose mapped order (the block its open mapped) has a

@@ -455,29 +455,29 @@ pub(crate) fn sorted_aad_prefix(h: &HeaderV2, ns_id: u32, len: u64) -> Vec<u8> {
     aad
 }
 
-/// Append the sealed form of the sorted block `offs` of namespace `ns_id`
-/// to `out`: each chunk sealed by `seal` (associated data, plain bytes)
-/// and padded with zeros to its page.
-pub(crate) fn sealed_sorted_bytes<E>(
+/// Append chunk `chunk` of the sealed sorted block of namespace `ns_id`
+/// (`len` offsets in all) to `out`: its offsets `offs` (at most
+/// [`SORTED_CHUNK`]) sealed by `seal` (associated data, plain bytes) and
+/// padded with zeros to its page.
+pub(crate) fn seal_sorted_chunk<E>(
     h: &HeaderV2,
     ns_id: u32,
+    len: u64,
+    chunk: u64,
     offs: &[u64],
     mut seal: impl FnMut(&[u8], &[u8]) -> Result<Vec<u8>, E>,
     out: &mut Vec<u8>,
 ) -> Result<(), E> {
-    let len = offs.len() as u64;
-    let mut plain = Vec::with_capacity(SORTED_CHUNK * SLOT);
-    for (i, chunk) in offs.chunks(SORTED_CHUNK).enumerate() {
-        plain.clear();
-        for o in chunk {
-            plain.extend_from_slice(&o.to_le_bytes());
-        }
-        let sealed = seal(&sorted_aad(h, ns_id, len, i as u64), &plain)?;
-        debug_assert!(sealed.len() <= PAGE);
-        let page_end = out.len() + PAGE;
-        out.extend_from_slice(&sealed);
-        out.resize(page_end, 0);
+    debug_assert!(offs.len() <= SORTED_CHUNK);
+    let mut plain = Vec::with_capacity(offs.len() * SLOT);
+    for o in offs {
+        plain.extend_from_slice(&o.to_le_bytes());
     }
+    let sealed = seal(&sorted_aad(h, ns_id, len, chunk), &plain)?;
+    debug_assert!(sealed.len() <= PAGE);
+    let page_end = out.len() + PAGE;
+    out.extend_from_slice(&sealed);
+    out.resize(page_end, 0);
     Ok(())
 }
 
