@@ -131,8 +131,9 @@ pub(crate) fn open(
     }
 }
 
-/// A copy of the index taken under the writer lock, to be written without
-/// holding any engine lock.
+/// The index as of one log end, taken under the writer lock: a copy to
+/// be written without holding any engine lock, or (a checkpoint at close)
+/// the index's own slots, written before the writer lock is released.
 pub(crate) struct Snapshot {
     /// The checkpoint file (`<db>.ckpt`).
     pub path: std::path::PathBuf,
@@ -177,8 +178,8 @@ fn entry_offsets<'a, I: Iterator<Item = &'a codec::ShardImage> + 'a>(
 ) -> impl Iterator<Item = u64> + 'a {
     shards
         .flat_map(|s| s.entries.iter())
-        .filter(|&&e| e != 0)
-        .map(|&e| crate::index::table::entry_offset(e))
+        .filter(|&e| e != 0)
+        .map(crate::index::table::entry_offset)
 }
 
 /// [`entry_offsets`], collected.
@@ -656,6 +657,13 @@ fn write_file(
             emit(&mut buf, &mut buf_at, false)?;
         }
     }
+    // Slots read from a mapped checkpoint that another process cut
+    // meanwhile were the SIGBUS handler's zeros (a checkpoint at close
+    // reads the index's own slots while it writes them).
+    images
+        .iter()
+        .flat_map(|i| &i.shards)
+        .try_for_each(|s| s.entries.check_cut())?;
     let pad = (h.crcs_at - (buf_at + buf.len() as u64)) as usize;
     buf.resize(buf.len() + pad, 0);
     emit(&mut buf, &mut buf_at, true)?;
@@ -702,6 +710,84 @@ mod cut_tests {
             std::os::unix::fs::FileExt::write_all_at(&f, &[0; 8], at as u64).unwrap();
         }
         snap.write_temp(".tmp")
+    }
+
+    /// A checkpoint at close writes the index's own slots
+    /// (`Slots::Live`) after its sort, and the slots of an index opened
+    /// over a mapped checkpoint lie in that file. Another process cutting
+    /// the file between the sort and the write of the slots (the length of
+    /// `write_file`) makes them read as the SIGBUS handler's zeros: the
+    /// write must fail, not install a checkpoint whose sorted block still
+    /// counts every key (so open takes it) while its slots lost them.
+    #[test]
+    fn a_live_checkpoint_whose_mapped_slots_are_cut_while_written_loses_no_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.emdb");
+        let open = || {
+            Emdb::builder()
+                .path(&path)
+                .background(false)
+                .build()
+                .unwrap()
+        };
+        let n = 20_000u32;
+        let db = open();
+        for i in 0..n {
+            db.insert(format!("key{i:06}"), [1u8; 16]).unwrap();
+        }
+        db.checkpoint().unwrap();
+        drop(db);
+        // Reopened: the slots lie in the mapped checkpoint. Every key is
+        // rewritten in place (no shard grows), a tail longer than the log
+        // before it, so the sort sorts all and reads no old order.
+        let db = open();
+        for i in 0..n {
+            db.insert(format!("key{i:06}"), [2u8; 40]).unwrap();
+        }
+        let e = db.engine_arc();
+        let written = {
+            let _m = e.lock_maintenance();
+            let mut snap = e.checkpoint_snapshot().unwrap().unwrap();
+            let w = e.lock_writer();
+            // The images as `snapshot_locked(&w, true)` takes them at close.
+            for (img, (ns, _)) in snap.images.iter_mut().zip(&snap.entries) {
+                *img = ns.keydir.image(ns.id, &ns.name, true).unwrap();
+            }
+            snap.fenced = false;
+            // `write_temp` is this sort, then `write_file`: the cut lands
+            // between the two.
+            snap.sort().unwrap();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&snap.path)
+                .unwrap()
+                .set_len(4096)
+                .unwrap();
+            let tmp = crate::fs::sibling(&snap.path, ".tmp");
+            let r = super::write_file(
+                &tmp,
+                snap.binding,
+                snap.next_ns_id,
+                &snap.images,
+                None,
+                None,
+                None,
+            );
+            drop(w);
+            r.and_then(|()| e.install_checkpoint(&snap, &tmp))
+        };
+        drop(db);
+        if let Err(e) = written {
+            assert!(e.to_string().contains("truncated"), "{e}");
+            return;
+        }
+        let db = open();
+        assert!(db.recovery_report().used_checkpoint);
+        assert_eq!(db.len().unwrap() as u64, u64::from(n));
+        let lost = (0..n)
+            .filter(|i| db.get(format!("key{i:06}")).unwrap().is_none())
+            .count();
+        assert_eq!(lost, 0, "keys lost by the checkpoint written at close");
     }
 
     #[test]

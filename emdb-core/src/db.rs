@@ -169,8 +169,9 @@ impl Emdb {
     /// failed: trim the room allocated ahead, make every write durable, and
     /// checkpoint when the log grew enough since the last checkpoint (the
     /// log's sync and the checkpoint's writing overlap). Other clones stay
-    /// usable; if they write more, the last of them closes again when
-    /// dropped.
+    /// usable (their writes wait while that checkpoint is written from the
+    /// index itself); if they write more, the last of them closes again
+    /// when dropped.
     pub fn close(self) -> Result<()> {
         self.engine.close()
     }

@@ -106,7 +106,8 @@ pub fn checkpoint_v2_to_v1(v2: &[u8]) -> Option<Vec<u8>> {
                                 a.copy_from_slice(c);
                                 u64::from_le_bytes(a)
                             })
-                            .collect(),
+                            .collect::<Vec<u64>>()
+                            .into(),
                     })
                 })
                 .collect::<Option<Vec<_>>>()?;

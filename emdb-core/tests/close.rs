@@ -6,10 +6,11 @@ mod common;
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
 use common::{ckpt_path, sibling};
-use emdb_core::{Emdb, Error, Faults, FsEvent};
+use emdb_core::{Emdb, Error, Faults, FsEvent, ShortWrite, WriteSite};
 
 /// Every event that changes what survives a power cut, from now on.
 fn record(faults: &Faults) -> Arc<Mutex<Vec<FsEvent>>> {
@@ -362,4 +363,177 @@ fn keys_writes_keep_the_tail_bounded_and_sync_what_they_write() {
             w.insert(b"k", b"v", emdb_core::Ttl::Never)
         });
     assert!(matches!(held, Err(Error::LockBusy { .. })), "{held:?}");
+}
+
+/// A close writes its checkpoint from the index's own slots, holding the
+/// writer lock until the file is written: a clone writing meanwhile waits,
+/// loses nothing, and the checkpoint on disk is the index as of the close
+/// (a read-only open that uses it finds every key, each with its value).
+#[test]
+fn a_clone_writing_while_another_closes_waits_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("busy.emdb");
+    let db = Emdb::builder()
+        .path(&path)
+        .background(false)
+        .build()
+        .unwrap();
+    fill(&db, "base:", 20_000, &[1u8; 40]);
+    db.checkpoint().unwrap();
+    // A tail past the close bound, so the close checkpoints.
+    fill(&db, "tail:", 3000, &[2u8; 100]);
+    let other = db.clone();
+    let writer = std::thread::spawn(move || {
+        for i in 0..3000u32 {
+            other
+                .insert(format!("base:{:06}", i * 7 % 20_000), format!("new{i}"))
+                .unwrap();
+            other.insert(format!("more:{i:06}"), [3u8; 20]).unwrap();
+        }
+        other
+    });
+    db.close().unwrap();
+    let other = writer.join().unwrap();
+    drop(other);
+    let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    assert!(ro.recovery_report().used_checkpoint);
+    assert_eq!(ro.len().unwrap(), 20_000 + 3000 + 3000);
+    for i in 0..3000u32 {
+        let k = format!("base:{:06}", i * 7 % 20_000);
+        // The newest write of each key: later i overwrite earlier ones.
+        let last = (0..3000u32)
+            .rev()
+            .find(|j| j * 7 % 20_000 == i * 7 % 20_000)
+            .unwrap();
+        assert_eq!(
+            ro.get(&k).unwrap().unwrap(),
+            format!("new{last}").into_bytes()
+        );
+        assert!(ro.contains_key(format!("more:{i:06}")).unwrap());
+        assert!(ro.contains_key(format!("tail:{i:06}")).unwrap());
+    }
+    let got: Vec<Vec<u8>> = ro.range_iter(..).unwrap().map(|p| p.unwrap().0).collect();
+    let mut want = got.clone();
+    want.sort();
+    assert!(got == want && got.len() == 26_000, "ordered reads");
+}
+
+/// Run `f` on a thread; panic if it does not return within 20 s (a
+/// writer lock left held).
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("{what}: no answer in 20 s (writer lock held?)"))
+}
+
+/// A close whose checkpoint write fails (written from the live index,
+/// under the writer lock) reports it, leaves no temp file, and lets a
+/// clone write and close.
+#[test]
+fn a_close_whose_checkpoint_write_fails_releases_writers_and_leaves_no_temp() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fail.emdb");
+    let faults = Arc::new(Faults::default());
+    let db = Emdb::builder()
+        .path(&path)
+        .background(false)
+        .faults(Arc::clone(&faults))
+        .build()
+        .unwrap();
+    for i in 0..5000u32 {
+        db.insert(format!("k{i:06}"), [1u8; 40]).unwrap();
+    }
+    let other = db.clone();
+    faults.short_write(
+        WriteSite::Checkpoint,
+        ShortWrite::Fail {
+            written: 4096,
+            errno: libc::ENOSPC,
+        },
+    );
+    assert!(
+        db.close().is_err(),
+        "the failed checkpoint write is reported"
+    );
+    assert!(!sibling(&ckpt_path(&path), ".tmp").exists(), "temp left");
+    // The writer lock was released: the clone writes and closes.
+    let other = within("write after a failed close", move || {
+        other.insert("after", "1").unwrap();
+        other
+    });
+    other.close().unwrap();
+    let db = Emdb::open(&path).unwrap();
+    assert!(db.recovery_report().used_checkpoint);
+    assert_eq!(db.len().unwrap(), 5001);
+}
+
+/// A close whose log sync fails installs no checkpoint and leaves no
+/// writer lock held: a poisoned clone's write answers with an error.
+#[test]
+fn a_close_whose_log_sync_fails_releases_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sync.emdb");
+    let faults = Arc::new(Faults::default());
+    let db = Emdb::builder()
+        .path(&path)
+        .background(false)
+        .faults(Arc::clone(&faults))
+        .build()
+        .unwrap();
+    for i in 0..5000u32 {
+        db.insert(format!("k{i:06}"), [1u8; 40]).unwrap();
+    }
+    let other = db.clone();
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    assert!(db.close().is_err());
+    assert!(!sibling(&ckpt_path(&path), ".tmp").exists(), "temp left");
+    assert!(
+        !ckpt_path(&path).exists(),
+        "no checkpoint over an unsynced log"
+    );
+    // Poisoned, but answering: no writer lock left held.
+    let r = within("write after a failed sync", move || other.insert("x", "1"));
+    assert!(r.is_err());
+}
+
+/// Clones closing again and again beside two writers and the background
+/// threads: every close returns, nothing is lost.
+#[test]
+fn a_clone_closing_beside_background_threads_and_writers_does_not_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bg.emdb");
+    let db = Emdb::builder()
+        .path(&path)
+        .checkpoint_tail(Some(64 << 10))
+        .build()
+        .unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for t in 0..2u32 {
+        let (db, stop) = (db.clone(), Arc::clone(&stop));
+        writers.push(std::thread::spawn(move || {
+            let mut i = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                db.insert(format!("t{t}:{:05}", i % 20_000), [t as u8; 60])
+                    .unwrap();
+                i += 1;
+            }
+        }));
+    }
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(30));
+        let c = db.clone();
+        within("close beside writers", move || c.close()).unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let n = db.len().unwrap();
+    within("last drop", move || drop(db));
+    let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+    assert_eq!(ro.len().unwrap(), n);
 }

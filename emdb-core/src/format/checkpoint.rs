@@ -40,8 +40,122 @@ pub(crate) struct Binding {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub(crate) struct ShardImage {
     pub len: u32,
-    pub entries: Vec<u64>,
+    pub entries: Slots,
 }
+
+/// A shard table's slots for a checkpoint.
+#[derive(Clone)]
+pub(crate) enum Slots {
+    /// A copy.
+    Owned(Vec<u64>),
+    /// The index's own slots (shard `.1` of the arena), read as they are
+    /// written out: only while no writer can change them (a checkpoint at
+    /// close holds the writer lock until its file is written), so a
+    /// checkpoint of a large index needs no copy of it.
+    Live(std::sync::Arc<crate::index::Arena>, usize),
+}
+
+impl Slots {
+    /// Number of slots.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Slots::Owned(v) => v.len(),
+            Slots::Live(a, shard) => a.shard(*shard).len(),
+        }
+    }
+
+    /// The slots, in order.
+    pub(crate) fn iter(&self) -> SlotsIter<'_> {
+        match self {
+            Slots::Owned(v) => SlotsIter::Owned(v.iter()),
+            Slots::Live(a, shard) => SlotsIter::Live(a.shard(*shard).iter()),
+        }
+    }
+
+    /// An error if the slots lie in a mapped checkpoint another process
+    /// cut short (reads through it saw zeros).
+    pub(crate) fn check_cut(&self) -> crate::error::Result<()> {
+        match self {
+            Slots::Owned(_) => Ok(()),
+            Slots::Live(a, _) => a.check_cut(),
+        }
+    }
+
+    /// The slots, copied.
+    pub(crate) fn to_vec(&self) -> Vec<u64> {
+        self.iter().collect()
+    }
+
+    /// The slots as a vector: moved out of a copy, else copied.
+    pub(crate) fn into_vec(self) -> Vec<u64> {
+        match self {
+            Slots::Owned(v) => v,
+            live => live.to_vec(),
+        }
+    }
+}
+
+impl Default for Slots {
+    fn default() -> Slots {
+        Slots::Owned(Vec::new())
+    }
+}
+
+impl From<Vec<u64>> for Slots {
+    fn from(v: Vec<u64>) -> Slots {
+        Slots::Owned(v)
+    }
+}
+
+impl PartialEq for Slots {
+    fn eq(&self, other: &Slots) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Slots {}
+
+impl std::fmt::Debug for Slots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Slots::Owned(v) => f.debug_tuple("Owned").field(v).finish(),
+            Slots::Live(_, shard) => f
+                .debug_struct("Live")
+                .field("shard", shard)
+                .field("len", &self.len())
+                .finish(),
+        }
+    }
+}
+
+/// The slots of a [`Slots`], in order.
+pub(crate) enum SlotsIter<'a> {
+    Owned(std::slice::Iter<'a, u64>),
+    Live(std::slice::Iter<'a, std::sync::atomic::AtomicU64>),
+}
+
+impl Iterator for SlotsIter<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            SlotsIter::Owned(i) => i.next().copied(),
+            SlotsIter::Live(i) => i
+                .next()
+                .map(|a| a.load(std::sync::atomic::Ordering::Relaxed)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            SlotsIter::Owned(i) => i.size_hint(),
+            SlotsIter::Live(i) => i.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for SlotsIter<'_> {}
 
 /// One namespace's index image.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,7 +258,7 @@ pub(crate) fn encode_v1(cp: &Checkpoint) -> Vec<u8> {
         for s in &ns.shards {
             out.extend_from_slice(&(s.entries.len() as u32).to_le_bytes());
             out.extend_from_slice(&s.len.to_le_bytes());
-            for e in &s.entries {
+            for e in s.entries.iter() {
                 out.extend_from_slice(&e.to_le_bytes());
             }
         }
@@ -222,9 +336,12 @@ pub(crate) fn decode_v1(buf: &[u8], shard_count: usize) -> Result<Checkpoint, &'
                     a.copy_from_slice(c);
                     u64::from_le_bytes(a)
                 })
-                .collect();
+                .collect::<Vec<u64>>();
             at += cap * 8;
-            shards.push(ShardImage { len, entries });
+            shards.push(ShardImage {
+                len,
+                entries: entries.into(),
+            });
         }
         namespaces.push(NsImage {
             id,
@@ -790,27 +907,28 @@ impl Plan {
 
 /// The bytes of a block, appended to `out`.
 pub(crate) fn block_bytes(images: &[NsImage], kind: BlockKind, out: &mut Vec<u8>) {
-    let mut put = |entries: &[u64]| {
+    fn put(out: &mut Vec<u8>, entries: impl Iterator<Item = u64>) {
         for e in entries {
             out.extend_from_slice(&e.to_le_bytes());
         }
-    };
+    }
     match kind {
         BlockKind::Shared { ns, cap } => {
             for s in &images[ns].shards {
                 if s.entries.len() == cap {
-                    put(&s.entries);
+                    put(out, s.entries.iter());
                 } else {
-                    put(&vec![0; cap]);
+                    out.resize(out.len() + cap * SLOT, 0);
                 }
             }
         }
-        BlockKind::Private { ns, shard } => put(&images[ns].shards[shard].entries),
+        BlockKind::Private { ns, shard } => put(out, images[ns].shards[shard].entries.iter()),
         // A patch is streamed by the writer (`crate::checkpoint`).
-        BlockKind::Sorted { ns } => put(match &images[ns].sorted {
-            Some(SortedBlock::Offsets(o)) => o,
-            _ => &[],
-        }),
+        BlockKind::Sorted { ns } => {
+            if let Some(SortedBlock::Offsets(o)) = &images[ns].sorted {
+                put(out, o.iter().copied());
+            }
+        }
     }
 }
 
@@ -856,7 +974,7 @@ mod tests {
                 shards: vec![
                     ShardImage {
                         len: 1,
-                        entries: vec![0, 4096, 0, 0],
+                        entries: vec![0, 4096, 0, 0].into(),
                     },
                     ShardImage::default(),
                 ],
@@ -893,7 +1011,8 @@ mod tests {
             len: 1,
             entries: (0..cap)
                 .map(|j| if j == i % cap { 4096 + i as u64 } else { 0 })
-                .collect(),
+                .collect::<Vec<u64>>()
+                .into(),
         };
         let ns0 = NsImage {
             id: 0,
@@ -959,8 +1078,8 @@ mod tests {
                     .chunks_exact(8)
                     .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
                     .collect();
-                assert_eq!(stored, s.entries);
-                if s.entries.len() <= 512 && !s.entries.is_empty() {
+                assert_eq!(stored, s.entries.to_vec());
+                if s.entries.len() <= 512 && s.entries.len() != 0 {
                     // A private table never straddles two pages.
                     assert_eq!(at / PAGE, (at + s.entries.len() * 8 - 1) / PAGE);
                 }

@@ -393,6 +393,6 @@ mod tests {
         assert_eq!(kd.upsert(hash(3), off, log.is(3)).unwrap(), None);
         model.insert(3, off);
         check(&kd, &log, &model);
-        assert!(kd.image(0, b"").is_err());
+        assert!(kd.image(0, b"", false).is_err());
     }
 }

@@ -17,7 +17,8 @@ use parking_lot::RwLock;
 
 use crate::error::Result;
 use crate::format::checkpoint::{NsImage, NsMeta, ShardImage};
-use arena::{Arena, Arenas};
+pub(crate) use arena::Arena;
+use arena::Arenas;
 use image::Image;
 pub(crate) use layer::Layer;
 pub(crate) use table::Table;
@@ -422,8 +423,10 @@ impl Keydir {
         Ok(offsets)
     }
 
-    /// A stored image of this index.
-    pub(crate) fn image(&self, id: u32, name: &[u8]) -> Result<NsImage> {
+    /// A stored image of this index: its slots copied, or with `live` the
+    /// index's own (`Slots::Live`, for a checkpoint that keeps writers out
+    /// until its file is written).
+    pub(crate) fn image(&self, id: u32, name: &[u8], live: bool) -> Result<NsImage> {
         if self.is_layered() {
             // Only read-only opens layer, and they write no checkpoint.
             return Err(crate::error::Error::ReadOnly);
@@ -433,7 +436,10 @@ impl Keydir {
             .iter()
             .map(|s| {
                 let t = s.0.read();
-                let entries = t.raw()?;
+                let entries = match live {
+                    true => t.live()?,
+                    false => t.raw()?.into(),
+                };
                 t.check_cut()?;
                 Ok(ShardImage {
                     len: t.len() as u32,
@@ -512,7 +518,7 @@ impl Keydir {
         for (i, s) in img.shards.into_iter().enumerate() {
             if s.entries
                 .iter()
-                .any(|&e| e != 0 && table::entry_offset(e) >= max_offset)
+                .any(|e| e != 0 && table::entry_offset(e) >= max_offset)
             {
                 return None;
             }
@@ -520,7 +526,7 @@ impl Keydir {
             shards.push(Shard::new(Table::from_raw(
                 i,
                 &arenas,
-                s.entries,
+                s.entries.into_vec(),
                 s.len as usize,
             )?));
         }
@@ -672,19 +678,19 @@ mod tests {
             vec![2048],
             "the 300,000 keys' shards, in one arena"
         );
-        let mut img = kd.image(0, b"").unwrap();
+        let mut img = kd.image(0, b"", false).unwrap();
         // Shard 0 as if it had grown first.
         let cap = img.shards[0].entries.len();
         let scratch = Arenas::default();
         let mut t = Table::from_raw(
             0,
             &scratch,
-            img.shards[0].entries.clone(),
+            img.shards[0].entries.to_vec(),
             img.shards[0].len as usize,
         )
         .unwrap();
         t.resize(&scratch, cap * 2).unwrap();
-        img.shards[0].entries = t.raw().unwrap();
+        img.shards[0].entries = t.raw().unwrap().into();
         let back = Keydir::from_image(img, u64::MAX).unwrap();
         assert_eq!(caps(&back), vec![cap * 2]);
         assert_eq!(back.len(), n);

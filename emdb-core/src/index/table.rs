@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use super::arena::{Arena, Arenas};
 use crate::error::{Error, Result};
+use crate::format::checkpoint::Slots;
 
 /// Bits of a slot that hold the offset.
 pub(crate) const OFFSET_BITS: u32 = 40;
@@ -119,6 +120,16 @@ impl Table {
             Some(a) => a.shard(self.shard),
             None => &[],
         }
+    }
+
+    /// The slots themselves for a checkpoint that keeps writers out until
+    /// it has written them ([`Slots::Live`]), every page checked first.
+    pub(crate) fn live(&self) -> Result<Slots> {
+        self.checked_slots()?;
+        Ok(match &self.arena {
+            Some(a) => Slots::Live(Arc::clone(a), self.shard),
+            None => Slots::default(),
+        })
     }
 
     /// A copy of the raw slots, for checkpoints.
