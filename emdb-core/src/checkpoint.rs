@@ -595,13 +595,13 @@ fn write_file(
                 let img = &images[ns];
                 let len = img.sorted.as_ref().map_or(0, SortedBlock::len) as u64;
                 let mut chunk = 0u64;
-                let mut seal = |offs: &[u64], buf: &mut Vec<u8>| -> Result<()> {
+                let mut seal = |plain: &[u8], buf: &mut Vec<u8>| -> Result<()> {
                     codec::seal_sorted_chunk(
                         h,
                         img.id,
                         len,
                         chunk,
-                        offs,
+                        plain,
                         |aad, plain| c.seal_blob(aad, plain),
                         buf,
                     )?;
@@ -611,33 +611,30 @@ fn write_file(
                         false => Ok(()),
                     }
                 };
+                // A chunk's worth of offsets at a time, as little-endian bytes.
+                const CHUNK_BYTES: usize = codec::SORTED_CHUNK * 8;
+                let mut plain = Vec::with_capacity(2 * CHUNK_BYTES + PAGE);
                 match &img.sorted {
                     Some(SortedBlock::Offsets(o)) => {
                         for offs in o.chunks(codec::SORTED_CHUNK) {
-                            seal(offs, &mut buf)?;
+                            plain.clear();
+                            for off in offs {
+                                plain.extend_from_slice(&off.to_le_bytes());
+                            }
+                            seal(&plain, &mut buf)?;
                         }
                     }
                     Some(SortedBlock::Patch(p)) => {
-                        // The patch's bytes, sealed a whole chunk at a time.
-                        const CHUNK_BYTES: usize = codec::SORTED_CHUNK * 8;
-                        let mut seal_bytes = |bytes: &[u8], buf: &mut Vec<u8>| -> Result<()> {
-                            let offs: Vec<u64> = bytes
-                                .chunks_exact(8)
-                                .filter_map(|b| crate::format::read_u64(b, 0))
-                                .collect();
-                            seal(&offs, buf)
-                        };
-                        let mut plain = Vec::with_capacity(2 * CHUNK_BYTES + PAGE);
                         p.write(&mut plain, CHUNK_BYTES, |plain| {
                             let whole = plain.len() - plain.len() % CHUNK_BYTES;
                             for bytes in plain[..whole].chunks(CHUNK_BYTES) {
-                                seal_bytes(bytes, &mut buf)?;
+                                seal(bytes, &mut buf)?;
                             }
                             plain.drain(..whole);
                             Ok(())
                         })?;
                         if !plain.is_empty() {
-                            seal_bytes(&plain, &mut buf)?;
+                            seal(&plain, &mut buf)?;
                         }
                     }
                     None => {}

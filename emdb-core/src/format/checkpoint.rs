@@ -573,24 +573,20 @@ pub(crate) fn sorted_aad_prefix(h: &HeaderV2, ns_id: u32, len: u64) -> Vec<u8> {
 }
 
 /// Append chunk `chunk` of the sealed sorted block of namespace `ns_id`
-/// (`len` offsets in all) to `out`: its offsets `offs` (at most
-/// [`SORTED_CHUNK`]) sealed by `seal` (associated data, plain bytes) and
-/// padded with zeros to its page.
+/// (`len` offsets in all) to `out`: `plain`, its offsets as little-endian
+/// bytes (at most [`SORTED_CHUNK`] of them), sealed by `seal` (associated
+/// data, plain bytes) and padded with zeros to its page.
 pub(crate) fn seal_sorted_chunk<E>(
     h: &HeaderV2,
     ns_id: u32,
     len: u64,
     chunk: u64,
-    offs: &[u64],
+    plain: &[u8],
     mut seal: impl FnMut(&[u8], &[u8]) -> Result<Vec<u8>, E>,
     out: &mut Vec<u8>,
 ) -> Result<(), E> {
-    debug_assert!(offs.len() <= SORTED_CHUNK);
-    let mut plain = Vec::with_capacity(offs.len() * SLOT);
-    for o in offs {
-        plain.extend_from_slice(&o.to_le_bytes());
-    }
-    let sealed = seal(&sorted_aad(h, ns_id, len, chunk), &plain)?;
+    debug_assert!(plain.len() <= SORTED_CHUNK * SLOT && plain.len().is_multiple_of(SLOT));
+    let sealed = seal(&sorted_aad(h, ns_id, len, chunk), plain)?;
     debug_assert!(sealed.len() <= PAGE);
     let page_end = out.len() + PAGE;
     out.extend_from_slice(&sealed);
