@@ -210,50 +210,36 @@ impl Since {
         prevs: &[Option<(u64, Base)>],
         entries: &[(Arc<NsEntry>, u64)],
     ) -> Since {
-        // (snapshot entry, namespace id, the order's end and length).
-        let with: Vec<(usize, u32, u64, usize)> = prevs
+        // (snapshot entry, what to list for it).
+        let (at, wanted): (Vec<usize>, Vec<Wanted>) = prevs
             .iter()
             .zip(entries)
             .enumerate()
-            .filter_map(|(i, (p, (ns, _)))| p.as_ref().map(|(end, b)| (i, ns.id, *end, b.len())))
-            .collect();
-        let Some(from) = with.iter().map(|w| w.2).min() else {
+            .filter_map(|(i, (p, (ns, _)))| {
+                p.as_ref().map(|(end, b)| {
+                    let w = Wanted {
+                        ns: ns.id,
+                        start: *end,
+                        patching: Some(b.len()),
+                    };
+                    (i, w)
+                })
+            })
+            .unzip();
+        let Some(from) = wanted.iter().map(|w| w.start).min() else {
             return Since::default();
         };
         if covered_end - from > from {
             return Since::default();
         }
+        let Ok(listed) = records_since(bytes, from, covered_end, &wanted) else {
+            return Since::default();
+        };
         let mut lists: Vec<Option<Vec<u64>>> = vec![None; prevs.len()];
-        for &(i, ..) in &with {
+        for (i, list) in at.into_iter().zip(listed) {
             if let Some(l) = lists.get_mut(i) {
-                *l = Some(Vec::new());
+                *l = list;
             }
-        }
-        let mut listing = with.len();
-        let mut at = from;
-        while at < covered_end && listing > 0 {
-            let Ok(unit) = crate::replay::decode_unit(bytes, at) else {
-                return Since::default();
-            };
-            for (off, f) in &unit.frames {
-                if !matches!(f.kind, Kind::Put | Kind::Delete) {
-                    continue;
-                }
-                let Some(&(i, _, end, n)) = with.iter().find(|w| w.1 == f.ns) else {
-                    continue;
-                };
-                let Some(list) = lists.get_mut(i) else {
-                    continue;
-                };
-                if let Some(l) = list.as_mut().filter(|_| *off >= end) {
-                    l.push(*off);
-                    if !patch_pays(l.len(), n) {
-                        *list = None;
-                        listing -= 1;
-                    }
-                }
-            }
-            at = unit.end();
         }
         Since { lists }
     }
@@ -453,8 +439,18 @@ impl Snapshot {
     fn records_since(&self, from: u64, to: u64, ids: &[u32]) -> Option<Vec<Vec<u64>>> {
         let region = self.gen.log().region();
         let bytes = self.gen.bytes(&region);
-        let listed = records_since(bytes, from, to, ids);
-        self.gen.log().vouch_read(&region, bytes, listed).ok()
+        let wanted: Vec<Wanted> = ids
+            .iter()
+            .map(|&ns| Wanted {
+                ns,
+                start: from,
+                patching: None,
+            })
+            .collect();
+        let listed = records_since(bytes, from, to, &wanted);
+        let listed = self.gen.log().vouch_read(&region, bytes, listed).ok()?;
+        // Nothing is given up without `patching`.
+        listed.into_iter().collect()
     }
 
     /// Write the snapshot to the temp file `path` + `suffix` (fsynced);
@@ -505,24 +501,51 @@ pub(crate) struct Dropped {
     listed_to: u64,
 }
 
-/// Offsets of the put and delete records of each namespace of `ns` in the
-/// log between `from` and `to` (unit boundaries), in log order: one list
-/// per id, in the order of `ns`.
-fn records_since(bytes: &[u8], from: u64, to: u64, ns: &[u32]) -> Result<Vec<Vec<u64>>> {
-    let mut out = vec![Vec::new(); ns.len()];
+/// One namespace's records for [`records_since`] to list.
+struct Wanted {
+    /// The namespace.
+    ns: u32,
+    /// Its records before this offset are left out.
+    start: u64,
+    /// The length of the order a patch would place the records in: the
+    /// listing is given up (`None`) once a patch of that many records
+    /// could not pay ([`patch_pays`]). `None`: every record is listed.
+    patching: Option<usize>,
+}
+
+/// Offsets of the put and delete records of the namespaces `wanted` names
+/// in the log between `from` and `to` (unit boundaries), in log order: one
+/// list per entry of `wanted`, holding its records at or past its `start`,
+/// or `None` once given up. The pass ends early when every list is.
+fn records_since(
+    bytes: &[u8],
+    from: u64,
+    to: u64,
+    wanted: &[Wanted],
+) -> Result<Vec<Option<Vec<u64>>>> {
+    let mut out = vec![Some(Vec::new()); wanted.len()];
+    let mut listing = wanted.len();
     let mut at = from;
-    while at < to {
+    while at < to && listing > 0 {
         let unit = crate::replay::decode_unit(bytes, at).map_err(|r| Error::corruption(at, r))?;
         for (off, f) in &unit.frames {
             if !matches!(f.kind, Kind::Put | Kind::Delete) {
                 continue;
             }
-            if let Some(list) = ns
+            let Some((w, list)) = wanted
                 .iter()
-                .position(|&id| id == f.ns)
-                .and_then(|j| out.get_mut(j))
-            {
-                list.push(*off);
+                .zip(out.iter_mut())
+                .find(|(w, _)| w.ns == f.ns)
+            else {
+                continue;
+            };
+            let Some(l) = list.as_mut().filter(|_| *off >= w.start) else {
+                continue;
+            };
+            l.push(*off);
+            if w.patching.is_some_and(|n| !patch_pays(l.len(), n)) {
+                *list = None;
+                listing -= 1;
             }
         }
         at = unit.end();
