@@ -641,7 +641,9 @@ impl Emdb {
     /// each key's current state instead of rereading every key. `None` when
     /// `since` is past the end or not where a record starts (the log was
     /// compacted since, or the namespace does not exist): read every key
-    /// again then.
+    /// again then. An encrypted database's records are decrypted for their
+    /// keys; one that does not open is `Error::Corruption`, and a file cut
+    /// short under the read is an error too.
     pub fn keys_touched_since(
         &self,
         namespace: Option<&str>,
@@ -655,7 +657,7 @@ impl Emdb {
                 None => return Ok(None),
             },
         };
-        Ok(engine.keys_touched_since(id, since))
+        engine.keys_touched_since(id, since)
     }
 
     /// Drop namespace `name` with all its keys; false if it did not exist.

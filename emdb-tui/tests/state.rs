@@ -684,6 +684,51 @@ fn a_followed_writer_updates_the_list_without_reloading_it() {
     assert_eq!(selected(&app), "k100");
 }
 
+/// The same on an encrypted database, whose records hold no key in clear:
+/// the list used to keep deleted keys and never show new ones.
+#[test]
+fn a_followed_encrypted_writer_updates_the_list_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sealed.emdb");
+    let open = |read_only: bool| {
+        emdb_core::Emdb::builder()
+            .path(&path)
+            .encryption_key([9u8; 32])
+            .read_only(read_only)
+            .build()
+            .unwrap()
+    };
+    let writer = open(false);
+    for i in 0..100 {
+        writer.insert(format!("k{i:03}"), "x").unwrap();
+    }
+    writer.flush().unwrap();
+    let mut app = App::new(Config::new(SHOWN_PATH), Worker::inline(open(true)), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    let generation = app.keys.generation;
+    writer.insert("k100", "new").unwrap();
+    writer.insert("k050", "longer value").unwrap();
+    writer.remove("k010").unwrap();
+    writer.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    let mut now = T0;
+    for _ in 0..4 {
+        now += 300;
+        act(
+            &mut app,
+            Action::Tick(std::time::UNIX_EPOCH + Duration::from_millis(now)),
+        );
+    }
+    let set = app.keys.list.set();
+    assert!(set.find(b"k100").is_some());
+    assert!(set.find(b"k010").is_none());
+    assert!(set.find(b"").is_none());
+    assert_eq!(set.len(), 100);
+    assert_eq!(set.entry(set.find(b"k050").unwrap()).unwrap().size, 12);
+    assert_eq!(app.keys.generation, generation, "the list was read again");
+}
+
 /// Wait (ticking and draining, as the main loop does) until `f` holds.
 fn wait_until(app: &mut App, what: &str, f: &dyn Fn(&App) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);

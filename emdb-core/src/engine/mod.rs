@@ -33,7 +33,7 @@ use crate::index::SHARDS;
 use crate::limits::{MAX_KEY_LEN, MAX_NAMESPACE_NAME_LEN, MAX_VALUE_LEN};
 use crate::lock::WriterLock;
 use crate::log::{Log, Region};
-use crate::namespace::{read_at, read_at_checked, NsEntry, NsTable};
+use crate::namespace::{open_frame, read_at, read_at_checked, NsEntry, NsTable};
 use crate::recovery::RecoveryReport;
 use crate::replay;
 use crate::sorted::{KeySource, View};
@@ -1299,35 +1299,57 @@ impl Engine {
 
     /// Keys of namespace `ns` that the records published in `[since, end)`
     /// put or delete, and `end`; `None` when `since` is past the end or not
-    /// where a record starts (the log was compacted since, for one).
-    pub(crate) fn keys_touched_since(&self, ns: u32, since: u64) -> Option<(Vec<Vec<u8>>, u64)> {
+    /// where a record starts (the log was compacted since, for one), or the
+    /// namespace is gone. An encrypted database's records are opened for
+    /// their keys (a sealed frame holds none in clear). An error when the
+    /// file was cut under the read, or a record does not open.
+    pub(crate) fn keys_touched_since(
+        &self,
+        ns: u32,
+        since: u64,
+    ) -> Result<Option<(Vec<Vec<u8>>, u64)>> {
         let gen = self.gen();
+        let Some(entry) = gen.ns(ns) else {
+            return Ok(None);
+        };
+        let crypt = entry.crypt();
         let region = gen.log().region();
         let bytes = gen.bytes(&region);
         let end = bytes.len() as u64;
         if since > end {
-            return None;
+            return Ok(None);
         }
         let mut keys = Vec::new();
+        let mut scratch = zeroize::Zeroizing::new(Vec::new());
         // Records start after the file header; every published unit decodes.
         let from = since.max(crate::format::header::HEADER_SIZE as u64);
         let policy = replay::Walk::mapped(end, 0, replay::DamagePolicy::Fail);
-        replay::walk(
+        let mut opened = Ok(());
+        let walked = replay::walk(
             &mut replay::Mapped(bytes),
             from,
             &policy,
             &mut Vec::new(),
             |unit, _| {
-                for (_, f) in &unit.frames {
-                    if f.ns == ns && matches!(f.kind, Kind::Put | Kind::Delete) {
-                        keys.push(f.key.to_vec());
+                for &(off, f) in &unit.frames {
+                    if f.ns != ns || !matches!(f.kind, Kind::Put | Kind::Delete) {
+                        continue;
+                    }
+                    match open_frame(f, off, crypt, &mut scratch) {
+                        Ok(f) => keys.push(f.key.to_vec()),
+                        Err(e) => {
+                            opened = Err(e);
+                            return Ok(std::ops::ControlFlow::Break(()));
+                        }
                     }
                 }
                 Ok(std::ops::ControlFlow::Continue(()))
             },
-        )
-        .ok()?;
-        Some((keys, end))
+        );
+        // A record that decodes but does not open is damage; a unit that
+        // does not decode at `since` means the log moved on (compacted).
+        gen.log().vouch_read(&region, bytes, opened)?;
+        Ok(walked.ok().map(|_| (keys, end)))
     }
 
     /// Names of the named namespaces, sorted.
