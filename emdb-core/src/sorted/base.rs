@@ -7,6 +7,8 @@
 
 use std::sync::{Arc, OnceLock};
 
+use zeroize::Zeroizing;
+
 use crate::crypto::Crypt;
 use crate::error::{Error, Result};
 use crate::format::checkpoint::{PAGE, SORTED_CHUNK};
@@ -32,7 +34,8 @@ pub(crate) enum Base {
 /// A sealed sorted block: `len` offsets in chunks of
 /// [`SORTED_CHUNK`](crate::format::checkpoint::SORTED_CHUNK), one per page
 /// from file byte `at`, each decrypted the first time an entry of it is
-/// read and kept (8 bytes per offset opened).
+/// read and kept (8 bytes per offset opened); a pass over its runs keeps
+/// none it opens.
 pub(crate) struct SealedBase {
     image: Arc<Image>,
     crypt: Arc<Crypt>,
@@ -91,6 +94,16 @@ impl SealedBase {
     /// Check, authenticate and decrypt chunk `c`.
     #[cold]
     fn open(&self, c: usize) -> Result<Box<[u64]>> {
+        let plain = Zeroizing::new(self.open_bytes(c)?);
+        Ok(plain
+            .chunks_exact(8)
+            .filter_map(|b| crate::format::read_u64(b, 0))
+            .collect())
+    }
+
+    /// Chunk `c` checked, authenticated and decrypted: its offsets as
+    /// little-endian bytes.
+    fn open_bytes(&self, c: usize) -> Result<Vec<u8>> {
         let byte = self.at + c * crate::format::checkpoint::PAGE;
         let n = (self.len - c * SORTED_CHUNK).min(SORTED_CHUNK);
         let sealed_len = n * 8 + crate::format::checkpoint::TABLE_SEAL_OVERHEAD as usize;
@@ -99,14 +112,44 @@ impl SealedBase {
             .page_bytes(byte, sealed_len, "sorted block outside the checkpoint")?;
         let mut aad = self.aad.clone();
         aad.extend_from_slice(&(c as u64).to_le_bytes());
-        let plain = self.crypt.open_blob(&aad, raw).ok_or_else(|| {
-            self.image
-                .damaged(byte, "sorted block chunk failed authentication")
-        })?;
-        Ok(plain
-            .chunks_exact(8)
-            .filter_map(|b| crate::format::read_u64(b, 0))
-            .collect())
+        self.crypt
+            .open_blob(&aad, raw)
+            .filter(|plain| plain.len() == n * 8)
+            .ok_or_else(|| {
+                self.image
+                    .damaged(byte, "sorted block chunk failed authentication")
+            })
+    }
+
+    /// Entries `from..to` (`to` at most the length) as little-endian
+    /// bytes, handed to `f` a chunk at a time. A chunk a read already
+    /// opened is read from memory; any other is opened for this pass alone
+    /// and not kept, so a pass over the whole order (a checkpoint's)
+    /// does not leave every chunk open (8 bytes a key).
+    fn runs(&self, from: usize, to: usize, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        let past_end = || Error::corruption(0, "sorted index read past its end");
+        let mut buf = Zeroizing::new(Vec::with_capacity(SORTED_CHUNK * 8));
+        let mut i = from;
+        while i < to {
+            let c = i / SORTED_CHUNK;
+            let first = c * SORTED_CHUNK;
+            let (lo, hi) = (i - first, (to - first).min(SORTED_CHUNK));
+            match self.chunks.get(c).and_then(OnceLock::get) {
+                Some(chunk) => {
+                    buf.clear();
+                    for o in chunk.get(lo..hi).ok_or_else(past_end)? {
+                        buf.extend_from_slice(&o.to_le_bytes());
+                    }
+                    f(&buf)?;
+                }
+                None => {
+                    let plain = Zeroizing::new(self.open_bytes(c)?);
+                    f(plain.get(lo * 8..hi * 8).ok_or_else(past_end)?)?;
+                }
+            }
+            i = first + hi;
+        }
+        Ok(())
     }
 
     /// Bytes of the chunks opened so far.
@@ -159,9 +202,10 @@ impl Base {
 
     /// Entries `from..to` as their little-endian bytes, handed to `f` a
     /// run at a time (a mapped block's runs are its pages, each checked
-    /// against its CRC first, and are the file's own bytes): for passes
-    /// over a whole order, where [`Base::get`] would check every entry's
-    /// page.
+    /// against its CRC first, and are the file's own bytes; a sealed
+    /// block's are its chunks, decrypted for the pass and not kept): for
+    /// passes over a whole order, where [`Base::get`] would check every
+    /// entry's page (or keep every chunk it opens).
     pub(super) fn runs(
         &self,
         from: usize,
@@ -196,12 +240,7 @@ impl Base {
                 }
                 Ok(())
             }
-            Base::Sealed(b) => {
-                for i in from..to {
-                    f(&b.get(i)?.to_le_bytes())?;
-                }
-                Ok(())
-            }
+            Base::Sealed(b) => b.runs(from, to, f),
         }
     }
 }

@@ -1414,3 +1414,97 @@ fn sort_from_keeps_what_is_still_live_and_places_what_was_written_since() {
     assert!(offs_from(&live, (all[all.len() - 1] + 1, &now)).is_some());
     assert_eq!(offs_from(&live, (1 << 40, &now)), None);
 }
+
+/// A pass over a sealed base's runs (a checkpoint's, over the whole order)
+/// reads what entry-by-entry reads do, from any start to any end, whether
+/// its chunks were opened before or not, and keeps none open that a read
+/// had not.
+#[cfg(feature = "encrypt")]
+#[test]
+fn a_sealed_bases_runs_read_its_entries_and_keep_no_chunk_open() {
+    use super::Base;
+    use crate::format::checkpoint::SORTED_CHUNK;
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.emdb");
+    let open = || {
+        Emdb::builder()
+            .path(&path)
+            .encryption_key([5; 32])
+            .background(false)
+            .build()
+            .unwrap()
+    };
+    // Five whole chunks and part of a sixth.
+    let n = 5 * SORTED_CHUNK as u32 + 77;
+    {
+        let db = open();
+        db.insert_many((0..n).map(|i| (format!("k{:06}", i * 7919 % n), "v")))
+            .unwrap();
+        db.checkpoint().unwrap();
+    }
+    let db = open();
+    let e = db.engine_arc();
+    let ns = Arc::clone(e.gen().default_ns());
+    let Some((_, base)) = ns.sorted.checkpointed() else {
+        panic!("no checkpointed order")
+    };
+    let Base::Sealed(sealed) = &base else {
+        panic!("not a sealed base")
+    };
+    let runs = |from: usize, to: usize| {
+        let mut got = Vec::new();
+        let mut sizes = Vec::new();
+        base.runs(from, to, |run| {
+            sizes.push(run.len());
+            got.extend(
+                run.chunks_exact(8)
+                    .map(|b| crate::format::read_u64(b, 0).unwrap()),
+            );
+            Ok(())
+        })
+        .unwrap();
+        assert!(sizes.iter().all(|&s| s > 0 && s <= SORTED_CHUNK * 8));
+        got
+    };
+    let whole = runs(0, n as usize);
+    assert_eq!(whole.len(), n as usize);
+    assert_eq!(sealed.memory_bytes(), 0, "a pass kept chunks open");
+    let c = SORTED_CHUNK;
+    let edges = [
+        (0, 1),
+        (c - 1, c + 1),
+        (c, 2 * c),
+        (3, 4 * c + 9),
+        (2 * c + 5, n as usize),
+    ];
+    for &(from, to) in &edges {
+        assert_eq!(runs(from, to), &whole[from..to], "{from}..{to}, none open");
+    }
+    // Entry reads open (and keep) chunks 0 and 2; runs read them from memory.
+    for i in (0..c).chain(2 * c..3 * c) {
+        assert_eq!(base.get(i).unwrap(), whole[i], "entry {i}");
+    }
+    assert_eq!(sealed.memory_bytes(), 2 * c * 8);
+    for &(from, to) in &edges {
+        assert_eq!(runs(from, to), &whole[from..to], "{from}..{to}, some open");
+    }
+    assert_eq!(sealed.memory_bytes(), 2 * c * 8);
+    // Those entries are the keys in order.
+    let gen = e.gen();
+    let region = gen.log().region();
+    let keys = KeySource {
+        bytes: gen.bytes(&region),
+        crypt: ns.crypt(),
+    };
+    let mut key = Vec::new();
+    let read: Vec<Vec<u8>> = whole
+        .iter()
+        .map(|&o| {
+            keys.read(o, &mut key).unwrap();
+            key.clone()
+        })
+        .collect();
+    let want: Vec<Vec<u8>> = (0..n).map(|i| format!("k{i:06}").into_bytes()).collect();
+    assert!(read == want, "the sealed base is not the keys' order");
+}
