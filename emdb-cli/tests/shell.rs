@@ -234,3 +234,74 @@ fn read_ahead_gets_answer_in_line_order() {
     assert_eq!(status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&out_path).unwrap(), expected);
 }
+
+/// A producer that waits for each answer (a coprocess) gets it while its
+/// pipe stays open, and its puts are visible to other processes before it
+/// sends more: the shell answers and commits what it has read before it
+/// waits for the next line. (It used to hold answers until 16 gets had
+/// queued and puts until 10,000 had: a coprocess waited forever.)
+#[test]
+fn a_producer_that_waits_gets_its_answers_and_its_puts_land() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+    let db = TestDb::new();
+    db.put("greeting", "hello");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .arg("shell")
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, answers) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let answer = |what: &str| {
+        answers
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no answer to {what} while the pipe is open"))
+    };
+    stdin.write_all(b"get greeting\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer("get greeting"), "hello");
+    stdin.write_all(b"put k1 v1\nput k2 v2\n").unwrap();
+    stdin.flush().unwrap();
+    // Another process sees both puts while the shell still holds the pipe.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = db.cmd(["get", "k2"]).output().unwrap();
+        if out.status.success() {
+            assert_eq!(text(&out.stdout), "v2\n");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the puts were not committed while the pipe was open"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stdin.write_all(b"get k1\n").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer("get k1"), "v1");
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    assert!(out.status.success());
+    assert_eq!(text(&out.stderr), "lines: 4, errors: 0\n");
+}

@@ -6,7 +6,10 @@
 //! every other command go through the parser below):
 //! puts collect in a buffer that is committed as one atomic unit every
 //! [`UNIT_RECORDS`] records (or [`UNIT_BYTES`]), before any other command,
-//! on a `flush` line (which also syncs) and at the end. A full unit is
+//! on a `flush` line (which also syncs), at the end, and whenever stdin has
+//! nothing more to read yet ([`input_waiting`]: a slow pipe or a coprocess
+//! that waits for an answer gets its answers and sees its puts before it
+//! sends more; from a file or a fast pipe that never happens). A full unit is
 //! committed on a second thread while the next lines are read ([`Inflight`]);
 //! anything that reads or writes otherwise waits for it first. Every other line goes
 //! through the full command-line parser, after the pending unit is
@@ -85,6 +88,23 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
 }
 
+/// Whether stdin has bytes (or its end) to read right now. A file always
+/// has; a pipe whose writer has sent nothing more does not. When that
+/// cannot be told, as if it had (the shell then waits as before).
+fn input_waiting() -> bool {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    match poll(&mut fds, Some(&now)) {
+        Ok(0) => false,
+        Ok(_) | Err(_) => true,
+    }
+}
+
 /// Whether a unit of puts is full (to be committed).
 fn unit_full(batch: &WriteBatch) -> bool {
     batch.len() >= UNIT_RECORDS || batch.size() >= UNIT_BYTES
@@ -140,6 +160,14 @@ impl Shell<'_> {
         let mut stdin = BufReader::with_capacity(1 << 18, std::io::stdin().lock());
         let mut buf = Vec::new();
         loop {
+            // Every line read is handled, and the next read would wait for
+            // a producer that has nothing to send yet (a `tail -f`, or a
+            // coprocess waiting for this answer): answer its gets, commit
+            // its puts and write out what is buffered first.
+            if stdin.buffer().is_empty() && !input_waiting() {
+                self.commit(ui)?;
+                ui.out.flush().map_err(CliError::stdout)?;
+            }
             buf.clear();
             let n = stdin
                 .read_until(b'\n', &mut buf)
