@@ -1137,6 +1137,69 @@ fn stale_compact_tmp_is_removed_and_never_resurrects_deleted_keys() {
     }
 }
 
+/// Temp files only a writer writes (a checkpoint's, an automatic
+/// checkpoint's, the tail index's, the stats sidecar's), left by a process
+/// that ended while writing one, are removed by the next writer's open
+/// (a one-shot write's too), never read, and left alone by readers. A
+/// leftover automatic checkpoint is as big as the index image.
+#[test]
+fn writer_temp_files_left_by_a_dead_process_are_removed_at_the_next_writer_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("left.emdb");
+    let mut model = Contents::new();
+    {
+        let db = Emdb::open(&path).unwrap();
+        for i in 0..200u32 {
+            let (k, v) = (format!("key{i}").into_bytes(), pattern(40, i as u8));
+            db.insert(&k, &v).unwrap();
+            model.insert(k, v);
+        }
+        db.checkpoint().unwrap();
+    }
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    let left: Vec<_> = [".ckpt.tmp", ".ckpt.auto.tmp", ".tail.tmp", ".stats.tmp"]
+        .iter()
+        .map(|suffix| dir.path().join(format!("{name}{suffix}")))
+        .collect();
+    // A checkpoint's worth of bytes that is not this database's index.
+    let plant = || {
+        for f in &left {
+            std::fs::write(f, pattern(8192, 7)).unwrap();
+        }
+    };
+    plant();
+    {
+        let ro = Emdb::builder().path(&path).read_only(true).build().unwrap();
+        assert_contents(&ro, &model, "read-only beside leftover temp files");
+    }
+    for f in &left {
+        assert!(f.exists(), "a reader removed {}", f.display());
+    }
+    {
+        let db = Emdb::open(&path).unwrap();
+        assert_contents(&db, &model, "writer beside leftover temp files");
+        for f in &left {
+            assert!(!f.exists(), "{} survived the writer's open", f.display());
+        }
+        db.insert("more", "yes").unwrap();
+        model.insert(key("more"), b"yes".to_vec());
+    }
+    // A one-shot write opens as a writer too.
+    plant();
+    Emdb::builder()
+        .path(&path)
+        .write_keys(None, true, &[b"one".as_slice()], |w| {
+            w.insert(b"one", b"shot", emdb_core::Ttl::Never)
+        })
+        .unwrap();
+    model.insert(key("one"), b"shot".to_vec());
+    for f in &left {
+        assert!(!f.exists(), "{} survived a one-shot write", f.display());
+    }
+    let db = Emdb::open(&path).unwrap();
+    assert_contents(&db, &model, "after the one-shot write");
+}
+
 // ---- zero-copy values ---------------------------------------------------------------
 
 /// A `ValueRef` keeps its bytes after the key is overwritten or removed,

@@ -399,6 +399,20 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
             let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
         }
         let _ = std::fs::remove_file(&enc_tmp);
+        // Temp files only a writer writes (checkpoints, explicit and
+        // automatic, the tail index, the stats), left by a process that
+        // ended while one was being written (its main thread returned
+        // while a background thread held the engine). Never read; a
+        // checkpoint's is as big as the index image.
+        let ckpt = checkpoint_path(&path);
+        for stale in [
+            sibling(&ckpt, ".tmp"),
+            sibling(&ckpt, ".auto.tmp"),
+            crate::tail_index::tmp_path(&path),
+            sibling(&crate::stats::sidecar_path(&path), ".tmp"),
+        ] {
+            let _ = std::fs::remove_file(stale);
+        }
     }
     let file = std::fs::OpenOptions::new()
         .read(true)
