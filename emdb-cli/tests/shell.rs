@@ -305,3 +305,118 @@ fn a_producer_that_waits_gets_its_answers_and_its_puts_land() {
     assert!(out.status.success());
     assert_eq!(text(&out.stderr), "lines: 4, errors: 0\n");
 }
+
+/// A unit of puts that fails to commit while the shell waits for the next
+/// line of a pipe (here the file may not grow: `ulimit -f`, with SIGXFSZ
+/// ignored so the write fails with EFBIG) is one failing line, as it is
+/// from a file: reported with its line number and counted, and the lines
+/// after it still run. It used to end the shell at once, without a line
+/// number or the summary, and the rest of the pipe went unread.
+#[test]
+fn a_commit_that_fails_while_the_pipe_waits_is_reported_and_the_shell_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let db = TestDb::new();
+    db.put("greeting", "hello");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 16 && exec \"$0\" --db \"$1\" shell")
+        .arg(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg(&db.path)
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = |from: Box<dyn std::io::Read + Send>| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(from).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        rx
+    };
+    let out = lines(Box::new(child.stdout.take().unwrap()));
+    let err = lines(Box::new(child.stderr.take().unwrap()));
+    let next = |rx: &mpsc::Receiver<String>, what: &str| {
+        rx.recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no {what} while the pipe is open"))
+    };
+    // Far more than the file may grow by.
+    let big = "v".repeat(1 << 20);
+    stdin
+        .write_all(format!("put big {big}\n").as_bytes())
+        .unwrap();
+    stdin.flush().unwrap();
+    let failed = next(&err, "report of the failed commit");
+    assert!(failed.starts_with("emdb: line 1: "), "{failed}");
+    let _ = stdin.write_all(b"get greeting\n");
+    let _ = stdin.flush();
+    assert_eq!(next(&out, "answer to the get after it"), "hello");
+    drop(stdin);
+    assert_eq!(next(&err, "summary"), "lines: 2, errors: 1");
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+}
+
+/// The same when what the shell has read ends inside a line: the answers
+/// to the whole lines before it do not wait for the rest of that line (a
+/// producer that writes a line in pieces, or whose write was split).
+#[test]
+fn answers_do_not_wait_for_the_rest_of_a_line_begun() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let db = TestDb::new();
+    db.put("greeting", "hello");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .arg("shell")
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, answers) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    // One write: the shell reads the whole line and the start of the next.
+    stdin.write_all(b"get greeting\nget gree").unwrap();
+    stdin.flush().unwrap();
+    let answer = answers.recv_timeout(Duration::from_secs(20));
+    stdin.write_all(b"ting\n").unwrap();
+    drop(stdin);
+    assert_eq!(
+        answer.expect("no answer while the next line was cut short"),
+        "hello"
+    );
+    let out = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    assert!(out.status.success());
+    assert_eq!(text(&out.stderr), "lines: 2, errors: 0\n");
+}

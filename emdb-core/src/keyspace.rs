@@ -642,8 +642,9 @@ impl Emdb {
     /// `since` is past the end or not where a record starts (the log was
     /// compacted since, or the namespace does not exist): read every key
     /// again then. An encrypted database's records are decrypted for their
-    /// keys; one that does not open is `Error::Corruption`, and a file cut
-    /// short under the read is an error too.
+    /// keys; one that does not open is `Error::Corruption`. A file another
+    /// process cut short under the read is an error where the read saw the
+    /// cut, else `None` (and the full read that follows reports it).
     pub fn keys_touched_since(
         &self,
         namespace: Option<&str>,

@@ -729,6 +729,68 @@ fn a_followed_encrypted_writer_updates_the_list_too() {
     assert_eq!(app.keys.generation, generation, "the list was read again");
 }
 
+/// A follow that fails (`keys_touched_since` errs on a record that does
+/// not open, a file cut under the read, a handle that could not catch up)
+/// leaves the list able to follow the writer or read its keys again. It
+/// used to stay marked as following for good: the list never changed again.
+#[test]
+fn a_failed_follow_does_not_freeze_the_list() {
+    use emdb_tui::worker::{Job, JobError, Response};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.emdb");
+    let writer = emdb_core::Emdb::open(&path).unwrap();
+    for i in 0..100 {
+        writer.insert(format!("k{i:03}"), "x").unwrap();
+    }
+    writer.flush().unwrap();
+    let reader = emdb_core::Emdb::builder()
+        .path(&path)
+        .read_only(true)
+        .build()
+        .unwrap();
+    let mut app = App::new(Config::new(SHOWN_PATH), Worker::inline(reader), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    writer.insert("k100", "new").unwrap();
+    writer.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    // The follow of that record fails.
+    let mut now = T0 + 300;
+    emdb_tui::update::update(
+        &mut app,
+        Action::Tick(std::time::UNIX_EPOCH + Duration::from_millis(now)),
+    );
+    let mut failed = false;
+    while let Some(r) = app.poll_worker() {
+        let r = match r {
+            Response::KeysTouched { .. } if !failed => {
+                failed = true;
+                Response::Failed {
+                    job: Job::LoadKeys,
+                    error: JobError::Os(std::io::Error::other("a follow that failed")),
+                }
+            }
+            r => r,
+        };
+        emdb_tui::update::update(&mut app, Action::Worker(Box::new(r)));
+    }
+    assert!(failed, "no follow was asked for");
+    writer.insert("k101", "new").unwrap();
+    writer.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    for _ in 0..10 {
+        now += 1000;
+        act(
+            &mut app,
+            Action::Tick(std::time::UNIX_EPOCH + Duration::from_millis(now)),
+        );
+    }
+    let set = app.keys.list.set();
+    assert!(set.find(b"k100").is_some(), "the list froze");
+    assert!(set.find(b"k101").is_some(), "the list froze");
+    assert_eq!(set.len(), 102);
+}
+
 /// Wait (ticking and draining, as the main loop does) until `f` holds.
 fn wait_until(app: &mut App, what: &str, f: &dyn Fn(&App) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);

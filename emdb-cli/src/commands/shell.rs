@@ -160,12 +160,17 @@ impl Shell<'_> {
         let mut stdin = BufReader::with_capacity(1 << 18, std::io::stdin().lock());
         let mut buf = Vec::new();
         loop {
-            // Every line read is handled, and the next read would wait for
-            // a producer that has nothing to send yet (a `tail -f`, or a
-            // coprocess waiting for this answer): answer its gets, commit
-            // its puts and write out what is buffered first.
-            if stdin.buffer().is_empty() && !input_waiting() {
-                self.commit(ui)?;
+            // Every whole line read is handled (what is buffered is at
+            // most the start of the next), and the next read would wait
+            // for a producer that has nothing to send yet (a `tail -f`, or
+            // a coprocess waiting for this answer): answer its gets, commit
+            // its puts and write out what is buffered first. A unit that
+            // fails to commit here is a failing line, as it is when a
+            // later line commits it: the last line read.
+            if !stdin.buffer().contains(&b'\n') && !input_waiting() {
+                if let Err(e) = self.commit(ui) {
+                    self.report(e, self.lines, ui)?;
+                }
                 ui.out.flush().map_err(CliError::stdout)?;
             }
             buf.clear();

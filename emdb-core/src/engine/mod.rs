@@ -1301,8 +1301,8 @@ impl Engine {
     /// put or delete, and `end`; `None` when `since` is past the end or not
     /// where a record starts (the log was compacted since, for one), or the
     /// namespace is gone. An encrypted database's records are opened for
-    /// their keys (a sealed frame holds none in clear). An error when the
-    /// file was cut under the read, or a record does not open.
+    /// their keys (a sealed frame holds none in clear). An error when a
+    /// record does not open, or the read saw the file cut under it.
     pub(crate) fn keys_touched_since(
         &self,
         ns: u32,

@@ -645,7 +645,16 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
         }
         Response::Failed { job, error } => {
             match job {
-                Job::LoadKeys => app.keys.loading = None,
+                Job::LoadKeys => {
+                    app.keys.loading = None;
+                    // A follow that failed reads every key again, as one
+                    // that could not tell what changed does (a reload that
+                    // fails too is tried again as any failed load is).
+                    if std::mem::take(&mut app.keys.following) {
+                        app.keys.log_end = 0;
+                        app.keys.stale = true;
+                    }
+                }
                 Job::Stats => app.stats_pending = false,
                 Job::Compact => app.compaction = None,
                 Job::FindInValues => app.found = None,
