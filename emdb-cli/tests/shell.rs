@@ -1,4 +1,5 @@
 //! emdb shell.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -235,6 +236,103 @@ fn read_ahead_gets_answer_in_line_order() {
     assert_eq!(std::fs::read_to_string(&out_path).unwrap(), expected);
 }
 
+/// `emdb --db DB shell` (through `sh -c PRELUDE; exec ...` when `prelude`
+/// is given) with its three streams piped, and each output stream's lines
+/// delivered on a channel as they come: a producer that talks to the shell
+/// line by line, as a coprocess does.
+struct Coprocess {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    out: std::sync::mpsc::Receiver<String>,
+    err: std::sync::mpsc::Receiver<String>,
+}
+
+impl Coprocess {
+    fn start(db: &TestDb, prelude: Option<&str>) -> Coprocess {
+        use std::process::{Command, Stdio};
+        let emdb = assert_cmd::cargo::cargo_bin("emdb");
+        let mut cmd = match prelude {
+            None => Command::new(&emdb),
+            Some(p) => {
+                let mut c = Command::new("sh");
+                c.arg("-c")
+                    .arg(format!("{p}; exec \"$0\" \"$@\""))
+                    .arg(&emdb);
+                c
+            }
+        };
+        let mut child = cmd
+            .arg("--db")
+            .arg(&db.path)
+            .arg("shell")
+            .env_remove("EMDB_PATH")
+            .env_remove("EMDB_PASSPHRASE")
+            .env_remove("EMDB_KEY_FILE")
+            .env("HOME", db.dir.path())
+            .env("XDG_DATA_HOME", db.dir.path().join("data"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = lines(child.stdout.take().unwrap());
+        let err = lines(child.stderr.take().unwrap());
+        let stdin = child.stdin.take();
+        Coprocess {
+            child,
+            stdin,
+            out,
+            err,
+        }
+    }
+
+    /// Send `bytes` now (a write error is ignored: a test that cares
+    /// looks at what the shell printed).
+    fn send(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = stdin.write_all(bytes);
+            let _ = stdin.flush();
+        }
+    }
+
+    /// The next line of stdout, waiting at most 20 s.
+    fn answer(&self, what: &str) -> String {
+        next_line(&self.out, what)
+    }
+
+    /// The next line of stderr, waiting at most 20 s.
+    fn error(&self, what: &str) -> String {
+        next_line(&self.err, what)
+    }
+
+    /// Close stdin and wait for the exit; the rest of stderr.
+    fn finish(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let rest: Vec<String> = self.err.iter().collect();
+        (status, rest.join("\n"))
+    }
+}
+
+fn lines(from: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(from).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+fn next_line(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> String {
+    rx.recv_timeout(std::time::Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("no {what} while the pipe is open"))
+}
+
 /// A producer that waits for each answer (a coprocess) gets it while its
 /// pipe stays open, and its puts are visible to other processes before it
 /// sends more: the shell answers and commits what it has read before it
@@ -242,46 +340,13 @@ fn read_ahead_gets_answer_in_line_order() {
 /// queued and puts until 10,000 had: a coprocess waited forever.)
 #[test]
 fn a_producer_that_waits_gets_its_answers_and_its_puts_land() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
-    use std::sync::mpsc;
     use std::time::{Duration, Instant};
     let db = TestDb::new();
     db.put("greeting", "hello");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .arg("shell")
-        .env_remove("EMDB_PATH")
-        .env_remove("EMDB_PASSPHRASE")
-        .env_remove("EMDB_KEY_FILE")
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let (tx, answers) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in stdout.lines() {
-            if tx.send(line.unwrap()).is_err() {
-                return;
-            }
-        }
-    });
-    let answer = |what: &str| {
-        answers
-            .recv_timeout(Duration::from_secs(20))
-            .unwrap_or_else(|_| panic!("no answer to {what} while the pipe is open"))
-    };
-    stdin.write_all(b"get greeting\n").unwrap();
-    stdin.flush().unwrap();
-    assert_eq!(answer("get greeting"), "hello");
-    stdin.write_all(b"put k1 v1\nput k2 v2\n").unwrap();
-    stdin.flush().unwrap();
+    let mut shell = Coprocess::start(&db, None);
+    shell.send(b"get greeting\n");
+    assert_eq!(shell.answer("answer to get greeting"), "hello");
+    shell.send(b"put k1 v1\nput k2 v2\n");
     // Another process sees both puts while the shell still holds the pipe.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -296,14 +361,11 @@ fn a_producer_that_waits_gets_its_answers_and_its_puts_land() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    stdin.write_all(b"get k1\n").unwrap();
-    stdin.flush().unwrap();
-    assert_eq!(answer("get k1"), "v1");
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    reader.join().unwrap();
-    assert!(out.status.success());
-    assert_eq!(text(&out.stderr), "lines: 4, errors: 0\n");
+    shell.send(b"get k1\n");
+    assert_eq!(shell.answer("answer to get k1"), "v1");
+    let (status, err) = shell.finish();
+    assert!(status.success());
+    assert_eq!(err, "lines: 4, errors: 0");
 }
 
 /// A unit of puts that fails to commit while the shell waits for the next
@@ -314,59 +376,18 @@ fn a_producer_that_waits_gets_its_answers_and_its_puts_land() {
 /// number or the summary, and the rest of the pipe went unread.
 #[test]
 fn a_commit_that_fails_while_the_pipe_waits_is_reported_and_the_shell_goes_on() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
-    use std::sync::mpsc;
-    use std::time::Duration;
     let db = TestDb::new();
     db.put("greeting", "hello");
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg("trap '' XFSZ; ulimit -f 16 && exec \"$0\" --db \"$1\" shell")
-        .arg(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg(&db.path)
-        .env_remove("EMDB_PATH")
-        .env_remove("EMDB_PASSPHRASE")
-        .env_remove("EMDB_KEY_FILE")
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let lines = |from: Box<dyn std::io::Read + Send>| {
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(from).lines() {
-                if tx.send(line.unwrap()).is_err() {
-                    return;
-                }
-            }
-        });
-        rx
-    };
-    let out = lines(Box::new(child.stdout.take().unwrap()));
-    let err = lines(Box::new(child.stderr.take().unwrap()));
-    let next = |rx: &mpsc::Receiver<String>, what: &str| {
-        rx.recv_timeout(Duration::from_secs(20))
-            .unwrap_or_else(|_| panic!("no {what} while the pipe is open"))
-    };
+    let mut shell = Coprocess::start(&db, Some("trap '' XFSZ; ulimit -f 16"));
     // Far more than the file may grow by.
     let big = "v".repeat(1 << 20);
-    stdin
-        .write_all(format!("put big {big}\n").as_bytes())
-        .unwrap();
-    stdin.flush().unwrap();
-    let failed = next(&err, "report of the failed commit");
+    shell.send(format!("put big {big}\n").as_bytes());
+    let failed = shell.error("report of the failed commit");
     assert!(failed.starts_with("emdb: line 1: "), "{failed}");
-    let _ = stdin.write_all(b"get greeting\n");
-    let _ = stdin.flush();
-    assert_eq!(next(&out, "answer to the get after it"), "hello");
-    drop(stdin);
-    assert_eq!(next(&err, "summary"), "lines: 2, errors: 1");
-    let status = child.wait().unwrap();
+    shell.send(b"get greeting\n");
+    assert_eq!(shell.answer("answer to the get after it"), "hello");
+    let (status, err) = shell.finish();
+    assert_eq!(err, "lines: 2, errors: 1");
     assert!(!status.success());
 }
 
@@ -375,48 +396,18 @@ fn a_commit_that_fails_while_the_pipe_waits_is_reported_and_the_shell_goes_on() 
 /// producer that writes a line in pieces, or whose write was split).
 #[test]
 fn answers_do_not_wait_for_the_rest_of_a_line_begun() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
-    use std::sync::mpsc;
-    use std::time::Duration;
     let db = TestDb::new();
     db.put("greeting", "hello");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .arg("shell")
-        .env_remove("EMDB_PATH")
-        .env_remove("EMDB_PASSPHRASE")
-        .env_remove("EMDB_KEY_FILE")
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let (tx, answers) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in stdout.lines() {
-            if tx.send(line.unwrap()).is_err() {
-                return;
-            }
-        }
-    });
+    let mut shell = Coprocess::start(&db, None);
     // One write: the shell reads the whole line and the start of the next.
-    stdin.write_all(b"get greeting\nget gree").unwrap();
-    stdin.flush().unwrap();
-    let answer = answers.recv_timeout(Duration::from_secs(20));
-    stdin.write_all(b"ting\n").unwrap();
-    drop(stdin);
+    shell.send(b"get greeting\nget gree");
     assert_eq!(
-        answer.expect("no answer while the next line was cut short"),
+        shell.answer("answer while the next line was cut short"),
         "hello"
     );
-    let out = child.wait_with_output().unwrap();
-    reader.join().unwrap();
-    assert!(out.status.success());
-    assert_eq!(text(&out.stderr), "lines: 2, errors: 0\n");
+    shell.send(b"ting\n");
+    assert_eq!(shell.answer("answer to the completed line"), "hello");
+    let (status, err) = shell.finish();
+    assert!(status.success());
+    assert_eq!(err, "lines: 2, errors: 0");
 }
