@@ -846,7 +846,7 @@ fn install_auto_checkpoint(
     engine: &std::sync::Weak<Engine>,
     mut snap: crate::checkpoint::Snapshot,
 ) -> Auto {
-    let Ok(tmp) = snap.write_temp(".auto.tmp") else {
+    let Ok(tmp) = snap.write_temp(crate::checkpoint::AUTO_TEMP) else {
         return Auto::Wait;
     };
     let Some(e) = engine.upgrade() else {

@@ -187,6 +187,14 @@ fn live_offsets<'a>(shards: impl Iterator<Item = &'a codec::ShardImage> + 'a) ->
     entry_offsets(shards).collect()
 }
 
+/// Suffix of the temp file an explicit checkpoint or a close's is written
+/// to (after the checkpoint's own name), before it is renamed into place.
+pub(crate) const TEMP: &str = ".tmp";
+
+/// Suffix of the temp file of the writer's automatic checkpoints: its own,
+/// so it never races another checkpoint's.
+pub(crate) const AUTO_TEMP: &str = ".auto.tmp";
+
 /// The put and delete records each namespace with a last order had
 /// written since that order's end, for [`patch_from`]: listed in one pass
 /// over the log from the earliest such end.
@@ -453,8 +461,8 @@ impl Snapshot {
         listed.into_iter().collect()
     }
 
-    /// Write the snapshot to the temp file `path` + `suffix` (fsynced);
-    /// removed again on failure.
+    /// Write the snapshot to the temp file `path` + `suffix` ([`TEMP`] or
+    /// [`AUTO_TEMP`]; fsynced), removed again on failure.
     pub(crate) fn write_temp(&mut self, suffix: &str) -> Result<std::path::PathBuf> {
         if self.cancel.as_ref().is_some_and(|s| s.stopped()) {
             return Err(closing_error(&self.path));

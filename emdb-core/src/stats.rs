@@ -132,6 +132,11 @@ pub(crate) fn sidecar_path(db: &Path) -> PathBuf {
     sibling(db, ".stats")
 }
 
+/// The temp file the sidecar is written to before its rename.
+pub(crate) fn sidecar_tmp_path(db: &Path) -> PathBuf {
+    sibling(&sidecar_path(db), ".tmp")
+}
+
 /// Write the sidecar (temp file + rename; no fsync: it is advisory).
 pub(crate) fn publish_sidecar(db: &Path, s: &Stats) {
     let text = format!(
@@ -149,7 +154,7 @@ pub(crate) fn publish_sidecar(db: &Path, s: &Stats) {
         s.log_logical_bytes,
     );
     let path = sidecar_path(db);
-    let tmp = sibling(&path, ".tmp");
+    let tmp = sidecar_tmp_path(db);
     let written = crate::fs::create_fresh(&tmp).and_then(|mut f| {
         std::io::Write::write_all(&mut f, text.as_bytes())
             .map_err(|e| Error::io("write", Some(&tmp), e))

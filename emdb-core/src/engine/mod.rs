@@ -731,7 +731,7 @@ impl Engine {
             return Ok(());
         };
         snap.fenced = false;
-        let tmp = snap.write_temp(".tmp")?;
+        let tmp = snap.write_temp(crate::checkpoint::TEMP)?;
         // Installing hands sorted blocks over under the writer lock.
         drop(w);
         self.install_checkpoint(&snap, &tmp)
@@ -756,7 +756,7 @@ impl Engine {
         };
         let mut snap = snap;
         snap.fenced = fenced;
-        let tmp = snap.write_temp(".tmp")?;
+        let tmp = snap.write_temp(crate::checkpoint::TEMP)?;
         self.install_checkpoint(&snap, &tmp)?;
         Ok(())
     }
@@ -1128,7 +1128,7 @@ impl Engine {
         snap.fenced = false;
         let (synced, written) = std::thread::scope(|s| {
             let syncing = s.spawn(|| self.sync());
-            let written = snap.write_temp(".tmp");
+            let written = snap.write_temp(crate::checkpoint::TEMP);
             let synced = syncing.join().unwrap_or_else(|_| {
                 Err(Error::io(
                     "sync",

@@ -400,16 +400,16 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         }
         let _ = std::fs::remove_file(&enc_tmp);
         // Temp files only a writer writes (checkpoints, explicit and
-        // automatic, the tail index, the stats), left by a process that
-        // ended while one was being written (its main thread returned
-        // while a background thread held the engine). Never read; a
-        // checkpoint's is as big as the index image.
+        // automatic, and the stats), left by a process that ended while
+        // one was being written (its main thread returned while a
+        // background thread held the engine). Never read; a checkpoint's
+        // is as big as the index image. (The tail index's is removed
+        // below, after recovery.)
         let ckpt = checkpoint_path(&path);
         for stale in [
-            sibling(&ckpt, ".tmp"),
-            sibling(&ckpt, ".auto.tmp"),
-            crate::tail_index::tmp_path(&path),
-            sibling(&crate::stats::sidecar_path(&path), ".tmp"),
+            sibling(&ckpt, crate::checkpoint::TEMP),
+            sibling(&ckpt, crate::checkpoint::AUTO_TEMP),
+            crate::stats::sidecar_tmp_path(&path),
         ] {
             let _ = std::fs::remove_file(stale);
         }
