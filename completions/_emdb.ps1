@@ -384,6 +384,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
         }
         'emdb;export' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: from the file extension (.csv, .resp), else jsonl]')
+            [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Only keys starting with these bytes, in each namespace exported (read in --hex / --base64 like other key arguments). Streams just that range of the sorted order')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]')
             [CompletionResult]::new('--lock-timeout', '--lock-timeout', [CompletionResultType]::ParameterName, 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them')

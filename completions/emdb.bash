@@ -859,7 +859,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__export)
-            opts="-n -q -h --force --format --salvage --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-n -q -h --force --format --prefix --salvage --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -867,6 +867,10 @@ _emdb() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "jsonl csv resp" -- "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --db)

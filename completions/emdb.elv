@@ -362,6 +362,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;export'= {
             cand --format 'Output format [default: from the file extension (.csv, .resp), else jsonl]'
+            cand --prefix 'Only keys starting with these bytes, in each namespace exported (read in --hex / --base64 like other key arguments). Streams just that range of the sorted order'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
             cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'

@@ -347,6 +347,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand import" -s h -l help -d 'Print
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l format -d 'Output format [default: from the file extension (.csv, .resp), else jsonl]' -r -f -a "jsonl\t'JSON Lines: a header line, then one `{"key":..,"value":..}` per line'
 csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
 resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
+complete -c emdb -n "__fish_emdb_using_subcommand export" -l prefix -d 'Only keys starting with these bytes, in each namespace exported (read in --hex / --base64 like other key arguments). Streams just that range of the sorted order' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r

@@ -757,6 +757,12 @@ pub struct ExportArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
 
+    /// Only keys starting with these bytes, in each namespace exported
+    /// (read in --hex / --base64 like other key arguments). Streams just
+    /// that range of the sorted order.
+    #[arg(long, value_name = "PREFIX")]
+    pub prefix: Option<OsString>,
+
     /// Export what still verifies from a damaged database, and report what
     /// was skipped, without changing it: the file is copied to a private
     /// temporary directory (TMPDIR; room for about twice its size) and the

@@ -352,6 +352,57 @@ fn export_and_import_of_one_namespace() {
 }
 
 #[test]
+fn export_of_one_prefix_keeps_only_its_keys_in_every_namespace() {
+    let src = with_namespaces_and_ttls();
+    let all = dump(&src);
+    // Keys under `u:1` in any namespace ("u:1", "u:10".."u:19"), and the
+    // default namespace's `users:u:1` is not one of them.
+    let want: Vec<_> = all
+        .iter()
+        .filter(|r| r.1.starts_with(&hex(b"u:1")))
+        .cloned()
+        .collect();
+    assert_eq!(want.len(), 11);
+    let out = src.stdout([
+        "--hex",
+        "export",
+        "--prefix",
+        &hex(b"u:1"),
+        "--format",
+        "jsonl",
+    ]);
+    let dst = TestDb::new();
+    dst.cmd(["--hex", "import", "-"])
+        .write_stdin(out)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("imported 11 records"));
+    same_within(&dump(&dst), &want);
+    // A prefix as text, to a file, with expiries (sessions' keys) kept.
+    let file = src.file("sessions.csv");
+    src.cmd(["-n", "sessions", "export", "--prefix", "s:4"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("exported 11 records to"));
+    let csv = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        csv.starts_with("key,value,ns,expires_at_ms\r\ns:4,tok4,sessions,"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 12, "{csv}");
+    // A prefix no key has: a valid, empty export.
+    src.cmd(["export", "--prefix", "nothing:"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("exported 0 records"));
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[test]
 fn expired_records_are_skipped_on_import() {
     let db = TestDb::new();
     db.cmd(["import", "-"])

@@ -1,8 +1,10 @@
-//! `emdb export [FILE|-]`: every record with its namespace and expiry,
-//! grouped by namespace and sorted by key, from a consistent snapshot.
+//! `emdb export [FILE|-]`: every record (or those under `--prefix`) with
+//! its namespace and expiry, grouped by namespace and sorted by key, from
+//! a consistent snapshot.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -36,6 +38,11 @@ struct Listing {
 /// after another: memory does not grow with the database.
 pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
+    let prefix = args
+        .prefix
+        .as_deref()
+        .map(|p| ui.codec.key_arg(p))
+        .transpose()?;
     let file = args.file.as_deref().filter(|p| p.as_os_str() != "-");
     let format = transfer::resolve_format(args.format.map(Into::into), file);
     if let Some(f) = file.filter(|f| !args.force && f.symlink_metadata().is_ok()) {
@@ -92,9 +99,10 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         // Decides the CSV expiry column before the first record.
         any_expiry,
     };
+    let keys = Keys::new(prefix);
     let records = match file {
-        None => write_all(&listings, &plan, format, ui.codec, ui.quiet, ui.out)?,
-        Some(path) => to_file(&listings, &plan, format, ui, path)?,
+        None => write_all(&listings, &keys, &plan, format, ui.codec, ui.quiet, ui.out)?,
+        Some(path) => to_file(&listings, &keys, &plan, format, ui, path)?,
     };
     if live.is_read_only() && !writer_alive && db.stats()?.log_logical_bytes != log_end {
         ui.note(
@@ -240,6 +248,7 @@ fn snapshot(path: &Path, s: &mut Session) -> CliResult<Emdb> {
 /// encrypted database) and never through a symlink planted at its name.
 fn to_file(
     listings: &[Listing],
+    keys: &Keys,
     plan: &Plan,
     format: TransferFormat,
     ui: &Ui,
@@ -251,7 +260,7 @@ fn to_file(
     let result = (|| {
         let file = create_private(&tmp).map_err(|e| CliError::io("creating", Some(&tmp), e))?;
         let mut out = BufWriter::with_capacity(256 << 10, file);
-        let n = write_all(listings, plan, format, ui.codec, ui.quiet, &mut out)?;
+        let n = write_all(listings, keys, plan, format, ui.codec, ui.quiet, &mut out)?;
         let file = out
             .into_inner()
             .map_err(|e| CliError::io("writing", Some(&tmp), e.into_error()))?;
@@ -281,23 +290,52 @@ fn create_private(path: &Path) -> std::io::Result<File> {
         .open(path)
 }
 
+/// The keys an export writes: all, or the range one prefix spans.
+struct Keys {
+    start: Bound<Vec<u8>>,
+    end: Bound<Vec<u8>>,
+    /// True when only part of each namespace is exported (the namespace
+    /// counts are then no total for a progress bar).
+    partial: bool,
+}
+
+impl Keys {
+    fn new(prefix: Option<Vec<u8>>) -> Keys {
+        match prefix {
+            None => Keys {
+                start: Bound::Unbounded,
+                end: Bound::Unbounded,
+                partial: false,
+            },
+            Some(p) => Keys {
+                end: emdb_core::prefix_end(&p),
+                start: Bound::Included(p),
+                partial: true,
+            },
+        }
+    }
+}
+
 fn write_all(
     listings: &[Listing],
+    keys: &Keys,
     plan: &Plan,
     format: TransferFormat,
     codec: Codec,
     quiet: bool,
     out: &mut dyn Write,
 ) -> CliResult<u64> {
-    let total: usize = listings.iter().map(|l| l.count).sum();
-    let pb = progress::bar(total as u64, false, "exporting", quiet);
+    let pb = if keys.partial {
+        progress::counter("exporting", quiet)
+    } else {
+        let total: usize = listings.iter().map(|l| l.count).sum();
+        progress::bar(total as u64, false, "exporting", quiet)
+    };
     let mut w = transfer::writer(format, out, codec, plan)?;
     let mut n = 0u64;
     for listing in listings {
         let ns = listing.space.name();
-        let mut range = listing
-            .space
-            .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)?;
+        let mut range = listing.space.range(keys.start.clone(), keys.end.clone())?;
         while let Some(item) = range.next_with_expiry() {
             let (key, value, exp) = item?;
             let exp = exp.map(|t| {
