@@ -99,11 +99,13 @@ impl NsEntry {
         &self,
         bytes: &[u8],
         off: u64,
-        f: &Frame<'_>,
+        key: &[u8],
+        len: u64,
+        expires_at: u64,
         tally: &mut Tally,
     ) -> Result<()> {
-        let old = self.repoint(bytes, off, f.key)?;
-        tally.counts.put(old, f.len as u64, f.expires_at);
+        let old = self.repoint(bytes, off, key)?;
+        tally.counts.put(old, len, expires_at);
         tally.noted.push(off);
         Ok(())
     }

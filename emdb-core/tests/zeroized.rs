@@ -7,12 +7,15 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use emdb_core::Emdb;
 
 const MARK: &[u8] = b"ZQXJ7Q1W";
 static ARMED: AtomicBool = AtomicBool::new(false);
 static HITS: AtomicUsize = AtomicUsize::new(0);
+/// One armed test at a time: the allocator's count is global.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The system allocator, counting freed buffers that hold [`MARK`].
 struct Watch;
@@ -82,8 +85,51 @@ fn freed_with_a_key(n: usize, scrambled: bool) -> (usize, usize) {
 
 #[test]
 fn a_checkpoints_sort_leaves_no_decrypted_key_in_freed_memory() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for (n, scrambled) in [(5000, true), (5000, false), (70_000, true)] {
         let hits = freed_with_a_key(n, scrambled);
         assert_eq!(hits, (0, 0), "{n} keys, scrambled {scrambled}");
     }
+}
+
+/// Buffers freed holding a key while an encrypted batch of `n` keys (every
+/// 500th of them 40,000 bytes long, so the writer's kept keys fill more
+/// than one of its chunks) is written and indexed; the batch's keys must
+/// then all read back.
+fn freed_during_a_batch(n: usize) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("batch.emdb"))
+        .encryption_key([4; 32])
+        .background(false)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    let keys: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let mut k = MARK.to_vec();
+            k.extend_from_slice(format!("{i:07}").as_bytes());
+            if i % 500 == 7 {
+                k.resize(40_000, b'y');
+            }
+            k
+        })
+        .collect();
+    HITS.store(0, Ordering::SeqCst);
+    ARMED.store(true, Ordering::SeqCst);
+    db.insert_many(keys.iter().map(|k| (k.as_slice(), b"v".as_slice())))
+        .unwrap();
+    ARMED.store(false, Ordering::SeqCst);
+    let hits = HITS.load(Ordering::SeqCst);
+    for k in &keys {
+        assert_eq!(db.get(k).unwrap().as_deref(), Some(&b"v"[..]));
+    }
+    assert_eq!(db.len().unwrap(), n);
+    hits
+}
+
+#[test]
+fn an_encrypted_batch_leaves_no_key_in_freed_memory() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    assert_eq!(freed_during_a_batch(20_000), 0);
 }

@@ -87,6 +87,71 @@ pub(super) struct BatchOp {
     hash: KeyHash,
 }
 
+/// What `commit` indexes a sealed frame by, kept from when it was encoded
+/// so the frame need not be decrypted again (one AES-GCM pass per record
+/// fewer for an encrypted batch).
+struct SealedOp {
+    kind: Kind,
+    expires_at: u64,
+    /// Encoded length of the frame.
+    len: u64,
+    /// The plaintext key in [`SealedKeys`].
+    key: KeyAt,
+}
+
+/// Where a key is in [`SealedKeys`].
+#[derive(Clone, Copy)]
+struct KeyAt {
+    chunk: u32,
+    at: u32,
+    len: u32,
+}
+
+/// The plaintext keys of an encrypted batch. They are secrets: each chunk
+/// is allocated at its full size and never grown (growing a buffer leaves
+/// a copy of what it held in freed memory), and zeroed when dropped.
+#[derive(Default)]
+struct SealedKeys {
+    chunks: Vec<zeroize::Zeroizing<Vec<u8>>>,
+}
+
+impl SealedKeys {
+    /// Bytes per chunk (a larger key gets a chunk of its own size).
+    const CHUNK: usize = 64 << 10;
+
+    fn push(&mut self, key: &[u8]) -> KeyAt {
+        let fits = self
+            .chunks
+            .last()
+            .is_some_and(|c| c.capacity() - c.len() >= key.len());
+        if !fits {
+            self.chunks.push(zeroize::Zeroizing::new(Vec::with_capacity(
+                key.len().max(Self::CHUNK),
+            )));
+        }
+        let chunk = self.chunks.len() - 1;
+        let mut at = 0;
+        if let Some(c) = self.chunks.last_mut() {
+            at = c.len();
+            // Within the capacity checked above: no reallocation.
+            c.extend_from_slice(key);
+        }
+        KeyAt {
+            chunk: chunk as u32,
+            at: at as u32,
+            len: key.len() as u32,
+        }
+    }
+
+    fn get(&self, k: KeyAt) -> &[u8] {
+        let at = k.at as usize;
+        self.chunks
+            .get(k.chunk as usize)
+            .and_then(|c| c.get(at..at + k.len as usize))
+            .unwrap_or_default()
+    }
+}
+
 /// An atomic group of writes. Frames are encoded straight into the log past
 /// its end; `commit` writes the `BatchBegin` header in front of them and
 /// publishes all at once. Dropped without commit, the bytes are zeroed.
@@ -97,6 +162,9 @@ pub(crate) struct Batch<'e> {
     start: u64,
     cursor: u64,
     ops: Vec<BatchOp>,
+    /// For an encrypted log, one entry per op (in step with `ops`).
+    sealed: Vec<SealedOp>,
+    sealed_keys: SealedKeys,
     done: bool,
 }
 
@@ -115,6 +183,8 @@ impl<'e> Batch<'e> {
             w,
             gen,
             ops: Vec::new(),
+            sealed: Vec::new(),
+            sealed_keys: SealedKeys::default(),
             done: false,
         }
     }
@@ -138,6 +208,15 @@ impl<'e> Batch<'e> {
             ns,
             off: self.cursor,
         });
+        if crypt.is_some() {
+            let key = self.sealed_keys.push(spec.key);
+            self.sealed.push(SealedOp {
+                kind: spec.kind,
+                expires_at: spec.expires_at,
+                len,
+                key,
+            });
+        }
         self.cursor += len;
         Ok(())
     }
@@ -246,24 +325,39 @@ impl<'e> Batch<'e> {
         // one namespace ([`Tally`]), before a removal and at the end.
         let mut tally = Tally::default();
         let mut run: Option<&Arc<NsEntry>> = None;
+        // In step with `ops` unless frames encoded ahead were pushed (a
+        // plain log's only): then every frame is read back.
+        let sealed = match self.sealed.len() == ops.len() {
+            true => &self.sealed[..],
+            false => &[],
+        };
+        let keys = &self.sealed_keys;
         let indexed = ops.iter().enumerate().try_for_each(|(i, op)| {
             if let Some(next) = ops.get(i + AHEAD) {
                 next.ns.keydir.prefetch(next.hash);
             }
             let mut scratch = zeroize::Zeroizing::new(Vec::new());
-            // This process encoded these frames a moment ago: their CRCs
-            // are checked by whoever reads them, not again here.
-            let f = read_at_checked(bytes, op.off, op.ns.crypt(), &mut scratch, false)?;
-            if let Some(r) = run.filter(|r| f.kind != Kind::Put || !Arc::ptr_eq(r, &op.ns)) {
+            let (kind, key, len, expires_at) = match sealed.get(i) {
+                // A sealed frame is indexed by what it was sealed from.
+                Some(s) => (s.kind, keys.get(s.key), s.len, s.expires_at),
+                None => {
+                    // This process encoded these frames a moment ago: their
+                    // CRCs are checked by whoever reads them, not again here.
+                    let f = read_at_checked(bytes, op.off, op.ns.crypt(), &mut scratch, false)?;
+                    (f.kind, f.key, f.len as u64, f.expires_at)
+                }
+            };
+            if let Some(r) = run.filter(|r| kind != Kind::Put || !Arc::ptr_eq(r, &op.ns)) {
                 r.settle(&mut tally);
                 run = None;
             }
-            match f.kind {
+            match kind {
                 Kind::Put => {
                     run = Some(&op.ns);
-                    op.ns.index_put_tallied(bytes, op.off, &f, &mut tally)
+                    op.ns
+                        .index_put_tallied(bytes, op.off, key, len, expires_at, &mut tally)
                 }
-                _ => op.ns.index_delete(bytes, f.key, op.off).map(|_| ()),
+                _ => op.ns.index_delete(bytes, key, op.off).map(|_| ()),
             }
         });
         if let Some(r) = run {
