@@ -246,9 +246,13 @@ pub struct StatsReport {
     pub timestamp_ms: Option<u64>,
     /// The database file.
     pub path: String,
-    /// Live keys across all namespaces.
+    /// Keys in the index across all namespaces; keys whose expiry has
+    /// passed count until swept or compacted (`count` leaves them out).
     pub live_records: u64,
-    /// Live keys per namespace (`""` is the default one).
+    /// Of those, keys that carry an expiry (some may have expired).
+    pub expiring_records: u64,
+    /// Keys per namespace (`""` is the default one), counted as
+    /// `live_records` is.
     pub namespaces: Vec<NamespaceReport>,
     /// Entries in the hash indexes.
     pub index_entries: u64,

@@ -363,3 +363,52 @@ fn as_nobody(home: &std::path::Path) -> Option<assert_cmd::Command> {
         .timeout(std::time::Duration::from_secs(60));
     Some(c)
 }
+
+#[test]
+fn an_import_that_fills_the_disk_says_how_much_it_imported() {
+    let mount = match TmpfsMount::new("4m") {
+        Ok(m) => m,
+        Err(why) => {
+            println!("SKIPPED import on a real full disk: {why}");
+            return;
+        }
+    };
+    let home = TestDb::new();
+    let db = TestDb {
+        path: mount.0.path().join("full.emdb"),
+        dir: home.dir,
+    };
+    let input = db.file("in.jsonl");
+    let mut lines = String::new();
+    for i in 0..100_000 {
+        lines.push_str(&format!(
+            "{{\"key\":\"key{i:07}\",\"value\":\"{}\"}}\n",
+            "v".repeat(40)
+        ));
+    }
+    std::fs::write(&input, lines).unwrap();
+    let out = db
+        .cmd(["import"])
+        .arg(&input)
+        .assert()
+        .code(6)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("No space left on device"), "{err}");
+    // "N records in M earlier batches were imported", and N is what is there.
+    let said: u64 = err
+        .split(" records in ")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of what was imported in: {err}"));
+    assert!(said > 0 && said < 100_000, "{err}");
+    assert!(err.contains("earlier batches were imported"), "{err}");
+    assert_eq!(
+        db.stdout(["count"]),
+        format!("{said}\n").into_bytes(),
+        "{err}"
+    );
+    drop(db);
+}

@@ -114,4 +114,4 @@ pub use recovery::RecoveryReport;
 pub use replay::SkippedRange;
 pub use stats::Stats;
 pub use ttl::Ttl;
-pub use verify::{DamagedRange, VerifyReport};
+pub use verify::{DamagedCheckpoint, DamagedRange, VerifyReport};

@@ -17,9 +17,13 @@ use crate::generation::Generation;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Live keys across all namespaces.
+    /// Keys in the index across all namespaces. A key whose expiry has
+    /// passed counts until [`Emdb::sweep_expired`](crate::Emdb::sweep_expired)
+    /// or a compaction removes it (`len()` leaves it out; counting that
+    /// way reads every expiring record, this is O(namespaces)).
     pub live_records: u64,
-    /// Live keys per namespace (the default namespace is named `""`).
+    /// Keys per namespace (the default namespace is named `""`), counted
+    /// as `live_records` is.
     pub namespaces: Vec<(String, u64)>,
     /// Entries in the hash indexes (equal to `live_records`).
     pub index_entries: u64,

@@ -5,11 +5,12 @@
 //! encrypted database, its authentication tag), and lists every damaged
 //! range with the offset where valid records resume.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use crate::checkpoint::Loaded;
 use crate::config::Config;
 use crate::crypto::EncryptionInput;
-use crate::engine::{crypt_for, read_identity};
+use crate::engine::{checkpoint_path, crypt_for, read_identity};
 use crate::error::{Error, Result};
 use crate::format::header::HEADER_SIZE;
 use crate::namespace::open_frame;
@@ -30,6 +31,20 @@ pub struct DamagedRange {
     pub durable: bool,
 }
 
+/// Damage in the checkpoint beside the log (`<db>.ckpt`), found by
+/// [`Emdb::verify`](crate::Emdb::verify). The checkpoint holds no data of
+/// its own, only an index of the log: removing it loses nothing, and the
+/// next open that writes rebuilds it from the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DamagedCheckpoint {
+    /// The checkpoint file.
+    pub path: PathBuf,
+    /// Offset of the damaged page in that file.
+    pub offset: u64,
+    /// What is wrong there.
+    pub reason: String,
+}
+
 /// What [`Emdb::verify`](crate::Emdb::verify) found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -44,12 +59,16 @@ pub struct VerifyReport {
     pub durable_end: u64,
     /// Every damaged range, in file order.
     pub damaged: Vec<DamagedRange>,
+    /// Damage in the checkpoint: reads that reach its damaged page fail
+    /// (the log itself can be sound). Removing the file repairs it.
+    pub checkpoint: Option<DamagedCheckpoint>,
 }
 
 impl VerifyReport {
-    /// True when nothing acknowledged as durable is damaged.
+    /// True when nothing acknowledged as durable is damaged, and the
+    /// checkpoint is not.
     pub fn is_clean(&self) -> bool {
-        self.damaged.iter().all(|d| !d.durable)
+        self.damaged.iter().all(|d| !d.durable) && self.checkpoint.is_none()
     }
 }
 
@@ -124,6 +143,7 @@ pub(crate) fn verify(path: &Path, encryption: Option<EncryptionInput>) -> Result
     }
     meter.finish();
     rep.bytes = at.min(total);
+    rep.checkpoint = check_checkpoint(path, crypt.as_deref());
     // The same rule as open: a log shorter than its durable end lost data.
     if let Some(lost) = short_of_durable(total, slot.durable_end, true)? {
         rep.damaged.push(DamagedRange {
@@ -134,4 +154,34 @@ pub(crate) fn verify(path: &Path, encryption: Option<EncryptionInput>) -> Result
         });
     }
     Ok(rep)
+}
+
+/// Check every page of the checkpoint beside `path` against its CRC. A
+/// checkpoint that open would not use at all (a damaged header or table,
+/// another log's) is not reported: open replays the log instead, and the
+/// next writer replaces it. Damage in its pages is: open uses the pages in
+/// place and checks each one only when a read first reaches it.
+fn check_checkpoint(
+    path: &Path,
+    crypt: Option<&crate::crypto::Crypt>,
+) -> Option<DamagedCheckpoint> {
+    let ckpt = checkpoint_path(path);
+    let Ok(Some(Loaded::V2 { image, .. })) =
+        crate::checkpoint::open(&ckpt, crate::index::SHARDS, crypt)
+    else {
+        return None;
+    };
+    match image.check_all() {
+        Ok(()) => None,
+        Err(Error::Corruption { offset, reason, .. }) => Some(DamagedCheckpoint {
+            path: ckpt,
+            offset,
+            reason,
+        }),
+        Err(e) => Some(DamagedCheckpoint {
+            path: ckpt,
+            offset: 0,
+            reason: e.to_string(),
+        }),
+    }
 }

@@ -1157,10 +1157,24 @@ fn writer_temp_files_left_by_a_dead_process_are_removed_at_the_next_writer_open(
         db.checkpoint().unwrap();
     }
     let name = path.file_name().unwrap().to_str().unwrap().to_string();
-    let left: Vec<_> = [".ckpt.tmp", ".ckpt.auto.tmp", ".tail.tmp", ".stats.tmp"]
-        .iter()
-        .map(|suffix| dir.path().join(format!("{name}{suffix}")))
-        .collect();
+    // The database's own, and those of a killed encryption change's new
+    // file (`<db>.enc.tmp`).
+    let left: Vec<_> = [
+        ".ckpt.tmp",
+        ".ckpt.auto.tmp",
+        ".tail.tmp",
+        ".stats.tmp",
+        ".create.tmp",
+        ".enc.tmp.ckpt.tmp",
+        ".enc.tmp.ckpt.auto.tmp",
+        ".enc.tmp.create.tmp",
+        ".enc.tmp.stats.tmp",
+        ".enc.tmp.tail.tmp",
+        ".enc.tmp.compact.tmp",
+    ]
+    .iter()
+    .map(|suffix| dir.path().join(format!("{name}{suffix}")))
+    .collect();
     // A checkpoint's worth of bytes that is not this database's index.
     let plant = || {
         for f in &left {
@@ -1321,4 +1335,62 @@ fn verify_reads_off_skips_the_checksum_on_reads_only() {
         "a rewrite must not give damaged bytes a fresh checksum"
     );
     assert!(db.persist(key("k4")).unwrap());
+}
+
+/// Damage inside the checkpoint's slot pages is found by `verify` (reads
+/// that reach the page fail; open checks pages only when a read first
+/// reaches them), and removing the checkpoint repairs it: the log is
+/// sound, and the next open that writes rebuilds the checkpoint from it.
+#[test]
+fn verify_finds_a_damaged_checkpoint_page_and_removing_the_checkpoint_repairs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ckpt_pages.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert_many((0..50_000u32).map(|i| (format!("k{i:06}"), format!("v{i}"))))
+        .unwrap();
+    db.close().unwrap();
+    assert!(Emdb::verify(&path, None).unwrap().is_clean());
+    let ckpt = ckpt_path(&path);
+    let mut bytes = std::fs::read(&ckpt).unwrap();
+    // A byte of a slot page near the end (before the page CRCs).
+    let at = bytes.len() * 9 / 10;
+    bytes[at] ^= 0x5a;
+    std::fs::write(&ckpt, &bytes).unwrap();
+
+    // Some read reaches the damaged page, and says so.
+    let db = Emdb::open(&path).unwrap();
+    let get_failed = (0..50_000u32).any(|i| db.get(format!("k{i:06}")).is_err());
+    let scan_failed = match db.range_iter(..) {
+        Err(_) => true,
+        Ok(mut it) => it.any(|r| r.is_err()),
+    };
+    assert!(
+        get_failed || scan_failed,
+        "no read reached the damaged checkpoint page"
+    );
+    drop(db);
+
+    let report = Emdb::verify(&path, None).unwrap();
+    assert!(report.damaged.is_empty(), "{report:?}");
+    let found = report
+        .checkpoint
+        .clone()
+        .expect("the damaged page is reported");
+    assert_eq!(found.path, ckpt);
+    let page = (at / 4096 * 4096) as u64;
+    assert_eq!(found.offset, page, "{found:?}");
+    assert!(!report.is_clean());
+
+    std::fs::remove_file(&ckpt).unwrap();
+    let db = Emdb::open(&path).unwrap();
+    for i in (0..50_000u32).step_by(97) {
+        assert_eq!(
+            db.get(format!("k{i:06}")).unwrap(),
+            Some(format!("v{i}").into_bytes())
+        );
+    }
+    assert_eq!(db.range_iter(..).unwrap().count(), 50_000);
+    db.close().unwrap();
+    assert!(ckpt.exists(), "the writer's close rebuilt the checkpoint");
+    assert!(Emdb::verify(&path, None).unwrap().is_clean());
 }

@@ -86,6 +86,7 @@ fn report_of(
         read_only,
         path,
         live_records: st.live_records,
+        expiring_records: st.expiring_records,
         namespaces: st
             .namespaces
             .iter()
@@ -130,6 +131,18 @@ fn print(r: &StatsReport, format: StatsFormat, ui: &mut Ui) -> CliResult {
     }
 }
 
+/// The key count, and what it includes when some keys can expire.
+fn live_records(r: &StatsReport) -> String {
+    if r.expiring_records == 0 {
+        return r.live_records.to_string();
+    }
+    format!(
+        "{} ({} with an expiry: expired ones count here until swept or compacted; \
+         `emdb count` leaves them out)",
+        r.live_records, r.expiring_records
+    )
+}
+
 fn text(r: &StatsReport) -> String {
     let mut t = String::new();
     let dead_pct = if r.log_logical_bytes > 0 {
@@ -139,7 +152,7 @@ fn text(r: &StatsReport) -> String {
     };
     let rows: Vec<(&str, String)> = vec![
         ("path", r.path.clone()),
-        ("live records", r.live_records.to_string()),
+        ("live records", live_records(r)),
         ("file size", bytes(r.file_bytes)),
         ("log in use", bytes(r.log_logical_bytes)),
         ("live data", bytes(r.live_bytes)),

@@ -127,10 +127,31 @@ pub(crate) fn crypt_for(
     }
 }
 
+/// Temp files a writer of `db` writes and renames into place, which a
+/// process killed at the wrong moment leaves behind: a compaction's new
+/// log, a new file's first page, the checkpoints (explicit and automatic),
+/// the stats, the tail index. (A writer's open removes the last after
+/// recovery, which may still write one; here it matters for the temp
+/// database of an encryption change.)
+fn writer_temps(db: &Path) -> [PathBuf; 6] {
+    let ckpt = checkpoint_path(db);
+    [
+        compact_tmp_path(db),
+        sibling(db, CREATE_TEMP),
+        sibling(&ckpt, crate::checkpoint::TEMP),
+        sibling(&ckpt, crate::checkpoint::AUTO_TEMP),
+        crate::stats::sidecar_tmp_path(db),
+        crate::tail_index::tmp_path(db),
+    ]
+}
+
+/// Suffix of the temp file a new database's first page is written to.
+const CREATE_TEMP: &str = ".create.tmp";
+
 /// Create a new, empty database file at `path` atomically.
 pub(super) fn create_file(path: &Path, cfg: &Config) -> Result<()> {
     let faults = cfg.faults.as_deref();
-    let tmp = sibling(path, ".create.tmp");
+    let tmp = sibling(path, CREATE_TEMP);
     let created = (|| {
         let f = efs::create_fresh(&tmp)?;
         write_page(&f, &tmp, &new_header_page(cfg)?, faults)?;
@@ -388,31 +409,22 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         create_file(&path, &cfg)?;
     }
     if !cfg.read_only {
-        // A compaction that crashed before its rename left this behind;
-        // it is never read (the old file is complete), only removed.
-        let _ = std::fs::remove_file(compact_tmp_path(&path));
+        // With the writer lock held no other writer, compaction or
+        // encryption change runs: what their temp files hold is never read,
+        // only removed (a checkpoint's is as big as the index image).
+        for stale in writer_temps(&path) {
+            let _ = std::fs::remove_file(stale);
+        }
         // A killed encryption change (`decrypt` above all) left its new
-        // file, maybe plaintext, and its siblings: with the writer lock
-        // held, no change is running, so they are removed too.
+        // file, maybe plaintext, its siblings, and their own temp files.
         let enc_tmp = enc_tmp_path(&path);
+        for stale in writer_temps(&enc_tmp) {
+            let _ = std::fs::remove_file(stale);
+        }
         for stale in [".ckpt", ".tail", ".lock", ".stats"] {
             let _ = std::fs::remove_file(sibling(&enc_tmp, stale));
         }
         let _ = std::fs::remove_file(&enc_tmp);
-        // Temp files only a writer writes (checkpoints, explicit and
-        // automatic, and the stats), left by a process that ended while
-        // one was being written (its main thread returned while a
-        // background thread held the engine). Never read; a checkpoint's
-        // is as big as the index image. (The tail index's is removed
-        // below, after recovery.)
-        let ckpt = checkpoint_path(&path);
-        for stale in [
-            sibling(&ckpt, crate::checkpoint::TEMP),
-            sibling(&ckpt, crate::checkpoint::AUTO_TEMP),
-            crate::stats::sidecar_tmp_path(&path),
-        ] {
-            let _ = std::fs::remove_file(stale);
-        }
     }
     let file = std::fs::OpenOptions::new()
         .read(true)

@@ -98,6 +98,12 @@ impl Image {
         Ok(())
     }
 
+    /// Check every slot page against its CRC (`emdb check`): the error of
+    /// the first damaged one.
+    pub(crate) fn check_all(&self) -> Result<()> {
+        (0..self.page_count).try_for_each(|p| self.check_page(p))
+    }
+
     #[cold]
     fn check_page(&self, page: usize) -> Result<()> {
         let Some(word) = self.verified.get(page / 64) else {

@@ -176,7 +176,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                 .hint("import without --atomic (atomic batches of 10,000 records), or split the file"));
             }
         } else if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
-            commit_batch(&mut spaces, s, &mut batch, &mut n)?;
+            commit_batch(&mut spaces, s, &mut batch, &mut n).map_err(|e| partial(e, &n))?;
             batch_bytes = 0;
             if from_stdin {
                 pb.set_position(n.records);
@@ -187,7 +187,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         batch.clear();
     }
     if !batch.is_empty() {
-        commit_batch(&mut spaces, s, &mut batch, &mut n)?;
+        commit_batch(&mut spaces, s, &mut batch, &mut n).map_err(|e| partial(e, &n))?;
     }
     if !args.dry_run && !spaces.header.is_empty() && spaces.db.is_none() && s.path()?.exists() {
         // No records, but the export's namespaces still belong in an
@@ -487,15 +487,22 @@ fn check_limits(entry: &transfer::Entry) -> CliResult {
     Ok(())
 }
 
-/// Say how much was imported before a failure.
-fn partial(e: CliError, n: &Counts) -> CliError {
-    if n.records == 0 {
-        return e.hint("nothing was imported");
-    }
-    e.hint(format!(
-        "{} records in {} earlier batches were imported; the failing batch was not",
-        n.records, n.batches
-    ))
+/// Say how much was imported before a failure (after the error's own
+/// hint, if it has one).
+fn partial(mut e: CliError, n: &Counts) -> CliError {
+    let said = if n.records == 0 {
+        "nothing was imported".to_string()
+    } else {
+        format!(
+            "{} records in {} earlier batches were imported; the failing batch was not",
+            n.records, n.batches
+        )
+    };
+    let hint = match e.hint.take() {
+        Some(own) => format!("{own}; {said}"),
+        None => said,
+    };
+    e.hint(hint)
 }
 
 /// A reader that advances a progress bar by the bytes read.
