@@ -315,16 +315,35 @@ pub struct CheckReport {
     pub bytes: u64,
     /// End of the durable part of the log.
     pub durable_end: u64,
-    /// True when nothing in the durable part is damaged.
+    /// True when nothing in the durable part is damaged, and the
+    /// checkpoint is not.
     pub clean: bool,
     /// Every damaged range, in file order.
     pub damaged: Vec<DamageReport>,
+    /// Damage in the checkpoint (`<db>.ckpt`, an index of the log).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<CheckpointDamage>,
+    /// With `--repair` of a damaged checkpoint: it was removed and a
+    /// writer's open rebuilt it from the log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_rebuilt: Option<bool>,
     /// What `--repair` did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repair: Option<RepairReport>,
     /// With `--repair`: whether a check after the repair found it clean.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clean_after_repair: Option<bool>,
+}
+
+/// A damaged page of the checkpoint.
+#[derive(Debug, Serialize)]
+pub struct CheckpointDamage {
+    /// The checkpoint file.
+    pub path: String,
+    /// Offset of the damaged page in it.
+    pub offset: u64,
+    /// What is wrong there.
+    pub reason: String,
 }
 
 /// One damaged (or dropped) range.

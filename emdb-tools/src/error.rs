@@ -160,7 +160,7 @@ impl From<emdb_core::Error> for ToolError {
             E::Corruption { path: Some(p), .. }
                 if p.extension().is_some_and(|x| x == "ckpt") =>
             {
-                ToolError::new(Kind::Corrupt, message).hint(format!(
+                ToolError::new(Kind::Corrupt, message.replace(SALVAGE_ADVICE, "")).hint(format!(
                     "the checkpoint holds only an index of the log, no data: `emdb check --repair` \
                      rebuilds it from the log (or remove {} yourself)",
                     p.display()

@@ -8,7 +8,7 @@ use super::confirm;
 use crate::cli::CheckArgs;
 use crate::database::{gave_up, retry_locked, Session};
 use crate::error::{CliError, CliResult, Kind};
-use crate::output::{CheckReport, DamageReport, RepairReport, Ui};
+use crate::output::{CheckReport, CheckpointDamage, DamageReport, RepairReport, Ui};
 use crate::progress;
 
 /// Verify the database; exit 4 when its durable part is damaged (unless
@@ -26,8 +26,22 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     if args.repair {
         s.require_writable("check --repair")?;
     }
-    let found = verify(s, &path, ui.quiet)?;
+    let mut found = verify(s, &path, ui.quiet)?;
     let mut report = check_report(&path, &found);
+    if args.repair {
+        if let Some(ckpt) = &found.checkpoint {
+            // Only an index of the log: removed without a copy, and
+            // rebuilt by the writer's open below (or the salvage's).
+            std::fs::remove_file(&ckpt.path).map_err(|e| {
+                CliError::io("removing the damaged checkpoint", Some(&ckpt.path), e)
+            })?;
+            found.checkpoint = None;
+            if found.is_clean() {
+                print(&report, ui, true)?;
+                return rebuild_checkpoint(s, &path, report, ui);
+            }
+        }
+    }
     if !args.repair || found.is_clean() {
         print(&report, ui, false)?;
         if args.repair && !ui.json {
@@ -112,6 +126,54 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
 }
 
+/// `check --repair` of a sound log whose damaged checkpoint was removed:
+/// a writer's open and close write a new one from the log.
+fn rebuild_checkpoint(
+    s: &mut Session,
+    path: &Path,
+    mut report: CheckReport,
+    ui: &mut Ui,
+) -> CliResult {
+    let timeout = s.lock_timeout();
+    let pb = progress::spinner("rebuilding the checkpoint", ui.quiet);
+    let rebuilt = s
+        .with_secret(path, |secret| {
+            retry_locked(timeout, || {
+                let mut b = Emdb::builder().path(path);
+                if let Some(secret) = secret.clone() {
+                    b = b.encryption(secret);
+                }
+                let db = b.build()?;
+                let keys = db.stats()?.live_records;
+                db.close()?;
+                Ok(keys)
+            })
+        })
+        .map_err(|e| gave_up(e, timeout));
+    pb.finish_and_clear();
+    let keys = rebuilt?;
+    let after = verify(s, path, ui.quiet)?;
+    report.checkpoint_rebuilt = Some(true);
+    report.clean_after_repair = Some(after.is_clean());
+    if ui.json {
+        ui.json_line(&report)?;
+    } else if !ui.quiet {
+        ui.line(&format!(
+            "repaired: removed the damaged checkpoint and rebuilt it from the log; {keys} keys, \
+             nothing was lost"
+        ))?;
+    }
+    if after.is_clean() {
+        Ok(())
+    } else {
+        Err(CliError::new(
+            Kind::Corrupt,
+            format!("{} is still damaged after the repair", path.display()),
+        )
+        .hint("restore it from a backup"))
+    }
+}
+
 fn verify(s: &mut Session, path: &Path, quiet: bool) -> CliResult<VerifyReport> {
     progress::engine("checking", quiet, || {
         s.with_secret(path, |secret| Emdb::verify(path, secret))
@@ -175,6 +237,12 @@ fn check_report(path: &Path, r: &VerifyReport) -> CheckReport {
                 durable: d.durable,
             })
             .collect(),
+        checkpoint: r.checkpoint.as_ref().map(|c| CheckpointDamage {
+            path: c.path.display().to_string(),
+            offset: c.offset,
+            reason: c.reason.clone(),
+        }),
+        checkpoint_rebuilt: None,
         repair: None,
         clean_after_repair: None,
     }
@@ -203,6 +271,18 @@ fn print(r: &CheckReport, ui: &mut Ui, before_repair: bool) -> CliResult {
             d.offset, d.len
         ))?;
     }
+    if let Some(c) = &r.checkpoint {
+        ui.line(&format!(
+            "damaged checkpoint: {}, page at offset {}: {} (only an index of the log: \
+             `emdb check --repair` rebuilds it)",
+            c.path,
+            c.offset,
+            c.reason
+                .split("; remove this checkpoint")
+                .next()
+                .unwrap_or(&c.reason)
+        ))?;
+    }
     let text = format!(
         "{}: {} records in {} units, {} bytes checked (durable up to offset {}): {}",
         r.path,
@@ -225,6 +305,19 @@ fn damaged_error(r: &CheckReport) -> CliResult {
     }
     let ranges = r.damaged.iter().filter(|d| d.durable).count();
     let bytes: u64 = r.damaged.iter().filter(|d| d.durable).map(|d| d.len).sum();
+    if let (0, Some(c)) = (ranges, &r.checkpoint) {
+        return Err(CliError::new(
+            Kind::Corrupt,
+            format!(
+                "the checkpoint of {} is damaged ({}); its log is sound",
+                r.path, c.path
+            ),
+        )
+        .hint(
+            "the checkpoint holds only an index of the log, no data: `emdb check --repair` \
+             rebuilds it (or remove it yourself)",
+        ));
+    }
     Err(CliError::new(
         Kind::Corrupt,
         format!(

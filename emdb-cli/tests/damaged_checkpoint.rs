@@ -1,0 +1,112 @@
+//! A damaged checkpoint (`<db>.ckpt`, an index of the log) and a damaged
+//! identity block: what `check` says, what reads say, and `check --repair`.
+
+// Test helpers: a failure here should fail the test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::TestDb;
+use predicates::prelude::*;
+
+const KEYS: usize = 50_000;
+
+/// A database of KEYS keys whose checkpoint has a damaged slot page.
+fn with_a_damaged_checkpoint_page() -> TestDb {
+    let db = TestDb::new();
+    let mut lines = String::new();
+    for i in 0..KEYS {
+        lines.push_str(&format!("{{\"key\":\"k{i:07}\",\"value\":\"v{i}\"}}\n"));
+    }
+    db.cmd(["import", "-"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    let ckpt = ckpt(&db);
+    let mut bytes = std::fs::read(&ckpt).unwrap();
+    let at = bytes.len() * 9 / 10;
+    bytes[at..at + 8].copy_from_slice(b"ZZZZZZZZ");
+    std::fs::write(&ckpt, bytes).unwrap();
+    db
+}
+
+fn ckpt(db: &TestDb) -> std::path::PathBuf {
+    let mut name = db.path.as_os_str().to_owned();
+    name.push(".ckpt");
+    name.into()
+}
+
+#[test]
+fn check_reports_a_damaged_checkpoint_and_repair_rebuilds_it() {
+    let db = with_a_damaged_checkpoint_page();
+    // A full scan reaches the damaged page; the hint says what it is.
+    db.cmd(["scan", "--keys-only"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("index page checksum mismatch"))
+        .stderr(predicate::str::contains(
+            "the checkpoint holds only an index of the log, no data: `emdb check --repair` rebuilds it",
+        ))
+        .stderr(predicate::str::contains("open with salvage").not());
+    // check found nothing wrong before: now it names the page, exit 4.
+    db.cmd(["check"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains("damaged checkpoint: "))
+        .stdout(predicate::str::contains(": DAMAGED"))
+        .stderr(predicate::str::contains("its log is sound"));
+    let json: serde_json::Value = serde_json::from_slice(
+        &db.cmd(["check", "--json"])
+            .assert()
+            .code(4)
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(json["clean"], false);
+    assert_eq!(json["damaged"].as_array().map(Vec::len), Some(0));
+    assert!(json["checkpoint"]["offset"].as_u64().unwrap() > 0, "{json}");
+
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "repaired: removed the damaged checkpoint and rebuilt it from the log; {KEYS} keys"
+        )));
+    assert!(ckpt(&db).exists(), "the checkpoint was rebuilt");
+    // No copy of the file: nothing of the log changed.
+    let mut keep = db.path.as_os_str().to_owned();
+    keep.push(".before-repair");
+    assert!(!std::path::Path::new(&keep).exists());
+    let keys = db
+        .cmd(["scan", "--keys-only"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(keys.iter().filter(|&&b| b == b'\n').count(), KEYS);
+    db.cmd(["check"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(": ok"));
+}
+
+#[test]
+fn a_damaged_identity_block_is_not_sent_round_the_other_commands() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    let mut bytes = std::fs::read(&db.path).unwrap();
+    bytes[16..24].copy_from_slice(b"QQQQQQQQ");
+    std::fs::write(&db.path, bytes).unwrap();
+    for cmd in [&["get", "a"][..], &["check"][..]] {
+        db.cmd(cmd)
+            .assert()
+            .code(4)
+            .stderr(predicate::str::contains("header checksum mismatch"))
+            .stderr(predicate::str::contains(
+                "no emdb command can open the file without it",
+            ))
+            .stderr(predicate::str::contains("check --repair").not());
+    }
+}
