@@ -354,14 +354,24 @@ impl<'r> Reader<'r> {
                             String::from_utf8_lossy(&name)
                         )));
                     };
-                    let n: u64 = decimal(n).ok_or_else(|| {
-                        bad(format!("{:?} is not a number", String::from_utf8_lossy(n)))
-                    })?;
-                    let expires_at_ms = match &name[..] {
-                        b"EXPIRE" => now_ms().saturating_add(n.saturating_mul(1000)),
-                        b"PEXPIRE" => now_ms().saturating_add(n),
-                        b"EXPIREAT" => n.saturating_mul(1000),
-                        _ => n,
+                    let not_a_number =
+                        || bad(format!("{:?} is not a number", String::from_utf8_lossy(n)));
+                    let expires_at_ms = match n.strip_prefix(b"-") {
+                        // Negative: a time already past, so the key is
+                        // deleted, as Redis does.
+                        Some(digits) => {
+                            decimal::<u64>(digits).ok_or_else(not_a_number)?;
+                            1
+                        }
+                        None => {
+                            let n: u64 = decimal(n).ok_or_else(not_a_number)?;
+                            match &name[..] {
+                                b"EXPIRE" => now_ms().saturating_add(n.saturating_mul(1000)),
+                                b"PEXPIRE" => now_ms().saturating_add(n),
+                                b"EXPIREAT" => n.saturating_mul(1000),
+                                _ => n,
+                            }
+                        }
                     };
                     let (ns, key) = self.key(raw, line)?;
                     return Ok(Some(Item::Command(Command::Expire {
@@ -680,6 +690,34 @@ mod tests {
         );
         let e = items(b"EXPIRE a 5 NX\n").unwrap_err();
         assert!(e.message.contains("not supported"), "{}", e.message);
+        // A negative expiry is a time already past (Redis deletes the key);
+        // a minus sign alone is still not a number.
+        for cmd in [
+            "EXPIRE a -5",
+            "PEXPIRE a -1",
+            "EXPIREAT a -3",
+            "PEXPIREAT a -9",
+        ] {
+            let got = items(format!("{cmd}\n").as_bytes()).unwrap();
+            assert!(
+                matches!(
+                    &got[..],
+                    [Item::Command(Command::Expire {
+                        expires_at_ms: 1,
+                        ..
+                    })]
+                ),
+                "{cmd}: {got:?}"
+            );
+        }
+        for bad in ["EXPIRE a -", "EXPIRE a -x", "EXPIRE a --5"] {
+            let e = items(format!("{bad}\n").as_bytes()).unwrap_err();
+            assert!(
+                e.message.contains("is not a number"),
+                "{bad}: {}",
+                e.message
+            );
+        }
     }
 
     #[test]
