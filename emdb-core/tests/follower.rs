@@ -376,4 +376,9 @@ fn a_follower_whose_refresh_fails_returns_the_error_never_stale_data() {
         .and_then(|mut i| i.next().transpose())
         .is_err());
     assert!(follower.backup_to(dir.path().join("copy.emdb")).is_err());
+    // Nor may a miss, which reads no record, say "absent" from the old
+    // view (a key written after the change would be reported missing).
+    assert!(follower.get("written-later").is_err());
+    assert!(follower.contains_key("written-later").is_err());
+    assert!(follower.range_iter(b"zz".to_vec()..).is_err());
 }

@@ -152,6 +152,23 @@ impl From<emdb_core::Error> for ToolError {
             E::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe => {
                 ToolError::new(Kind::BrokenPipe, message)
             }
+            // A long-lived read-only handle (shell, sync, TUI) whose file
+            // changed in a way it cannot follow.
+            E::Io {
+                op: "follow the writer",
+                ..
+            } => ToolError::new(
+                Kind::Io,
+                message.replace(
+                    "; open it with encryption_key or encryption_passphrase",
+                    ", and this process has no key or passphrase for it",
+                ),
+            )
+            .hint(
+                "the database file was replaced or changed under this process (by encrypt, \
+                 decrypt, rotate-key or a restored backup): start the command again, with the \
+                 database's secret if it is encrypted now",
+            ),
             E::Io { .. } | E::DatabaseFull { .. } | E::TooManyKeys { .. } | E::Poisoned(_) => {
                 ToolError::new(Kind::Io, message)
             }

@@ -416,6 +416,12 @@ impl Engine {
             // After `hit` has read the value: the file may have been cut under it.
             gen.log().vouch_frame(&region, bytes, off, found)
         })?;
+        if out.is_none() {
+            // A miss may have read no record to vouch for: a read-only
+            // handle that could not follow the file must not answer
+            // "absent" from its old view.
+            gen.log().fresh()?;
+        }
         Ok(out)
     }
 
@@ -1462,6 +1468,8 @@ impl Engine {
     /// A snapshot of namespace `ns`'s sorted order in `gen` (sorting what
     /// was written since the last ordered read).
     pub(crate) fn sorted_view(&self, gen: &Generation, ns: &NsEntry) -> Result<View> {
+        // An empty range reads no record to vouch for (see `lookup`).
+        gen.log().fresh()?;
         let refresh = ns.sorted.begin();
         // Loaded after `begin`: the bytes cover every record it took.
         let region = gen.log().region();
