@@ -19,7 +19,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
     var completions = [
         &'emdb'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -56,7 +56,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand backup 'Write a consistent copy of the database to DEST while writers go on'
             cand check 'Verify every record''s checksum (and seal); report damage with offsets'
             cand encrypt 'Encrypt a plain database with the secret from --passphrase-file, --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt'
-            cand decrypt 'Decrypt an encrypted database into a plain one (the old file is kept as `<db>.encbak`)'
+            cand decrypt 'Decrypt an encrypted database into a plain one (the old file is deleted once the new one is verified; --keep-backup keeps it)'
             cand rotate-key 'Re-encrypt a database under a new key or passphrase'
             cand bench 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
             cand shell 'Run commands read from stdin, one per line, against one open database'
@@ -66,10 +66,10 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;put'= {
             cand --file 'Read the value from this file'
-            cand --ttl 'Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare number is seconds). Without it the key never expires (an old expiry is removed)'
-            cand --if-value 'Write only when the key''s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock'
+            cand --ttl 'Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare number is seconds; at most 100 years). Without it the key never expires (an old expiry is removed)'
+            cand --if-value 'Write only when the key''s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock. OLD may start with `-` (`--if-value -5`)'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -89,7 +89,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;incr'= {
             cand --by 'The amount (may be negative)'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -108,7 +108,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;decr'= {
             cand --by 'The amount (may be negative)'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -126,7 +126,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;get'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -146,7 +146,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;del'= {
             cand --prefix 'Delete every key starting with this prefix (in atomic batches of 10,000). Shows the count first and asks on a terminal'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -167,7 +167,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;exists'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -185,7 +185,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;count'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -208,7 +208,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --glob 'Only keys matching this glob, applied to the key bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\` escapes'
             cand --limit 'Print at most this many records'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -232,7 +232,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --watch 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Off a terminal (a pipe, a log file) each tick prints one JSON line with a `timestamp_ms` field instead of a table'
             cand --count 'With --watch: stop after this many refreshes'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -250,7 +250,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;compact'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -269,7 +269,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;lock'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -290,7 +290,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;lock;status'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -308,7 +308,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;lock;break'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -342,7 +342,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --from 'Copy the string keys of a Redis server instead, with their TTLs, using SCAN: redis://[:PASSWORD@]HOST:PORT[/DB]. Keys of other types are counted and reported, not copied; keys go to -n''s namespace, else the default one'
             cand --format 'Input format [default: from the file extension (.csv, .resp), else jsonl]'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -364,7 +364,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --format 'Output format [default: from the file extension (.csv, .resp), else jsonl]'
             cand --prefix 'Only keys starting with these bytes, in each namespace exported (read in --hex / --base64 like other key arguments). Streams just that range of the sorted order'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -384,7 +384,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ttl'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -402,7 +402,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;expire'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -420,7 +420,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;persist'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -438,7 +438,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ns'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -459,7 +459,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ns;list'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -477,7 +477,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;ns;drop'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -508,7 +508,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;backup'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -526,7 +526,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;check'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -548,7 +548,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         &'emdb;encrypt'= {
             cand --cipher 'The cipher: AES-256-GCM (fastest with AES instructions) or ChaCha20-Poly1305'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -558,7 +558,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand -y 'Do not ask for confirmation (required when not on a terminal)'
             cand --yes 'Do not ask for confirmation (required when not on a terminal)'
             cand --keep-backup 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
-            cand --remove-backup 'The default now (kept so that older scripts still run)'
+            cand --remove-backup 'Deprecated and ignored: deleting the backup is the default now. It does not remove a `<db>.encbak` left by an earlier run (that still exits 8); kept so that older scripts still run'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -570,7 +570,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;decrypt'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -580,7 +580,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand -y 'Do not ask for confirmation (required when not on a terminal)'
             cand --yes 'Do not ask for confirmation (required when not on a terminal)'
             cand --keep-backup 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
-            cand --remove-backup 'The default now (kept so that older scripts still run)'
+            cand --remove-backup 'Deprecated and ignored: deleting the backup is the default now. It does not remove a `<db>.encbak` left by an earlier run (that still exits 8); kept so that older scripts still run'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -594,7 +594,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --new-passphrase-file 'Read the new passphrase from FILE (without a trailing newline)'
             cand --new-key-file 'Read the new raw key from FILE: 32 bytes, or 64 hex digits'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -604,7 +604,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand -y 'Do not ask for confirmation (required when not on a terminal)'
             cand --yes 'Do not ask for confirmation (required when not on a terminal)'
             cand --keep-backup 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
-            cand --remove-backup 'The default now (kept so that older scripts still run)'
+            cand --remove-backup 'Deprecated and ignored: deleting the backup is the default now. It does not remove a `<db>.encbak` left by an earlier run (that still exits 8); kept so that older scripts still run'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'
@@ -620,7 +620,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --threads 'Threads sharing each workload (each its own connection for Redis)'
             cand --redis 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -639,7 +639,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;shell'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -662,7 +662,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --retry-for 'How long to retry a failing target (with backoff) before giving up with exit 9'
             cand --interval 'How often a status line (or a JSON tick with --json) is printed'
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -683,7 +683,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
         }
         &'emdb;completions'= {
             cand --db 'Database file [default: the platform data directory''s emdb/emdb-default.emdb]'
-            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once'
+            cand --lock-timeout 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once'
             cand -n 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --namespace 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them'
             cand --key-format 'Encoding of keys in arguments, stdin, output, import and export'
@@ -720,7 +720,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand backup 'Write a consistent copy of the database to DEST while writers go on'
             cand check 'Verify every record''s checksum (and seal); report damage with offsets'
             cand encrypt 'Encrypt a plain database with the secret from --passphrase-file, --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt'
-            cand decrypt 'Decrypt an encrypted database into a plain one (the old file is kept as `<db>.encbak`)'
+            cand decrypt 'Decrypt an encrypted database into a plain one (the old file is deleted once the new one is verified; --keep-backup keeps it)'
             cand rotate-key 'Re-encrypt a database under a new key or passphrase'
             cand bench 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
             cand shell 'Run commands read from stdin, one per line, against one open database'

@@ -25,7 +25,7 @@ function __fish_emdb_using_subcommand
 end
 
 complete -c emdb -n "__fish_emdb_needs_command" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_needs_command" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_needs_command" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_needs_command" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_needs_command" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -62,7 +62,7 @@ complete -c emdb -n "__fish_emdb_needs_command" -f -a "ns" -d 'List or drop name
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "backup" -d 'Write a consistent copy of the database to DEST while writers go on'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "check" -d 'Verify every record\'s checksum (and seal); report damage with offsets'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "encrypt" -d 'Encrypt a plain database with the secret from --passphrase-file, --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt'
-complete -c emdb -n "__fish_emdb_needs_command" -f -a "decrypt" -d 'Decrypt an encrypted database into a plain one (the old file is kept as `<db>.encbak`)'
+complete -c emdb -n "__fish_emdb_needs_command" -f -a "decrypt" -d 'Decrypt an encrypted database into a plain one (the old file is deleted once the new one is verified; --keep-backup keeps it)'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "rotate-key" -d 'Re-encrypt a database under a new key or passphrase'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "bench" -d 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "shell" -d 'Run commands read from stdin, one per line, against one open database'
@@ -70,10 +70,10 @@ complete -c emdb -n "__fish_emdb_needs_command" -f -a "sync" -d 'Copy the databa
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c emdb -n "__fish_emdb_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l file -d 'Read the value from this file' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand put" -l ttl -d 'Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare number is seconds). Without it the key never expires (an old expiry is removed)' -r
-complete -c emdb -n "__fish_emdb_using_subcommand put" -l if-value -d 'Write only when the key\'s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock' -r
+complete -c emdb -n "__fish_emdb_using_subcommand put" -l ttl -d 'Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare number is seconds; at most 100 years). Without it the key never expires (an old expiry is removed)' -r
+complete -c emdb -n "__fish_emdb_using_subcommand put" -l if-value -d 'Write only when the key\'s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock. OLD may start with `-` (`--if-value -5`)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand put" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand put" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -92,7 +92,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand put" -l base64 -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l by -d 'The amount (may be negative)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand incr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -110,7 +110,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand incr" -l base64 -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -l by -d 'The amount (may be negative)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand decr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -127,7 +127,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand decr" -l hex -d 'Shorthand for
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand get" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand get" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand get" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand get" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand get" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -146,7 +146,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand get" -l base64 -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l prefix -d 'Delete every key starting with this prefix (in atomic batches of 10,000). Shows the count first and asks on a terminal' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand del" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand del" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -165,7 +165,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand del" -l hex -d 'Shorthand for 
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand del" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand exists" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand exists" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -182,7 +182,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand exists" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand count" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand count" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand count" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand count" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand count" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -204,7 +204,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand scan" -l to -d 'Only keys befo
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l glob -d 'Only keys matching this glob, applied to the key bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\\` escapes' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l limit -d 'Print at most this many records' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand scan" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand scan" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -228,7 +228,7 @@ prometheus\t'OpenMetrics text exposition, for Prometheus'"
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l watch -d 'Refresh every SECS seconds (default 2) until interrupted; redraws in place on a terminal. Off a terminal (a pipe, a log file) each tick prints one JSON line with a `timestamp_ms` field instead of a table' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l count -d 'With --watch: stop after this many refreshes' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand stats" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand stats" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -245,7 +245,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand stats" -l hex -d 'Shorthand fo
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand compact" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand compact" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -263,7 +263,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand compact" -l hex -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -283,7 +283,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subc
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -f -a "break" -d 'Remove a lock file left behind; refuses while the holder runs'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -300,7 +300,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcomma
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -326,7 +326,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand import" -l format -d 'Input fo
 csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
 resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand import" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand import" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand import" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -349,7 +349,7 @@ csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
 resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l prefix -d 'Only keys starting with these bytes, in each namespace exported (read in --hex / --base64 like other key arguments). Streams just that range of the sorted order' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand export" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand export" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -368,7 +368,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand export" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -385,7 +385,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l hex -d 'Shorthand for 
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand expire" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand expire" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -402,7 +402,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand expire" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand persist" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand persist" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -419,7 +419,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand persist" -l hex -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -439,7 +439,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcom
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -f -a "drop" -d 'Drop a namespace and every key in it (asks on a terminal)'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -456,7 +456,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -477,7 +477,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from help" -f -a "drop" -d 'Drop a namespace and every key in it (asks on a terminal)'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand backup" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand backup" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -494,7 +494,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand backup" -l hex -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand check" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand check" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand check" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand check" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand check" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -515,7 +515,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand check" -s h -l help -d 'Print 
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l cipher -d 'The cipher: AES-256-GCM (fastest with AES instructions) or ChaCha20-Poly1305' -r -f -a "aes\t'AES-256-GCM'
 chacha\t'ChaCha20-Poly1305'"
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -527,7 +527,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l passphrase-file -d
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
-complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l remove-backup -d 'The default now (kept so that older scripts still run)'
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l remove-backup -d 'Deprecated and ignored: deleting the backup is the default now. It does not remove a `<db>.encbak` left by an earlier run (that still exits 8); kept so that older scripts still run'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -535,7 +535,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l hex -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -547,7 +547,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l passphrase-file -d
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
-complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l remove-backup -d 'The default now (kept so that older scripts still run)'
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l remove-backup -d 'Deprecated and ignored: deleting the backup is the default now. It does not remove a `<db>.encbak` left by an earlier run (that still exits 8); kept so that older scripts still run'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -557,7 +557,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s h -l help -d 'Prin
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l new-passphrase-file -d 'Read the new passphrase from FILE (without a trailing newline)' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l new-key-file -d 'Read the new raw key from FILE: 32 bytes, or 64 hex digits' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -569,7 +569,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l passphrase-file
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l key-file -d 'Read the raw 256-bit key from FILE: 32 bytes, or 64 hex digits. Else the file named by the EMDB_KEY_FILE environment variable' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s y -l yes -d 'Do not ask for confirmation (required when not on a terminal)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l keep-backup -d 'Keep the old file as `<db>.encbak`. By default it is deleted once every record of the rewritten file has been read back under the new secret (the backup holds the data in plaintext after `encrypt`, and under the old key after `rotate-key`)'
-complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l remove-backup -d 'The default now (kept so that older scripts still run)'
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l remove-backup -d 'Deprecated and ignored: deleting the backup is the default now. It does not remove a `<db>.encbak` left by an earlier run (that still exits 8); kept so that older scripts still run'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'
@@ -581,7 +581,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand bench" -l value-size -d 'Bytes
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l threads -d 'Threads sharing each workload (each its own connection for Redis)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l redis -d 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand bench" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand bench" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -599,7 +599,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand bench" -l hex -d 'Shorthand fo
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand shell" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand shell" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -621,7 +621,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand sync" -l state-file -d 'Keep t
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l retry-for -d 'How long to retry a failing target (with backoff) before giving up with exit 9' -r
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l interval -d 'How often a status line (or a JSON tick with --json) is printed' -r
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand sync" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand sync" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -641,7 +641,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand sync" -l hex -d 'Shorthand for
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
-complete -c emdb -n "__fish_emdb_using_subcommand completions" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then fails with exit code 3. 0 fails at once' -r
+complete -c emdb -n "__fish_emdb_using_subcommand completions" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
@@ -677,7 +677,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subc
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "backup" -d 'Write a consistent copy of the database to DEST while writers go on'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "check" -d 'Verify every record\'s checksum (and seal); report damage with offsets'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "encrypt" -d 'Encrypt a plain database with the secret from --passphrase-file, --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt'
-complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "decrypt" -d 'Decrypt an encrypted database into a plain one (the old file is kept as `<db>.encbak`)'
+complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "decrypt" -d 'Decrypt an encrypted database into a plain one (the old file is deleted once the new one is verified; --keep-backup keeps it)'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "rotate-key" -d 'Re-encrypt a database under a new key or passphrase'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "bench" -d 'Measure the seed workloads: sequential set, get, mixed 50% get / 40% set / 10% delete, latency percentiles, reopen and replay time'
 complete -c emdb -n "__fish_emdb_using_subcommand help; and not __fish_seen_subcommand_from put incr decr get del exists count scan stats compact lock import export ttl expire persist ns backup check encrypt decrypt rotate-key bench shell sync completions help" -f -a "shell" -d 'Run commands read from stdin, one per line, against one open database'

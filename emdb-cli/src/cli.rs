@@ -70,8 +70,8 @@ pub struct GlobalArgs {
     pub read_only: bool,
 
     /// How long a writing command waits while another process holds the
-    /// writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds), then
-    /// fails with exit code 3. 0 fails at once.
+    /// writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most
+    /// 100 years), then fails with exit code 3. 0 fails at once.
     #[arg(
         long,
         global = true,
@@ -299,17 +299,17 @@ pub enum Command {
     /// Encrypt a plain database with the secret from --passphrase-file,
     /// --key-file, EMDB_PASSPHRASE, EMDB_KEY_FILE or a prompt.
     ///
-    /// Rewrites the file offline (it takes the writer lock) and keeps the
-    /// old, unencrypted file as `<db>.encbak` until you remove it (or pass
-    /// --remove-backup).
+    /// Rewrites the file offline (it takes the writer lock). The old,
+    /// unencrypted file is kept as `<db>.encbak` until every record of the
+    /// new one has been read back, then deleted (--keep-backup keeps it).
     #[command(
         after_help = "Examples:\n  emdb encrypt                     # asks for a new passphrase twice\n  \
         emdb encrypt --key-file db.key --cipher chacha --yes"
     )]
     Encrypt(EncryptArgs),
 
-    /// Decrypt an encrypted database into a plain one (the old file is kept
-    /// as `<db>.encbak`).
+    /// Decrypt an encrypted database into a plain one (the old file is
+    /// deleted once the new one is verified; --keep-backup keeps it).
     #[command(after_help = "Example:\n  emdb --passphrase-file pw.txt decrypt --yes")]
     Decrypt(AdminArgs),
 
@@ -318,10 +318,11 @@ pub enum Command {
     /// The current secret comes from the usual options; the new one from
     /// --new-passphrase-file, --new-key-file, or a prompt (asked twice).
     /// The old file is kept as `<db>.encbak` (still readable with the old
-    /// secret) until you remove it or pass --remove-backup.
+    /// secret) until every record of the new one has been read back, then
+    /// deleted (--keep-backup keeps it).
     #[command(
         after_help = "Examples:\n  emdb --passphrase-file old.txt rotate-key --new-passphrase-file new.txt --yes\n  \
-        emdb --key-file old.key rotate-key --new-key-file new.key --remove-backup --yes"
+        emdb --key-file old.key rotate-key --new-key-file new.key --keep-backup --yes"
     )]
     RotateKey(RotateKeyArgs),
 
@@ -371,8 +372,13 @@ pub struct PutArgs {
     pub key: OsString,
 
     /// The value; `-` reads it from stdin (bytes kept exactly, no newline
-    /// stripped in text format).
-    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    /// stripped in text format). A negative number (`-5`) is a value; put
+    /// other values starting with `-` after `--`.
+    #[arg(
+        required_unless_present = "file",
+        conflicts_with = "file",
+        allow_negative_numbers = true
+    )]
     pub value: Option<OsString>,
 
     /// Read the value from this file.
@@ -380,8 +386,8 @@ pub struct PutArgs {
     pub file: Option<PathBuf>,
 
     /// Expire the key this long from now: 500ms, 30s, 10m, 2h (a bare
-    /// number is seconds). Without it the key never expires (an old expiry
-    /// is removed).
+    /// number is seconds; at most 100 years). Without it the key never
+    /// expires (an old expiry is removed).
     #[arg(long, value_name = "DURATION", value_parser = parse_ttl)]
     pub ttl: Option<Duration>,
 
@@ -394,7 +400,8 @@ pub struct PutArgs {
     /// Write only when the key's current value is OLD (compare-and-set, in
     /// the value encoding in force); else write nothing and exit 1. The
     /// check and the write are one transaction under the writer lock.
-    #[arg(long, value_name = "OLD")]
+    /// OLD may start with `-` (`--if-value -5`).
+    #[arg(long, value_name = "OLD", allow_hyphen_values = true)]
     pub if_value: Option<OsString>,
 }
 
@@ -459,7 +466,8 @@ pub struct ExpireArgs {
     /// The key.
     pub key: OsString,
 
-    /// How long from now: 500ms, 30s, 10m, 2h (a bare number is seconds).
+    /// How long from now: 500ms, 30s, 10m, 2h (a bare number is seconds;
+    /// at most 100 years).
     #[arg(value_parser = parse_ttl)]
     pub duration: Duration,
 }
@@ -523,7 +531,9 @@ pub struct AdminArgs {
     #[arg(long)]
     pub keep_backup: bool,
 
-    /// The default now (kept so that older scripts still run).
+    /// Deprecated and ignored: deleting the backup is the default now. It
+    /// does not remove a `<db>.encbak` left by an earlier run (that still
+    /// exits 8); kept so that older scripts still run.
     #[arg(long, hide = true, conflicts_with = "keep_backup")]
     pub remove_backup: bool,
 }

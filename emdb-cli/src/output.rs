@@ -388,7 +388,7 @@ pub struct AdminReport {
     /// The cipher chosen by `encrypt`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cipher: Option<&'static str>,
-    /// The old file, kept (`null` with --remove-backup).
+    /// The old file, when kept (`null` unless --keep-backup).
     pub backup: Option<String>,
     /// Seconds taken.
     pub seconds: f64,

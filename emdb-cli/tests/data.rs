@@ -416,3 +416,87 @@ fn del_prefix_asks_for_confirmation_on_a_terminal() {
     assert!(screen.contains("deleted 2 keys"), "{screen}");
     db.cmd(["count"]).assert().success().stdout("0\n");
 }
+
+/// Negative numbers are values: `put n -5`, `--if-value -5`; `--` still
+/// ends the options.
+#[test]
+fn negative_numbers_are_values() {
+    let db = TestDb::new();
+    db.cmd(["put", "n", "-5"]).assert().success();
+    db.cmd(["get", "n"]).assert().success().stdout("-5\n");
+    db.cmd(["put", "n", "-4", "--if-value", "-5"])
+        .assert()
+        .success();
+    db.cmd(["get", "n"]).assert().success().stdout("-4\n");
+    db.cmd(["put", "n", "7", "--if-value", "-x"])
+        .assert()
+        .code(1);
+    db.cmd(["put", "--", "-k", "-x"]).assert().success();
+    db.cmd(["get", "--", "-k"])
+        .assert()
+        .success()
+        .stdout("-x\n");
+    db.cmd(["incr", "n", "--by", "-6"])
+        .assert()
+        .success()
+        .stdout("-10\n");
+    // Other words starting with `-` are still options.
+    db.cmd(["put", "n", "-q"]).assert().code(2);
+    db.cmd(["shell"])
+        .write_stdin("put m -3\nget m\n")
+        .assert()
+        .success()
+        .stdout("-3\n");
+}
+
+/// `put --file` of a file over the value limit is refused from its size,
+/// without reading it (a sparse file: reading it would take 300 MB).
+#[test]
+fn put_file_over_the_value_limit_is_refused_before_reading_it() {
+    let db = TestDb::new();
+    let big = db.file("big");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(300 << 20).unwrap();
+    drop(f);
+    let out = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "maxrss_kb=%M"])
+        .arg(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .args(["put", "k", "--file"])
+        .arg(&big)
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(_) => {
+            eprintln!("skipped the memory check: /usr/bin/time is not installed");
+            db.cmd(["put", "k", "--file"])
+                .arg(&big)
+                .assert()
+                .code(7)
+                .stderr(predicate::str::contains("too long for a value"));
+            return;
+        }
+    };
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("314572800 bytes: too long for a value"),
+        "{stderr}"
+    );
+    let rss: u64 = stderr
+        .split("maxrss_kb=")
+        .nth(1)
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap();
+    assert!(rss < 100_000, "{rss} KB resident: the file was read");
+    // From a pipe (no size to look at), reading stops past the limit.
+    db.cmd(["put", "k", "--file", "/dev/zero"])
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("holds more than 268435456 bytes"));
+    assert!(!db.path.exists());
+}

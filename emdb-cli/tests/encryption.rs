@@ -397,3 +397,47 @@ fn the_readme_encrypt_example_works_off_a_terminal() {
         .success()
         .stdout("1\n");
 }
+
+/// The help says what the backup options do: the old file is deleted once
+/// the new one is verified, `--keep-backup` keeps it, and the deprecated
+/// `--remove-backup` is not offered (it changes nothing).
+#[test]
+fn help_describes_the_backup_as_deleted_unless_kept() {
+    let db = TestDb::new();
+    // Words as clap wraps them, joined by single spaces.
+    let help = |args: &[&str]| -> String {
+        let out = common::text(&db.cmd(args).assert().success().get_output().stdout);
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let top = help(&["--help"]);
+    assert!(!top.contains("kept as `<db>.encbak`"), "{top}");
+    for cmd in ["encrypt", "decrypt", "rotate-key"] {
+        let text = help(&[cmd, "--help"]);
+        assert!(!text.contains("--remove-backup"), "{cmd}: {text}");
+        assert!(!text.contains("until you remove it"), "{cmd}: {text}");
+        assert!(text.contains("--keep-backup keeps it"), "{cmd}: {text}");
+        assert!(
+            text.contains("--keep-backup Keep the old file"),
+            "{cmd}: {text}"
+        );
+    }
+}
+
+/// `--remove-backup` (deprecated, the default now) does not remove a
+/// leftover `.encbak`: that still stops the rewrite with exit 8.
+#[test]
+fn remove_backup_leaves_a_leftover_backup_alone() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", PASS.as_bytes());
+    db.cmd(["encrypt", "--yes", "--keep-backup", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success();
+    let backup = db.file("test.emdb.encbak");
+    assert!(backup.exists());
+    db.cmd(["decrypt", "--yes", "--remove-backup", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .code(8);
+    assert!(backup.exists());
+}

@@ -67,10 +67,11 @@ fn lock_timeout_waits_for_the_holder_to_leave() {
 #[test]
 fn lock_status_and_break_when_unlocked() {
     let db = TestDb::new();
+    // No database yet: said as reading commands say it (exit 6).
     db.cmd(["lock", "status"])
         .assert()
-        .success()
-        .stdout(predicate::str::ends_with("not locked\n"));
+        .code(6)
+        .stderr(predicate::str::contains("no database at"));
     db.put("k", "v");
     db.cmd(["lock", "status"])
         .assert()
@@ -411,4 +412,33 @@ fn an_import_that_fills_the_disk_says_how_much_it_imported() {
         "{err}"
     );
     drop(db);
+}
+
+/// `lock status` of a database that does not exist says so, as reading
+/// commands do (exit 6), instead of "not locked".
+#[test]
+fn lock_status_of_a_missing_database_exits_6() {
+    let db = TestDb::new();
+    let get = db
+        .cmd(["get", "k"])
+        .assert()
+        .code(6)
+        .get_output()
+        .stderr
+        .clone();
+    let status = db
+        .cmd(["lock", "status"])
+        .assert()
+        .code(6)
+        .stdout("")
+        .get_output()
+        .stderr
+        .clone();
+    assert_eq!(status, get);
+    db.cmd(["lock", "status", "--json"]).assert().code(6);
+    db.put("k", "v");
+    db.cmd(["lock", "status"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("not locked"));
 }

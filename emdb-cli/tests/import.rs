@@ -208,3 +208,23 @@ SET tail end
             "line 2: \"HSET\" cannot be imported",
         ));
 }
+
+/// A CSV header naming a column twice imports nothing (exit 7), naming it.
+#[test]
+fn a_csv_header_naming_a_column_twice_is_refused() {
+    let db = TestDb::new();
+    let csv = db.file("d.csv");
+    std::fs::write(&csv, "key,value,key\r\na,b,c\r\n").unwrap();
+    db.cmd(["import"])
+        .arg(&csv)
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("names the column key twice"));
+    assert!(!db.path.exists());
+    std::fs::write(&csv, "key,value,colour\r\na,b,c\r\n").unwrap();
+    db.cmd(["import"])
+        .arg(&csv)
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("\"colour\""));
+}

@@ -362,3 +362,47 @@ fn check_of_a_missing_database_exits_6() {
     let db = TestDb::new();
     db.cmd(["check"]).assert().code(6);
 }
+
+/// A repair killed while it copies the damaged file (here by the file size
+/// limit, SIGXFSZ, halfway through) leaves no partial `<db>.before-repair`:
+/// the copy is made under a temporary name, and the next repair removes
+/// that and goes ahead.
+#[test]
+fn a_repair_killed_during_its_copy_does_not_block_the_next() {
+    let db = written_one_by_one(200);
+    damage(&db);
+    let damaged = std::fs::read(&db.path).unwrap();
+    let blocks = (damaged.len() / 4 / 1024).max(1);
+    assert!(blocks * 1024 < damaged.len(), "{}", damaged.len());
+    let killed = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -f {blocks} && exec \"$0\" \"$@\""))
+        .arg(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .args(["check", "--repair", "--yes"])
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_LOCK_TIMEOUT")
+        .output()
+        .unwrap();
+    assert!(!killed.status.success(), "{killed:?}");
+    assert!(
+        !sibling(&db.path, ".before-repair").exists(),
+        "a partial copy under the real name"
+    );
+    // Killed mid-copy: the partial copy is there, under its temporary name.
+    let partial = std::fs::metadata(sibling(&db.path, ".before-repair.tmp")).unwrap();
+    assert!(partial.len() < damaged.len() as u64, "{killed:?}");
+    assert_eq!(std::fs::read(&db.path).unwrap(), damaged);
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("199 keys remain"));
+    assert_eq!(
+        std::fs::read(sibling(&db.path, ".before-repair")).unwrap(),
+        damaged
+    );
+    assert!(!sibling(&db.path, ".before-repair.tmp").exists());
+}

@@ -534,3 +534,67 @@ fn export_refuses_to_overwrite_without_force() {
         .unwrap()
         .contains("\"key\":\"a\""));
 }
+
+/// `export --force`, `backup` and `sync --state-file` never write over the
+/// database or a file beside it, however its path is spelled.
+#[test]
+fn outputs_onto_the_database_or_its_files_are_refused() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.cmd(["-n", "other", "put", "b", "2"]).assert().success();
+    let before = std::fs::read(&db.path).unwrap();
+    std::fs::create_dir(db.file("sub")).unwrap();
+    std::os::unix::fs::symlink(&db.path, db.file("link.emdb")).unwrap();
+    std::fs::hard_link(&db.path, db.file("hard.emdb")).unwrap();
+    let spellings = [
+        db.path.clone(),
+        db.file("sub/../test.emdb"),
+        db.file("link.emdb"),
+        db.file("hard.emdb"),
+        db.file("test.emdb.ckpt"),
+        db.file("test.emdb.lock"),
+        db.file("test.emdb.stats"),
+        db.file("test.emdb.tail"),
+        db.file("sub/../test.emdb.encbak"),
+    ];
+    for target in &spellings {
+        db.cmd(["-n", "other", "export", "--force"])
+            .arg(target)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("export never writes over it"));
+        db.cmd(["backup"])
+            .arg(target)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("the database"));
+    }
+    // Through a symlinked --db, the files beside the real database count.
+    common::bare(db.dir.path())
+        .arg("--db")
+        .arg(db.file("link.emdb"))
+        .args(["export", "--force"])
+        .arg(db.file("test.emdb.stats"))
+        .assert()
+        .code(2);
+    common::bare(db.dir.path())
+        .arg("--db")
+        .arg(&db.path)
+        .args(["sync", "--to", "redis://127.0.0.1:1", "--state-file"])
+        .arg(db.file("sub/../test.emdb"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "sync --state-file never writes over it",
+        ));
+    assert_eq!(std::fs::read(&db.path).unwrap(), before);
+    db.cmd(["-n", "other", "get", "b"])
+        .assert()
+        .success()
+        .stdout("2\n");
+    // A name that only starts like the database's is an ordinary file.
+    db.cmd(["export"])
+        .arg(db.file("test.emdb.jsonl"))
+        .assert()
+        .success();
+}

@@ -117,3 +117,31 @@ fn ttl_errors() {
         .success()
         .stdout(predicate::str::is_match(r#""ttl_ms":(3599\d{3}|3600000),"#).unwrap());
 }
+
+/// Durations longer than 100 years are usage errors that say the maximum,
+/// not saturated or refused with an internal message.
+#[test]
+fn durations_over_100_years_are_usage_errors() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    for long in ["100000000000000000", "99999999999999999999999", "876601h"] {
+        db.cmd(["expire", "k", long])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("at most 100 years"));
+        db.cmd(["put", "k", "v", "--ttl", long])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("at most 100 years"));
+        db.cmd(["--lock-timeout", long, "put", "k", "v"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("at most 100 years"));
+    }
+    db.cmd(["ttl", "k"])
+        .assert()
+        .success()
+        .stdout("no expiry\n");
+    // 100 years itself is fine.
+    db.cmd(["expire", "k", "3155760000"]).assert().success();
+}

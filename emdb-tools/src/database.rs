@@ -295,7 +295,12 @@ pub fn gave_up(e: ToolError, timeout: Option<Duration>) -> ToolError {
     }
 }
 
-/// Parse `500ms`, `10s`, `1.5s`, `2m`, `1h`, or a bare number of seconds.
+/// The longest duration [`parse_duration`] accepts: 100 years (of 365.25
+/// days). Longer ones are refused rather than saturated or rounded.
+pub const MAX_DURATION: Duration = Duration::from_secs(36_525 * 24 * 3600);
+
+/// Parse `500ms`, `10s`, `1.5s`, `2m`, `1h`, or a bare number of seconds,
+/// up to [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let split = s
@@ -312,6 +317,12 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "h" => n * 3600.0,
         other => return Err(format!("unknown unit {other:?} (use ms, s, m or h)")),
     };
+    if secs > MAX_DURATION.as_secs_f64() {
+        return Err(format!(
+            "{s:?} is too long: a duration can be at most 100 years ({}s)",
+            MAX_DURATION.as_secs()
+        ));
+    }
     Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
 }
 
@@ -336,6 +347,18 @@ mod tests {
         assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3 days").is_err());
+        assert_eq!(parse_duration("3155760000").unwrap(), MAX_DURATION);
+        for long in [
+            "3155760001",
+            "52596001m",
+            "876601h",
+            "100000000000000000",
+            "1000000000000000000000000",
+            &"9".repeat(400),
+        ] {
+            let e = parse_duration(long).unwrap_err();
+            assert!(e.contains("at most 100 years (3155760000s)"), "{long}: {e}");
+        }
         assert_eq!(human_duration(Duration::from_millis(1500)), "1.5s");
         assert_eq!(human_duration(Duration::from_millis(20)), "20ms");
     }

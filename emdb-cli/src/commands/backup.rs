@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use crate::cli::BackupArgs;
-use crate::database::Session;
+use crate::database::{refuse_database_files, Session};
 use crate::error::{CliError, CliResult};
 use crate::output::{BackupReport, Ui};
 use crate::progress;
@@ -13,6 +13,7 @@ use crate::progress;
 /// encrypted database stays encrypted under the same secret.
 pub fn run(args: &BackupArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let dest = &args.dest;
+    refuse_database_files(&s.path()?, dest, "backup")?;
     if dest.exists() {
         return Err(CliError::usage(format!(
             "{} already exists; a backup never overwrites a file",

@@ -79,8 +79,7 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             return Err(CliError::usage("cancelled; nothing was changed"));
         }
     }
-    std::fs::copy(&path, &keep)
-        .map_err(|e| CliError::io("copying the damaged file to", Some(&keep), e))?;
+    keep_copy(&path, &keep)?;
     let repair = salvage(s, &path, &keep, ui.quiet)?;
     let after = verify(s, &path, ui.quiet)?;
     report.repair = Some(repair);
@@ -327,6 +326,40 @@ fn damaged_error(r: &CheckReport) -> CliResult {
         ),
     )
     .hint("`emdb export --salvage` saves what still verifies without changing the file; `emdb check --repair` salvages the file itself (keeping a copy of the damaged one); or restore a backup"))
+}
+
+/// Copy the damaged file to `keep` under a temporary name, sync it, and
+/// only then rename it into place: a repair killed during the copy leaves
+/// a `<keep>.tmp` (removed by the next repair), never a truncated copy
+/// under the real name, which would block every later repair.
+fn keep_copy(path: &Path, keep: &Path) -> CliResult {
+    let tmp = sibling(keep, ".tmp");
+    match std::fs::remove_file(&tmp) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(CliError::io("removing the stale copy", Some(&tmp), e));
+        }
+        _ => {}
+    }
+    let copied = (|| {
+        std::fs::copy(path, &tmp)
+            .map_err(|e| CliError::io("copying the damaged file to", Some(&tmp), e))?;
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| CliError::io("syncing", Some(&tmp), e))?;
+        std::fs::rename(&tmp, keep).map_err(|e| CliError::io("renaming to", Some(keep), e))?;
+        // The rename is durable once the directory is synced.
+        let dir = match keep.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| CliError::io("syncing the directory of", Some(keep), e))
+    })();
+    if copied.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    copied
 }
 
 /// `<path><suffix>` next to `path`.

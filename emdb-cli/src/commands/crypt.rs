@@ -189,7 +189,7 @@ fn verify_all(path: &Path, secret: Option<EncryptionInput>, quiet: bool) -> CliR
 
 /// `<db>.encbak` next to the file the database really is: the engine
 /// resolves symlinks before it names the backup, so a `--db` given through
-/// a symlink must too (or `--remove-backup` misses the plaintext backup).
+/// a symlink must too (or the default removal misses the plaintext backup).
 fn backup_path(path: &Path) -> PathBuf {
     let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let mut name = real.into_os_string();

@@ -12,7 +12,7 @@ use emdb_core::{Emdb, RecoveryReport};
 use tempfile::TempDir;
 
 use crate::cli::ExportArgs;
-use crate::database::{unknown_namespace, Session};
+use crate::database::{refuse_database_files, unknown_namespace, Session};
 use crate::encoding::Codec;
 use crate::error::{CliError, CliResult};
 use crate::output::{DamageReport, SalvageReport, TransferReport, Ui};
@@ -45,6 +45,10 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         .transpose()?;
     let file = args.file.as_deref().filter(|p| p.as_os_str() != "-");
     let format = transfer::resolve_format(args.format.map(Into::into), file);
+    let path = s.path()?;
+    if let Some(f) = file {
+        refuse_database_files(&path, f, "export")?;
+    }
     if let Some(f) = file.filter(|f| !args.force && f.symlink_metadata().is_ok()) {
         return Err(CliError::usage(format!(
             "{} exists; export does not overwrite it",
@@ -52,7 +56,6 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         ))
         .hint("pass --force to replace it, or choose another file name"));
     }
-    let path = s.path()?;
     // The salvaged copy lives in `_salvage_dir` until the export is done.
     let (live, salvaged, _salvage_dir) = if args.salvage {
         let (db, dir) = salvage_copy(&path, s, ui.quiet)?;

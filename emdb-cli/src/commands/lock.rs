@@ -9,12 +9,23 @@ use crate::database::Session;
 use crate::error::{CliError, CliResult};
 use crate::output::{HolderReport, LockReport, Ui};
 
-/// Show or break the writer lock. Neither opens the database.
+/// Show or break the writer lock. Neither opens the database; `status`
+/// of a database file that does not exist (and that no writer is
+/// creating) fails as reading commands do.
 pub fn run(cmd: &LockCommand, s: &mut Session, ui: &mut Ui) -> CliResult {
     let path = s.path()?;
     match cmd {
         LockCommand::Status => {
             let holder = Emdb::lock_holder(&path)?;
+            // A writer creating the database holds the lock before the file
+            // is there; without one, a missing file is a wrong path, said
+            // the way reading commands say it (exit 6).
+            let held = holder.as_ref().is_some_and(|h| h.alive);
+            let missing = matches!(std::fs::metadata(&path),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+            if missing && !held {
+                return Err(emdb_tools::database::no_database(&path));
+            }
             let report = report(&path, holder.as_ref(), None);
             let text = format!("{}: {}", path.display(), describe(holder.as_ref()));
             // The status is the answer asked for: printed even when quiet.

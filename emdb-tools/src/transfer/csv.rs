@@ -4,8 +4,9 @@
 //! encoding when not text: `key:hex`, `value:base64`, ...), then `ns` when
 //! the export holds a named namespace and `expires_at_ms` when a key
 //! expires (an empty cell: the default namespace, or no expiry). On import
-//! the columns may come in any order; a plain `key` or `value` column is
-//! read with the `--key-format`/`--value-format` in force. Text fields
+//! the columns may come in any order, each once (a column named twice or
+//! an unknown one is refused); a plain `key` or `value` column is read
+//! with the `--key-format`/`--value-format` in force. Text fields
 //! carry the bytes as they are, so any bytes round-trip.
 
 use std::collections::VecDeque;
@@ -317,20 +318,24 @@ impl<'r> Reader<'r> {
                 Some(_) => return Err(bad(name)),
                 None => (name, None),
             };
-            let slot = match base {
-                "key" => {
-                    key = Some((i, enc.unwrap_or(self.codec.key)));
-                    continue;
-                }
-                "value" => {
-                    value = Some((i, enc.unwrap_or(self.codec.value)));
-                    continue;
-                }
-                "ns" if enc.is_none() => &mut ns,
-                "expires_at_ms" if enc.is_none() => &mut expiry,
+            let taken = match base {
+                "key" => key.replace((i, enc.unwrap_or(self.codec.key))).is_some(),
+                "value" => value
+                    .replace((i, enc.unwrap_or(self.codec.value)))
+                    .is_some(),
+                "ns" if enc.is_none() => ns.replace(i).is_some(),
+                "expires_at_ms" if enc.is_none() => expiry.replace(i).is_some(),
                 _ => return Err(bad(name)),
             };
-            *slot = Some(i);
+            if taken {
+                // A second column of the same name: which one holds the
+                // data is anyone's guess, so nothing is imported.
+                return Err(ToolError::bad_input(format!(
+                    "line {line}: the CSV header names the column {base} twice \
+                     (column {} is {name:?})",
+                    i + 1
+                )));
+            }
         }
         match (key, value) {
             (Some(key), Some(value)) => Ok(Columns {
@@ -410,6 +415,30 @@ mod tests {
         assert!(e.message.contains("header"), "{}", e.message);
         let e = read("key:hex,value\nzz,1\n").unwrap_err();
         assert!(e.message.starts_with("line 2: key:"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_header_naming_a_column_twice_or_an_unknown_one_is_an_error() {
+        for (header, column) in [
+            ("key,value,key", "key"),
+            ("key,value,key:hex", "key"),
+            ("value,key,value:base64", "value"),
+            ("key,value,ns,ns", "ns"),
+            ("expires_at_ms,key,value,expires_at_ms", "expires_at_ms"),
+        ] {
+            let e = read(&format!("{header}\r\na,b,c,d\r\n")).unwrap_err();
+            assert_eq!(e.kind, crate::error::Kind::BadInput, "{header}");
+            assert!(
+                e.message.starts_with(&format!(
+                    "line 1: the CSV header names the column {column} twice"
+                )),
+                "{header}: {}",
+                e.message
+            );
+        }
+        let e = read("key,value,colour\r\na,b,c\r\n").unwrap_err();
+        assert_eq!(e.kind, crate::error::Kind::BadInput);
+        assert!(e.message.contains("\"colour\""), "{}", e.message);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! before it, so it is never ahead of the target; a restart replays at most
 //! what was sent after the last save, and replays are idempotent.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use emdb_core::changes::Cursor;
 use redis::RedisResult;
@@ -67,6 +67,11 @@ impl CursorStore {
         })
     }
 
+    /// The temporary name a state file is written under before the rename.
+    pub fn temp_path(file: &Path) -> PathBuf {
+        file.with_extension("tmp")
+    }
+
     /// Save `c`. A state file is replaced atomically (temp file + rename).
     pub fn save(&self, target: &mut Target, c: &Cursor) -> RedisResult<()> {
         let text = format!(
@@ -77,7 +82,7 @@ impl CursorStore {
         );
         match &self.file {
             Some(f) => {
-                let tmp = f.with_extension("tmp");
+                let tmp = Self::temp_path(f);
                 std::fs::write(&tmp, text.as_bytes())?;
                 std::fs::rename(&tmp, f)?;
                 Ok(())

@@ -37,7 +37,7 @@ use emdb_core::Emdb;
 use indicatif::ProgressBar;
 use serde::Serialize;
 
-use crate::database::Session;
+use crate::database::{refuse_database_files, Session};
 use crate::error::{CliError, CliResult, Kind};
 use crate::output::Ui;
 use crate::progress;
@@ -127,6 +127,11 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         return Err(CliError::usage(
             "more than one --to needs --cluster (they are seed nodes)",
         ));
+    }
+    if let Some(f) = &args.state_file {
+        let path = s.path()?;
+        refuse_database_files(&path, f, "sync --state-file")?;
+        refuse_database_files(&path, &CursorStore::temp_path(f), "sync --state-file")?;
     }
     let db = s.reader()?;
     let mut target = Target::new(&args.to, args.cluster)
