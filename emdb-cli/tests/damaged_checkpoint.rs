@@ -99,10 +99,18 @@ fn a_damaged_identity_block_is_not_sent_round_the_other_commands() {
     let mut bytes = std::fs::read(&db.path).unwrap();
     bytes[16..24].copy_from_slice(b"QQQQQQQQ");
     std::fs::write(&db.path, bytes).unwrap();
-    for cmd in [&["get", "a"][..], &["check"][..]] {
+    let out = db.file("salvaged.jsonl");
+    let out = out.to_str().unwrap();
+    for cmd in [
+        &["get", "a"][..],
+        &["check"][..],
+        &["export", "--salvage", out][..],
+    ] {
         db.cmd(cmd)
             .assert()
             .code(4)
+            // The error names the user's file, not a temporary copy.
+            .stderr(predicate::str::contains("emdb-salvage-").not())
             .stderr(predicate::str::contains("header checksum mismatch"))
             .stderr(predicate::str::contains(
                 "no emdb command can open the file without it",

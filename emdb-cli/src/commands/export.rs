@@ -176,6 +176,12 @@ fn salvage_copy(path: &Path, s: &mut Session, quiet: bool) -> CliResult<(Emdb, T
                 }
                 b.build()
             })
+        })
+        .map_err(|mut e| {
+            // The copy's path means nothing to the user: name the file.
+            let copy = copy.display().to_string();
+            e.message = e.message.replace(&copy, &path.display().to_string());
+            e
         });
     pb.finish_and_clear();
     Ok((opened?, dir))
