@@ -224,6 +224,15 @@ pub enum Error {
         "an earlier failure ({0}) left the handle unsure what is durable; it refuses further writes, reopen the database"
     )]
     Poisoned(String),
+
+    /// A close made every write durable, but writing the checkpoint failed
+    /// (a full disk, say). Nothing is lost; the next open replays the log
+    /// written since the last checkpoint, and a later close or
+    /// `checkpoint()` writes one.
+    #[error(
+        "every write is durable, but the checkpoint was not written ({0}); the next open replays the log written since the last one"
+    )]
+    CheckpointNotWritten(Box<Error>),
 }
 
 impl Error {

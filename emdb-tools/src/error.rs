@@ -169,6 +169,11 @@ impl From<emdb_core::Error> for ToolError {
                  decrypt, rotate-key or a restored backup): start the command again, with the \
                  database's secret if it is encrypted now",
             ),
+            E::CheckpointNotWritten(_) => ToolError::new(Kind::Io, message).hint(
+                "the command's writes are saved; free some space (or fix what the error names): \
+                 later writers write the checkpoint again, and until then each open replays more \
+                 of the log",
+            ),
             E::Io { .. } | E::DatabaseFull { .. } | E::TooManyKeys { .. } | E::Poisoned(_) => {
                 ToolError::new(Kind::Io, message)
             }

@@ -1154,9 +1154,10 @@ impl Engine {
                 }
                 return Err(e);
             }
-            (Ok(()), Err(e)) => return Err(e),
+            (Ok(()), Err(e)) => return Err(Error::CheckpointNotWritten(Box::new(e))),
         };
-        self.install_checkpoint(&snap, &tmp)?;
+        self.install_checkpoint(&snap, &tmp)
+            .map_err(|e| Error::CheckpointNotWritten(Box::new(e)))?;
         self.closed(end);
         Ok(())
     }
