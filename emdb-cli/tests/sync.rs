@@ -112,6 +112,47 @@ impl Server {
         }
     }
 
+    /// Kill the server and start an empty one (no persistence) on the same
+    /// port: a Redis restart that lost its data.
+    fn restart_empty(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let start = Instant::now();
+        loop {
+            self.child = Command::new("redis-server")
+                .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .arg("--dir")
+                .arg(self._dir.path())
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap();
+            let ours = format!("process_id:{}", self.child.id());
+            let began = Instant::now();
+            while self.child.try_wait().unwrap().is_none()
+                && began.elapsed() < Duration::from_secs(5)
+            {
+                if self
+                    .cli(&["INFO", "server"])
+                    .lines()
+                    .any(|l| l.trim() == ours)
+                {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(30));
+            }
+            // The port was not free yet (TIME_WAIT, the old process).
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "redis-server did not restart on port {}",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn cli(&self, args: &[&str]) -> String {
         let out = Command::new("redis-cli")
             .args(["-p", &self.port.to_string()])
@@ -784,4 +825,230 @@ fn an_idle_follow_outlives_drops_far_apart() {
     workload(&w, 1);
     wait_equal(&db, &[&server], &default_prefix);
     sigkill(&mut child);
+}
+
+/// `emdb sync` beside the test, with its stderr in `log` (read it with
+/// [`read_log`]).
+fn sync_logged(db: &TestDb, args: &[&str], log: &Path) -> Child {
+    Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .env("HOME", db.dir.path())
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
+        .arg("--db")
+        .arg(&db.path)
+        .arg("sync")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+fn read_log(log: &Path) -> String {
+    std::fs::read_to_string(log).unwrap_or_default()
+}
+
+/// The exit code of `child`, which must end within `limit`.
+fn exit_code_within(child: &mut Child, limit: Duration, log: &Path) -> i32 {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code().unwrap_or(-1);
+        }
+        if start.elapsed() > limit {
+            sigkill(child);
+            panic!(
+                "the sync did not stop within {limit:?}; its stderr:\n{}",
+                read_log(log)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Every key of the target, cursors included, with its value.
+fn raw_target(server: &Server) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut con = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(&mut con).unwrap();
+    keys.into_iter()
+        .map(|k| {
+            let v: Vec<u8> = redis::cmd("GET").arg(&k).query(&mut con).unwrap();
+            (k, v)
+        })
+        .collect()
+}
+
+/// A following sync whose database is re-keyed under it (`change` runs
+/// `encrypt` or `rotate-key`; `encrypted`: the database starts encrypted
+/// with the passphrase in `old-secret.txt`, which the sync is given): it
+/// must stop with the wrong-key exit 5 and leave every key of the target,
+/// its cursor included, as it was.
+fn rekeyed_under_a_follow(encrypted: bool, change: &dyn Fn(&TestDb)) {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let old = db.file("old-secret.txt");
+    std::fs::write(&old, "old\n").unwrap();
+    let old = old.to_str().unwrap().to_string();
+    let lines: String = (0..20).map(|i| format!("put a{i} {i}\n")).collect();
+    db.cmd(["-q", "shell"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    let secret: &[&str] = if encrypted {
+        db.cmd(["encrypt", "--yes", "--passphrase-file", &old])
+            .assert()
+            .success();
+        &["--passphrase-file", &old]
+    } else {
+        &[]
+    };
+    let log = db.file("sync.stderr");
+    let url = server.url();
+    let mut child = sync_logged(&db, &[&["--to", &url, "--follow"], secret].concat(), &log);
+    let start = Instant::now();
+    while raw_target(&server).len() < 21 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the first copy did not arrive: {}",
+            read_log(&log)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let before = raw_target(&server);
+    change(&db);
+    let code = exit_code_within(&mut child, Duration::from_secs(30), &log);
+    let stderr = read_log(&log);
+    assert_eq!(code, 5, "{stderr}");
+    assert!(!stderr.contains("check --repair"), "{stderr}");
+    assert!(
+        !stderr.contains("emdb sync: copying everything again"),
+        "{stderr}"
+    );
+    assert_eq!(raw_target(&server), before, "the target changed: {stderr}");
+}
+
+#[test]
+fn encrypting_the_source_under_a_follow_keeps_the_target() {
+    rekeyed_under_a_follow(false, &|db| {
+        let new = db.file("new-secret.txt");
+        std::fs::write(&new, "new\n").unwrap();
+        db.cmd(["encrypt", "--yes", "--passphrase-file"])
+            .arg(&new)
+            .assert()
+            .success();
+    });
+}
+
+#[test]
+fn rotating_the_key_under_a_follow_keeps_the_target() {
+    rekeyed_under_a_follow(true, &|db| {
+        let new = db.file("new-secret.txt");
+        std::fs::write(&new, "new\n").unwrap();
+        db.cmd(["rotate-key", "--yes", "--passphrase-file"])
+            .arg(db.file("old-secret.txt"))
+            .arg("--new-passphrase-file")
+            .arg(&new)
+            .assert()
+            .success();
+    });
+}
+
+#[test]
+fn a_target_restarted_empty_gets_everything_again() {
+    let mut server = Server::start(false);
+    let db = TestDb::new();
+    let url = server.url();
+    {
+        let w = writer(&db.path);
+        workload(&w, 0);
+    }
+    let log = db.file("sync.stderr");
+    let mut child = sync_logged(&db, &["--to", &url, "--follow"], &log);
+    wait_equal(&db, &[&server], &default_prefix);
+    // Redis restarts without its data while the sync follows an idle writer.
+    server.restart_empty();
+    std::thread::sleep(Duration::from_millis(1500));
+    {
+        let w = writer(&db.path);
+        w.insert("new1", "x").unwrap();
+        w.flush().unwrap();
+    }
+    wait_equal_or(&db, &[&server], &default_prefix, &|| {
+        format!("\nsync stderr:\n{}", read_log(&log))
+    });
+    assert!(child.try_wait().unwrap().is_none(), "the sync gave up");
+    sigkill(&mut child);
+    assert!(read_log(&log).contains("copying everything again"));
+    // A one-shot run after it finds the target's cursor and sends nothing.
+    let done = sync_once(&db, &["--to", &url]);
+    assert_eq!(done["applied_ops"], 0, "{done}");
+}
+
+#[test]
+fn retry_for_is_used_whole_at_start() {
+    // Every connection is accepted and dropped: retried until --retry-for
+    // is used, not until the next backoff would pass it.
+    let db = TestDb::new();
+    db.put("a", "1");
+    let server = Server::start(false);
+    let port = dropping_proxy(server.port, usize::MAX);
+    let start = Instant::now();
+    let out = db
+        .cmd([
+            "sync",
+            "--to",
+            &format!("redis://127.0.0.1:{port}"),
+            "--retry-for",
+            "3s",
+        ])
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(8),
+        "{took:?}: {stderr}"
+    );
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert!(stderr.contains("gave up after retrying for 3"), "{stderr}");
+}
+
+#[test]
+fn retry_for_is_used_whole_while_following() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    db.put("a", "1");
+    let log = db.file("sync.stderr");
+    let url = server.url();
+    let mut child = sync_logged(&db, &["--to", &url, "--follow", "--retry-for", "3s"], &log);
+    wait_equal(&db, &[&server], &default_prefix);
+    drop(server);
+    let start = Instant::now();
+    let code = exit_code_within(&mut child, Duration::from_secs(20), &log);
+    let took = start.elapsed();
+    let stderr = read_log(&log);
+    assert_eq!(code, 9, "{stderr}");
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(8),
+        "{took:?}: {stderr}"
+    );
+    assert!(stderr.contains("gave up after retrying for 3"), "{stderr}");
+}
+
+#[test]
+fn a_reset_is_counted_in_resends() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.put("b", "2");
+    let url = server.url();
+    let done = sync_once(&db, &["--to", &url]);
+    assert_eq!(done["resends"], 0, "{done}");
+    let done = sync_once(&db, &["--to", &url, "--reset"]);
+    assert_eq!(done["resends"], 1, "{done}");
+    wait_equal(&db, &[&server], &default_prefix);
 }

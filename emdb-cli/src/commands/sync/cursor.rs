@@ -6,6 +6,13 @@
 //! The cursor is saved only after the target acknowledged every operation
 //! before it, so it is never ahead of the target; a restart replays at most
 //! what was sent after the last save, and replays are idempotent.
+//!
+//! A cursor in the target also tells whether the target kept what was
+//! sent: the store remembers the value it last read or wrote, and saves
+//! only over that value (a compare-and-set script). A target that lost it
+//! (restarted without persistence, flushed, restored from an older
+//! snapshot, written by another process) is found at the next save or
+//! reconnection, and the sync copies everything again.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +33,9 @@ pub fn is_cursor_key(key: &[u8]) -> bool {
 pub struct CursorStore {
     file: Option<PathBuf>,
     key: Vec<u8>,
+    /// The value the target's cursor key should hold (`None`: no value),
+    /// once read or written; unused with a state file.
+    known: Option<Option<Vec<u8>>>,
 }
 
 impl CursorStore {
@@ -33,7 +43,11 @@ impl CursorStore {
     pub fn new(file: Option<PathBuf>, db_id: [u8; 16]) -> CursorStore {
         let mut key = KEY_PREFIX.to_vec();
         key.extend_from_slice(hex(&db_id).as_bytes());
-        CursorStore { file, key }
+        CursorStore {
+            file,
+            key,
+            known: None,
+        }
     }
 
     /// Where the cursor lives, for messages.
@@ -46,17 +60,21 @@ impl CursorStore {
 
     /// The saved cursor, if any. A cursor saved by another database under the
     /// same file comes back as is (the feed refuses it).
-    pub fn load(&self, target: &mut Target) -> RedisResult<Option<Cursor>> {
+    pub fn load(&mut self, target: &mut Target) -> RedisResult<Option<Cursor>> {
         let text = match &self.file {
             Some(f) => match std::fs::read(f) {
                 Ok(t) => t,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
                 Err(e) => return Err(e.into()),
             },
-            None => match target.get(&self.key)? {
-                Some(t) => t,
-                None => return Ok(None),
-            },
+            None => {
+                let got = target.get(&self.key)?;
+                self.known = Some(got.clone());
+                match got {
+                    Some(t) => t,
+                    None => return Ok(None),
+                }
+            }
         };
         parse(&text).map(Some).ok_or_else(|| {
             redis::RedisError::from((
@@ -73,32 +91,78 @@ impl CursorStore {
     }
 
     /// Save `c`. A state file is replaced atomically (temp file + rename).
-    pub fn save(&self, target: &mut Target, c: &Cursor) -> RedisResult<()> {
+    /// In the target, `Ok(Some(why))` when the cursor there is not the one
+    /// this store last read or wrote ([`CursorStore::check`]); it is then
+    /// left as it is.
+    pub fn save(&mut self, target: &mut Target, c: &Cursor) -> RedisResult<Option<String>> {
         let text = format!(
             "emdb-sync 1 {} {} {}",
             hex(&c.db_id),
             c.generation,
             c.position
-        );
+        )
+        .into_bytes();
         match &self.file {
             Some(f) => {
                 let tmp = Self::temp_path(f);
-                std::fs::write(&tmp, text.as_bytes())?;
+                std::fs::write(&tmp, &text)?;
                 std::fs::rename(&tmp, f)?;
-                Ok(())
+                Ok(None)
             }
-            None => target.set(&self.key, text.as_bytes()),
+            None => match &self.known {
+                Some(known) => match target.swap(&self.key, known.as_deref(), &text)? {
+                    Ok(()) => {
+                        self.known = Some(Some(text));
+                        Ok(None)
+                    }
+                    Err(found) => Ok(Some(self.lost(found.as_deref()))),
+                },
+                None => {
+                    target.set(&self.key, &text)?;
+                    self.known = Some(Some(text));
+                    Ok(None)
+                }
+            },
+        }
+    }
+
+    /// `Some(why)` when the target's cursor is not the one this store last
+    /// read or wrote: the target lost what was sent (a restart without
+    /// persistence, a flush, an older snapshot) or another process writes
+    /// it. Always `None` with a state file.
+    pub fn check(&self, target: &mut Target) -> RedisResult<Option<String>> {
+        let (None, Some(known)) = (&self.file, &self.known) else {
+            return Ok(None);
+        };
+        let found = target.get(&self.key)?;
+        Ok((found != *known).then(|| self.lost(found.as_deref())))
+    }
+
+    fn lost(&self, found: Option<&[u8]>) -> String {
+        let key = String::from_utf8_lossy(&self.key);
+        match found {
+            None => format!(
+                "the cursor {key} is gone from the target: it lost what was sent (restarted without persistence, or flushed)"
+            ),
+            Some(v) => format!(
+                "the cursor {key} in the target is \"{}\", not the one this sync saved: the target was restored or another process writes it",
+                String::from_utf8_lossy(v)
+            ),
         }
     }
 
     /// Remove the saved cursor (before a full resend).
-    pub fn forget(&self, target: &mut Target) -> RedisResult<()> {
+    pub fn forget(&mut self, target: &mut Target) -> RedisResult<()> {
         match &self.file {
             Some(f) => match std::fs::remove_file(f) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
                 _ => Ok(()),
             },
-            None => target.apply(&[super::target::Op::Del(self.key.clone())]),
+            None => {
+                target.apply(&[super::target::Op::Del(self.key.clone())])?;
+                self.known = Some(None);
+                Ok(())
+            }
         }
     }
 }

@@ -22,6 +22,7 @@ mod cursor;
 mod keymap;
 mod pipeline;
 mod resp;
+mod source;
 mod target;
 
 use std::collections::VecDeque;
@@ -45,6 +46,7 @@ use cursor::CursorStore;
 use keymap::{prefix_pattern, KeyMap, DEFAULT_NS_PREFIX};
 use pipeline::{Ack, Item, Shared, Stream};
 use resp::{Encoder, Layout};
+use source::Source;
 use target::{Op, Target, CONNECT_TIMEOUT, REPLY_TIMEOUT};
 
 /// Arguments of `sync`.
@@ -134,6 +136,8 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         refuse_database_files(&path, &CursorStore::temp_path(f), "sync --state-file")?;
     }
     let db = s.reader()?;
+    // What a resend checks first: the file opens with this secret.
+    let source = Source::new(s.path()?, s.secret()?);
     let mut target = Target::new(&args.to, args.cluster)
         .map_err(|e| CliError::usage(format!("--to: {e}")).hint("use redis://HOST:PORT[/DB]"))?;
     // Messages and logs never carry a password given in the URL.
@@ -157,8 +161,11 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 
     // Where to start: the saved cursor, mapped across a compaction if need be.
     let (probe, _) = ChangeFeed::open(&db, None)?;
-    let store = CursorStore::new(args.state_file.clone(), probe.cursor().db_id);
+    let mut store = CursorStore::new(args.state_file.clone(), probe.cursor().db_id);
     drop(probe);
+    // Loading also notes what the target's cursor holds (a reset forgets
+    // it): a target that later loses it is found at the next save or
+    // reconnection.
     let saved = if args.reset {
         None
     } else {
@@ -173,7 +180,17 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     };
     match &start {
         Start::Fresh if args.reset => {
-            clear_target(args, &mut target, &shown, &store, &mut n)?;
+            clear_target(
+                "--reset",
+                ui,
+                args,
+                &mut target,
+                &shown,
+                &mut store,
+                &db,
+                &source,
+                &mut n,
+            )?;
         }
         Start::Fresh => {}
         Start::Continue | Start::Mapped { .. } => {}
@@ -185,9 +202,17 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             .hint("sync each database into its own target, or pass --reset to start over"));
         }
         Start::Resend { reason } => {
-            ui.note(&format!("emdb sync: copying everything again: {reason}"));
-            n.resends += 1;
-            clear_target(args, &mut target, &shown, &store, &mut n)?;
+            clear_target(
+                reason,
+                ui,
+                args,
+                &mut target,
+                &shown,
+                &mut store,
+                &db,
+                &source,
+                &mut n,
+            )?;
         }
     }
     let c = feed.cursor();
@@ -206,9 +231,17 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     // The full copy: up to the durable end seen now, with a progress bar.
     let first = feed.poll(0)?;
     if let Some(reason) = &first.resend {
-        ui.note(&format!("emdb sync: copying everything again: {reason}"));
-        n.resends += 1;
-        clear_target(args, &mut target, &shown, &store, &mut n)?;
+        clear_target(
+            reason,
+            ui,
+            args,
+            &mut target,
+            &shown,
+            &mut store,
+            &db,
+            &source,
+            &mut n,
+        )?;
     }
     let c = feed.cursor();
     let copy_end = feed.durable_end();
@@ -221,6 +254,8 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let layout = retrying(args, &mut target, &shown, &mut n.errors, |t| t.layout())?;
     let mut run = Run {
         args,
+        db,
+        source,
         shown,
         store,
         keymap,
@@ -238,7 +273,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         failing_since: None,
         backoff: FIRST_BACKOFF,
     };
-    run.go(&db, &mut target, feed, layout, ui)?;
+    run.go(&mut target, feed, layout, ui)?;
     let secs = run.began.elapsed().as_secs_f64().max(1e-3);
     let done = run.tick("done", None, run.n.applied_ops as f64 / secs);
     if ui.json {
@@ -261,6 +296,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 enum Stop {
     /// The target failed: reconnect and go on from the acknowledged cursor.
     Target(redis::RedisError),
+    /// The target's cursor is not the one last saved (why): it lost what
+    /// was sent; copy everything again.
+    Lost(String),
     /// Anything else (the log, the cursor store, `--retry-for` used up).
     Fatal(CliError),
 }
@@ -294,6 +332,10 @@ struct Conns {
 /// The state of a sync across sessions.
 struct Run<'a> {
     args: &'a SyncArgs,
+    /// The sync's handle of the database.
+    db: Emdb,
+    /// How to check the source before a resend.
+    source: Source,
     shown: String,
     store: CursorStore,
     keymap: KeyMap,
@@ -316,62 +358,122 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Sessions until the copy is done (or, with `--follow`, forever): after
-    /// a target failure, back off, reconnect, reopen the feed at the
-    /// acknowledged cursor and go on; after `--retry-for` of failures, exit 9.
+    /// a target failure, back off, reconnect, check that the target still
+    /// holds the cursor last saved (else copy everything again), reopen the
+    /// feed at the acknowledged cursor and go on; after `--retry-for` of
+    /// failures, exit 9.
     fn go(
         &mut self,
-        db: &Emdb,
         target: &mut Target,
         feed: ChangeFeed,
         mut layout: Layout,
         ui: &mut Ui,
     ) -> CliResult {
         let mut feed = Some(feed);
+        let mut reconnected = false;
         loop {
+            if reconnected {
+                match self.store.check(target) {
+                    Ok(None) => {}
+                    Ok(Some(why)) => feed = Some(self.copy_again(target, &why, ui)?),
+                    Err(e) => {
+                        self.back_off(target, &e, Instant::now())?;
+                        continue;
+                    }
+                }
+                reconnected = false;
+            }
             let f = match feed.take() {
                 Some(f) => f,
-                None => self.reopen(db, target, ui)?,
+                None => self.reopen(target, ui)?,
             };
             let began = Instant::now();
             let e = match self.session(target, &layout, f, ui) {
                 Ok(()) => return Ok(()),
                 Err(Stop::Fatal(e)) => return Err(e),
+                Err(Stop::Lost(why)) => {
+                    feed = Some(self.copy_again(target, &why, ui)?);
+                    continue;
+                }
                 Err(Stop::Target(e)) => e,
             };
-            self.n.errors += 1;
-            target.reset();
-            // A session that worked for a while (say, following an idle
-            // writer) ends a run of failures as progress does.
-            if began.elapsed() >= MAX_BACKOFF {
-                self.failing_since = None;
-                self.backoff = FIRST_BACKOFF;
-            }
-            let since = *self.failing_since.get_or_insert_with(Instant::now);
-            if since.elapsed() + self.backoff > self.args.retry_for {
-                self.bar.abandon();
-                return Err(target_down(&self.shown, &e));
-            }
-            eprintln!(
-                "emdb sync: target error ({e}); retrying in {} ms",
-                self.backoff.as_millis()
-            );
-            std::thread::sleep(self.backoff);
-            self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+            self.back_off(target, &e, began)?;
             layout = retrying(self.args, target, &self.shown, &mut self.n.errors, |t| {
                 t.layout()
             })?;
+            reconnected = true;
         }
     }
 
+    /// After a failure `e` of a session that began at `began`: count it,
+    /// drop the connection and pause (exponential backoff, never past the
+    /// `--retry-for` budget); once the budget is used, exit 9.
+    fn back_off(
+        &mut self,
+        target: &mut Target,
+        e: &redis::RedisError,
+        began: Instant,
+    ) -> CliResult {
+        self.n.errors += 1;
+        target.reset();
+        // A session that worked for a while (say, following an idle
+        // writer) ends a run of failures as progress does.
+        if began.elapsed() >= MAX_BACKOFF {
+            self.failing_since = None;
+            self.backoff = FIRST_BACKOFF;
+        }
+        let since = *self.failing_since.get_or_insert_with(Instant::now);
+        let left = self.args.retry_for.saturating_sub(since.elapsed());
+        if left.is_zero() {
+            self.bar.abandon();
+            return Err(gave_up(&self.shown, e, since.elapsed()));
+        }
+        let pause = self.backoff.min(left);
+        eprintln!(
+            "emdb sync: target error ({e}); retrying in {} ms",
+            pause.as_millis()
+        );
+        std::thread::sleep(pause);
+        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        Ok(())
+    }
+
+    /// The target lost what was sent (`why`): clear it (once the source is
+    /// known to read) and start a feed at the first record.
+    fn copy_again(&mut self, target: &mut Target, why: &str, ui: &mut Ui) -> CliResult<ChangeFeed> {
+        clear_target(
+            why,
+            ui,
+            self.args,
+            target,
+            &self.shown,
+            &mut self.store,
+            &self.db,
+            &self.source,
+            &mut self.n,
+        )?;
+        let (feed, _) = ChangeFeed::open(&self.db, None)?;
+        self.acked = feed.cursor();
+        Ok(feed)
+    }
+
     /// The feed again, at the acknowledged cursor.
-    fn reopen(&mut self, db: &Emdb, target: &mut Target, ui: &mut Ui) -> CliResult<ChangeFeed> {
-        let (feed, start) = ChangeFeed::open(db, Some(self.acked))?;
+    fn reopen(&mut self, target: &mut Target, ui: &mut Ui) -> CliResult<ChangeFeed> {
+        let (feed, start) = ChangeFeed::open(&self.db, Some(self.acked))?;
         match start {
             Start::Continue | Start::Mapped { .. } => {}
             Start::Resend { reason } => {
-                ui.note(&format!("emdb sync: copying everything again: {reason}"));
-                self.n.resends += 1;
-                clear_target(self.args, target, &self.shown, &self.store, &mut self.n)?;
+                clear_target(
+                    &reason,
+                    ui,
+                    self.args,
+                    target,
+                    &self.shown,
+                    &mut self.store,
+                    &self.db,
+                    &self.source,
+                    &mut self.n,
+                )?;
                 self.acked = feed.cursor();
             }
             Start::Fresh | Start::OtherDatabase => {
@@ -515,9 +617,17 @@ impl Run<'_> {
                 }
                 Ok(Item::Resend(reason)) => {
                     self.drain(target, conns)?;
-                    ui.note(&format!("emdb sync: copying everything again: {reason}"));
-                    self.n.resends += 1;
-                    clear_target(self.args, target, &self.shown, &self.store, &mut self.n)?;
+                    clear_target(
+                        &reason,
+                        ui,
+                        self.args,
+                        target,
+                        &self.shown,
+                        &mut self.store,
+                        &self.db,
+                        &self.source,
+                        &mut self.n,
+                    )?;
                 }
                 Ok(Item::End) => {
                     self.drain(target, conns)?;
@@ -624,10 +734,13 @@ impl Run<'_> {
         self.failing_since = None;
         self.backoff = FIRST_BACKOFF;
         let cur = self.acked;
-        let store = &self.store;
-        retrying(self.args, target, &self.shown, &mut self.n.errors, |t| {
+        let store = &mut self.store;
+        let lost = retrying(self.args, target, &self.shown, &mut self.n.errors, |t| {
             store.save(t, &cur)
         })?;
+        if let Some(why) = lost {
+            return Err(Stop::Lost(why));
+        }
         if self.copying {
             self.bar.set_position(
                 cur.position
@@ -751,14 +864,25 @@ fn delete_namespace(
     send(args, target, shown, ops, n)
 }
 
-/// Before a resend: delete every key of the target but sync cursors.
+/// Before a resend (`why`): check that the source opens and reads (else
+/// stop with its error, the target untouched); then say so, count it, and
+/// delete every key of the target but sync cursors, and this database's
+/// cursor.
+#[allow(clippy::too_many_arguments)]
 fn clear_target(
+    why: &str,
+    ui: &mut Ui,
     args: &SyncArgs,
     target: &mut Target,
     shown: &str,
-    store: &CursorStore,
+    store: &mut CursorStore,
+    db: &Emdb,
+    source: &Source,
     n: &mut Counters,
 ) -> CliResult {
+    source.verify(db)?;
+    ui.note(&format!("emdb sync: copying everything again: {why}"));
+    n.resends += 1;
     let keys = retrying(args, target, shown, &mut n.errors, |t| t.scan(b"*"))?;
     let mut ops: Vec<Op> = keys
         .into_iter()
@@ -786,25 +910,43 @@ fn retrying<T>(
     mut f: impl FnMut(&mut Target) -> redis::RedisResult<T>,
 ) -> CliResult<T> {
     let first = Instant::now();
-    let mut wait = Duration::from_millis(50);
+    let mut wait = FIRST_BACKOFF;
     loop {
         match f(target) {
             Ok(v) => return Ok(v),
             Err(e) => {
                 *errors += 1;
                 target.reset();
-                if first.elapsed() + wait > args.retry_for {
-                    return Err(target_down(shown, &e));
+                // Pause at most what is left of the budget; give up once
+                // it is used.
+                let left = args.retry_for.saturating_sub(first.elapsed());
+                if left.is_zero() {
+                    return Err(gave_up(shown, &e, first.elapsed()));
                 }
+                let pause = wait.min(left);
                 eprintln!(
                     "emdb sync: target error ({e}); retrying in {} ms",
-                    wait.as_millis()
+                    pause.as_millis()
                 );
-                std::thread::sleep(wait);
-                wait = (wait * 2).min(Duration::from_secs(5));
+                std::thread::sleep(pause);
+                wait = (wait * 2).min(MAX_BACKOFF);
             }
         }
     }
+}
+
+/// Exit 9 after `--retry-for` of failures, ending with `e`.
+fn gave_up(shown: &str, e: &redis::RedisError, retried: Duration) -> CliError {
+    CliError::new(
+        Kind::TargetDown,
+        format!(
+            "target {shown} is not usable: {e} (gave up after retrying for {:.1} s)",
+            retried.as_secs_f64()
+        ),
+    )
+    .hint(
+        "check that Redis is running and reachable; a restarted sync resumes from its saved cursor",
+    )
 }
 
 /// Exit 8: the target cannot be reached or keeps failing.

@@ -158,6 +158,31 @@ impl Target {
         self.apply(&[Op::Set(key.to_vec(), value.to_vec())])
     }
 
+    /// `SET key value` if `key` holds `expected` (`None`: no value), in
+    /// one step on the server; else leave it and return what it holds.
+    pub fn swap(
+        &mut self,
+        key: &[u8],
+        expected: Option<&[u8]>,
+        value: &[u8],
+    ) -> RedisResult<Result<(), Option<Vec<u8>>>> {
+        // A missing key reads as "" (cursor values are never empty).
+        const SWAP: &str = "local cur = redis.call('GET', KEYS[1]) or '' \
+            if cur ~= ARGV[1] then return {0, cur} end \
+            redis.call('SET', KEYS[1], ARGV[2]) return {1, ''}";
+        let mut c = redis::cmd("EVAL");
+        c.arg(SWAP)
+            .arg(1)
+            .arg(key)
+            .arg(expected.unwrap_or_default())
+            .arg(value);
+        let (done, cur): (i64, Vec<u8>) = self.query(&mut c)?;
+        Ok(match done {
+            1 => Ok(()),
+            _ => Err((!cur.is_empty()).then_some(cur)),
+        })
+    }
+
     /// Every key matching `pattern`, on every master. Keys may repeat (SCAN
     /// guarantees only that a key present throughout is seen).
     pub fn scan(&mut self, pattern: &[u8]) -> RedisResult<Vec<Vec<u8>>> {
