@@ -475,6 +475,15 @@ pub struct Areas {
     pub value_rows: u16,
 }
 
+/// Why the data shown is the file as it was, and since when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleView {
+    /// What happened and what to do, one line.
+    pub text: String,
+    /// When it was first seen (ms since the epoch).
+    pub since_ms: u64,
+}
+
 /// The result of a search inside values (`f`), stepped with `n` / `N`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Found {
@@ -482,12 +491,20 @@ pub struct Found {
     pub ns: NsName,
     /// What was looked for, as typed.
     pub text: String,
-    /// Keys whose value holds it, sorted.
+    /// What is looked for (escapes decoded).
+    pub needle: Vec<u8>,
+    /// Case is ignored.
+    pub ignore_case: bool,
+    /// The window of the matches held, or asked for while `running`.
+    pub window: crate::worker::FindWindow,
+    /// Keys whose value holds it (a window of them in key order), sorted.
     pub keys: Vec<Vec<u8>>,
     /// Values read.
     pub scanned: usize,
-    /// More values held it than `keys` lists.
-    pub truncated: bool,
+    /// Values that hold it, in the whole namespace.
+    pub matched: usize,
+    /// Matches before `keys` in key order.
+    pub skipped: usize,
     /// The hit selected last (an index into `keys`).
     pub at: Option<usize>,
     /// The search is still running.
@@ -495,6 +512,11 @@ pub struct Found {
 }
 
 impl Found {
+    /// Matches in key order after the keys held.
+    pub fn more_after(&self) -> bool {
+        self.skipped + self.keys.len() < self.matched
+    }
+
     /// True when `key` is one of the hits.
     pub fn holds(&self, key: &[u8]) -> bool {
         self.keys
@@ -536,6 +558,9 @@ pub struct App {
     pub stats: Option<Stats>,
     /// When it arrived (ms since the epoch).
     pub stats_ms: Option<u64>,
+    /// The file can no longer be followed (read-only): what is shown is
+    /// the file as it was.
+    pub stale: Option<StaleView>,
     /// Whether the writer that published the counters still runs.
     pub writer_alive: Option<bool>,
     /// Rates over time.
@@ -609,6 +634,7 @@ impl App {
             value: ValuePane::default(),
             stats: None,
             stats_ms: None,
+            stale: None,
             writer_alive: None,
             history: History::default(),
             staged: Vec::new(),

@@ -187,6 +187,8 @@ pub enum Request {
         needle: Vec<u8>,
         /// Ignore ASCII case.
         ignore_case: bool,
+        /// Which of the matches to list.
+        window: FindWindow,
     },
     /// Write staged changes in one atomic transaction, then flush.
     Apply(Vec<Change>),
@@ -235,6 +237,10 @@ pub enum Response {
         /// this sample when due (see [`LIVE_COUNT_EVERY`]); `stats` counts
         /// expired keys not yet swept too.
         live_counts: Option<Vec<(String, u64)>>,
+        /// Why a read-only handle could not catch up with the file (e.g.
+        /// it was replaced by one it cannot open): the sample is of the
+        /// file as it was.
+        follow_failed: Option<JobError>,
     },
     /// A refresh applied this many records.
     Refreshed(usize),
@@ -386,12 +392,10 @@ pub enum Response {
         ns: NsName,
         /// What was looked for.
         needle: Vec<u8>,
-        /// The keys whose value holds it, sorted (at most [`MAX_FOUND`]).
-        keys: Vec<Vec<u8>>,
-        /// Values read.
-        scanned: usize,
-        /// More values held it than `keys` lists.
-        truncated: bool,
+        /// The window asked for.
+        window: FindWindow,
+        /// What was found.
+        found: FoundWindow,
     },
     /// Staged changes were written and flushed.
     Applied(usize),
@@ -1167,36 +1171,102 @@ fn export_with(
     Ok((transfer::format_name(format), written, skipped))
 }
 
-/// Most keys a search in values lists.
-pub const MAX_FOUND: usize = 100_000;
+/// Which matches of a search in values are listed, in key order: at most
+/// [`Paging::whole_limit`] at a time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FindWindow {
+    /// The first ones after this key (`None`: from the first key on).
+    After(Option<Vec<u8>>),
+    /// The last ones before this key (`None`: up to the last key).
+    Before(Option<Vec<u8>>),
+}
 
-/// Keys of `ns` whose value contains `needle`: every value is read (from
-/// the mapped log, not copied).
+impl Default for FindWindow {
+    /// From the first key on.
+    fn default() -> FindWindow {
+        FindWindow::After(None)
+    }
+}
+
+impl FindWindow {
+    /// True when `key` is on the window's side of its bound.
+    fn admits(&self, key: &[u8]) -> bool {
+        match self {
+            FindWindow::After(None) | FindWindow::Before(None) => true,
+            FindWindow::After(Some(k)) => key > k.as_slice(),
+            FindWindow::Before(Some(k)) => key < k.as_slice(),
+        }
+    }
+
+    /// Sort `keys` and keep the `cap` of them nearest the bound.
+    fn keep(&self, keys: &mut Vec<Vec<u8>>, cap: usize) {
+        keys.sort_unstable();
+        if keys.len() > cap {
+            match self {
+                FindWindow::After(_) => keys.truncate(cap),
+                FindWindow::Before(_) => {
+                    keys.drain(..keys.len() - cap);
+                }
+            }
+        }
+    }
+}
+
+/// One window of the keys whose value holds what was looked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FoundWindow {
+    /// The keys of the window, sorted.
+    pub keys: Vec<Vec<u8>>,
+    /// Values read (every value of the namespace).
+    pub scanned: usize,
+    /// Values that hold it, in the whole namespace.
+    pub matched: usize,
+    /// Matches before `keys` in key order (not listed).
+    pub skipped: usize,
+}
+
+/// Keys of `ns` whose value contains `needle`, the `cap` of `window`, in
+/// key order: every value is read (from the mapped log, not copied) and
+/// every match counted.
 fn find_in_values(
     db: &Emdb,
     ns: &NsName,
     needle: &[u8],
     ignore_case: bool,
-) -> Result<(Vec<Vec<u8>>, usize, bool), JobError> {
+    window: &FindWindow,
+    cap: usize,
+) -> Result<FoundWindow, JobError> {
+    let cap = cap.max(1);
     let space = space_for_read(db, ns)?;
-    let (mut keys, mut scanned, mut truncated) = (Vec::new(), 0, false);
+    let mut found = FoundWindow::default();
+    // Matches on the window's side of its bound (the keys walk in no
+    // order, so the nearest `cap` are kept as they come).
+    let mut inside = 0;
     for key in space.keys()? {
         let key = key?;
         // A key deleted since the walk saw it is simply left out.
         let Some(value) = space.get(&key)? else {
             continue;
         };
-        scanned += 1;
-        if crate::keylist::contains(&value, needle, ignore_case) {
-            if keys.len() == MAX_FOUND {
-                truncated = true;
-                break;
+        found.scanned += 1;
+        if !crate::keylist::contains(&value, needle, ignore_case) {
+            continue;
+        }
+        found.matched += 1;
+        if window.admits(&key) {
+            inside += 1;
+            found.keys.push(key.to_vec());
+            if found.keys.len() >= 2 * cap {
+                window.keep(&mut found.keys, cap);
             }
-            keys.push(key.to_vec());
         }
     }
-    keys.sort_unstable();
-    Ok((keys, scanned, truncated))
+    window.keep(&mut found.keys, cap);
+    found.skipped = match window {
+        FindWindow::After(_) => found.matched - inside,
+        FindWindow::Before(_) => inside - found.keys.len(),
+    };
+    Ok(found)
 }
 
 fn apply(db: &Emdb, changes: &[Change]) -> emdb_core::Result<usize> {
@@ -1251,6 +1321,9 @@ fn serve(
     match req {
         Request::Stats => match db.stats() {
             Ok(stats) => out(Response::Stats {
+                // A read-only handle catches up by itself too, but only
+                // a refresh says why it cannot (a no-op on a writable one).
+                follow_failed: db.refresh().err().map(JobError::from),
                 // A failed count leaves the previous one standing.
                 live_counts: if live.due() {
                     live.count(db, &stats)
@@ -1302,13 +1375,13 @@ fn serve(
             ns,
             needle,
             ignore_case,
-        } => match find_in_values(db, &ns, &needle, ignore_case) {
-            Ok((keys, scanned, truncated)) => out(Response::Found {
+            window,
+        } => match find_in_values(db, &ns, &needle, ignore_case, &window, paging.whole_limit) {
+            Ok(found) => out(Response::Found {
                 ns,
                 needle,
-                keys,
-                scanned,
-                truncated,
+                window,
+                found,
             }),
             Err(e) => out(fail(Job::FindInValues, e)),
         },

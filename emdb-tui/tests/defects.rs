@@ -186,6 +186,7 @@ fn stats(app: &mut App, now_ms: u64, s: Stats, alive: bool) {
             compact_written: None,
             writer_alive: Some(alive),
             live_counts: None,
+            follow_failed: None,
         })),
     );
 }
@@ -328,4 +329,80 @@ fn a_key_the_writer_deletes_is_said() {
     );
     let msg = app.message.clone().unwrap();
     assert_eq!(msg.text, "a deleted by the writer");
+}
+
+/// Another process encrypts the file a read-only view follows (`emdb
+/// encrypt` renames a new file over it): the next stats say the view is
+/// stale and what to do, on the message line (in full at 160 columns) and
+/// the status bar, and reading the keys again says the same.
+#[test]
+fn a_file_encrypted_under_a_read_only_view_makes_it_stale_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.emdb");
+    {
+        let writer = Emdb::open(&path).unwrap();
+        for i in 0..10 {
+            writer.insert(format!("a{i}"), "v").unwrap();
+        }
+        writer.flush().unwrap();
+    }
+    let mut app = follower(&path);
+    assert_eq!(app.keys.list.row_count(), 10);
+    Emdb::enable_encryption(&path, emdb_core::EncryptionInput::Key([7u8; 32])).unwrap();
+    act(&mut app, Action::Tick(t0()));
+    let stale = app.stale.clone().expect("the view is marked stale");
+    assert!(
+        stale.text.contains("replaced by an encrypted one"),
+        "{}",
+        stale.text
+    );
+    assert!(stale.text.contains("EMDB_PASSPHRASE"), "{}", stale.text);
+    let s = screen(&app, 160, 45);
+    let lines: Vec<&str> = s.lines().collect();
+    let status = lines[lines.len() - 1];
+    let message = lines[lines.len() - 2];
+    assert!(status.contains("STALE"), "{status}");
+    assert!(!status.contains("refreshed"), "{status}");
+    assert!(!status.contains("not encrypted"), "{status}");
+    assert!(
+        message.contains("--passphrase-file or --key-file"),
+        "cut or missing: {message}"
+    );
+    // `r` reads the keys again: the same words, not the API's.
+    keys(&mut app, "r");
+    let text = app.message.clone().unwrap().text;
+    assert_eq!(text, stale.text);
+    assert!(!text.contains("encryption_passphrase"), "{text}");
+    // Decrypted again (by the key's owner): followed again, read again.
+    std::fs::remove_file(dir.path().join("live.emdb.encbak")).unwrap();
+    Emdb::disable_encryption(&path, emdb_core::EncryptionInput::Key([7u8; 32])).unwrap();
+    act(&mut app, Action::Tick(t0()));
+    act(&mut app, Action::Tick(t0()));
+    assert!(app.stale.is_none());
+    assert!(!screen(&app, 160, 45).contains("STALE"));
+    assert_eq!(app.keys.list.row_count(), 10);
+}
+
+/// Decrypting and rotating the key say what to do as well.
+#[test]
+fn stale_texts_name_the_cli_ways_to_give_the_secret() {
+    use emdb_tui::update::stale_text;
+    use emdb_tui::worker::JobError;
+    let wrong = stale_text(&JobError::Db(emdb_core::Error::EncryptionKeyMismatch {
+        reason: "x".into(),
+    }));
+    assert!(
+        wrong.contains("rotate-key") && wrong.contains("new passphrase"),
+        "{wrong}"
+    );
+    let plain = stale_text(&JobError::Db(emdb_core::Error::NotEncrypted {
+        path: "/x".into(),
+    }));
+    assert!(
+        plain.contains("decrypt") && plain.contains("without"),
+        "{plain}"
+    );
+    for t in [wrong, plain] {
+        assert!(t.chars().count() < 150, "{t}");
+    }
 }

@@ -917,3 +917,134 @@ fn a_chunk_that_fails_to_read_is_reported_and_the_list_goes_on() {
     press(&mut app, KeyCode::Up);
     assert_eq!(selected(&app), "k0700");
 }
+
+fn message(app: &App) -> String {
+    app.message
+        .as_ref()
+        .map_or(String::new(), |m| m.text.clone())
+}
+
+/// More matches than are held at a time (the worker holds as many as a
+/// whole list, 50 here): the first in key order is selected, and `n` / `N`
+/// visit every one in order, the next window searched for past either
+/// end.
+#[test]
+fn find_steps_through_every_match_when_more_match_than_are_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("found.emdb"))
+        .build()
+        .unwrap();
+    let want: Vec<String> = (0..130).map(|i| format!("k{i:04}")).collect();
+    for (i, k) in want.iter().enumerate() {
+        db.insert(k, format!("needle{i}")).unwrap();
+    }
+    db.insert("other", "hay").unwrap();
+    db.flush().unwrap();
+    let mut app = paged_app(&db, false);
+    // The cursor somewhere in the middle, as after a jump.
+    for _ in 0..4 {
+        press(&mut app, KeyCode::PageDown);
+    }
+    keys(&mut app, "f");
+    keys(&mut app, "needle");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected(&app), "k0000");
+    let m = message(&app);
+    assert!(
+        m.contains("\"needle\" is in 130 of 131 values (50 at a time in key order)"),
+        "{m}"
+    );
+    for k in want.iter().skip(1) {
+        keys(&mut app, "n");
+        assert_eq!(&selected(&app), k, "{}", message(&app));
+    }
+    keys(&mut app, "n");
+    assert_eq!(selected(&app), "k0000");
+    assert_eq!(message(&app), "found 1 of 130 (wrapped)");
+    keys(&mut app, "N");
+    assert_eq!(selected(&app), "k0129");
+    assert_eq!(message(&app), "found 130 of 130 (wrapped)");
+    for k in want.iter().rev().skip(1) {
+        keys(&mut app, "N");
+        assert_eq!(&selected(&app), k, "{}", message(&app));
+    }
+    assert!(shot(&app).contains("find \"needle\" 1/130"));
+    // From a key past the held window, `n` goes on from there.
+    keys(&mut app, "G");
+    keys(&mut app, "k");
+    keys(&mut app, "k");
+    let from = selected(&app);
+    keys(&mut app, "n");
+    let next = selected(&app);
+    assert!(next > from && want.contains(&next), "{from} -> {next}");
+    // From a key past the last match, `n` wraps to the first and `N`
+    // comes back to the last.
+    keys(&mut app, "G");
+    assert_eq!(selected(&app), "other");
+    keys(&mut app, "n");
+    assert_eq!(selected(&app), "k0000");
+    assert_eq!(message(&app), "found 1 of 130 (wrapped)");
+    keys(&mut app, "G");
+    keys(&mut app, "N");
+    assert_eq!(selected(&app), "k0129");
+    keys(&mut app, "gg");
+    keys(&mut app, "N");
+    assert_eq!(selected(&app), "k0129");
+    assert!(shot(&app).contains("find \"needle\" 130/130"));
+}
+
+/// The default limits: over 100,000 matches, the first in key order is
+/// selected and `n` steps through the next ones without a gap.
+#[test]
+fn find_over_100_000_matches_selects_the_first_and_skips_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("big.emdb"))
+        .build()
+        .unwrap();
+    let n = emdb_tui::worker::WHOLE_LIMIT + 20;
+    db.insert_many((0..n).map(|i| (format!("key{i:07}"), format!("needle{i}"))))
+        .unwrap();
+    db.flush().unwrap();
+    let mut app = app_for(&db, false);
+    keys(&mut app, "f");
+    keys(&mut app, "needle");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(selected(&app), "key0000000");
+    let m = message(&app);
+    assert!(m.contains("is in 100,020 of 100,020 values"), "{m}");
+    for i in 1..12 {
+        keys(&mut app, "n");
+        assert_eq!(selected(&app), format!("key{i:07}"));
+    }
+    // Backwards from the first wraps to the very last match.
+    keys(&mut app, "gg");
+    keys(&mut app, "N");
+    assert_eq!(selected(&app), format!("key{:07}", n - 1));
+}
+
+/// A key that leaves the list because a filter hides it (or because the
+/// list was read again in pages) was not deleted: nothing says so.
+#[test]
+fn a_filter_hiding_the_selected_key_of_a_paged_list_is_no_deletion() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = db_with(&dir, 1000);
+    for i in 0..100 {
+        db.insert(format!("zz:{i:03}"), "v").unwrap();
+    }
+    db.flush().unwrap();
+    let mut app = paged_app(&db, false);
+    keys(&mut app, "G");
+    assert_eq!(selected(&app), "zz:099");
+    keys(&mut app, "/^k05");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.row_count(), 100);
+    assert!(!message(&app).contains("deleted"), "{}", message(&app));
+    keys(&mut app, "G");
+    assert_eq!(selected(&app), "k0599");
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.keys.list.row_count(), 1100);
+    assert!(!message(&app).contains("deleted"), "{}", message(&app));
+    assert!(!shot(&app).contains("deleted by the writer"));
+}

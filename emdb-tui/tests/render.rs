@@ -180,6 +180,7 @@ fn dashboard() {
                 compact_written: None,
                 writer_alive: Some(true),
                 live_counts: None,
+                follow_failed: None,
             })),
         );
     }
@@ -223,6 +224,7 @@ fn dashboard_before_any_writer() {
             compact_written: None,
             writer_alive: None,
             live_counts: None,
+            follow_failed: None,
         })),
     );
     assert_snapshot!(without_latencies(&screen(&app, 100, 30)));

@@ -99,11 +99,12 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
         let text = if f.running {
             format!("find {:?}… ", f.text)
         } else {
-            let at = f.at.map_or(0, |i| i + 1);
+            let at = f.at.map_or(0, |i| f.skipped + i + 1);
             format!(
-                "find {:?} {at}/{} ",
+                "find {:?} {}/{} ",
                 f.text,
-                units::count(f.keys.len() as u64)
+                units::count(at as u64),
+                units::count(f.matched as u64)
             )
         };
         title.push(Span::styled(text, Style::new().fg(theme::WARN)));

@@ -231,7 +231,15 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     };
                     (Line::styled(m.text.clone(), style), None)
                 }
-                _ => (key_bar(app, usize::from(area.width)), None),
+                _ => match &app.stale {
+                    // What is shown is the file as it was: said until
+                    // something else is.
+                    Some(s) => (
+                        Line::styled(s.text.clone(), Style::new().fg(theme::ERROR).bold()),
+                        None,
+                    ),
+                    None => (key_bar(app, usize::from(area.width)), None),
+                },
             }
         }
     };
@@ -329,9 +337,13 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             Style::new().fg(theme::ON_ACCENT).bg(theme::GOOD).bold(),
         )
     };
-    let refreshed = match app.stats_ms {
-        Some(t) => format!("refreshed {}", units::ago(t, app.now_ms)),
-        None => "connecting…".into(),
+    let refreshed = match (&app.stale, app.stats_ms) {
+        (Some(s), _) => Span::styled(
+            format!(" STALE: data as of {} ", units::ago(s.since_ms, app.now_ms)),
+            Style::new().fg(theme::ON_ERROR).bg(theme::ERROR).bold(),
+        ),
+        (None, Some(t)) => Span::raw(format!("refreshed {}", units::ago(t, app.now_ms))),
+        (None, None) => Span::raw("connecting…"),
     };
     let sep = || Span::styled(" │ ", Style::new().fg(theme::MUTED));
     let line = Line::from(vec![
@@ -341,6 +353,8 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         mode,
         sep(),
         match &app.stats {
+            // The file now is another one.
+            _ if app.stale.is_some() => Span::raw("encryption ?"),
             Some(s) if s.encrypted => Span::styled("encrypted", Style::new().fg(theme::GOOD)),
             Some(_) => Span::raw("not encrypted"),
             None => Span::raw("encryption ?"),
@@ -348,7 +362,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         sep(),
         Span::raw(format!("ns {}", ns_label(&app.shown_ns()))),
         sep(),
-        Span::raw(refreshed),
+        refreshed,
     ]);
     frame.render_widget(
         Paragraph::new(line).style(Style::new().bg(theme::STATUS_BG)),

@@ -303,6 +303,8 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
             app.found = Some(Found {
                 ns: ns.clone(),
                 text: text.to_string(),
+                needle: bytes.clone(),
+                ignore_case,
                 running: true,
                 ..Found::default()
             });
@@ -311,6 +313,7 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 ns,
                 needle: bytes,
                 ignore_case,
+                window: FindWindow::After(None),
             });
         }
         PromptKind::EditTtl { key, value } => match parse_ttl(text) {

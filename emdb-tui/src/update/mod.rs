@@ -22,7 +22,7 @@ use crate::escape::{escape, unescape};
 use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
 use crate::units;
 use crate::worker::{
-    unix_ms, Change, Job, JobError, NewTtl, NsName, Request, Response, ValuePurpose,
+    unix_ms, Change, FindWindow, Job, JobError, NewTtl, NsName, Request, Response, ValuePurpose,
 };
 
 use edit::*;
@@ -31,6 +31,7 @@ use namespaces::*;
 use response::*;
 
 pub use edit::parse_ttl;
+pub use response::stale_text;
 
 /// Lines the mouse wheel moves per notch.
 const WHEEL_LINES: i32 = 3;
@@ -481,7 +482,8 @@ pub(super) fn command(app: &mut App, c: Command) {
 }
 
 /// Select the next (or previous) key found in values, in key order from
-/// the selected key, wrapping around.
+/// the selected key, wrapping around. Past either end of the window of
+/// matches held, the next window is searched for (then selected).
 pub(super) fn step_found(app: &mut App, forward: bool) {
     let Some(found) = &app.found else {
         app.say("nothing found yet: f looks for text inside values");
@@ -491,12 +493,29 @@ pub(super) fn step_found(app: &mut App, forward: bool) {
         app.say("still looking…");
         return;
     }
-    if found.keys.is_empty() {
+    let (Some(first), Some(last)) = (found.keys.first(), found.keys.last()) else {
         app.say(format!("{:?} is in no value", found.text));
         return;
-    }
+    };
     let n = found.keys.len();
     let here = app.selected_key().map(<[u8]>::to_vec);
+    let (before, after) = (found.skipped > 0, found.more_after());
+    // Matches not held lie between the selection and the next one held:
+    // search for the window that starts at the selection (or, past the
+    // last match, wrap to the first).
+    let window = match (&here, forward) {
+        (Some(h), true) if h >= last && after => Some(FindWindow::After(Some(h.clone()))),
+        (Some(h), true) if h >= last && before => Some(FindWindow::After(None)),
+        (Some(h), true) if h < first && before => Some(FindWindow::After(Some(h.clone()))),
+        (Some(h), false) if h <= first && before => Some(FindWindow::Before(Some(h.clone()))),
+        (Some(h), false) if h <= first && after => Some(FindWindow::Before(None)),
+        (Some(h), false) if h > last && after => Some(FindWindow::Before(Some(h.clone()))),
+        _ => None,
+    };
+    if let Some(window) = window {
+        ask_found(app, window);
+        return;
+    }
     let pos = match &here {
         Some(k) => found.keys.binary_search(k),
         None => Err(0),
@@ -506,22 +525,53 @@ pub(super) fn step_found(app: &mut App, forward: bool) {
         (Err(i), true) => i % n,
         (Ok(i) | Err(i), false) => (i + n - 1) % n,
     };
-    let key = found.keys[i].clone();
     let wrapped = match &here {
-        Some(h) => (forward && key <= *h) || (!forward && key >= *h),
+        Some(h) => (forward && found.keys[i] <= *h) || (!forward && found.keys[i] >= *h),
         None => false,
     };
-    if let Some(f) = &mut app.found {
-        f.at = Some(i);
-    }
+    select_found(app, i, wrapped && n > 1);
+}
+
+/// Search for another window of the matches of the search on screen.
+fn ask_found(app: &mut App, window: FindWindow) {
+    let Some(f) = &mut app.found else {
+        return;
+    };
+    f.running = true;
+    f.window = window.clone();
+    let (ns, needle, ignore_case) = (f.ns.clone(), f.needle.clone(), f.ignore_case);
+    let text = f.text.clone();
+    app.say(format!("looking for more of {text:?} in the values…"));
+    app.request(Request::FindInValues {
+        ns,
+        needle,
+        ignore_case,
+        window,
+    });
+}
+
+/// Select hit `i` of the window held.
+pub(super) fn select_found(app: &mut App, i: usize, wrapped: bool) {
+    let Some(f) = &mut app.found else {
+        return;
+    };
+    let Some(key) = f.keys.get(i).cloned() else {
+        return;
+    };
+    f.at = Some(i);
+    let (nth, of) = (f.skipped + i + 1, f.matched);
     match app.keys.list.row_near(&key) {
         Some((row, exact)) => {
             app.keys.pending_select = (!exact).then(|| key.clone());
             let (len, h) = (app.keys.list.row_count(), key_rows(app));
             app.keys.nav.select(row, len, h);
             selection_changed(app);
-            let wrap = if wrapped && n > 1 { " (wrapped)" } else { "" };
-            app.say(format!("found {} of {}{wrap}", i + 1, n));
+            let wrap = if wrapped { " (wrapped)" } else { "" };
+            app.say(format!(
+                "found {} of {}{wrap}",
+                units::count(nth as u64),
+                units::count(of as u64)
+            ));
         }
         None => app.say(format!(
             "{} holds it but is hidden by the filter or view",

@@ -37,7 +37,8 @@ fn scan_landed(app: &mut App, generation: u64, log_end: u64, took: Duration) -> 
 
 /// Put a scan's answer (of load `generation`) in the key pane: the same
 /// namespace keeps its selection (and, for a whole list of every key, its
-/// open groups); a new one starts at the top.
+/// open groups); a new one starts at the top. `first_page`: only the first
+/// keys of the scan, shown while the rest is read.
 fn install_list(
     app: &mut App,
     generation: u64,
@@ -45,6 +46,7 @@ fn install_list(
     set: KeySet,
     pages: Option<crate::pages::Pages>,
     scanned: &str,
+    first_page: bool,
 ) {
     // Chunk reads of this list carry it (answers for a list it replaces
     // are dropped).
@@ -66,6 +68,9 @@ fn install_list(
         let rows = app.keys.list.row_count();
         let at_end = rows > 1 && app.keys.nav.selected + 1 == rows;
         let was = app.selected_key().map(<[u8]>::to_vec);
+        // Only the same scan read again tells a key was deleted: a new
+        // filter's scan (or a first page) simply does not list it.
+        let again = !first_page && app.keys.list.scanned_filter() == scanned;
         let whole_again = pages.is_none() && scanned.is_empty() && app.keys.list.holds_all();
         let staged = staged_puts(app);
         keep_selection(app, |list| {
@@ -89,7 +94,8 @@ fn install_list(
             list.apply(lacking);
         });
         if let Some(key) = was {
-            if app.keys.list.contains(&key) == Some(false)
+            if again
+                && app.keys.list.contains(&key) == Some(false)
                 && app.keys.list.filter() == scanned
                 && !app.config.writable
             {
@@ -277,7 +283,9 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             compact_written,
             writer_alive,
             live_counts,
+            follow_failed,
         } => {
+            follow_result(app, follow_failed.as_ref());
             let changed = app.stats.as_ref() != Some(&*stats)
                 || app.writer_alive != writer_alive
                 || compact_written.is_some();
@@ -356,7 +364,15 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             }
             let chunk = set.len();
             let pages = crate::pages::Pages::new(vec![(None, chunk, 0)], set, chunk);
-            install_list(app, generation, ns, KeySet::new(), Some(pages), &filter);
+            install_list(
+                app,
+                generation,
+                ns,
+                KeySet::new(),
+                Some(pages),
+                &filter,
+                true,
+            );
         }
         Response::KeysPaged {
             generation,
@@ -387,7 +403,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             if !scan_landed(app, generation, log_end, took) {
                 return;
             }
-            install_list(app, generation, ns, set, pages, &filter);
+            install_list(app, generation, ns, set, pages, &filter, false);
         }
         Response::Top {
             generation,
@@ -543,32 +559,66 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
         },
         Response::Found {
             ns,
-            needle: _,
-            keys,
-            scanned,
-            truncated,
+            needle,
+            window,
+            found: got,
         } => {
-            let Some(found) = app.found.as_mut().filter(|f| f.running && f.ns == ns) else {
+            let Some(found) = app
+                .found
+                .as_mut()
+                .filter(|f| f.running && f.ns == ns && f.needle == needle && f.window == window)
+            else {
                 return;
             };
-            found.keys = keys;
-            found.scanned = scanned;
-            found.truncated = truncated;
+            // Only the first search starts with no keys: a next window is
+            // asked for only when one is held.
+            let first = found.keys.is_empty();
+            // None past the selection (the window asked for starts there):
+            // wrap around to the other end.
+            if !first && got.keys.is_empty() && got.matched > 0 {
+                let wrap = match window {
+                    FindWindow::After(Some(_)) => Some(FindWindow::After(None)),
+                    FindWindow::Before(Some(_)) => Some(FindWindow::Before(None)),
+                    _ => None,
+                };
+                if let Some(wrap) = wrap {
+                    ask_found(app, wrap);
+                    return;
+                }
+            }
+            found.keys = got.keys;
+            found.scanned = got.scanned;
+            found.matched = got.matched;
+            found.skipped = got.skipped;
             found.running = false;
             let (n, text) = (found.keys.len(), found.text.clone());
-            if n == 0 {
+            let (matched, scanned) = (found.matched, found.scanned);
+            if n == 0 && first {
                 app.say(format!(
                     "{text:?} is in none of {} values",
                     units::count(scanned as u64)
                 ));
-            } else {
-                step_found(app, true);
-                let more = if truncated { " (the first ones)" } else { "" };
+            } else if n == 0 {
+                // Deleted meanwhile.
+                app.say(format!("{text:?} is in none of the values left there"));
+            } else if first {
+                select_found(app, 0, false);
+                let held = if n < matched {
+                    format!(" ({} at a time in key order)", units::count(n as u64))
+                } else {
+                    String::new()
+                };
                 app.say(format!(
-                    "{text:?} is in {} of {} values{more}: n next, N previous",
-                    units::count(n as u64),
+                    "{text:?} is in {} of {} values{held}: n next, N previous",
+                    units::count(matched as u64),
                     units::count(scanned as u64)
                 ));
+            } else {
+                let (i, wrapped) = match window {
+                    FindWindow::After(k) => (0, k.is_none()),
+                    FindWindow::Before(k) => (n - 1, k.is_none()),
+                };
+                select_found(app, i, wrapped);
             }
         }
         Response::Applied(n) => {
@@ -676,9 +726,69 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
     }
 }
 
+/// What a read-only handle that cannot follow the file any more (replaced
+/// by `emdb encrypt`, `decrypt`, `rotate-key`, or anything it cannot open)
+/// shows: what happened and what to do, in one line.
+pub fn stale_text(error: &JobError) -> String {
+    use emdb_core::Error as E;
+    let what = match error {
+        JobError::Db(E::EncryptionRequired { .. }) => {
+            "the file was replaced by an encrypted one (emdb encrypt?); \
+             quit and start again with EMDB_PASSPHRASE, --passphrase-file or --key-file"
+                .to_string()
+        }
+        JobError::Db(E::EncryptionKeyMismatch { .. }) => {
+            "the file was replaced and its key changed (emdb rotate-key?); \
+             quit and start again with the new passphrase or key file"
+                .to_string()
+        }
+        JobError::Db(E::NotEncrypted { .. }) => "the file was replaced by one not encrypted \
+             (emdb decrypt?); quit and start again without EMDB_PASSPHRASE or a secret file"
+            .to_string(),
+        e => format!("the file cannot be followed ({e}); quit and start again"),
+    };
+    format!("STALE: {what}")
+}
+
+/// Note whether the read-only handle still follows the file: the first
+/// failure (or another one) is said; it stays on the status bar (and on
+/// the message line when nothing else is said) until the file can be read
+/// again, when every key is read again.
+fn follow_result(app: &mut App, failed: Option<&JobError>) {
+    match failed {
+        Some(e) => {
+            let text = stale_text(e);
+            if app.stale.as_ref().map(|s| &s.text) != Some(&text) {
+                let since_ms = app.stale.as_ref().map_or(app.now_ms, |s| s.since_ms);
+                app.stale = Some(crate::app::StaleView {
+                    text: text.clone(),
+                    since_ms,
+                });
+                app.complain(text);
+                app.redraw = true;
+            }
+        }
+        None => {
+            if app.stale.take().is_some() {
+                app.say("the file can be read again: every key is read again");
+                app.keys.log_end = 0;
+                app.keys.stale = true;
+                app.redraw = true;
+            }
+        }
+    }
+}
+
 /// Tell the user a job failed: a namespace the screen shows that is gone
 /// is left for the list of namespaces; anything else is a complaint.
 fn report_failure(app: &mut App, job: Job, error: &JobError) {
+    // A handle that cannot follow the file fails every read: say why once,
+    // readably, rather than each read's error.
+    if let Some(s) = &app.stale {
+        let text = s.text.clone();
+        app.complain(text);
+        return;
+    }
     let gone = match error {
         JobError::NamespaceGone(name) => Some(name.clone()),
         e if e.namespace_gone() => app.shown_ns(),
