@@ -236,6 +236,29 @@ pub enum Error {
 }
 
 impl Error {
+    /// A copy of an error that says everything in its fields (not an I/O
+    /// error, whose source cannot be copied): what a follower answers again
+    /// for a file it does not open again.
+    pub(crate) fn copied(&self) -> Option<Error> {
+        Some(match self {
+            Error::EncryptionKeyMismatch { reason } => Error::EncryptionKeyMismatch {
+                reason: reason.clone(),
+            },
+            Error::EncryptionRequired { path } => Error::EncryptionRequired { path: path.clone() },
+            Error::NotEncrypted { path } => Error::NotEncrypted { path: path.clone() },
+            Error::Corruption {
+                path,
+                offset,
+                reason,
+            } => Error::Corruption {
+                path: path.clone(),
+                offset: *offset,
+                reason: reason.clone(),
+            },
+            _ => return None,
+        })
+    }
+
     pub(crate) fn io(op: &'static str, path: Option<&std::path::Path>, source: io::Error) -> Self {
         Error::Io {
             op,

@@ -37,7 +37,13 @@ pub(crate) fn refresh(engine: &Engine) -> Result<usize> {
     if !engine.cfg().read_only {
         return Ok(0);
     }
-    let r = refresh_once(engine);
+    let r = match refresh_once(engine) {
+        Ok(Some(applied)) => Ok(applied),
+        // The file that failed to open is unchanged: nothing was tried,
+        // and the handle stays stale with the error it has.
+        Ok(None) => return engine.gen().log().fresh().map(|()| 0),
+        Err(e) => Err(e),
+    };
     // A reopen swapped in a fresh log; otherwise this is the one read.
     engine
         .gen()
@@ -46,12 +52,27 @@ pub(crate) fn refresh(engine: &Engine) -> Result<usize> {
     r
 }
 
-fn refresh_once(engine: &Engine) -> Result<usize> {
+// Reopens tried on this thread (unit tests: that an unchanged file that
+// failed is not opened again).
+#[cfg(test)]
+thread_local! {
+    static REOPENS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How long a file that failed to open in a follower's place (the secret
+/// no longer fits it, say) is left alone when it does not change: opening
+/// an encrypted file derives its key, which costs the passphrase's Argon2
+/// each time.
+const REOPEN_RETRY: Duration = Duration::from_secs(5);
+
+/// One catch-up: `Ok(None)` when the file at the path is one that failed
+/// to open in this log's place a moment ago and has not changed.
+fn refresh_once(engine: &Engine) -> Result<Option<usize>> {
     // One refresher at a time (read-only handles never write).
     let _w = engine.lock_writer();
     let gen = engine.gen_arc();
     let Some(lf) = &gen.log().file else {
-        return Ok(0);
+        return Ok(Some(0));
     };
     let path = lf.path.clone();
     let ours = lf
@@ -61,7 +82,7 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
     let on_disk = std::fs::metadata(&path).map_err(|e| Error::io("stat", Some(&path), e))?;
     if (on_disk.dev(), on_disk.ino()) != (ours.dev(), ours.ino()) {
         // Replaced (compaction renamed a new file over it): start over.
-        return reopen(engine, path);
+        return reopen(engine, &gen, path, &on_disk);
     }
     let limit = ours.len();
     let end = gen.log().published_end();
@@ -75,16 +96,16 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
             return Err(gen.log().cut_found(limit));
         }
         // Another database now: follow it from scratch.
-        return reopen(engine, path);
+        return reopen(engine, &gen, path, &on_disk);
     }
     if limit == end {
-        return Ok(0);
+        return Ok(Some(0));
     }
     // The header page: the durable end, and whether this is still the
     // database this handle follows (rewritten in place, it is not).
     let (identity, slot, _) = read_identity(&lf.file, &path, limit)?;
     if identity != gen.log().identity {
-        return reopen(engine, path);
+        return reopen(engine, &gen, path, &on_disk);
     }
     let durable_end = slot.durable_end;
     // The size after the slot was read: the writer had written
@@ -129,17 +150,39 @@ fn refresh_once(engine: &Engine) -> Result<usize> {
         gen.log().publish(followed.end);
     }
     engine.counters().refreshes.fetch_add(1, Ordering::Relaxed);
-    Ok(followed.applied)
+    Ok(Some(followed.applied))
 }
 
-/// Open the file at `path` from scratch and follow it from now on.
-fn reopen(engine: &Engine, path: std::path::PathBuf) -> Result<usize> {
-    let fresh = Engine::open_file(engine.cfg().clone(), path)?;
+/// Open the file at `path` (`on_disk` its metadata) from scratch and follow
+/// it from now on; `Ok(None)` without trying when that very file failed to
+/// open in `gen`'s place a moment ago.
+fn reopen(
+    engine: &Engine,
+    gen: &crate::engine::Generation,
+    path: std::path::PathBuf,
+    on_disk: &std::fs::Metadata,
+) -> Result<Option<usize>> {
+    let stamp = crate::log::file_stamp(on_disk);
+    match gen.log().reopen_failed_recently(stamp, REOPEN_RETRY) {
+        // The same error again, as the open would give it.
+        Some(Some(e)) => return Err(e),
+        Some(None) => return Ok(None),
+        None => {}
+    }
+    #[cfg(test)]
+    REOPENS.with(|n| n.set(n.get() + 1));
+    let fresh = match Engine::open_file(engine.cfg().clone(), path) {
+        Ok(fresh) => fresh,
+        Err(e) => {
+            gen.log().note_failed_reopen(stamp, &e);
+            return Err(e);
+        }
+    };
     let new_gen = fresh.gen_arc();
     let applied = fresh.recovery_report().records_replayed as usize;
     engine.install(new_gen);
     engine.counters().refreshes.fetch_add(1, Ordering::Relaxed);
-    Ok(applied)
+    Ok(Some(applied))
 }
 
 /// Keep a read-only engine caught up until it is dropped.
@@ -161,4 +204,49 @@ pub(crate) fn spawn_follower(
             }
         })
         .ok()
+}
+
+#[cfg(all(test, feature = "encrypt"))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::REOPENS;
+    use crate::{Emdb, EncryptionInput};
+
+    /// A file that replaced the followed one and cannot be opened (now
+    /// encrypted) is not opened again while it stays as it is (each try
+    /// derives a key); a change to it is tried at once. The handle stays
+    /// stale with the first error throughout.
+    #[test]
+    fn an_unchanged_file_that_failed_to_open_is_not_opened_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.emdb");
+        Emdb::open(&path).unwrap().insert("k", "v").unwrap();
+        let ro = Emdb::builder()
+            .path(&path)
+            .read_only(true)
+            .follow(false)
+            .build()
+            .unwrap();
+        Emdb::enable_encryption(&path, EncryptionInput::Key([7; 32])).unwrap();
+        let tries = || REOPENS.with(std::cell::Cell::get);
+        let before = tries();
+        let first = ro.refresh().unwrap_err().to_string();
+        assert_eq!(tries(), before + 1);
+        for _ in 0..5 {
+            // The same error, as the open gave it.
+            assert_eq!(ro.refresh().unwrap_err().to_string(), first);
+            assert!(ro.get("k").is_err());
+        }
+        assert_eq!(tries(), before + 1, "the unchanged file was opened again");
+        // The file changes (another write): tried again.
+        let w = Emdb::builder()
+            .path(&path)
+            .encryption_key([7; 32])
+            .build()
+            .unwrap();
+        w.insert("k2", "v2").unwrap();
+        w.close().unwrap();
+        assert!(ro.refresh().is_err());
+        assert_eq!(tries(), before + 2);
+    }
 }

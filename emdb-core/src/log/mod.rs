@@ -151,6 +151,10 @@ pub(crate) struct Log {
     /// that no longer matches the file. `stale` is the flag reads check.
     stale: AtomicBool,
     stale_reason: Mutex<Option<String>>,
+    /// The file at the path that this (read-only) log's follower last
+    /// failed to open in its place, and when: it is not opened again
+    /// (a key derivation each time) until it changes or a while passed.
+    failed_reopen: Mutex<Option<(FileStamp, std::time::Instant, Option<Error>)>>,
     /// Sequence number of the newest sync slot this handle wrote (or
     /// claimed at open). A newer one in the header was written by another
     /// process: a second writer.
@@ -160,6 +164,16 @@ pub(crate) struct Log {
     /// copy, not bytes a cut lost), with the offset of the frame holding
     /// each one's end ([`Log::check_intact`]).
     vouched_holes: Mutex<std::collections::HashMap<(u64, u64), u64>>,
+}
+
+/// What tells one version of a file from another without reading it:
+/// device, inode, size and modification time.
+pub(crate) type FileStamp = (u64, u64, u64, i64, i64);
+
+/// The stamp of `m`.
+pub(crate) fn file_stamp(m: &std::fs::Metadata) -> FileStamp {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec())
 }
 
 impl Log {
@@ -179,6 +193,7 @@ impl Log {
             own_seq: AtomicU64::new(0),
             stale: AtomicBool::new(false),
             stale_reason: Mutex::new(None),
+            failed_reopen: Mutex::new(None),
             vouched_holes: Mutex::new(std::collections::HashMap::new()),
         }
     }
@@ -467,6 +482,28 @@ impl Log {
         let stale = reason.is_some();
         *self.stale_reason.lock() = reason;
         self.stale.store(stale, Ordering::Release);
+    }
+
+    /// `Some` when the file stamped `now` failed to open in this log's
+    /// place less than `retry` ago and has not changed since: with a copy
+    /// of that error when it can be copied.
+    pub(crate) fn reopen_failed_recently(
+        &self,
+        now: FileStamp,
+        retry: std::time::Duration,
+    ) -> Option<Option<Error>> {
+        match &*self.failed_reopen.lock() {
+            Some((stamp, at, e)) if *stamp == now && at.elapsed() < retry => {
+                Some(e.as_ref().and_then(Error::copied))
+            }
+            _ => None,
+        }
+    }
+
+    /// Note that the file stamped `stamp` failed to open in this log's
+    /// place with `e`.
+    pub(crate) fn note_failed_reopen(&self, stamp: FileStamp, e: &Error) {
+        *self.failed_reopen.lock() = Some((stamp, std::time::Instant::now(), e.copied()));
     }
 
     #[cold]
