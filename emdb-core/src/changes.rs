@@ -145,6 +145,8 @@ pub struct ChangeFeed {
     identity: Identity,
     /// Keys of the database (encrypted databases), not bound to a generation.
     base_crypt: Option<Arc<Crypt>>,
+    /// The database id those keys are bound to.
+    base_db_id: [u8; 16],
     crypt: Option<Crypt>,
     names: HashMap<u32, String>,
     position: u64,
@@ -176,13 +178,16 @@ impl ChangeFeed {
             what: "a change feed",
         })?;
         let base_crypt = engine.gen().crypt().clone();
+        let base_db_id = engine.gen().log().identity.db_id;
         let (file, identity, page, durable_end, file_len) = open_log(&path)?;
+        check_keys(&path, base_crypt.as_deref(), base_db_id, &identity)?;
         let mut feed = ChangeFeed {
             crypt: bind(base_crypt.as_deref(), identity.generation)?,
             path,
             file,
             identity,
             base_crypt,
+            base_db_id,
             names: HashMap::new(),
             position: HEADER_SIZE as u64,
             durable_end,
@@ -310,6 +315,12 @@ impl ChangeFeed {
             .and_then(|cov| cov.map(from.db_id, from.generation, from.position))
             .filter(|p| *p <= file_len);
         let reason = resend_reason(&from, &identity, Coverage::decode(&page));
+        check_keys(
+            &self.path,
+            self.base_crypt.as_deref(),
+            self.base_db_id,
+            &identity,
+        )?;
         self.crypt = bind(self.base_crypt.as_deref(), identity.generation)?;
         self.file = file;
         self.identity = identity;
@@ -334,6 +345,12 @@ impl ChangeFeed {
 
     fn restart_on_current(&mut self, reason: String) -> Result<Poll> {
         let (file, identity, _, durable_end, file_len) = open_log(&self.path)?;
+        check_keys(
+            &self.path,
+            self.base_crypt.as_deref(),
+            self.base_db_id,
+            &identity,
+        )?;
         self.crypt = bind(self.base_crypt.as_deref(), identity.generation)?;
         self.file = file;
         self.identity = identity;
@@ -526,6 +543,37 @@ fn open_log(path: &std::path::Path) -> Result<(File, Identity, Vec<u8>, u64, u64
         .len();
     let (identity, slot, page) = read_identity(&file, path, len)?;
     Ok((file, identity, page, slot.durable_end.min(len), len))
+}
+
+/// Refuse a file the feed's keys cannot read with the error an open with
+/// those keys would give, rather than reading its records as damage: a
+/// plain feed on a file now encrypted, an encrypted one on a plain file,
+/// or keys bound to another database id (`encrypt`, `rotate-key` and
+/// restored backups write a file with a new id; a compaction keeps it).
+fn check_keys(
+    path: &std::path::Path,
+    base: Option<&Crypt>,
+    base_db_id: [u8; 16],
+    id: &Identity,
+) -> Result<()> {
+    let encrypted = id.flags & crate::format::header::FLAG_ENCRYPTED != 0;
+    match (encrypted, base) {
+        (false, None) => Ok(()),
+        (false, Some(_)) => Err(Error::NotEncrypted {
+            path: path.to_path_buf(),
+        }),
+        (true, None) => Err(Error::EncryptionRequired {
+            path: path.to_path_buf(),
+        }),
+        (true, Some(_)) if id.db_id != base_db_id => Err(Error::EncryptionKeyMismatch {
+            reason: format!(
+                "{} was replaced by a file sealed for another database id (encrypt, \
+                 rotate-key or a restored backup); the keys this feed holds cannot read it",
+                path.display()
+            ),
+        }),
+        (true, Some(_)) => Ok(()),
+    }
 }
 
 fn bind(base: Option<&Crypt>, generation: u64) -> Result<Option<Crypt>> {

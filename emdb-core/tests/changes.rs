@@ -171,3 +171,59 @@ fn a_caught_up_cursor_survives_compaction() {
         Start::OtherDatabase
     );
 }
+
+/// A feed whose file is replaced by one its keys cannot read (encrypted
+/// under it, or re-keyed) fails with the error an open with those keys
+/// gives, never with "corruption" (which sent `emdb sync` users to
+/// `check --repair` on a sound database).
+#[cfg(feature = "encrypt")]
+#[test]
+fn a_feed_whose_file_was_re_keyed_says_so_not_corruption() {
+    use emdb_core::{EncryptionInput, Error};
+    let poll_error = |feed: &mut ChangeFeed| loop {
+        match feed.poll(1 << 16) {
+            Ok(p) if p.units.is_empty() && p.resend.is_none() => {
+                panic!("the replaced file was not noticed")
+            }
+            Ok(_) => continue,
+            Err(e) => return e,
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+
+    // Plain, then encrypted under the feed.
+    let plain = dir.path().join("plain.emdb");
+    Emdb::open(&plain).unwrap().insert("a", "1").unwrap();
+    let r = reader(&plain);
+    let (mut feed, _) = ChangeFeed::open(&r, None).unwrap();
+    drain(&mut feed);
+    Emdb::enable_encryption(&plain, EncryptionInput::Key([1; 32])).unwrap();
+    let e = poll_error(&mut feed);
+    assert!(matches!(e, Error::EncryptionRequired { .. }), "{e:?}");
+
+    // Encrypted, then re-keyed under the feed.
+    let sealed = dir.path().join("sealed.emdb");
+    let w = Emdb::builder()
+        .path(&sealed)
+        .encryption_key([2; 32])
+        .build()
+        .unwrap();
+    w.insert("a", "1").unwrap();
+    drop(w);
+    let r = Emdb::builder()
+        .path(&sealed)
+        .read_only(true)
+        .encryption_key([2; 32])
+        .build()
+        .unwrap();
+    let (mut feed, _) = ChangeFeed::open(&r, None).unwrap();
+    drain(&mut feed);
+    Emdb::rotate_encryption_key(
+        &sealed,
+        EncryptionInput::Key([2; 32]),
+        EncryptionInput::Key([3; 32]),
+    )
+    .unwrap();
+    let e = poll_error(&mut feed);
+    assert!(matches!(e, Error::EncryptionKeyMismatch { .. }), "{e:?}");
+}
