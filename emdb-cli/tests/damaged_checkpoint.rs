@@ -71,7 +71,7 @@ fn check_reports_a_damaged_checkpoint_and_repair_rebuilds_it() {
         .assert()
         .success()
         .stdout(predicate::str::contains(format!(
-            "repaired: removed the damaged checkpoint and rebuilt it from the log; {KEYS} keys"
+            "repaired: rebuilt the checkpoint from the log; {KEYS} keys"
         )));
     assert!(ckpt(&db).exists(), "the checkpoint was rebuilt");
     // No copy of the file: nothing of the log changed.
@@ -90,6 +90,33 @@ fn check_reports_a_damaged_checkpoint_and_repair_rebuilds_it() {
         .assert()
         .success()
         .stdout(predicate::str::contains(": ok"));
+}
+
+/// `check --repair` changes nothing before it goes ahead: with a writer
+/// holding the lock it gives up (exit 3) and the checkpoint is as it was;
+/// with the log damaged too, refusing to repair without `--yes` off a
+/// terminal leaves the checkpoint in place (it used to be removed first).
+#[test]
+fn a_repair_that_does_not_go_ahead_leaves_the_checkpoint() {
+    let db = with_a_damaged_checkpoint_page();
+    let before = std::fs::read(ckpt(&db)).unwrap();
+    {
+        let _writer = emdb_core::Emdb::open(&db.path).unwrap();
+        db.cmd(["--lock-timeout", "0", "check", "--repair", "--yes"])
+            .assert()
+            .code(3);
+        assert_eq!(std::fs::read(ckpt(&db)).unwrap(), before);
+    }
+    // A damaged record in the log as well.
+    let mut log = std::fs::read(&db.path).unwrap();
+    let at = log.len() / 2;
+    log[at] ^= 0xff;
+    std::fs::write(&db.path, log).unwrap();
+    db.cmd(["check", "--repair"]).assert().code(2);
+    assert_eq!(std::fs::read(ckpt(&db)).unwrap(), before);
+    // With --yes the salvage repairs both.
+    db.cmd(["check", "--repair", "--yes"]).assert().success();
+    db.cmd(["check"]).assert().success();
 }
 
 #[test]

@@ -26,21 +26,14 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     if args.repair {
         s.require_writable("check --repair")?;
     }
-    let mut found = verify(s, &path, ui.quiet)?;
+    let found = verify(s, &path, ui.quiet)?;
     let mut report = check_report(&path, &found);
-    if args.repair {
-        if let Some(ckpt) = &found.checkpoint {
-            // Only an index of the log: removed without a copy, and
-            // rebuilt by the writer's open below (or the salvage's).
-            std::fs::remove_file(&ckpt.path).map_err(|e| {
-                CliError::io("removing the damaged checkpoint", Some(&ckpt.path), e)
-            })?;
-            found.checkpoint = None;
-            if found.is_clean() {
-                print(&report, ui, true)?;
-                return rebuild_checkpoint(s, &path, report, ui);
-            }
-        }
+    if args.repair && found.checkpoint.is_some() && found.damaged.iter().all(|d| !d.durable) {
+        // Only the checkpoint, an index of the log: rebuilt without a copy
+        // or a question. (With the log damaged too, the salvage below
+        // rebuilds it.)
+        print(&report, ui, true)?;
+        return rebuild_checkpoint(s, &path, report, ui);
     }
     if !args.repair || found.is_clean() {
         print(&report, ui, false)?;
@@ -125,8 +118,10 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
 }
 
-/// `check --repair` of a sound log whose damaged checkpoint was removed:
-/// a writer's open and close write a new one from the log.
+/// `check --repair` of a sound log with a damaged checkpoint: a writer's
+/// open that does not use the checkpoint (salvage reads every record), and
+/// its close, which writes a new one over it. The open takes the writer
+/// lock first: with another writer running, nothing is changed.
 fn rebuild_checkpoint(
     s: &mut Session,
     path: &Path,
@@ -138,7 +133,7 @@ fn rebuild_checkpoint(
     let rebuilt = s
         .with_secret(path, |secret| {
             retry_locked(timeout, || {
-                let mut b = Emdb::builder().path(path);
+                let mut b = Emdb::builder().path(path).salvage(true);
                 if let Some(secret) = secret.clone() {
                     b = b.encryption(secret);
                 }
@@ -158,8 +153,7 @@ fn rebuild_checkpoint(
         ui.json_line(&report)?;
     } else if !ui.quiet {
         ui.line(&format!(
-            "repaired: removed the damaged checkpoint and rebuilt it from the log; {keys} keys, \
-             nothing was lost"
+            "repaired: rebuilt the checkpoint from the log; {keys} keys, nothing was lost"
         ))?;
     }
     if after.is_clean() {
