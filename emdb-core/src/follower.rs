@@ -38,7 +38,10 @@ pub(crate) fn refresh(engine: &Engine) -> Result<usize> {
         return Ok(0);
     }
     let r = match refresh_once(engine) {
-        Ok(Some(applied)) => Ok(applied),
+        Ok(Some(applied)) => {
+            engine.gen().log().clear_failed_reopen();
+            Ok(applied)
+        }
         // The file that failed to open is unchanged: nothing was tried,
         // and the handle stays stale with the error it has.
         Ok(None) => return engine.gen().log().fresh().map(|()| 0),
@@ -59,8 +62,9 @@ thread_local! {
     static REOPENS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// How long a file that failed to open in a follower's place (the secret
-/// no longer fits it, say) is left alone when it does not change: opening
+/// How long a file that failed to open in a follower's place is left
+/// alone: while it does not change, or, when the secret does not fit it,
+/// while it is the same file (its writer may append meanwhile). Opening
 /// an encrypted file derives its key, which costs the passphrase's Argon2
 /// each time.
 const REOPEN_RETRY: Duration = Duration::from_secs(5);
@@ -238,7 +242,8 @@ mod tests {
             assert!(ro.get("k").is_err());
         }
         assert_eq!(tries(), before + 1, "the unchanged file was opened again");
-        // The file changes (another write): tried again.
+        // Its writer appends: still the same file, whose secret does not
+        // fit this handle; not tried again.
         let w = Emdb::builder()
             .path(&path)
             .encryption_key([7; 32])
@@ -246,6 +251,16 @@ mod tests {
             .unwrap();
         w.insert("k2", "v2").unwrap();
         w.close().unwrap();
+        assert_eq!(ro.refresh().unwrap_err().to_string(), first);
+        assert_eq!(tries(), before + 1, "an append made it open the file again");
+        // Another file at the path: tried at once.
+        std::fs::remove_file(crate::admin::encbak_path(&path)).unwrap();
+        Emdb::rotate_encryption_key(
+            &path,
+            EncryptionInput::Key([7; 32]),
+            EncryptionInput::Key([8; 32]),
+        )
+        .unwrap();
         assert!(ro.refresh().is_err());
         assert_eq!(tries(), before + 2);
     }

@@ -208,6 +208,9 @@ pub(crate) struct Cursor {
 impl Cursor {
     pub(crate) fn new(engine: &Engine, id: u32) -> Result<Cursor> {
         let gen = engine.gen_arc();
+        // A stale read-only handle's index is the old view's (an empty
+        // namespace there would end the walk with no record read).
+        gen.log().fresh()?;
         let ns = gen.ns(id).ok_or(Error::NamespaceDropped)?;
         Ok(Cursor {
             gen,
@@ -237,6 +240,14 @@ impl Cursor {
                 }
             }
             if self.shard >= SHARDS {
+                // The end, once: an index gone stale meanwhile may have
+                // ended the walk early.
+                if self.shard == SHARDS {
+                    self.shard += 1;
+                    if let Err(e) = self.gen.log().fresh() {
+                        return Some(Err(e));
+                    }
+                }
                 return None;
             }
             let offsets = self.gen.shard_offsets(&self.ns, self.shard);
@@ -451,6 +462,7 @@ macro_rules! keyspace_api {
         pub fn expiring_len(&self) -> Result<u64> {
             let e = self.engine();
             let gen = e.gen();
+            gen.log().fresh()?;
             e.with_ns(&gen, self.ns_id(), |ns| Ok(ns.keydir.expiring()))
         }
 
@@ -630,7 +642,7 @@ impl Emdb {
         let name = name.as_ref();
         let engine = self.engine_arc();
         Ok(engine
-            .namespace_id(name)
+            .namespace_id(name)?
             .map(|id| Namespace::new(Arc::clone(engine), id, name.to_string())))
     }
 
@@ -653,7 +665,7 @@ impl Emdb {
         let engine = self.engine_arc();
         let id = match namespace {
             None => 0,
-            Some(name) => match engine.namespace_id(name) {
+            Some(name) => match engine.namespace_id(name)? {
                 Some(id) => id,
                 None => return Ok(None),
             },
@@ -669,6 +681,6 @@ impl Emdb {
 
     /// Names of all named namespaces (not the default one), sorted.
     pub fn list_namespaces(&self) -> Result<Vec<String>> {
-        Ok(self.engine_arc().list_namespaces())
+        self.engine_arc().list_namespaces()
     }
 }

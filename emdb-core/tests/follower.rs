@@ -381,4 +381,38 @@ fn a_follower_whose_refresh_fails_returns_the_error_never_stale_data() {
     assert!(follower.get("written-later").is_err());
     assert!(follower.contains_key("written-later").is_err());
     assert!(follower.range_iter(b"zz".to_vec()..).is_err());
+    // Nor the namespace table, an empty namespace's walk, or its counts.
+    assert!(follower.list_namespaces().is_err());
+    assert!(follower.namespace_if_exists("created-later").is_err());
+    assert!(follower
+        .keys_touched_since(Some("created-later"), 0)
+        .is_err());
+    assert!(follower.keys_touched_since(None, 0).is_err());
+    assert!(follower.expiring_len().is_err());
+}
+
+/// An iterator made before its handle went stale does not end quietly
+/// where the old view ended.
+#[test]
+fn an_iterator_made_before_the_handle_went_stale_reports_it_at_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("iter.emdb");
+    {
+        let w = Emdb::open(&path).unwrap();
+        w.insert("k", "v1").unwrap();
+        w.namespace("empty").unwrap();
+    }
+    let follower = Emdb::builder()
+        .path(&path)
+        .read_only(true)
+        .follow(false)
+        .build()
+        .unwrap();
+    let empty = follower.namespace_if_exists("empty").unwrap().unwrap();
+    // Empty in the old view: the walk reads no record that could fail.
+    let mut it = empty.iter().unwrap();
+    emdb_core::Emdb::enable_encryption(&path, emdb_core::EncryptionInput::Key([7u8; 32])).unwrap();
+    assert!(follower.refresh().is_err());
+    assert!(matches!(it.next(), Some(Err(_))));
+    assert!(it.next().is_none());
 }

@@ -1298,10 +1298,12 @@ impl Engine {
     }
 
     /// Id of the named namespace `name`, if it exists (never creates it).
-    pub(crate) fn namespace_id(&self, name: &str) -> Option<u32> {
+    pub(crate) fn namespace_id(&self, name: &str) -> Result<Option<u32>> {
         let gen = self.gen();
+        // A stale read-only handle's table is the old view's.
+        gen.log().fresh()?;
         let id = gen.ns_table().by_name(name.as_bytes()).map(|n| n.id);
-        id.filter(|&id| id != 0)
+        Ok(id.filter(|&id| id != 0))
     }
 
     /// Keys of namespace `ns` that the records published in `[since, end)`
@@ -1316,6 +1318,7 @@ impl Engine {
         since: u64,
     ) -> Result<Option<(Vec<Vec<u8>>, u64)>> {
         let gen = self.gen();
+        gen.log().fresh()?;
         let Some(entry) = gen.ns(ns) else {
             return Ok(None);
         };
@@ -1360,8 +1363,9 @@ impl Engine {
     }
 
     /// Names of the named namespaces, sorted.
-    pub(crate) fn list_namespaces(&self) -> Vec<String> {
+    pub(crate) fn list_namespaces(&self) -> Result<Vec<String>> {
         let gen = self.gen();
+        gen.log().fresh()?;
         let mut v: Vec<String> = gen
             .ns_table()
             .all()
@@ -1370,7 +1374,7 @@ impl Engine {
             .map(|n| String::from_utf8_lossy(&n.name).into_owned())
             .collect();
         v.sort();
-        v
+        Ok(v)
     }
 
     /// Live, unexpired keys of a namespace.

@@ -166,14 +166,28 @@ pub(crate) struct Log {
     vouched_holes: Mutex<std::collections::HashMap<(u64, u64), u64>>,
 }
 
-/// What tells one version of a file from another without reading it:
-/// device, inode, size and modification time.
-pub(crate) type FileStamp = (u64, u64, u64, i64, i64);
+/// What tells one version of a file from another without reading it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct FileStamp {
+    /// Device and inode: which file.
+    file: (u64, u64),
+    /// Size, modification and change times: which version of it.
+    version: (u64, i64, i64, i64, i64),
+}
 
 /// The stamp of `m`.
 pub(crate) fn file_stamp(m: &std::fs::Metadata) -> FileStamp {
     use std::os::unix::fs::MetadataExt;
-    (m.dev(), m.ino(), m.len(), m.mtime(), m.mtime_nsec())
+    FileStamp {
+        file: (m.dev(), m.ino()),
+        version: (
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        ),
+    }
 }
 
 impl Log {
@@ -493,11 +507,32 @@ impl Log {
         retry: std::time::Duration,
     ) -> Option<Option<Error>> {
         match &*self.failed_reopen.lock() {
-            Some((stamp, at, e)) if *stamp == now && at.elapsed() < retry => {
-                Some(e.as_ref().and_then(Error::copied))
+            Some((stamp, at, e)) if at.elapsed() < retry => {
+                // A secret that does not fit stays so while the file is
+                // the same one, however much its writer appends (its
+                // identity block is written once); other failures may
+                // pass when the file changes.
+                let keyed = matches!(
+                    e,
+                    Some(
+                        Error::EncryptionKeyMismatch { .. }
+                            | Error::EncryptionRequired { .. }
+                            | Error::NotEncrypted { .. }
+                    )
+                );
+                let same = match keyed {
+                    true => stamp.file == now.file,
+                    false => *stamp == now,
+                };
+                same.then(|| e.as_ref().and_then(Error::copied))
             }
             _ => None,
         }
+    }
+
+    /// Forget a failed reopen (a refresh succeeded since).
+    pub(crate) fn clear_failed_reopen(&self) {
+        *self.failed_reopen.lock() = None;
     }
 
     /// Note that the file stamped `stamp` failed to open in this log's
