@@ -315,17 +315,7 @@ impl ChangeFeed {
             .and_then(|cov| cov.map(from.db_id, from.generation, from.position))
             .filter(|p| *p <= file_len);
         let reason = resend_reason(&from, &identity, Coverage::decode(&page));
-        check_keys(
-            &self.path,
-            self.base_crypt.as_deref(),
-            self.base_db_id,
-            &identity,
-        )?;
-        self.crypt = bind(self.base_crypt.as_deref(), identity.generation)?;
-        self.file = file;
-        self.identity = identity;
-        self.durable_end = durable_end;
-        self.file_len = file_len;
+        self.adopt(file, identity, durable_end, file_len)?;
         match mapped {
             // Namespace ids and names carry over a compaction unchanged.
             Some(p) => {
@@ -343,8 +333,15 @@ impl ChangeFeed {
         }
     }
 
-    fn restart_on_current(&mut self, reason: String) -> Result<Poll> {
-        let (file, identity, _, durable_end, file_len) = open_log(&self.path)?;
+    /// Read `file` (the one now at the path) from now on, once the feed's
+    /// keys are known to fit it.
+    fn adopt(
+        &mut self,
+        file: File,
+        identity: Identity,
+        durable_end: u64,
+        file_len: u64,
+    ) -> Result<()> {
         check_keys(
             &self.path,
             self.base_crypt.as_deref(),
@@ -356,6 +353,12 @@ impl ChangeFeed {
         self.identity = identity;
         self.durable_end = durable_end;
         self.file_len = file_len;
+        Ok(())
+    }
+
+    fn restart_on_current(&mut self, reason: String) -> Result<Poll> {
+        let (file, identity, _, durable_end, file_len) = open_log(&self.path)?;
+        self.adopt(file, identity, durable_end, file_len)?;
         self.position = HEADER_SIZE as u64;
         self.names.clear();
         Ok(Poll {

@@ -107,15 +107,7 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             ui.line(&text)?;
         }
     }
-    if after.is_clean() {
-        Ok(())
-    } else {
-        Err(CliError::new(
-            Kind::Corrupt,
-            format!("{} is still damaged after the repair", path.display()),
-        )
-        .hint("restore it from a backup"))
-    }
+    still_damaged(&path, &after)
 }
 
 /// `check --repair` of a sound log with a damaged checkpoint: a writer's
@@ -156,15 +148,19 @@ fn rebuild_checkpoint(
             "repaired: rebuilt the checkpoint from the log; {keys} keys, nothing was lost"
         ))?;
     }
+    still_damaged(path, &after)
+}
+
+/// The end of a repair: an error when a check after it still finds damage.
+fn still_damaged(path: &Path, after: &VerifyReport) -> CliResult {
     if after.is_clean() {
-        Ok(())
-    } else {
-        Err(CliError::new(
-            Kind::Corrupt,
-            format!("{} is still damaged after the repair", path.display()),
-        )
-        .hint("restore it from a backup"))
+        return Ok(());
     }
+    Err(CliError::new(
+        Kind::Corrupt,
+        format!("{} is still damaged after the repair", path.display()),
+    )
+    .hint("restore it from a backup"))
 }
 
 fn verify(s: &mut Session, path: &Path, quiet: bool) -> CliResult<VerifyReport> {
