@@ -53,8 +53,9 @@ pub struct WriteBatch {
     engine: Arc<Engine>,
     ns: u32,
     /// Plain databases: the encoded frames, back to back. Encrypted ones:
-    /// each write's key and value, back to back.
-    bytes: Vec<u8>,
+    /// each write's key and value, back to back: plaintext, so zeroed when
+    /// dropped, cleared or outgrown ([`WriteBatch::reserve`]).
+    bytes: zeroize::Zeroizing<Vec<u8>>,
     ops: Vec<BatchWrite>,
     /// Whether `bytes` holds encoded frames (the database is not encrypted).
     encoded: bool,
@@ -81,7 +82,7 @@ impl WriteBatch {
         WriteBatch {
             engine,
             ns,
-            bytes: Vec::new(),
+            bytes: zeroize::Zeroizing::new(Vec::new()),
             ops: Vec::new(),
             encoded,
         }
@@ -116,6 +117,21 @@ impl WriteBatch {
         Ok(())
     }
 
+    /// Room for `more` bytes. An encrypted batch's buffer is never grown
+    /// in place (a reallocation would leave a copy of the plaintext in
+    /// freed memory): it moves to a larger one, and the old one is zeroed.
+    fn reserve(&mut self, more: usize) {
+        if self.encoded || self.bytes.capacity() - self.bytes.len() >= more {
+            self.bytes.reserve(more);
+            return;
+        }
+        let want = (self.bytes.len() + more).max(2 * self.bytes.capacity());
+        let mut larger = zeroize::Zeroizing::new(Vec::with_capacity(want));
+        larger.extend_from_slice(&self.bytes);
+        // The old buffer is zeroed as it is dropped.
+        self.bytes = larger;
+    }
+
     fn add(&mut self, spec: FrameSpec<'_>) {
         let start = self.bytes.len();
         let len = if self.encoded {
@@ -124,6 +140,7 @@ impl WriteBatch {
             spec.encode_into(&mut self.bytes[start..]);
             len
         } else {
+            self.reserve(spec.key.len() + spec.value.len());
             self.bytes.extend_from_slice(spec.key);
             self.bytes.extend_from_slice(spec.value);
             spec.key.len() + spec.value.len()
@@ -157,6 +174,10 @@ impl WriteBatch {
 
     /// Drop every write added since the last commit.
     pub fn clear(&mut self) {
+        if !self.encoded {
+            // Plaintext keys and values: zeroed, not just forgotten.
+            zeroize::Zeroize::zeroize(&mut *self.bytes);
+        }
         self.bytes.clear();
         self.ops.clear();
     }

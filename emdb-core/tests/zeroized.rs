@@ -133,3 +133,46 @@ fn an_encrypted_batch_leaves_no_key_in_freed_memory() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     assert_eq!(freed_during_a_batch(20_000), 0);
 }
+
+/// Buffers freed holding a key while a `WriteBatch` of an encrypted
+/// database (which keeps plaintext keys and values until it commits) is
+/// filled, committed and dropped.
+fn freed_during_a_write_batch(n: usize) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("write_batch.emdb"))
+        .encryption_key([5; 32])
+        .background(false)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap();
+    let keys: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let mut k = MARK.to_vec();
+            k.extend_from_slice(format!("{i:07}").as_bytes());
+            k
+        })
+        .collect();
+    HITS.store(0, Ordering::SeqCst);
+    ARMED.store(true, Ordering::SeqCst);
+    let mut batch = db.write_batch();
+    for (i, k) in keys.iter().enumerate() {
+        batch.put(k, b"v").unwrap();
+        // Two commits: the buffer is reused, then dropped.
+        if i == n / 2 {
+            batch.commit().unwrap();
+        }
+    }
+    batch.commit().unwrap();
+    drop(batch);
+    ARMED.store(false, Ordering::SeqCst);
+    let hits = HITS.load(Ordering::SeqCst);
+    assert_eq!(db.len().unwrap(), n);
+    hits
+}
+
+#[test]
+fn an_encrypted_write_batch_leaves_no_key_in_freed_memory() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    assert_eq!(freed_during_a_write_batch(20_000), 0);
+}
