@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use crate::crypto::Crypt;
 use crate::db::Emdb;
-use crate::engine::read_identity;
+use crate::engine::{keys_fit, read_identity};
 use crate::error::{Error, Result};
 use crate::format::coverage::Coverage;
 use crate::format::header::{Identity, HEADER_SIZE};
@@ -550,33 +550,26 @@ fn open_log(path: &std::path::Path) -> Result<(File, Identity, Vec<u8>, u64, u64
 
 /// Refuse a file the feed's keys cannot read with the error an open with
 /// those keys would give, rather than reading its records as damage: a
-/// plain feed on a file now encrypted, an encrypted one on a plain file,
-/// or keys bound to another database id (`encrypt`, `rotate-key` and
-/// restored backups write a file with a new id; a compaction keeps it).
+/// plain feed on a file now encrypted, an encrypted one on a plain file
+/// ([`keys_fit`]), or keys bound to another database id (`encrypt`,
+/// `rotate-key` and restored backups write a file with a new id; a
+/// compaction keeps it).
 fn check_keys(
     path: &std::path::Path,
     base: Option<&Crypt>,
     base_db_id: [u8; 16],
     id: &Identity,
 ) -> Result<()> {
-    let encrypted = id.flags & crate::format::header::FLAG_ENCRYPTED != 0;
-    match (encrypted, base) {
-        (false, None) => Ok(()),
-        (false, Some(_)) => Err(Error::NotEncrypted {
-            path: path.to_path_buf(),
-        }),
-        (true, None) => Err(Error::EncryptionRequired {
-            path: path.to_path_buf(),
-        }),
-        (true, Some(_)) if id.db_id != base_db_id => Err(Error::EncryptionKeyMismatch {
+    if keys_fit(path, id, base.is_some())? && id.db_id != base_db_id {
+        return Err(Error::EncryptionKeyMismatch {
             reason: format!(
                 "{} was replaced by a file sealed for another database id (encrypt, \
                  rotate-key or a restored backup); the keys this feed holds cannot read it",
                 path.display()
             ),
-        }),
-        (true, Some(_)) => Ok(()),
+        });
     }
+    Ok(())
 }
 
 fn bind(base: Option<&Crypt>, generation: u64) -> Result<Option<Crypt>> {

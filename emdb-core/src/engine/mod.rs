@@ -48,7 +48,7 @@ pub(crate) use crate::generation::Generation;
 pub(crate) use bell::{Bell, Stop};
 use durability::Durability;
 pub(crate) use open::{
-    checkpoint_path, compact_tmp_path, crypt_for, enc_tmp_path, random_id, read_identity,
+    checkpoint_path, compact_tmp_path, crypt_for, enc_tmp_path, keys_fit, random_id, read_identity,
 };
 use open::{new_header_page, new_identity, open_dsync};
 use writer::missing_ns;

@@ -96,15 +96,9 @@ pub(crate) fn crypt_for(
     id: &Identity,
     page: &[u8],
 ) -> Result<Option<Arc<Crypt>>> {
-    let encrypted = id.flags & FLAG_ENCRYPTED != 0;
+    let encrypted = keys_fit(path, id, cfg.encryption.is_some())?;
     match (encrypted, &cfg.encryption) {
-        (false, None) => Ok(None),
-        (false, Some(_)) => Err(Error::NotEncrypted {
-            path: path.to_path_buf(),
-        }),
-        (true, None) => Err(Error::EncryptionRequired {
-            path: path.to_path_buf(),
-        }),
+        (false, _) | (true, None) => Ok(None),
         #[cfg(feature = "encrypt")]
         (true, Some(input)) => {
             let hdr = crate::crypto::EncHeader::decode(page).map_err(|r| Error::Corruption {
@@ -124,6 +118,22 @@ pub(crate) fn crypt_for(
             let _ = page;
             Err(Error::FeatureDisabled("opening an encrypted database"))
         }
+    }
+}
+
+/// Whether the file whose identity is `id` is encrypted, once a handle
+/// with (`keyed`) or without a secret may read it: `NotEncrypted` or
+/// `EncryptionRequired` otherwise.
+pub(crate) fn keys_fit(path: &Path, id: &Identity, keyed: bool) -> Result<bool> {
+    let encrypted = id.flags & FLAG_ENCRYPTED != 0;
+    match (encrypted, keyed) {
+        (false, true) => Err(Error::NotEncrypted {
+            path: path.to_path_buf(),
+        }),
+        (true, false) => Err(Error::EncryptionRequired {
+            path: path.to_path_buf(),
+        }),
+        _ => Ok(encrypted),
     }
 }
 
