@@ -178,22 +178,9 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         errors: start_errors,
         ..Counters::default()
     };
-    match &start {
-        Start::Fresh if args.reset => {
-            clear_target(
-                "--reset",
-                ui,
-                args,
-                &mut target,
-                &shown,
-                &mut store,
-                &db,
-                &source,
-                &mut n,
-            )?;
-        }
-        Start::Fresh => {}
-        Start::Continue | Start::Mapped { .. } => {}
+    let again = match &start {
+        Start::Fresh if args.reset => Some("--reset"),
+        Start::Fresh | Start::Continue | Start::Mapped { .. } => None,
         Start::OtherDatabase => {
             return Err(CliError::usage(format!(
                 "the cursor saved for this target belongs to another database ({})",
@@ -201,19 +188,20 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             ))
             .hint("sync each database into its own target, or pass --reset to start over"));
         }
-        Start::Resend { reason } => {
-            clear_target(
-                reason,
-                ui,
-                args,
-                &mut target,
-                &shown,
-                &mut store,
-                &db,
-                &source,
-                &mut n,
-            )?;
-        }
+        Start::Resend { reason } => Some(reason.as_str()),
+    };
+    if let Some(why) = again {
+        clear_target(
+            why,
+            ui,
+            args,
+            &mut target,
+            &shown,
+            &mut store,
+            &db,
+            &source,
+            &mut n,
+        )?;
     }
     let c = feed.cursor();
     ui.note(&format!(
@@ -438,9 +426,8 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The target lost what was sent (`why`): clear it (once the source is
-    /// known to read) and start a feed at the first record.
-    fn copy_again(&mut self, target: &mut Target, why: &str, ui: &mut Ui) -> CliResult<ChangeFeed> {
+    /// [`clear_target`] with this run's state.
+    fn clear(&mut self, target: &mut Target, why: &str, ui: &mut Ui) -> CliResult {
         clear_target(
             why,
             ui,
@@ -451,7 +438,13 @@ impl Run<'_> {
             &self.db,
             &self.source,
             &mut self.n,
-        )?;
+        )
+    }
+
+    /// The target lost what was sent (`why`): clear it (once the source is
+    /// known to read) and start a feed at the first record.
+    fn copy_again(&mut self, target: &mut Target, why: &str, ui: &mut Ui) -> CliResult<ChangeFeed> {
+        self.clear(target, why, ui)?;
         let (feed, _) = ChangeFeed::open(&self.db, None)?;
         self.acked = feed.cursor();
         Ok(feed)
@@ -463,17 +456,7 @@ impl Run<'_> {
         match start {
             Start::Continue | Start::Mapped { .. } => {}
             Start::Resend { reason } => {
-                clear_target(
-                    &reason,
-                    ui,
-                    self.args,
-                    target,
-                    &self.shown,
-                    &mut self.store,
-                    &self.db,
-                    &self.source,
-                    &mut self.n,
-                )?;
+                self.clear(target, &reason, ui)?;
                 self.acked = feed.cursor();
             }
             Start::Fresh | Start::OtherDatabase => {
@@ -617,17 +600,7 @@ impl Run<'_> {
                 }
                 Ok(Item::Resend(reason)) => {
                     self.drain(target, conns)?;
-                    clear_target(
-                        &reason,
-                        ui,
-                        self.args,
-                        target,
-                        &self.shown,
-                        &mut self.store,
-                        &self.db,
-                        &self.source,
-                        &mut self.n,
-                    )?;
+                    self.clear(target, &reason, ui)?;
                 }
                 Ok(Item::End) => {
                     self.drain(target, conns)?;
