@@ -144,6 +144,32 @@ impl fmt::Display for ToolError {
 const SALVAGE_ADVICE: &str =
     " (open with salvage to skip the damaged bytes, or restore from a backup)";
 
+/// What to do about corruption at `offset` (of the file `path`, when the
+/// error names one).
+fn corruption_hint(path: Option<&std::path::Path>, offset: u64, reason: &str) -> String {
+    match path {
+        // Damage in the checkpoint, an index of the log: nothing is lost
+        // by rebuilding it.
+        Some(p) if p.extension().is_some_and(|x| x == "ckpt") => format!(
+            "the checkpoint holds only an index of the log, no data: `emdb check --repair` \
+             rebuilds it from the log (or remove {} yourself)",
+            p.display()
+        ),
+        // Without the identity block nothing opens the file, salvage
+        // included: do not send the user round the other commands.
+        _ if offset == 0 && reason.starts_with("header") => {
+            "the header's identity block (its first 52 bytes, docs/FORMAT.md) is damaged; \
+             no emdb command can open the file without it (the records after it may be \
+             intact): restore a backup, and keep this file"
+                .into()
+        }
+        _ => "`emdb check` shows the damage; `emdb export --salvage` saves what still verifies \
+              without changing the file; `emdb check --repair` salvages the file itself (keeping \
+              a copy of the damaged one); or restore a backup"
+            .into(),
+    }
+}
+
 impl From<emdb_core::Error> for ToolError {
     fn from(e: emdb_core::Error) -> Self {
         use emdb_core::Error as E;
@@ -177,33 +203,12 @@ impl From<emdb_core::Error> for ToolError {
             E::Io { .. } | E::DatabaseFull { .. } | E::TooManyKeys { .. } | E::Poisoned(_) => {
                 ToolError::new(Kind::Io, message)
             }
-            // Damage in the checkpoint, an index of the log: nothing is
-            // lost by removing it.
-            E::Corruption { path: Some(p), .. }
-                if p.extension().is_some_and(|x| x == "ckpt") =>
-            {
-                ToolError::new(Kind::Corrupt, message.replace(SALVAGE_ADVICE, "")).hint(format!(
-                    "the checkpoint holds only an index of the log, no data: `emdb check --repair` \
-                     rebuilds it from the log (or remove {} yourself)",
-                    p.display()
-                ))
-            }
-            // Without the identity block nothing opens the file, salvage
-            // included: do not send the user round the other commands.
-            E::Corruption { offset: 0, reason, .. } if reason.starts_with("header") => {
-                ToolError::new(Kind::Corrupt, message.replace(SALVAGE_ADVICE, "")).hint(
-                    "the header's identity block (its first 52 bytes, docs/FORMAT.md) is damaged; \
-                     no emdb command can open the file without it (the records after it may be \
-                     intact): restore a backup, and keep this file",
-                )
-            }
-            // The engine's own advice names a builder option the tools do
-            // not have; say what to run instead.
-            E::Corruption { .. } => ToolError::new(
-                Kind::Corrupt,
-                message.replace(SALVAGE_ADVICE, ""),
-            )
-            .hint("`emdb check` shows the damage; `emdb export --salvage` saves what still verifies without changing the file; `emdb check --repair` salvages the file itself (keeping a copy of the damaged one); or restore a backup"),
+            E::Corruption {
+                path,
+                offset,
+                reason,
+            } => ToolError::new(Kind::Corrupt, message.replace(SALVAGE_ADVICE, ""))
+                .hint(corruption_hint(path.as_deref(), *offset, reason)),
             E::NotADatabase { .. } => ToolError::new(Kind::Corrupt, message)
                 .hint("check the --db path or EMDB_PATH; emdb only opens its own files"),
             E::UnsupportedVersion { .. } => ToolError::new(Kind::Corrupt, message),

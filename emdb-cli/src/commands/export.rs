@@ -303,9 +303,6 @@ fn create_private(path: &Path) -> std::io::Result<File> {
 struct Keys {
     start: Bound<Vec<u8>>,
     end: Bound<Vec<u8>>,
-    /// True when only part of each namespace is exported (the namespace
-    /// counts are then no total for a progress bar).
-    partial: bool,
 }
 
 impl Keys {
@@ -314,14 +311,18 @@ impl Keys {
             None => Keys {
                 start: Bound::Unbounded,
                 end: Bound::Unbounded,
-                partial: false,
             },
             Some(p) => Keys {
                 end: emdb_core::prefix_end(&p),
                 start: Bound::Included(p),
-                partial: true,
             },
         }
+    }
+
+    /// True when only part of each namespace is exported (the namespace
+    /// counts are then no total for a progress bar).
+    fn partial(&self) -> bool {
+        !matches!(self.start, Bound::Unbounded)
     }
 }
 
@@ -334,7 +335,7 @@ fn write_all(
     quiet: bool,
     out: &mut dyn Write,
 ) -> CliResult<u64> {
-    let pb = if keys.partial {
+    let pb = if keys.partial() {
         progress::counter("exporting", quiet)
     } else {
         let total: usize = listings.iter().map(|l| l.count).sum();
