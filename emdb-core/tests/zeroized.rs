@@ -45,22 +45,42 @@ unsafe impl GlobalAlloc for Watch {
 #[global_allocator]
 static WATCH: Watch = Watch;
 
+/// An encrypted database in `dir` with no background thread (whose frees
+/// would count) and no checkpoint at close.
+fn sealed(dir: &tempfile::TempDir, key: u8) -> Emdb {
+    Emdb::builder()
+        .path(dir.path().join("zeroized.emdb"))
+        .encryption_key([key; 32])
+        .background(false)
+        .checkpoint_on_close(false)
+        .build()
+        .unwrap()
+}
+
+/// A key holding [`MARK`], then `id`.
+fn marked(id: usize) -> Vec<u8> {
+    let mut k = MARK.to_vec();
+    k.extend_from_slice(format!("{id:07}").as_bytes());
+    k
+}
+
+/// Buffers freed holding [`MARK`] while `f` runs.
+fn freed_during(f: impl FnOnce()) -> usize {
+    HITS.store(0, Ordering::SeqCst);
+    ARMED.store(true, Ordering::SeqCst);
+    f();
+    ARMED.store(false, Ordering::SeqCst);
+    HITS.load(Ordering::SeqCst)
+}
+
 /// Buffers freed holding a key during a checkpoint of `n` keys (longer
 /// ones later in the log, in a scrambled order or ascending), then during
 /// a second one after a few more writes (placed into the first's order).
 fn freed_with_a_key(n: usize, scrambled: bool) -> (usize, usize) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("zeroized.emdb");
-    let db = Emdb::builder()
-        .path(&path)
-        .encryption_key([3; 32])
-        .background(false)
-        .checkpoint_on_close(false)
-        .build()
-        .unwrap();
+    let db = sealed(&dir, 3);
     let key = |i: usize, id: usize| {
-        let mut k = MARK.to_vec();
-        k.extend_from_slice(format!("{id:07}").as_bytes());
+        let mut k = marked(id);
         k.resize(k.len() + i * 200 / n, b'x');
         k
     };
@@ -68,13 +88,7 @@ fn freed_with_a_key(n: usize, scrambled: bool) -> (usize, usize) {
         let id = if scrambled { (i * 7919) % n } else { i };
         db.insert(key(i, id), b"v").unwrap();
     }
-    let checkpoint = || {
-        HITS.store(0, Ordering::SeqCst);
-        ARMED.store(true, Ordering::SeqCst);
-        db.checkpoint().unwrap();
-        ARMED.store(false, Ordering::SeqCst);
-        HITS.load(Ordering::SeqCst)
-    };
+    let checkpoint = || freed_during(|| db.checkpoint().unwrap());
     let sorted = checkpoint();
     for i in 0..20 {
         db.insert(key(n, n + i * 13), b"w").unwrap();
@@ -98,29 +112,20 @@ fn a_checkpoints_sort_leaves_no_decrypted_key_in_freed_memory() {
 /// then all read back.
 fn freed_during_a_batch(n: usize) -> usize {
     let dir = tempfile::tempdir().unwrap();
-    let db = Emdb::builder()
-        .path(dir.path().join("batch.emdb"))
-        .encryption_key([4; 32])
-        .background(false)
-        .checkpoint_on_close(false)
-        .build()
-        .unwrap();
+    let db = sealed(&dir, 4);
     let keys: Vec<Vec<u8>> = (0..n)
         .map(|i| {
-            let mut k = MARK.to_vec();
-            k.extend_from_slice(format!("{i:07}").as_bytes());
+            let mut k = marked(i);
             if i % 500 == 7 {
                 k.resize(40_000, b'y');
             }
             k
         })
         .collect();
-    HITS.store(0, Ordering::SeqCst);
-    ARMED.store(true, Ordering::SeqCst);
-    db.insert_many(keys.iter().map(|k| (k.as_slice(), b"v".as_slice())))
-        .unwrap();
-    ARMED.store(false, Ordering::SeqCst);
-    let hits = HITS.load(Ordering::SeqCst);
+    let hits = freed_during(|| {
+        db.insert_many(keys.iter().map(|k| (k.as_slice(), b"v".as_slice())))
+            .unwrap()
+    });
     for k in &keys {
         assert_eq!(db.get(k).unwrap().as_deref(), Some(&b"v"[..]));
     }
@@ -139,34 +144,19 @@ fn an_encrypted_batch_leaves_no_key_in_freed_memory() {
 /// filled, committed and dropped.
 fn freed_during_a_write_batch(n: usize) -> usize {
     let dir = tempfile::tempdir().unwrap();
-    let db = Emdb::builder()
-        .path(dir.path().join("write_batch.emdb"))
-        .encryption_key([5; 32])
-        .background(false)
-        .checkpoint_on_close(false)
-        .build()
-        .unwrap();
-    let keys: Vec<Vec<u8>> = (0..n)
-        .map(|i| {
-            let mut k = MARK.to_vec();
-            k.extend_from_slice(format!("{i:07}").as_bytes());
-            k
-        })
-        .collect();
-    HITS.store(0, Ordering::SeqCst);
-    ARMED.store(true, Ordering::SeqCst);
-    let mut batch = db.write_batch();
-    for (i, k) in keys.iter().enumerate() {
-        batch.put(k, b"v").unwrap();
-        // Two commits: the buffer is reused, then dropped.
-        if i == n / 2 {
-            batch.commit().unwrap();
+    let db = sealed(&dir, 5);
+    let keys: Vec<Vec<u8>> = (0..n).map(marked).collect();
+    let hits = freed_during(|| {
+        let mut batch = db.write_batch();
+        for (i, k) in keys.iter().enumerate() {
+            batch.put(k, b"v").unwrap();
+            // Two commits: the buffer is reused, then dropped.
+            if i == n / 2 {
+                batch.commit().unwrap();
+            }
         }
-    }
-    batch.commit().unwrap();
-    drop(batch);
-    ARMED.store(false, Ordering::SeqCst);
-    let hits = HITS.load(Ordering::SeqCst);
+        batch.commit().unwrap();
+    });
     assert_eq!(db.len().unwrap(), n);
     hits
 }
