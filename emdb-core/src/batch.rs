@@ -11,9 +11,7 @@
 //! authenticated data, so there a batch keeps keys and values and seals
 //! them when it commits.
 
-use std::sync::Arc;
-
-use crate::engine::{check_sizes, Engine};
+use crate::engine::{check_sizes, Handle};
 use crate::error::Result;
 use crate::format::record::{FrameSpec, Kind};
 use crate::index::{hash_key, KeyHash};
@@ -50,7 +48,7 @@ use crate::ttl::Ttl;
 /// # }
 /// ```
 pub struct WriteBatch {
-    engine: Arc<Engine>,
+    engine: Handle,
     ns: u32,
     /// Plain databases: the encoded frames, back to back. Encrypted ones:
     /// each write's key and value, back to back: plaintext, so zeroed when
@@ -77,7 +75,7 @@ pub(crate) struct BatchWrite {
 }
 
 impl WriteBatch {
-    pub(crate) fn new(engine: Arc<Engine>, ns: u32) -> WriteBatch {
+    pub(crate) fn new(engine: Handle, ns: u32) -> WriteBatch {
         let encoded = engine.gen().crypt().is_none();
         WriteBatch {
             engine,

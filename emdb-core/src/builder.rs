@@ -718,12 +718,15 @@ fn finish(engine: Engine) -> Result<Emdb> {
     let e = db.engine_arc();
     let threads = match path {
         Some(_) if read_only && follow => {
-            vec![crate::follower::spawn_follower(Arc::downgrade(e), stop)]
+            vec![crate::follower::spawn_follower(
+                Arc::downgrade(e.arc()),
+                stop,
+            )]
         }
         Some(_) if read_only || !background => vec![],
         Some(p) => vec![
             crate::stats::spawn_publisher(p, gen, counters, stop),
-            spawn_checkpointer(Arc::downgrade(e), Arc::clone(e.bell())),
+            spawn_checkpointer(Arc::downgrade(e.arc()), Arc::clone(e.bell())),
         ],
         None => vec![],
     };
@@ -1100,7 +1103,7 @@ mod tests {
             let engine = db.engine_arc();
             let job = engine.tail_index_job(&|_| false).unwrap().unwrap();
             let mut indexer = crate::tail_index::Indexer::default();
-            let weak = Arc::downgrade(engine);
+            let weak = Arc::downgrade(engine.arc());
             assert!(matches!(
                 write_tail_index(&weak, &mut indexer, &job),
                 Auto::Done

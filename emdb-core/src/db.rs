@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::builder::EmdbBuilder;
-use crate::engine::{check_sizes, Engine};
+use crate::engine::{check_sizes, Engine, Handle};
 use crate::error::{Error, Result};
 use crate::keyspace::{
     keyspace_api, owned_bound, prefix_end, to_system_time, Cursor, Iter, Keys, Namespace,
@@ -26,7 +26,7 @@ use crate::ttl::Ttl;
 /// database is synced and checkpointed.
 #[derive(Clone)]
 pub struct Emdb {
-    engine: Arc<Engine>,
+    engine: Handle,
 }
 
 impl fmt::Debug for Emdb {
@@ -43,15 +43,15 @@ const DEFAULT_NS: u32 = 0;
 impl Emdb {
     pub(crate) fn from_engine(engine: Engine) -> Emdb {
         Emdb {
-            engine: Arc::new(engine),
+            engine: Handle::new(engine),
         }
     }
 
-    fn engine(&self) -> &Arc<Engine> {
+    fn engine(&self) -> &Handle {
         &self.engine
     }
 
-    pub(crate) fn engine_arc(&self) -> &Arc<Engine> {
+    pub(crate) fn engine_arc(&self) -> &Handle {
         &self.engine
     }
 
@@ -62,7 +62,7 @@ impl Emdb {
     /// The default namespace as a [`Namespace`] handle (no name): its
     /// operations are this handle's own.
     pub(crate) fn default_namespace(&self) -> Namespace {
-        Namespace::new(Arc::clone(&self.engine), DEFAULT_NS, String::new())
+        Namespace::new(self.engine.clone(), DEFAULT_NS, String::new())
     }
 
     keyspace_api!();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::db::Emdb;
-use crate::engine::{check_indexed, expired, Engine, Generation};
+use crate::engine::{check_indexed, expired, Engine, Generation, Handle};
 use crate::error::{Error, Result};
 use crate::format::record::Kind;
 use crate::index::SHARDS;
@@ -295,7 +295,7 @@ pub(crate) fn to_system_time(ms: u64) -> SystemTime {
 /// with [`Emdb::namespace`]; cheap to clone.
 #[derive(Clone)]
 pub struct Namespace {
-    engine: Arc<Engine>,
+    engine: Handle,
     id: u32,
     name: String,
 }
@@ -309,7 +309,7 @@ impl std::fmt::Debug for Namespace {
 }
 
 impl Namespace {
-    pub(crate) fn new(engine: Arc<Engine>, id: u32, name: String) -> Namespace {
+    pub(crate) fn new(engine: Handle, id: u32, name: String) -> Namespace {
         Namespace { engine, id, name }
     }
 
@@ -322,7 +322,7 @@ impl Namespace {
         self.id
     }
 
-    fn engine(&self) -> &Arc<Engine> {
+    fn engine(&self) -> &Handle {
         &self.engine
     }
 
@@ -363,7 +363,7 @@ macro_rules! keyspace_api {
         /// lock) and committed as one atomic unit by
         /// [`WriteBatch::commit`](crate::WriteBatch::commit).
         pub fn write_batch(&self) -> $crate::WriteBatch {
-            $crate::batch::WriteBatch::new(std::sync::Arc::clone(self.engine()), self.ns_id())
+            $crate::batch::WriteBatch::new(self.engine().clone(), self.ns_id())
         }
 
         /// Insert or replace `key` (expiring after the builder's `default_ttl`, if set).
@@ -575,11 +575,7 @@ macro_rules! keyspace_api {
         /// A handle on the keys under `prefix.` (dotted groups): its
         /// `set`/`get`/`remove` take keys relative to the prefix.
         pub fn focus(&self, prefix: impl AsRef<str>) -> $crate::Focus {
-            $crate::Focus::new(
-                std::sync::Arc::clone(self.engine()),
-                self.ns_id(),
-                prefix.as_ref(),
-            )
+            $crate::Focus::new(self.engine().clone(), self.ns_id(), prefix.as_ref())
         }
 
         /// Every pair whose key lies under `prefix.` (full keys), in byte order.
@@ -602,7 +598,7 @@ impl Namespace {
 
 /// Start a range iterator over namespace `ns`.
 pub(crate) fn range_iter(
-    engine: &Arc<Engine>,
+    engine: &Engine,
     ns: u32,
     start: Bound<Vec<u8>>,
     end: Bound<Vec<u8>>,
@@ -628,7 +624,7 @@ impl Emdb {
         let name = name.as_ref();
         let id = self.engine_arc().create_namespace(name)?;
         Ok(Namespace::new(
-            Arc::clone(self.engine_arc()),
+            self.engine_arc().clone(),
             id,
             name.to_string(),
         ))
@@ -643,7 +639,7 @@ impl Emdb {
         let engine = self.engine_arc();
         Ok(engine
             .namespace_id(name)?
-            .map(|id| Namespace::new(Arc::clone(engine), id, name.to_string())))
+            .map(|id| Namespace::new(engine.clone(), id, name.to_string())))
     }
 
     /// Keys of namespace `namespace` (`None`: the default one) that records

@@ -1,8 +1,6 @@
 //! Nested dotted groups: `focus("a.b")` scopes keys to the prefix `a.b.`.
 
-use std::sync::Arc;
-
-use crate::engine::Engine;
+use crate::engine::Handle;
 use crate::error::Result;
 use crate::keyspace::{prefix_end, range_iter, RangeIter};
 
@@ -10,7 +8,7 @@ use crate::keyspace::{prefix_end, range_iter, RangeIter};
 /// (`focus("product").set("name", ..)` writes `product.name`).
 #[derive(Clone)]
 pub struct Focus {
-    engine: Arc<Engine>,
+    engine: Handle,
     ns: u32,
     /// The prefix with its trailing dot (empty for the root).
     prefix: Vec<u8>,
@@ -25,7 +23,7 @@ impl std::fmt::Debug for Focus {
 }
 
 impl Focus {
-    pub(crate) fn new(engine: Arc<Engine>, ns: u32, prefix: &str) -> Focus {
+    pub(crate) fn new(engine: Handle, ns: u32, prefix: &str) -> Focus {
         let prefix = if prefix.is_empty() {
             Vec::new()
         } else {
@@ -54,7 +52,7 @@ impl Focus {
         } else {
             format!("{p}.{}", sub.as_ref())
         };
-        Focus::new(Arc::clone(&self.engine), self.ns, &joined)
+        Focus::new(self.engine.clone(), self.ns, &joined)
     }
 
     /// Insert or replace `prefix.key`.

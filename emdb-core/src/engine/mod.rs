@@ -13,7 +13,7 @@
 //! shard.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -41,12 +41,14 @@ use crate::stats::{collect_stats, Counters, Stats};
 
 mod bell;
 mod durability;
+mod handle;
 mod open;
 mod writer;
 
 pub(crate) use crate::generation::Generation;
 pub(crate) use bell::{Bell, Stop};
 use durability::Durability;
+pub(crate) use handle::Handle;
 pub(crate) use open::{
     checkpoint_path, compact_tmp_path, crypt_for, enc_tmp_path, keys_fit, random_id, read_identity,
 };
@@ -107,6 +109,9 @@ pub(crate) struct Engine {
     /// dropping the engine waits for them, so a closed handle leaves no
     /// thread behind to free its memory or write its files later.
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// The caller's handles ([`Handle`]) alive: the last one to go shuts
+    /// the engine down on its own thread.
+    users: AtomicUsize,
     /// Records sealed under the current key before this open (from the
     /// newest sync slot).
     encryptions_base: AtomicU64,
@@ -307,6 +312,7 @@ impl Engine {
             durability: Durability::new(),
             stop: Arc::default(),
             threads: Mutex::new(Vec::new()),
+            users: AtomicUsize::new(0),
             encryptions_base: AtomicU64::new(0),
             counters: Arc::new(Counters::default()),
             bell: Arc::default(),
@@ -1580,18 +1586,31 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
+        // An engine no handle was made for, or one whose last handle's
+        // shutdown has run already (then this closes again, a no-op
+        // unless something was written since).
+        self.shut_down();
+    }
+}
+
+impl Engine {
+    /// Close the engine and wait for its background threads: what the
+    /// last caller's handle does when dropped ([`Handle`]), and dropping
+    /// the engine. Best effort: a failed close leaves a log that recovery
+    /// handles.
+    fn shut_down(&self) {
         self.stop.stop();
         // The checkpointer waits on the bell: let it see the engine is gone.
         self.bell.ring();
-        // Best effort: a failure here leaves a log that recovery handles.
         let _ = self.close();
         // Each thread ends at its next look (none sleeps now). Measured
         // before this wait: the checkpointer freeing its tail map after
         // the close held the allocator's lock for 2-5 ms of the next open.
-        // A background thread that held the last handle runs this drop
-        // itself, and ends when it returns.
+        // A background thread that held the last `Arc` runs this itself
+        // (from the engine's drop), and ends when it returns.
         let me = std::thread::current().id();
-        for t in std::mem::take(self.threads.get_mut()) {
+        let threads = std::mem::take(&mut *self.threads.lock());
+        for t in threads {
             if t.thread().id() != me {
                 let _ = t.join();
             }
