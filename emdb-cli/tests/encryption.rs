@@ -441,3 +441,71 @@ fn remove_backup_leaves_a_leftover_backup_alone() {
         .code(8);
     assert!(backup.exists());
 }
+
+/// A read-only shell whose database another process encrypts under it
+/// says why its reads fail from then on: the file is encrypted, and it has
+/// no secret for it (not the engine's advice to pass `encryption_key`),
+/// with the hint to start again.
+#[test]
+fn a_read_only_shell_whose_database_is_encrypted_under_it_says_why() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let db = TestDb::new();
+    db.put("a", "1");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .args(["--read-only", "shell"])
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let _ = tx.send(line.unwrap());
+        }
+    });
+    stdin.write_all(b"get a\n").unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "1\n");
+    let secret = write(&db, "secret.txt", b"pw\n");
+    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+        .arg(&secret)
+        .assert()
+        .success();
+    // The shell's follower notices the new file within 50 ms or so; ask
+    // until a read fails.
+    let start = Instant::now();
+    let mut said = Vec::new();
+    while !said.iter().any(|l: &String| l.contains("hint:")) {
+        assert!(start.elapsed() < Duration::from_secs(30), "{said:?}");
+        stdin.write_all(b"get a\n").unwrap();
+        stdin.flush().unwrap();
+        said.extend(rx.recv_timeout(Duration::from_millis(200)));
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    errors.join().unwrap();
+    said.extend(rx.try_iter());
+    let said = said.join("\n");
+    assert!(!status.success(), "{said}");
+    assert!(
+        said.contains("is encrypted, and this process has no key or passphrase for it"),
+        "{said}"
+    );
+    assert!(said.contains("start the command again"), "{said}");
+    assert!(!said.contains("encryption_key"), "{said}");
+}

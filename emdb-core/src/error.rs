@@ -233,6 +233,24 @@ pub enum Error {
         "every write is durable, but the checkpoint was not written ({0}); the next open replays the log written since the last one"
     )]
     CheckpointNotWritten(Box<Error>),
+
+    /// A read-only handle could not catch up with its file: another
+    /// process replaced it with one this handle cannot open (encrypted,
+    /// re-keyed or decrypted it), cut it short, or it could not be read.
+    /// The handle's answers would be stale, so its reads fail with this
+    /// until a refresh succeeds; `cause` is why the refresh failed.
+    #[error(
+        "this read-only handle could not catch up with its file{} ({cause}); its answers would be stale: reopen the database",
+        fmt_path(path)
+    )]
+    Stale {
+        /// The database file.
+        path: Option<PathBuf>,
+        /// Why the handle could not catch up (for example
+        /// [`Error::EncryptionRequired`] when the file was encrypted).
+        #[source]
+        cause: Box<Error>,
+    },
 }
 
 impl Error {
@@ -255,8 +273,33 @@ impl Error {
                 offset: *offset,
                 reason: reason.clone(),
             },
+            Error::Stale { path, cause } => Error::Stale {
+                path: path.clone(),
+                cause: Box::new(cause.copied_lossy()),
+            },
             _ => return None,
         })
+    }
+
+    /// A copy of this error for a handle to return again: [`Error::copied`]
+    /// where it can copy; an I/O error keeps its operation, path, kind and
+    /// message; anything else becomes an I/O error with its message.
+    pub(crate) fn copied_lossy(&self) -> Error {
+        if let Some(e) = self.copied() {
+            return e;
+        }
+        match self {
+            Error::Io { op, path, source } => Error::Io {
+                op,
+                path: path.clone(),
+                source: io::Error::new(source.kind(), source.to_string()),
+            },
+            other => Error::Io {
+                op: "follow the writer",
+                path: None,
+                source: io::Error::other(other.to_string()),
+            },
+        }
     }
 
     pub(crate) fn io(op: &'static str, path: Option<&std::path::Path>, source: io::Error) -> Self {

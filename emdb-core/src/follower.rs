@@ -48,10 +48,7 @@ pub(crate) fn refresh(engine: &Engine) -> Result<usize> {
         Err(e) => Err(e),
     };
     // A reopen swapped in a fresh log; otherwise this is the one read.
-    engine
-        .gen()
-        .log()
-        .set_stale(r.as_ref().err().map(ToString::to_string));
+    engine.gen().log().set_stale(r.as_ref().err());
     r
 }
 

@@ -180,21 +180,30 @@ impl From<emdb_core::Error> for ToolError {
             }
             // A long-lived read-only handle (shell, sync, TUI) whose file
             // changed in a way it cannot follow.
-            E::Io {
-                op: "follow the writer",
-                ..
-            } => ToolError::new(
-                Kind::Io,
-                message.replace(
-                    "; open it with encryption_key or encryption_passphrase",
-                    ", and this process has no key or passphrase for it",
-                ),
-            )
-            .hint(
-                "the database file was replaced or changed under this process (by encrypt, \
-                 decrypt, rotate-key or a restored backup): start the command again, with the \
-                 database's secret if it is encrypted now",
-            ),
+            E::Stale { path, cause } => {
+                let why = match &**cause {
+                    E::EncryptionRequired { path } => format!(
+                        "{} is encrypted, and this process has no key or passphrase for it",
+                        path.display()
+                    ),
+                    other => other.to_string(),
+                };
+                let file = path
+                    .as_ref()
+                    .map_or_else(|| "its file".to_string(), |p| p.display().to_string());
+                ToolError::new(
+                    Kind::Io,
+                    format!(
+                        "this read-only handle could not catch up with {file} ({why}); \
+                         its answers would be stale"
+                    ),
+                )
+                .hint(
+                    "the database file was replaced or changed under this process (by encrypt, \
+                     decrypt, rotate-key or a restored backup): start the command again, with the \
+                     database's secret if it is encrypted now",
+                )
+            }
             E::CheckpointNotWritten(_) => ToolError::new(Kind::Io, message).hint(
                 "the command's writes are saved; free some space (or fix what the error names): \
                  later writers write the checkpoint again, and until then each open replays more \

@@ -402,7 +402,16 @@ fn stale_texts_name_the_cli_ways_to_give_the_secret() {
         plain.contains("decrypt") && plain.contains("without"),
         "{plain}"
     );
-    for t in [wrong, plain] {
+    // A read's error says the same as the refresh's, by its cause.
+    let read = stale_text(&JobError::Db(emdb_core::Error::Stale {
+        path: Some("/x".into()),
+        cause: Box::new(emdb_core::Error::EncryptionRequired { path: "/x".into() }),
+    }));
+    assert!(
+        read.contains("encrypted one") && read.contains("EMDB_PASSPHRASE"),
+        "{read}"
+    );
+    for t in [wrong, plain, read] {
         assert!(t.chars().count() < 150, "{t}");
     }
 }

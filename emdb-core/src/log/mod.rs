@@ -150,7 +150,7 @@ pub(crate) struct Log {
     /// refresh failed: reads fail with it rather than answer from an index
     /// that no longer matches the file. `stale` is the flag reads check.
     stale: AtomicBool,
-    stale_reason: Mutex<Option<String>>,
+    stale_reason: Mutex<Option<Error>>,
     /// The file at the path that this (read-only) log's follower last
     /// failed to open in its place, and when: it is not opened again
     /// (a key derivation each time) until it changes or a while passed.
@@ -492,9 +492,9 @@ impl Log {
     }
 
     /// Mark the log stale (`Some`: the refresh error) or fresh again (`None`).
-    pub(crate) fn set_stale(&self, reason: Option<String>) {
+    pub(crate) fn set_stale(&self, reason: Option<&Error>) {
         let stale = reason.is_some();
-        *self.stale_reason.lock() = reason;
+        *self.stale_reason.lock() = reason.map(Error::copied_lossy);
         self.stale.store(stale, Ordering::Release);
     }
 
@@ -543,15 +543,19 @@ impl Log {
 
     #[cold]
     fn stale_error(&self) -> Error {
-        let why = self.stale_reason.lock().clone().unwrap_or_default();
-        Error::io(
-            "follow the writer",
-            self.path(),
-            std::io::Error::other(format!(
-                "this read-only handle could not catch up with the file ({why}); \
-                 its answers would be stale: reopen the database"
-            )),
-        )
+        let cause = match &*self.stale_reason.lock() {
+            Some(e) => e.copied_lossy(),
+            // A refresh that succeeded since this read saw the flag.
+            None => Error::io(
+                "follow the writer",
+                self.path(),
+                std::io::Error::other("the file changed under this read; read again"),
+            ),
+        };
+        Error::Stale {
+            path: self.path().map(Path::to_path_buf),
+            cause: Box::new(cause),
+        }
     }
 
     /// Record that the file was found cut short at `at` and build the error.

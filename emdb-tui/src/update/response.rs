@@ -730,24 +730,34 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
 /// by `emdb encrypt`, `decrypt`, `rotate-key`, or anything it cannot open)
 /// shows: what happened and what to do, in one line.
 pub fn stale_text(error: &JobError) -> String {
-    use emdb_core::Error as E;
     let what = match error {
-        JobError::Db(E::EncryptionRequired { .. }) => {
+        JobError::Db(e) => stale_cause(e),
+        e => format!("the file cannot be followed ({e}); quit and start again"),
+    };
+    format!("STALE: {what}")
+}
+
+/// What [`stale_text`] says for an error of the database: a read's
+/// [`emdb_core::Error::Stale`] by its cause, as the refresh's own error.
+fn stale_cause(error: &emdb_core::Error) -> String {
+    use emdb_core::Error as E;
+    match error {
+        E::Stale { cause, .. } => stale_cause(cause),
+        E::EncryptionRequired { .. } => {
             "the file was replaced by an encrypted one (emdb encrypt?); \
              quit and start again with EMDB_PASSPHRASE, --passphrase-file or --key-file"
                 .to_string()
         }
-        JobError::Db(E::EncryptionKeyMismatch { .. }) => {
+        E::EncryptionKeyMismatch { .. } => {
             "the file was replaced and its key changed (emdb rotate-key?); \
              quit and start again with the new passphrase or key file"
                 .to_string()
         }
-        JobError::Db(E::NotEncrypted { .. }) => "the file was replaced by one not encrypted \
+        E::NotEncrypted { .. } => "the file was replaced by one not encrypted \
              (emdb decrypt?); quit and start again without EMDB_PASSPHRASE or a secret file"
             .to_string(),
         e => format!("the file cannot be followed ({e}); quit and start again"),
-    };
-    format!("STALE: {what}")
+    }
 }
 
 /// Note whether the read-only handle still follows the file: the first
