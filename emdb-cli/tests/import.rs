@@ -143,8 +143,16 @@ fn ctrl_c_keeps_and_syncs_the_committed_batches_and_says_so() {
         .status()
         .unwrap();
     assert!(status.success());
-    // One more line so the reader wakes up and sees the flag.
-    let _ = stdin.write_all(b"{\"key\":\"late\",\"value\":\"x\"}\n");
+    // The input stays open and silent (a stalled producer): the import
+    // must end by itself. Before, it waited in its read for more input.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("Ctrl-C did not end an import waiting for input");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     let err = text(&out.stderr);
@@ -227,4 +235,89 @@ fn a_csv_header_naming_a_column_twice_is_refused() {
         .assert()
         .code(7)
         .stderr(predicate::str::contains("\"colour\""));
+}
+
+/// A Ctrl-C that also ended the producer (as a terminal's does, to the
+/// whole pipeline): the input's end that follows is not the input's end,
+/// so the batch being read is dropped and the exit is 130. Before, the
+/// import committed it and exited 0.
+#[test]
+fn ctrl_c_then_the_end_of_input_drops_the_batch_being_read() {
+    let db = TestDb::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .args(["import", "-"])
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(jsonl(15_000).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(std::time::Instant::now() < deadline, "no batch landed");
+        std::thread::sleep(Duration::from_millis(100));
+        let out = common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&db.path)
+            .arg("count")
+            .output()
+            .unwrap();
+        if out.status.success() && text(&out.stdout) == "10000\n" {
+            break;
+        }
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("the batch being read was dropped"), "{err}");
+    db.cmd(["count"]).assert().success().stdout("10000\n");
+}
+
+/// Records apply in order: a write whose expiry has passed leaves the key
+/// absent, deleting the value an earlier record gave it, as Redis does
+/// with `SET k v PXAT <past>`. Before, it was skipped and the old value
+/// stayed. A `SET ... NX` of a present key still changes nothing.
+#[test]
+fn an_expired_write_deletes_the_value_it_replaces() {
+    let db = TestDb::new();
+    db.put("kept", "old");
+    let script = "SET k v1\r\nSET k v2 PXAT 1000\r\nSET h v1 EX 100\r\nSET h v2 PXAT 1000\r\n\
+                  SET kept new PXAT 1000 NX\r\nSET fresh v PXAT 1000\r\n";
+    db.cmd(["import", "--format", "resp", "-"])
+        .write_stdin(script)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "skipped 4 that had expired already",
+        ));
+    db.cmd(["scan"]).assert().success().stdout("kept\told\n");
+    // JSON Lines: the same key twice, the later copy expired.
+    db.cmd(["import", "-"])
+        .write_stdin(
+            "{\"key\":\"j\",\"value\":\"1\"}\n{\"key\":\"j\",\"value\":\"2\",\"expires_at_ms\":1000}\n",
+        )
+        .assert()
+        .success();
+    db.cmd(["exists", "j"]).assert().code(1);
+    // Expiries Redis refuses stop the import at their line.
+    db.cmd(["import", "--format", "resp", "-"])
+        .write_stdin("SET a 1\r\nSET b 2 EX 99999999999999999\r\n")
+        .assert()
+        .code(7)
+        .stderr(predicate::str::contains("line 2"))
+        .stderr(predicate::str::contains("invalid expire time"));
+    db.cmd(["exists", "a"]).assert().code(1);
 }

@@ -10,6 +10,8 @@ mod csv;
 mod jsonl;
 mod resp;
 
+pub use resp::{redis_expiry, REDIS_MAX_EXPIRY_MS};
+
 use std::io::{BufRead, Write};
 use std::path::Path;
 

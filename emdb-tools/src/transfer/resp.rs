@@ -131,7 +131,13 @@ impl RecordWriter for Writer<'_> {
         };
         let written = match expires_at_ms {
             None => self.command(&[b"SET", &k, v]),
-            Some(at) => self.command(&[b"SET", &k, v, b"PXAT", at.to_string().as_bytes()]),
+            Some(at) => self.command(&[
+                b"SET",
+                &k,
+                v,
+                b"PXAT",
+                redis_expiry(at).to_string().as_bytes(),
+            ]),
         };
         self.scratch = k;
         written.map_err(write_error)
@@ -166,6 +172,47 @@ const MAX_BULK: usize = emdb_core::MAX_VALUE_LEN / 3 * 4 + 4;
 const MAX_PARTS: usize = 1 << 20;
 /// The most a bulk string's buffer starts with; it grows as bytes arrive.
 const BULK_PREALLOC: usize = 64 << 10;
+
+/// The furthest expiry Redis holds, in ms since the Unix epoch (its times
+/// are signed 64-bit). emdb holds later ones (its expiries are unsigned, and
+/// a library caller can set any); what is written for Redis is capped here,
+/// which for a time 292 million years away changes nothing anyone sees.
+pub const REDIS_MAX_EXPIRY_MS: u64 = i64::MAX as u64;
+
+/// `expires_at_ms` as Redis can be told it ([`REDIS_MAX_EXPIRY_MS`] at most).
+pub fn redis_expiry(expires_at_ms: u64) -> u64 {
+    expires_at_ms.min(REDIS_MAX_EXPIRY_MS)
+}
+
+/// The absolute expiry (ms since the epoch) of a Redis expiry argument `n`
+/// given with `command` (`EX`, `PX`, `EXAT`, `PXAT`, `EXPIRE`, `PEXPIRE`,
+/// `EXPIREAT`, `PEXPIREAT`), refused where Redis refuses it: past its
+/// signed 64-bit milliseconds, or, for `SET`'s options, 0.
+fn redis_expiry_arg(command: &[u8], n: u64) -> Result<u64, String> {
+    let invalid = || {
+        format!(
+            "{} {n} is an invalid expire time (Redis refuses it too)",
+            String::from_utf8_lossy(command)
+        )
+    };
+    let set_option = matches!(command, b"EX" | b"PX" | b"EXAT" | b"PXAT");
+    if set_option && n == 0 {
+        return Err(invalid());
+    }
+    let ms = match command {
+        b"EX" | b"EXAT" | b"EXPIRE" | b"EXPIREAT" => n.checked_mul(1000),
+        _ => Some(n),
+    }
+    .filter(|&ms| ms <= REDIS_MAX_EXPIRY_MS)
+    .ok_or_else(invalid)?;
+    match command {
+        b"EX" | b"PX" | b"EXPIRE" | b"PEXPIRE" => now_ms()
+            .checked_add(ms)
+            .filter(|&at| at <= REDIS_MAX_EXPIRY_MS)
+            .ok_or_else(invalid),
+        _ => Ok(ms),
+    }
+}
 
 /// A decimal number of ASCII digits only (no sign, no spaces), as RESP
 /// lengths and `SET` expiry arguments are written.
@@ -365,12 +412,7 @@ impl<'r> Reader<'r> {
                         }
                         None => {
                             let n: u64 = decimal(n).ok_or_else(not_a_number)?;
-                            match &name[..] {
-                                b"EXPIRE" => now_ms().saturating_add(n.saturating_mul(1000)),
-                                b"PEXPIRE" => now_ms().saturating_add(n),
-                                b"EXPIREAT" => n.saturating_mul(1000),
-                                _ => n,
-                            }
+                            redis_expiry_arg(&name, n).map_err(bad)?
                         }
                     };
                     let (ns, key) = self.key(raw, line)?;
@@ -579,21 +621,11 @@ fn split_inline(line: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     }
 }
 
-/// The absolute expiry of `SET ... <option> <n>`.
+/// The absolute expiry of `SET ... <option> <n>` (`option` upper-case).
 fn expiry(option: &[u8], n: &[u8]) -> Result<u64, String> {
     let n: u64 =
         decimal(n).ok_or_else(|| format!("{:?} is not a number", String::from_utf8_lossy(n)))?;
-    let upper = option.to_ascii_uppercase();
-    match &upper[..] {
-        b"PXAT" => Ok(n),
-        b"EXAT" => Ok(n.saturating_mul(1000)),
-        b"PX" => Ok(now_ms().saturating_add(n)),
-        b"EX" => Ok(now_ms().saturating_add(n.saturating_mul(1000))),
-        _ => Err(format!(
-            "SET option {:?} is not supported (only PXAT, PX, EXAT, EX)",
-            String::from_utf8_lossy(option)
-        )),
-    }
+    redis_expiry_arg(option, n)
 }
 
 impl Iterator for Reader<'_> {
@@ -873,5 +905,59 @@ mod tests {
         // A damaged header is still reported as one.
         let e = read(b"*2\r\n$4\r\nECHO\r\n$15\r\n{\"emdb_export\":\r\n").unwrap_err();
         assert!(e.message.contains("export header"), "{}", e.message);
+    }
+
+    /// Expiries Redis refuses are refused here too, naming the line: a
+    /// `SET` option of 0, and anything past its signed 64-bit milliseconds
+    /// (before, `EX 99999999999999999` saturated to `u64::MAX`, which no
+    /// Redis takes back). The furthest one Redis holds is accepted, and
+    /// what is written for Redis is capped at it.
+    #[test]
+    fn expiries_redis_refuses_are_refused() {
+        for bad in [
+            "SET k v EX 0",
+            "SET k v PX 0",
+            "SET k v EXAT 0",
+            "SET k v PXAT 0",
+            "SET k v EX 99999999999999999",
+            "SET k v EX 9223372036854776",
+            "SET k v PX 9223372036854775807",
+            "SET k v EXAT 9223372036854776",
+            "SET k v PXAT 9223372036854775808",
+            "EXPIRE k 99999999999999999",
+            "PEXPIRE k 9223372036854775807",
+            "EXPIREAT k 9223372036854776",
+            "PEXPIREAT k 9223372036854775808",
+        ] {
+            let e = items(format!("SET a 1\n{bad}\n").as_bytes()).unwrap_err();
+            assert!(
+                e.message.starts_with("line 2: ") && e.message.contains("invalid expire time"),
+                "{bad}: {}",
+                e.message
+            );
+        }
+        let rows =
+            read(b"SET k v PXAT 9223372036854775807\nSET j v EXAT 9223372036854775\n").unwrap();
+        assert_eq!(rows[0].expires_at_ms, Some(i64::MAX as u64));
+        assert_eq!(rows[1].expires_at_ms, Some(9_223_372_036_854_775_000));
+        // An EXPIRE of 0 is a time already past (the key is deleted).
+        let got = items(b"EXPIRE k 0\n").unwrap();
+        assert!(
+            matches!(&got[..], [Item::Command(Command::Expire { expires_at_ms, .. })] if *expires_at_ms <= now_ms()),
+            "{got:?}"
+        );
+        let plan = Plan {
+            namespaces: vec![String::new()],
+            encrypted: false,
+            any_expiry: true,
+        };
+        let mut out = Vec::new();
+        {
+            let mut w = Writer::new(&mut out, Codec::default(), &plan).unwrap();
+            w.record("", b"k", b"v", Some(u64::MAX)).unwrap();
+            w.finish().unwrap();
+        }
+        let rows = read(&out).unwrap();
+        assert_eq!(rows[0].expires_at_ms, Some(i64::MAX as u64));
     }
 }

@@ -44,8 +44,8 @@ pub const ATOMIC_MAX_BYTES: usize = 1 << 30;
 /// (see [`commit`] for the one exception), or the whole input as one unit
 /// with `--atomic`; a malformed record stops the import (exit 7) before its
 /// batch is written. Records go to the namespace they name, else to `-n`'s,
-/// else to the default one; records that have expired already are skipped
-/// and counted.
+/// else to the default one; records that have expired already are not
+/// written (a key one replaces is deleted, as in Redis) and are counted.
 pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let from_stdin = args.file.as_deref().is_some_and(|f| f.as_os_str() == "-");
@@ -56,6 +56,9 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     if !args.dry_run {
         s.require_writable("import")?;
     }
+    let interrupted = Arc::new(AtomicBool::new(false));
+    // Without the handler Ctrl-C still ends the import, just without the count.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted));
     let mut tally = None;
     let (items, pb, source, format_label): (Items, ProgressBar, String, &str) =
         match (&args.from, &args.file) {
@@ -73,7 +76,13 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                     ));
                 }
                 let pb = progress::counter("importing", ui.quiet);
-                let mut input: Box<dyn BufRead> = Box::new(std::io::stdin().lock());
+                let mut input: Box<dyn BufRead> = Box::new(BufReader::with_capacity(
+                    256 << 10,
+                    Interruptible {
+                        inner: std::io::stdin().lock(),
+                        interrupted: Arc::clone(&interrupted),
+                    },
+                ));
                 skip_bom(&mut input)?;
                 let items = transfer::reader(format, input, ui.codec);
                 (items, pb, "stdin".into(), format_name(format))
@@ -95,9 +104,6 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             }
             (None, None) => return Err(CliError::usage("import needs FILE, `-` or --from URL")),
         };
-    let interrupted = Arc::new(AtomicBool::new(false));
-    // Without the handler Ctrl-C still ends the import, just without the count.
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted));
     let target_encrypted = s.secret()?.is_some();
     let mut spaces = Spaces {
         db: None,
@@ -112,6 +118,11 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let mut n = Counts::default();
     for item in items {
         if interrupted.load(Ordering::Relaxed) {
+            n.interrupted = true;
+            break;
+        }
+        // A read cut short by Ctrl-C (see `Interruptible`) is no error.
+        if item.is_err() && interrupted.load(Ordering::Relaxed) {
             n.interrupted = true;
             break;
         }
@@ -143,11 +154,14 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         };
         let (entry, op) = entry;
         check_limits(&entry).map_err(|e| partial(e, &n))?;
-        // An expiry in the past: a record is skipped; an EXPIRE of one
-        // deletes the key, as in Redis.
+        // An expiry in the past leaves the key absent, as in Redis: an
+        // EXPIRE deletes it, and so does a write (the value it replaced
+        // must not come back), counted as expired by the commit. A
+        // `SET ... NX` changes nothing either way.
         let past = entry.expires_at_ms.is_some_and(|at| at <= now_ms());
         let op = match op {
             Op::Expire if past => Op::Delete,
+            Op::Put if past && !args.dry_run => op,
             _ if past => {
                 n.expired += 1;
                 continue;
@@ -183,7 +197,10 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             }
         }
     }
-    if n.interrupted {
+    // The input may have ended because the same Ctrl-C ended its
+    // producer: the batch being read is then not the input's end.
+    if n.interrupted || interrupted.load(Ordering::Relaxed) {
+        n.interrupted = true;
         batch.clear();
     }
     if !batch.is_empty() {
@@ -421,6 +438,12 @@ fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
                         None => Ttl::Never,
                         Some(ms) if ms > now => at(ms),
                         Some(_) => {
+                            // Already expired: the key ends up absent
+                            // (without a delete record when it was).
+                            if p.op == Op::Put && space.tx_get(tx, &p.key)?.is_some() {
+                                space.tx_remove(tx, &p.key)?;
+                            }
+                            set_here.insert(id, None);
                             expired += 1;
                             continue;
                         }
@@ -503,6 +526,39 @@ fn partial(mut e: CliError, n: &Counts) -> CliError {
         None => said,
     };
     e.hint(hint)
+}
+
+/// Stdin that gives up when Ctrl-C is pressed while it waits: the SIGINT
+/// handler only sets a flag and the `read` it interrupted is restarted,
+/// so a producer that stalls (or is slow) would keep the import waiting,
+/// and the import would then commit what it had read as if the input had
+/// ended. It waits in `poll` for a moment at a time and checks the flag.
+struct Interruptible<R> {
+    inner: R,
+    interrupted: Arc<AtomicBool>,
+}
+
+impl<R: Read + std::os::fd::AsFd> Read for Interruptible<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use rustix::event::{poll, PollFd, PollFlags, Timespec};
+        let tick = Timespec {
+            tv_sec: 0,
+            tv_nsec: 100_000_000,
+        };
+        loop {
+            if self.interrupted.load(Ordering::Relaxed) {
+                // Not `ErrorKind::Interrupted`, which readers retry.
+                return Err(std::io::Error::other("interrupted by Ctrl-C"));
+            }
+            let mut fds = [PollFd::new(&self.inner, PollFlags::IN)];
+            match poll(&mut fds, Some(&tick)) {
+                Ok(0) => continue,
+                Err(rustix::io::Errno::INTR) => continue,
+                // Ready, or poll does not work on it: read as before.
+                Ok(_) | Err(_) => return self.inner.read(buf),
+            }
+        }
+    }
 }
 
 /// A reader that advances a progress bar by the bytes read.

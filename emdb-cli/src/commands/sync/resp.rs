@@ -169,7 +169,11 @@ impl Encoder {
                 out.extend_from_slice(PEXPIREAT);
                 bulk(out, &self.key);
                 let mut digits = [0u8; 20];
-                bulk(out, decimal(at, &mut digits));
+                // One Redis refuses would stop the sync at this key for good.
+                bulk(
+                    out,
+                    decimal(emdb_tools::transfer::redis_expiry(at), &mut digits),
+                );
                 b.cmds[node] += 2;
                 b.ops += 2;
             }
@@ -315,6 +319,7 @@ mod tests {
         enc.put(&mut b, "users", b"k\r\n", b"\x00v", None, 10);
         enc.put(&mut b, "", b"t", b"v", Some(12_345), 10);
         enc.put(&mut b, "", b"gone", b"v", Some(5), 10);
+        enc.put(&mut b, "", b"far", b"v", Some(u64::MAX), 10);
         enc.del(&mut b, "ns", b"x");
         let mut want = Vec::new();
         want.extend(
@@ -331,9 +336,17 @@ mod tests {
                 .get_packed_command(),
         );
         want.extend(redis::cmd("DEL").arg("gone").get_packed_command());
+        // Past what Redis holds (it refuses more than i64::MAX ms).
+        want.extend(redis::cmd("SET").arg("far").arg("v").get_packed_command());
+        want.extend(
+            redis::cmd("PEXPIREAT")
+                .arg("far")
+                .arg(i64::MAX)
+                .get_packed_command(),
+        );
         want.extend(redis::cmd("DEL").arg("ns:x").get_packed_command());
         assert_eq!(b.parts[0], want);
-        assert_eq!((b.cmds[0], b.ops, b.bytes()), (5, 5, want.len()));
+        assert_eq!((b.cmds[0], b.ops, b.bytes()), (7, 7, want.len()));
     }
 
     #[test]
