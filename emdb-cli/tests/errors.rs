@@ -442,3 +442,75 @@ fn lock_status_of_a_missing_database_exits_6() {
         .success()
         .stdout(predicate::str::contains("not locked"));
 }
+
+/// The lock file's name is the database path plus `.lock`, so a mistyped
+/// `--db` names another program's file: `--db Cargo` is `Cargo.lock`.
+/// `lock break` removed it (exit 0); now it is left byte for byte, and a
+/// path that is no emdb database is refused as every command refuses it.
+#[test]
+fn lock_break_never_removes_another_programs_lock_file() {
+    let db = TestDb::new();
+    let cargo = db.file("Cargo");
+    let cargo_lock = db.file("Cargo.lock");
+    std::fs::write(&cargo_lock, "version = 3\n").unwrap();
+    for args in [
+        &["lock", "break"][..],
+        &["lock", "break", "--force", "--yes"],
+    ] {
+        common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&cargo)
+            .args(args)
+            .assert()
+            .code(4)
+            .stderr(predicate::str::contains("not an emdb lock file"));
+    }
+    assert_eq!(std::fs::read(&cargo_lock).unwrap(), b"version = 3\n");
+    // A file that is not a database, beside its own `.lock`.
+    let gem = db.file("Gemfile");
+    std::fs::write(&gem, "source 'x'\n").unwrap();
+    std::fs::write(db.file("Gemfile.lock"), "GEM\n").unwrap();
+    for args in [&["lock", "break"][..], &["lock", "status"]] {
+        common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&gem)
+            .args(args)
+            .assert()
+            .code(4)
+            .stderr(predicate::str::contains("not an emdb database"));
+    }
+    assert_eq!(std::fs::read(db.file("Gemfile.lock")).unwrap(), b"GEM\n");
+    // A directory is a usage error, as for every other command.
+    let dir = db.file("d");
+    std::fs::create_dir(&dir).unwrap();
+    for args in [&["lock", "break"][..], &["lock", "status"]] {
+        common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&dir)
+            .args(args)
+            .assert()
+            .code(2);
+    }
+    // A FIFO is refused at once, not opened (which waits for a writer).
+    let fifo = db.file("ff");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for args in [&["get", "k"][..], &["put", "k", "v"], &["lock", "status"]] {
+        common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&fifo)
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(4);
+    }
+    // An emdb database's own stale lock file is still removed.
+    db.put("k", "v");
+    db.cmd(["lock", "break"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("removed the lock file"));
+}

@@ -246,6 +246,7 @@ fn is_held(file: &File, path: &Path) -> Result<bool> {
 /// Who holds the lock of `db`, if anyone; a lock file left by a process that
 /// is gone is reported with `alive: false`.
 pub(crate) fn holder(db: &Path) -> Result<Option<LockHolder>> {
+    check_beside_database(db)?;
     let path = lock_path(db);
     let file = match open_nofollow(&path, false) {
         Ok(f) => f,
@@ -268,12 +269,25 @@ pub(crate) fn holder(db: &Path) -> Result<Option<LockHolder>> {
 /// once it gets the lock, that the name is gone, and starts over on a new
 /// file, so two writers never hold "the" lock at once.
 pub(crate) fn break_lock(db: &Path) -> Result<bool> {
+    check_beside_database(db)?;
     let path = lock_path(db);
     let file = match open_nofollow(&path, true) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(Error::io("open lock file", Some(&path), e)),
     };
+    // Its name is the path plus `.lock`, so a mistyped path (`Cargo`) names
+    // another program's file (`Cargo.lock`): only an emdb lock record, or
+    // the empty file a writer locks before writing one, is removed.
+    let mut text = String::new();
+    let ours = (&file).read_to_string(&mut text).is_ok()
+        && (text.is_empty() || parse_holder(&text).is_some());
+    if !ours {
+        return Err(Error::NotADatabase {
+            path: path.clone(),
+            reason: "it holds no emdb lock record (pid=...), so it is not an emdb lock file".into(),
+        });
+    }
     if !try_lock(&file, &path)? {
         return Err(Error::LockBusy {
             path: db.to_path_buf(),
@@ -292,6 +306,21 @@ pub(crate) fn break_lock(db: &Path) -> Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(Error::io("remove lock file", Some(&path), e)),
     }
+}
+
+/// Refuse a `db` that is a directory or a file other than an emdb
+/// database: its `<db>.lock` is then none of emdb's business. A path with
+/// no file yet passes (a writer creating it holds the lock first).
+fn check_beside_database(db: &Path) -> Result<()> {
+    if db.is_dir() {
+        return Err(Error::InvalidPath {
+            reason: format!(
+                "{} is a directory; give the path of a database file",
+                db.display()
+            ),
+        });
+    }
+    crate::engine::refuse_foreign(db)
 }
 
 fn read_holder(path: &Path) -> Option<LockHolder> {

@@ -330,8 +330,18 @@ pub(super) fn load_checkpoint(
 
 /// Fail with `NotADatabase` before creating any sibling file (lock, temp)
 /// when `path` holds something that is not an emdb log.
-pub(super) fn refuse_foreign(path: &Path) -> Result<()> {
+pub(crate) fn refuse_foreign(path: &Path) -> Result<()> {
     use std::io::Read;
+    // Not opened unless a regular file: opening a FIFO waits for a writer,
+    // and a device (`/dev/null`) is no database either.
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() && !m.is_dir() {
+            return Err(Error::NotADatabase {
+                path: path.to_path_buf(),
+                reason: "not a regular file".into(),
+            });
+        }
+    }
     let Ok(mut f) = File::open(path) else {
         return Ok(()); // missing (created later) or unreadable (reported later)
     };
