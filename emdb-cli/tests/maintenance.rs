@@ -406,3 +406,62 @@ fn a_repair_killed_during_its_copy_does_not_block_the_next() {
     );
     assert!(!sibling(&db.path, ".before-repair.tmp").exists());
 }
+
+/// A repair that fails after keeping its copy, having changed nothing
+/// (here: another process holds the writer lock), removes the copy and
+/// says so, so the next repair is not refused; a copy left by a repair
+/// killed after its copy, identical to the file, is taken as the next
+/// repair's own. Before, both left `<db>.before-repair` in the way (exit 2,
+/// "from an earlier repair").
+#[test]
+fn a_repair_that_changed_nothing_leaves_nothing_in_the_way() {
+    let db = written_one_by_one(200);
+    damage(&db);
+    let damaged = std::fs::read(&db.path).unwrap();
+    let keep = sibling(&db.path, ".before-repair");
+    // `-o`: the lock stays with flock, not the sleep, so killing it frees it.
+    let mut holder = std::process::Command::new("flock")
+        .args(["-o", "-x"])
+        .arg(sibling(&db.path, ".lock"))
+        .args(["sleep", "60"])
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    // flock(1) takes a BSD lock, which the writer's open meets.
+    while std::process::Command::new("flock")
+        .args(["-n", "-x"])
+        .arg(sibling(&db.path, ".lock"))
+        .arg("true")
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    db.cmd(["--lock-timeout", "0", "check", "--repair", "--yes"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("the repair changed nothing"));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert!(!keep.exists());
+    assert_eq!(std::fs::read(&db.path).unwrap(), damaged);
+    // What a repair killed right after its copy leaves.
+    std::fs::write(&keep, &damaged).unwrap();
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("199 keys remain"))
+        .stderr(predicate::str::contains("using it as this repair's copy"))
+        .stderr(predicate::str::contains("older value"));
+    assert_eq!(std::fs::read(&keep).unwrap(), damaged);
+    // A copy that differs from the file is still never overwritten.
+    db.cmd(["put", "more", "x"]).assert().success();
+    damage(&db);
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the database has changed since"));
+    assert_eq!(std::fs::read(&keep).unwrap(), damaged);
+}

@@ -50,9 +50,13 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         .map(|d| d.len)
         .sum();
     let keep = sibling(&path, ".before-repair");
-    if keep.exists() {
+    // A copy identical to the file is one an earlier repair kept before it
+    // failed or was killed, having changed nothing: it is this repair's copy.
+    let reuse = keep.exists() && same_bytes(&keep, &path);
+    if keep.exists() && !reuse {
         return Err(CliError::usage(format!(
-            "{} exists (from an earlier repair); refusing to overwrite it",
+            "{} exists: an earlier repair kept it, and the database has changed since; \
+             refusing to overwrite it",
             keep.display()
         ))
         .hint("move it away or delete it, then run the repair again"));
@@ -72,8 +76,16 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             return Err(CliError::usage("cancelled; nothing was changed"));
         }
     }
-    keep_copy(&path, &keep)?;
-    let repair = salvage(s, &path, &keep, ui.quiet)?;
+    if reuse {
+        ui.note(&format!(
+            "emdb: note: {} (kept by a repair that did not finish) is a copy of the \
+             database as it is; using it as this repair's copy",
+            keep.display()
+        ));
+    } else {
+        keep_copy(&path, &keep)?;
+    }
+    let repair = salvage(s, &path, &keep, ui.quiet).map_err(|e| not_repaired(e, &path, &keep))?;
     let after = verify(s, &path, ui.quiet)?;
     report.repair = Some(repair);
     report.clean_after_repair = Some(after.is_clean());
@@ -105,6 +117,13 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         ));
         if !ui.quiet {
             ui.line(&text)?;
+            // Salvage keeps what verifies: a key whose newest record (an
+            // overwrite, a delete) was damaged has its older one back.
+            ui.note(
+                "emdb: note: a key whose newest record (an overwrite or a delete) was in a \
+                 damaged range now has its older value, or is back if it had been deleted; \
+                 compare with the kept copy or a backup",
+            );
         }
     }
     still_damaged(&path, &after)
@@ -350,6 +369,51 @@ fn keep_copy(path: &Path, keep: &Path) -> CliResult {
         let _ = std::fs::remove_file(&tmp);
     }
     copied
+}
+
+/// A repair that failed: when the database is still byte for byte the
+/// copy (nothing was changed), the copy is removed, so a retry does not
+/// find it in the way; otherwise it stays, and the error says where.
+fn not_repaired(e: CliError, path: &Path, keep: &Path) -> CliError {
+    let said = if same_bytes(keep, path) && std::fs::remove_file(keep).is_ok() {
+        "the repair changed nothing (its copy was removed); run it again once that is fixed"
+            .to_string()
+    } else {
+        format!(
+            "the repair did not finish; the file as it was before is kept as {}",
+            keep.display()
+        )
+    };
+    let hint = match &e.hint {
+        Some(own) => format!("{own}; {said}"),
+        None => said,
+    };
+    e.hint(hint)
+}
+
+/// Whether two files hold the same bytes (false when either cannot be read).
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(mut fa), Ok(mut fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    match (fa.metadata(), fb.metadata()) {
+        (Ok(ma), Ok(mb)) if ma.len() == mb.len() => {}
+        _ => return false,
+    }
+    let (mut ba, mut bb) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
+    loop {
+        let n = match fa.read(&mut ba) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if n == 0 {
+            return fb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
+        }
+        if fb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+    }
 }
 
 /// `<path><suffix>` next to `path`.
