@@ -41,6 +41,15 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
             },
         });
     }
+    // The copy's checkpoint is written as `<target>.ckpt` (an encrypted
+    // copy's by its rewrite): a file there is someone's, not to replace.
+    if sibling(target, ".ckpt").exists() {
+        return Err(Error::BackupTarget {
+            target: target.to_path_buf(),
+            reason: "a file named like its checkpoint (the path plus .ckpt) exists; \
+                     remove it or pick another path",
+        });
+    }
     let (gen, end) = {
         let w = engine.lock_writer();
         if !engine.cfg().read_only {

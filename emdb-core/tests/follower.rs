@@ -333,6 +333,19 @@ fn backup_under_concurrent_writes_is_a_consistent_snapshot() {
         db.backup_to(&target),
         Err(Error::BackupTarget { reason, .. }) if reason.contains("already exists")
     ));
+    // Nor a file where the copy's checkpoint goes (an encrypted copy's
+    // rewrite renamed its checkpoint over it).
+    let other = dir.path().join("other.emdb");
+    std::fs::write(dir.path().join("other.emdb.ckpt"), "IMPORTANT").unwrap();
+    assert!(matches!(
+        db.backup_to(&other),
+        Err(Error::BackupTarget { reason, .. }) if reason.contains(".ckpt")
+    ));
+    assert!(!other.exists());
+    assert_eq!(
+        std::fs::read(dir.path().join("other.emdb.ckpt")).unwrap(),
+        b"IMPORTANT"
+    );
     let copy = Emdb::open(&target).unwrap();
     let n = copy.len().unwrap() as u32;
     assert!(n >= 5_000);
