@@ -417,7 +417,7 @@ impl Session {
 /// Suffixes of the files the engine and the CLI keep beside a database
 /// (`<db>.ckpt`, `<db>.lock`, ...; docs/FORMAT.md), and their temporary
 /// names. The empty suffix is the database file itself.
-const DATABASE_FILES: &[&str] = &[
+pub const DATABASE_FILES: &[&str] = &[
     "",
     ".ckpt",
     ".ckpt.tmp",
@@ -435,6 +435,13 @@ const DATABASE_FILES: &[&str] = &[
     ".before-repair.tmp",
 ];
 
+/// `<path><suffix>`: a file named after `path` beside it.
+pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// Refuse (exit 2) an output file that `what` (a command that writes a file
 /// the user names) would write over the database `db` or one of the files
 /// beside it. Both are compared by name (after resolving the directories,
@@ -451,9 +458,7 @@ pub fn refuse_database_files(db: &Path, target: &Path, what: &str) -> CliResult 
     let target_id = file_id(target);
     for base in &bases {
         for suffix in DATABASE_FILES {
-            let mut name = base.as_os_str().to_os_string();
-            name.push(suffix);
-            let file = PathBuf::from(name);
+            let file = sibling(base, suffix);
             let same_name = target_name.is_some() && resolved_name(&file) == target_name;
             let same_file = target_id.is_some() && file_id(&file) == target_id;
             if same_name || same_file {

@@ -43,6 +43,7 @@ mod error;
 mod glob;
 mod output;
 mod progress;
+mod temps;
 
 pub use emdb_tools::transfer;
 use emdb_tools::{secret, space};

@@ -67,3 +67,90 @@ fn a_killed_export_beside_a_live_writer_leaves_no_copy_of_the_database() {
     writer.insert("after", "1").unwrap();
     writer.flush().unwrap();
 }
+
+/// Ctrl-C (or SIGTERM) during an export to a file, or during `export
+/// --salvage`, removes its temporary file (plaintext, even of an encrypted
+/// database) or its copy of the database, and exits 130 (143). Before, the
+/// signal ended the process where it stood, and nothing removed them: they
+/// are not beside the database, and an export's name carries its pid.
+#[test]
+fn an_interrupted_export_leaves_no_temporary_file() {
+    let db = TestDb::new();
+    let records: String = (0..100_000)
+        .map(|i| {
+            format!(
+                "{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n",
+                "v".repeat(100)
+            )
+        })
+        .collect();
+    db.cmd(["-q", "import", "-"])
+        .write_stdin(records)
+        .assert()
+        .success();
+    let tmpdir = db.file("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let entries = |dir: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    for (signal, code, salvage) in [
+        ("INT", 130, false),
+        ("TERM", 143, false),
+        ("INT", 130, true),
+    ] {
+        let out = db.file("dump.jsonl");
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"));
+        cmd.arg("--db").arg(&db.path).args(["-q", "export"]);
+        if salvage {
+            cmd.arg("--salvage");
+        }
+        let mut child = cmd
+            .arg(&out)
+            .env("HOME", db.dir.path())
+            .env("XDG_DATA_HOME", db.dir.path().join("data"))
+            .env("TMPDIR", &tmpdir)
+            .env_remove("EMDB_PATH")
+            .spawn()
+            .unwrap();
+        // Interrupt once its temporary file (or copy) is there.
+        let start = Instant::now();
+        loop {
+            let written = if salvage {
+                !entries(&tmpdir).is_empty()
+            } else {
+                entries(db.dir.path())
+                    .iter()
+                    .any(|n| n.contains(".emdb-export-"))
+            };
+            if written {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "no temporary file"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        assert_eq!(
+            status.code(),
+            Some(code),
+            "{signal}, salvage {salvage}: {status:?}"
+        );
+        assert!(!out.exists());
+        let left: Vec<String> = entries(db.dir.path())
+            .into_iter()
+            .filter(|n| n.contains(".emdb-export-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        assert!(entries(&tmpdir).is_empty(), "{:?}", entries(&tmpdir));
+    }
+}

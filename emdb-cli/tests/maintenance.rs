@@ -465,3 +465,60 @@ fn a_repair_that_changed_nothing_leaves_nothing_in_the_way() {
         .stderr(predicate::str::contains("the database has changed since"));
     assert_eq!(std::fs::read(&keep).unwrap(), damaged);
 }
+
+/// Ctrl-C during an encrypted backup removes the copy it was sealing
+/// (`DEST.fork.tmp` and its files); before, they stayed, and only a backup
+/// to the same DEST removed them.
+#[test]
+fn an_interrupted_backup_leaves_no_temporary_files() {
+    let db = TestDb::new();
+    let secret = db.file("pw.txt");
+    std::fs::write(&secret, "pw\n").unwrap();
+    let records: String = (0..50_000)
+        .map(|i| {
+            format!(
+                "{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n",
+                "v".repeat(100)
+            )
+        })
+        .collect();
+    db.cmd(["-q", "--passphrase-file"])
+        .arg(&secret)
+        .args(["import", "-"])
+        .write_stdin(records)
+        .assert()
+        .success();
+    let dest = db.file("bk.emdb");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .arg("--passphrase-file")
+        .arg(&secret)
+        .args(["-q", "backup"])
+        .arg(&dest)
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !sibling(&dest, ".fork.tmp").exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "no copy"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let left: Vec<String> = std::fs::read_dir(db.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("bk.emdb"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use crate::cli::BackupArgs;
-use crate::database::{refuse_database_files, Session};
+use crate::database::{refuse_database_files, sibling, Session};
 use crate::error::{CliError, CliResult};
 use crate::output::{BackupReport, Ui};
 use crate::progress;
@@ -24,7 +24,20 @@ pub fn run(args: &BackupArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let db = s.reader()?;
     let encrypted = db.stats()?.encrypted;
+    // The copy is written under temp names beside DEST (`DEST.tmp`; an
+    // encrypted one as a database `DEST.fork.tmp` with its own files), away
+    // from the database, whose next open would remove its own.
+    let mut temps = vec![sibling(dest, ".tmp")];
+    let fork = sibling(dest, ".fork.tmp");
+    temps.extend(
+        crate::database::DATABASE_FILES
+            .iter()
+            .chain(&[".tmp"])
+            .map(|suffix| sibling(&fork, suffix)),
+    );
+    let interrupt = crate::temps::remove_on_interrupt(temps);
     progress::engine("backing up", ui.quiet, || db.backup_to(dest))?;
+    drop(interrupt);
     let bytes = std::fs::metadata(dest)
         .map_err(|e| CliError::io("reading the size of", Some(dest), e))?
         .len();

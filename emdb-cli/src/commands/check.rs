@@ -1,12 +1,12 @@
 //! `emdb check [--repair]`: verify every record, salvage on request.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use emdb_core::{Emdb, VerifyReport};
 
 use super::confirm;
 use crate::cli::CheckArgs;
-use crate::database::{gave_up, retry_locked, Session};
+use crate::database::{gave_up, retry_locked, sibling, Session};
 use crate::error::{CliError, CliResult, Kind};
 use crate::output::{CheckReport, CheckpointDamage, DamageReport, RepairReport, Ui};
 use crate::progress;
@@ -414,11 +414,4 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
             return false;
         }
     }
-}
-
-/// `<path><suffix>` next to `path`.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }

@@ -151,14 +151,21 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 /// and open the copy with salvage, which skips damaged ranges (and, being
 /// writable, compacts the copy). The database itself is only read: no lock,
 /// checkpoint or stats file is made beside it, and its bytes stay as they
-/// are. The returned directory holds the copy; dropping it deletes it.
-fn salvage_copy(path: &Path, s: &mut Session, quiet: bool) -> CliResult<(Emdb, TempDir)> {
+/// are. The returned directory holds the copy; dropping it deletes it (and
+/// so does Ctrl-C until then).
+fn salvage_copy(
+    path: &Path,
+    s: &mut Session,
+    quiet: bool,
+) -> CliResult<(Emdb, (TempDir, crate::temps::Guard))> {
     emdb_tools::database::check_file(path, true)?;
     let dir = tempfile::Builder::new()
         .prefix("emdb-salvage-")
         .tempdir()
         .map_err(|e| CliError::io("creating a temporary directory for", Some(path), e))?;
     let copy = dir.path().join("salvage.emdb");
+    // A whole copy of the database: removed on Ctrl-C as when dropped.
+    let interrupt = crate::temps::remove_on_interrupt(vec![dir.path().to_path_buf()]);
     let pb = progress::spinner("salvaging", quiet);
     let opened = std::fs::copy(path, &copy)
         .map_err(|e| {
@@ -184,7 +191,7 @@ fn salvage_copy(path: &Path, s: &mut Session, quiet: bool) -> CliResult<(Emdb, T
             e
         });
     pb.finish_and_clear();
-    Ok((opened?, dir))
+    Ok((opened?, (dir, interrupt)))
 }
 
 fn salvage_report(r: &RecoveryReport) -> SalvageReport {
@@ -266,6 +273,8 @@ fn to_file(
     let mut tmp_name = path.as_os_str().to_owned();
     tmp_name.push(format!(".emdb-export-{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp_name);
+    // Plaintext, and away from the database: nothing else would remove it.
+    let _interrupt = crate::temps::remove_on_interrupt(vec![tmp.clone()]);
     let result = (|| {
         let file = create_private(&tmp).map_err(|e| CliError::io("creating", Some(&tmp), e))?;
         let mut out = BufWriter::with_capacity(256 << 10, file);

@@ -4,14 +4,14 @@
 
 mod redis;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use emdb_core::Emdb;
 use indicatif::ProgressBar;
 
 use crate::cli::{BenchArgs, GlobalArgs};
-use crate::database::Session;
+use crate::database::{sibling, Session};
 use crate::error::{CliError, CliResult};
 use crate::output::{BenchReport, BenchResult, ReopenReport, Ui};
 use crate::progress;
@@ -364,12 +364,6 @@ fn percentile(sorted: &[u64], q: f64) -> f64 {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 fn print(r: &BenchReport, ui: &mut Ui) -> CliResult {
