@@ -26,7 +26,7 @@ end
 
 complete -c emdb -n "__fish_emdb_needs_command" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_needs_command" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_needs_command" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_needs_command" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_needs_command" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -74,7 +74,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand put" -l ttl -d 'Expire the key
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l if-value -d 'Write only when the key\'s current value is OLD (compare-and-set, in the value encoding in force); else write nothing and exit 1. The check and the write are one transaction under the writer lock. OLD may start with `-` (`--if-value -5`)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand put" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand put" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -90,10 +90,10 @@ complete -c emdb -n "__fish_emdb_using_subcommand put" -s q -l quiet -d 'No prog
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l hex -d 'Shorthand for --key-format hex --value-format hex'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c emdb -n "__fish_emdb_using_subcommand incr" -l by -d 'The amount (may be negative)' -r
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -l by -d 'The amount: a decimal 64-bit integer, may be negative (no `+`, leading zeros or spaces, as for the stored value)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand incr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand incr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -108,10 +108,10 @@ complete -c emdb -n "__fish_emdb_using_subcommand incr" -s q -l quiet -d 'No pro
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l hex -d 'Shorthand for --key-format hex --value-format hex'
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -l base64 -d 'Shorthand for --key-format base64 --value-format base64'
 complete -c emdb -n "__fish_emdb_using_subcommand incr" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c emdb -n "__fish_emdb_using_subcommand decr" -l by -d 'The amount (may be negative)' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -l by -d 'The amount: a decimal 64-bit integer, may be negative (no `+`, leading zeros or spaces, as for the stored value)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand decr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decr" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -128,7 +128,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand decr" -l base64 -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand decr" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand get" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand get" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand get" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand get" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand get" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -147,7 +147,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand get" -s h -l help -d 'Print he
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l prefix -d 'Delete every key starting with this prefix (in atomic batches of 10,000). Shows the count first and asks on a terminal' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand del" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand del" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand del" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -166,7 +166,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand del" -l base64 -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand del" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand exists" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand exists" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -183,7 +183,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand exists" -l base64 -d 'Shorthan
 complete -c emdb -n "__fish_emdb_using_subcommand exists" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand count" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand count" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand count" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand count" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand count" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -201,11 +201,11 @@ complete -c emdb -n "__fish_emdb_using_subcommand count" -s h -l help -d 'Print 
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l prefix -d 'Only keys starting with these bytes' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l from -d 'Only keys at or after this one (byte order, inclusive)' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l to -d 'Only keys before this one (byte order, exclusive)' -r
-complete -c emdb -n "__fish_emdb_using_subcommand scan" -l glob -d 'Only keys matching this glob, applied to the key bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\\` escapes' -r
+complete -c emdb -n "__fish_emdb_using_subcommand scan" -l glob -d 'Only keys matching this glob, given as text and applied to the key bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\\` escapes. Refused (exit 2) with keys in hex or base64' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l limit -d 'Print at most this many records' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand scan" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand scan" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand scan" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -229,7 +229,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand stats" -l watch -d 'Refresh ev
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l count -d 'With --watch: stop after this many refreshes' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand stats" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand stats" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -246,7 +246,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand stats" -l base64 -d 'Shorthand
 complete -c emdb -n "__fish_emdb_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand compact" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand compact" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -264,7 +264,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand compact" -l base64 -d 'Shortha
 complete -c emdb -n "__fish_emdb_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -284,7 +284,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subc
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and not __fish_seen_subcommand_from status break help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -301,7 +301,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcomma
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand lock; and __fish_seen_subcommand_from break" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -327,7 +327,7 @@ csv\t'CSV with a header row: key,value[,ns][,expires_at_ms]'
 resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`)'"
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand import" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand import" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand import" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -350,7 +350,7 @@ resp\t'Redis protocol `SET key value [PXAT ms]` commands (for `redis-cli --pipe`
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l prefix -d 'Only keys starting with these bytes, in each namespace exported (read in --hex / --base64 like other key arguments). Streams just that range of the sorted order' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand export" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand export" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand export" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -369,7 +369,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand export" -l base64 -d 'Shorthan
 complete -c emdb -n "__fish_emdb_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand ttl" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ttl" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -386,7 +386,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ttl" -l base64 -d 'Shorthand f
 complete -c emdb -n "__fish_emdb_using_subcommand ttl" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand expire" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand expire" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -403,7 +403,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand expire" -l base64 -d 'Shorthan
 complete -c emdb -n "__fish_emdb_using_subcommand expire" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand persist" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand persist" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -420,7 +420,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand persist" -l base64 -d 'Shortha
 complete -c emdb -n "__fish_emdb_using_subcommand persist" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -440,7 +440,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcom
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and not __fish_seen_subcommand_from list drop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -457,7 +457,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from drop" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -478,7 +478,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand
 complete -c emdb -n "__fish_emdb_using_subcommand ns; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand backup" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand backup" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -495,7 +495,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand backup" -l base64 -d 'Shorthan
 complete -c emdb -n "__fish_emdb_using_subcommand backup" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand check" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand check" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand check" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand check" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand check" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -516,7 +516,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l cipher -d 'The cip
 chacha\t'ChaCha20-Poly1305'"
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -536,7 +536,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -l base64 -d 'Shortha
 complete -c emdb -n "__fish_emdb_using_subcommand encrypt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand decrypt" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -558,7 +558,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l new-passphrase-
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l new-key-file -d 'Read the new raw key from FILE: 32 bytes, or 64 hex digits' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand rotate-key" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -582,7 +582,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand bench" -l threads -d 'Threads 
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l redis -d 'Also run the workloads against the Redis server at URL (`redis://[[user]:password@]host[:port][/db]`; without a password in the URL, REDISCLI_AUTH is used as redis-cli does). Its keys start with `emdb-bench:` and are deleted afterwards' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand bench" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand bench" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -600,7 +600,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand bench" -l base64 -d 'Shorthand
 complete -c emdb -n "__fish_emdb_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand shell" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand shell" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand shell" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -622,7 +622,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand sync" -l retry-for -d 'How lon
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l interval -d 'How often a status line (or a JSON tick with --json) is printed' -r
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand sync" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand sync" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"
@@ -642,7 +642,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand sync" -l base64 -d 'Shorthand 
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l db -d 'Database file [default: the platform data directory\'s emdb/emdb-default.emdb]' -r -F
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l lock-timeout -d 'How long a writing command waits while another process holds the writer lock (e.g. 500ms, 10s, 2m; a bare number is seconds; at most 100 years), then fails with exit code 3. 0 fails at once' -r
-complete -c emdb -n "__fish_emdb_using_subcommand completions" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Writing commands create it; reading commands fail with exit 1 when it does not exist. `emdb ns list` shows them' -r
+complete -c emdb -n "__fish_emdb_using_subcommand completions" -s n -l namespace -d 'The namespace data commands work in [default: the default namespace]. Commands that add keys (put, incr, decr, import) create it; the others fail with exit 1 when it does not exist (even with --quiet). `emdb ns list` shows them' -r
 complete -c emdb -n "__fish_emdb_using_subcommand completions" -l key-format -d 'Encoding of keys in arguments, stdin, output, import and export' -r -f -a "text\t'UTF-8 text, bytes as given; non-printable output is escaped'
 hex\t'Two hex digits per byte'
 base64\t'Standard base64 with padding'"

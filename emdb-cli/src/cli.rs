@@ -30,7 +30,8 @@ Examples:
   printf 'put a 1\\nget a\\n' | emdb shell
 
 Exit codes: 0 ok, 1 not found, 2 usage, 3 locked, 4 corrupt,
-5 wrong key, 6 I/O, 7 bad input. See docs/CLI.md.";
+5 wrong key, 6 I/O, 7 bad input, 8 leftover backup, 9 sync target down,
+130 interrupted. See docs/CLI.md.";
 
 /// emdb: an embedded key-value database, from the command line.
 ///
@@ -83,8 +84,9 @@ pub struct GlobalArgs {
     pub lock_timeout: Option<Duration>,
 
     /// The namespace data commands work in [default: the default
-    /// namespace]. Writing commands create it; reading commands fail with
-    /// exit 1 when it does not exist. `emdb ns list` shows them.
+    /// namespace]. Commands that add keys (put, incr, decr, import) create
+    /// it; the others fail with exit 1 when it does not exist (even with
+    /// --quiet). `emdb ns list` shows them.
     #[arg(
         short = 'n',
         long,
@@ -194,9 +196,9 @@ pub enum Command {
     /// key counts as 0).
     #[command(
         after_help = "Examples:\n  emdb incr visits\n  emdb incr stock:42 --by -3\n\n\
-        The value must be a decimal integer (i64); its expiry is kept. The read and\n\
-        the write are one transaction under the writer lock, so parallel `incr`s\n\
-        never lose an update."
+        The value must be a decimal integer (i64) as Redis's INCR takes one: 42, -7\n\
+        (not +5, 05 or -0); its expiry is kept. The read and the write are one\n\
+        transaction under the writer lock, so parallel `incr`s never lose an update."
     )]
     Incr(IncrArgs),
 
@@ -411,12 +413,14 @@ pub struct IncrArgs {
     /// The key.
     pub key: OsString,
 
-    /// The amount (may be negative).
+    /// The amount: a decimal 64-bit integer, may be negative (no `+`,
+    /// leading zeros or spaces, as for the stored value).
     #[arg(
         long,
         value_name = "N",
         default_value_t = 1,
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = parse_by
     )]
     pub by: i64,
 }
@@ -631,8 +635,9 @@ pub struct ScanArgs {
     #[arg(long, value_name = "KEY")]
     pub to: Option<OsString>,
 
-    /// Only keys matching this glob, applied to the key bytes: `*` any
-    /// run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\` escapes.
+    /// Only keys matching this glob, given as text and applied to the key
+    /// bytes: `*` any run, `?` one byte, `[a-z]` / `[!a-z]` a class, `\`
+    /// escapes. Refused (exit 2) with keys in hex or base64.
     #[arg(long, value_name = "PATTERN")]
     pub glob: Option<String>,
 
@@ -844,6 +849,15 @@ pub fn parse_ttl(s: &str) -> Result<Duration, String> {
         return Err("a TTL must be at least 1ms (use `emdb del` to remove a key now)".into());
     }
     Ok(d)
+}
+
+/// `incr --by`: an integer in the form a stored counter must have.
+pub fn parse_by(s: &str) -> Result<i64, String> {
+    crate::commands::parse_strict(s).ok_or_else(|| {
+        "expected a decimal 64-bit integer such as 5 or -3 \
+         (no `+`, leading zeros or spaces)"
+            .into()
+    })
 }
 
 /// Parse the command line into a [`Cli`] and the matches it came from.

@@ -119,7 +119,8 @@ fn run_command(cli: &Cli) -> u8 {
 }
 
 /// Print `emdb: <message>` (and a hint line) on stderr. A broken pipe and
-/// silent failures print nothing; `--quiet` hides "not found".
+/// silent failures print nothing; `--quiet` hides a missing key, but not a
+/// missing namespace ([`Kind::NoNamespace`]), which is a mistake to show.
 pub(crate) fn print_error(e: &CliError, quiet: bool) {
     if e.kind == Kind::BrokenPipe || e.message.is_empty() || (quiet && e.kind == Kind::NotFound) {
         return;

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::encoding::{display, json_field, Codec, Layout};
+use crate::encoding::{display, json_field, Codec, Encoding, Layout};
 use crate::error::{CliError, CliResult};
 
 /// Where and how a command prints.
@@ -66,6 +66,23 @@ impl Ui<'_> {
         display(self.codec.key, key, Layout::Field)
     }
 
+    /// A key for a message, in the key encoding: see [`quoted`].
+    pub fn quoted_key(&self, key: &[u8]) -> String {
+        quoted(self.codec.key, key)
+    }
+
+    /// "key K not found" (exit 1), after printing `null` in JSON mode: a
+    /// command that prints one JSON document prints one even for a missing
+    /// key, so `emdb ttl --json k | jq` always reads one (docs/CLI.md).
+    pub fn key_not_found(&mut self, key: &[u8]) -> CliError {
+        if self.json {
+            if let Err(e) = self.line("null") {
+                return e;
+            }
+        }
+        CliError::not_found(format!("key {} not found", self.quoted_key(key)))
+    }
+
     /// A record (or a key alone) as its JSON type.
     pub fn record<'r>(&self, key: &'r [u8], value: Option<&'r [u8]>) -> Record<'r> {
         let (key, key_encoding) = json_field(self.codec.key, key);
@@ -90,6 +107,33 @@ impl Ui<'_> {
             let _ = writeln!(std::io::stderr().lock(), "{text}");
         }
     }
+}
+
+/// Bytes of a key or value that a message shows before cutting it short.
+const SHOWN_BYTES: usize = 64;
+
+/// `bytes` for a message: in quotes, in `enc` (text escaped as in
+/// listings). Past [`SHOWN_BYTES`] only the start is shown, then the size
+/// (`"abc..."... (65536 bytes)`), so that a 64 KiB key or a 256 MiB value
+/// does not flood the terminal.
+pub fn quoted(enc: Encoding, bytes: &[u8]) -> String {
+    if bytes.len() <= SHOWN_BYTES {
+        return format!("\"{}\"", display(enc, bytes, Layout::Field));
+    }
+    let mut cut = SHOWN_BYTES;
+    if enc == Encoding::Text {
+        // Not inside a character: a cut one would show as `\xNN` bytes.
+        if let Err(e) = std::str::from_utf8(&bytes[..cut]) {
+            if e.error_len().is_none() {
+                cut = e.valid_up_to();
+            }
+        }
+    }
+    format!(
+        "\"{}\"... ({} bytes)",
+        display(enc, &bytes[..cut], Layout::Field),
+        bytes.len()
+    )
 }
 
 /// One key-value record, as in `get --json`, `scan --json` and JSON Lines

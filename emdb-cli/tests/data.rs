@@ -286,6 +286,52 @@ fn scan_is_sorted_and_filtered() {
     db.cmd(["scan", "--glob", "[bad"]).assert().code(7);
 }
 
+/// A glob is text matched against the key's bytes; with keys in hex or
+/// base64 it is refused (exit 2) rather than silently matching nothing.
+#[test]
+fn scan_glob_needs_text_keys() {
+    let db = TestDb::new();
+    db.cmd(["--hex", "put", "696e76ff", "00"])
+        .assert()
+        .success();
+    db.put("inv", "x");
+    for options in [
+        vec!["--hex"],
+        vec!["--base64"],
+        vec!["--key-format", "hex"],
+        vec!["--key-format", "base64"],
+    ] {
+        db.cmd(&options)
+            .args(["scan", "--glob", "696e*"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("--glob"))
+            .stderr(predicate::str::contains("text"));
+    }
+    // Values in another encoding are fine: the glob is about keys.
+    db.cmd(["--value-format", "hex", "scan", "--glob", "in*"])
+        .assert()
+        .success()
+        .stdout("inv\t78\ninv\\xff\t00\n");
+    db.cmd([
+        "--key-format",
+        "text",
+        "--hex",
+        "scan",
+        "--glob",
+        "inv",
+        "--keys-only",
+    ])
+    .assert()
+    .success()
+    .stdout("inv\n");
+    db.cmd(["shell"])
+        .write_stdin("--hex scan --glob 'in*'\n")
+        .assert()
+        .code(2);
+}
+
 #[test]
 fn scan_escapes_line_breaks_in_text() {
     let db = TestDb::new();
@@ -368,6 +414,25 @@ fn usage_errors_exit_2_and_help_and_version_exit_0() {
     let help = db.stdout(["--help"]);
     assert!(text(&help).contains("Examples:"));
     assert!(text(&help).contains("Exit codes:"));
+    // Every documented code, the last ones included.
+    let summary = text(&help);
+    let summary = summary.split("Exit codes:").nth(1).unwrap();
+    let summary = summary.split_whitespace().collect::<Vec<_>>().join(" ");
+    for code in [
+        "0 ok",
+        "1 not found",
+        "2 usage",
+        "3 locked",
+        "4 corrupt",
+        "5 wrong key",
+        "6 I/O",
+        "7 bad input",
+        "8 leftover backup",
+        "9 sync target down",
+        "130 interrupted",
+    ] {
+        assert!(summary.contains(code), "{code:?} missing from: {summary}");
+    }
     db.cmd(["--version"])
         .assert()
         .success()
@@ -447,6 +512,58 @@ fn negative_numbers_are_values() {
         .assert()
         .success()
         .stdout("-3\n");
+}
+
+/// `incr` and `decr` take only what Redis's INCR takes: an optional `-`
+/// and digits, without leading zeros (`0` itself aside), `-0`, `+` or
+/// spaces; anything else is exit 7 and the value is left alone. `--by`
+/// is read the same way (a bad one is a usage error).
+#[test]
+fn incr_takes_only_canonical_integers() {
+    let db = TestDb::new();
+    for stored in [
+        "+5", "05", "-0", "00", "-05", " 5", "5 ", "5\n", "", "-", "1e3", "0x10", "1_000", "٣",
+    ] {
+        db.cmd(["put", "q", "-"])
+            .write_stdin(stored)
+            .assert()
+            .success();
+        for cmd in ["incr", "decr"] {
+            db.cmd([cmd, "q"])
+                .assert()
+                .code(7)
+                .stdout("")
+                .stderr(predicate::str::contains("not a decimal integer"));
+        }
+        db.cmd(["get", "q", "--raw"])
+            .assert()
+            .success()
+            .stdout(stored);
+    }
+    for (stored, next) in [
+        ("0", "1"),
+        ("-1", "0"),
+        ("9", "10"),
+        ("-9223372036854775808", "-9223372036854775807"),
+    ] {
+        db.put("q", stored);
+        db.cmd(["incr", "q"])
+            .assert()
+            .success()
+            .stdout(format!("{next}\n"));
+    }
+    for by in ["+5", "05", "-0", " 5", "5x", ""] {
+        db.cmd(["incr", "q", "--by", by]).assert().code(2);
+    }
+    db.put("q", "0");
+    db.cmd(["incr", "q", "--by", "-10"])
+        .assert()
+        .success()
+        .stdout("-10\n");
+    db.cmd(["decr", "q", "--by", "0"])
+        .assert()
+        .success()
+        .stdout("-10\n");
 }
 
 /// `put --file` of a file over the value limit is refused from its size,

@@ -191,6 +191,69 @@ fn too_large_key_exits_7() {
         .stderr(predicate::str::contains("the limit is 65536 bytes"));
 }
 
+/// A long key is shortened in messages: its first 64 bytes, and its size.
+#[test]
+fn long_keys_are_shortened_in_messages() {
+    let db = TestDb::new();
+    db.put("short", "v");
+    let key = format!(
+        "{}{}",
+        "k".repeat(70),
+        "z".repeat(emdb_core::MAX_KEY_LEN - 69)
+    );
+    let shown = format!(
+        "emdb: key \"{}\"... (65537 bytes) not found\n",
+        "k".repeat(64)
+    );
+    for args in [
+        vec!["get", &key],
+        vec!["ttl", &key],
+        vec!["expire", &key, "1h"],
+        vec!["persist", &key],
+    ] {
+        db.cmd(&args).assert().code(1).stderr(shown.clone());
+    }
+    // (`del` refuses a key over the limit, exit 7, before it looks.)
+    db.cmd(["del", "short", &key[..1000], "gone"])
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "emdb: not found: \"{}\"... (1000 bytes), \"gone\"\n",
+            "k".repeat(64)
+        ));
+    // Cut at a character, not inside one; short keys are shown whole.
+    let wide = format!("a{}", "é".repeat(40));
+    db.cmd(["get", &wide]).assert().code(1).stderr(format!(
+        "emdb: key \"a{}\"... (81 bytes) not found\n",
+        "é".repeat(31)
+    ));
+    let edge = "k".repeat(64);
+    db.cmd(["get", &edge])
+        .assert()
+        .code(1)
+        .stderr(format!("emdb: key \"{edge}\" not found\n"));
+    // Hex keys are cut at 64 bytes too (128 digits).
+    db.cmd(["--hex", "get", &"ab".repeat(100)])
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "emdb: key \"{}\"... (100 bytes) not found\n",
+            "ab".repeat(64)
+        ));
+    // A value that --null cannot print is named shortened too.
+    db.cmd(["put", "nul", "-"])
+        .write_stdin(format!("\0{}", "v".repeat(1000)))
+        .assert()
+        .success();
+    db.cmd(["scan", "-0"])
+        .assert()
+        .code(7)
+        .stderr(predicate::str::starts_with(format!(
+            "emdb: \"\\x00{}\"... (1001 bytes) holds a NUL byte",
+            "v".repeat(63)
+        )));
+}
+
 /// A mounted tmpfs (CI runs as root), unmounted when dropped.
 struct TmpfsMount(tempfile::TempDir);
 

@@ -126,6 +126,91 @@ fn ns_list_and_drop() {
     assert_eq!(stats["namespaces"][1]["name"], "a");
 }
 
+/// Names are escaped in text output as keys are (one record per line, no
+/// control byte on the terminal), and `stats` lists them sorted by name.
+#[test]
+fn namespace_names_are_escaped_in_text_and_sorted() {
+    let db = TestDb::new();
+    for name in ["new\nline", "a\tb", "\x01c", "back\\slash"] {
+        db.cmd(["-n", name, "put", "k", "v"]).assert().success();
+    }
+    db.cmd(["ns", "list"])
+        .assert()
+        .success()
+        .stdout("\\x01c\t1\na\\tb\t1\nback\\\\slash\t1\nnew\\nline\t1\n");
+    let stats = text(&db.stdout(["stats"]));
+    let listed: Vec<&str> = stats
+        .lines()
+        .filter(|l| l.starts_with("  namespace "))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "  namespace (default): 0 keys",
+            "  namespace \\x01c: 1 keys",
+            "  namespace a\\tb: 1 keys",
+            "  namespace back\\\\slash: 1 keys",
+            "  namespace new\\nline: 1 keys",
+        ],
+        "{stats}"
+    );
+    // JSON keeps the exact names (JSON escapes them), in the same order.
+    let json: serde_json::Value = serde_json::from_slice(&db.stdout(["stats", "--json"])).unwrap();
+    let names: Vec<&str> = json["namespaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["", "\x01c", "a\tb", "back\\slash", "new\nline"]);
+    let prometheus = text(&db.stdout(["stats", "--format", "prometheus"]));
+    let a = prometheus.find("namespace=\"a\tb\"").unwrap();
+    let n = prometheus.find("namespace=\"new\\nline\"").unwrap();
+    assert!(a < n, "{prometheus}");
+}
+
+/// `-q` hides only a missing key: a namespace that does not exist is an
+/// error of the invocation, so it prints even then (a typo never reads as
+/// empty).
+#[test]
+fn quiet_still_reports_a_namespace_that_does_not_exist() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    for args in [
+        vec!["get", "k"],
+        vec!["exists", "k"],
+        vec!["count"],
+        vec!["scan"],
+        vec!["ttl", "k"],
+        vec!["del", "k"],
+        vec!["expire", "k", "10s"],
+        vec!["persist", "k"],
+        vec!["ns", "drop", "sesions", "--yes"],
+    ] {
+        db.cmd(["-q", "-n", "sesions"])
+            .args(&args)
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(predicate::str::starts_with(
+                "emdb: namespace \"sesions\" does not exist\n",
+            ));
+    }
+    // The same in the shell, where `-q` may be the shell's or the line's.
+    db.cmd(["-q", "shell"])
+        .write_stdin("-n sesions count\n-n sesions -q get k\nget nope\n")
+        .assert()
+        .code(1)
+        .stderr(
+            "emdb: line 1: namespace \"sesions\" does not exist\n  \
+             hint: `emdb ns list` shows the namespaces; writing commands such as `put` create one\n\
+             emdb: line 2: namespace \"sesions\" does not exist\n  \
+             hint: `emdb ns list` shows the namespaces; writing commands such as `put` create one\n",
+        );
+    // A missing key stays silent under -q.
+    db.cmd(["-q", "get", "nope"]).assert().code(1).stderr("");
+}
+
 #[test]
 fn ns_drop_asks_on_a_terminal() {
     let db = TestDb::new();

@@ -143,6 +143,99 @@ fn get_json_of_a_missing_key_prints_null_and_exits_1() {
         .stdout("{\"key\":\"a\",\"value\":\"1\"}\n");
 }
 
+/// `scan -0` checks a whole record before it writes any of it: a record
+/// it cannot print is not left half printed (exit 7 still says why).
+#[test]
+fn null_output_never_prints_half_a_record() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.cmd(["put", "b", "-"])
+        .write_stdin("v\0z")
+        .assert()
+        .success();
+    db.put("c", "3");
+    db.cmd(["scan", "-0"])
+        .assert()
+        .code(7)
+        .stdout("a\x001\x00")
+        .stderr(predicate::str::contains("NUL byte"));
+    // The key of a record whose value is fine is printed whole.
+    db.cmd(["scan", "-0", "--keys-only"])
+        .assert()
+        .success()
+        .stdout("a\0b\0c\0");
+    db.cmd(["--value-format", "hex", "scan", "-0"])
+        .assert()
+        .success()
+        .stdout("a\x0031\x00b\x0076007a\x00c\x0033\x00");
+}
+
+/// With `--json`, a command that prints one JSON document about a key
+/// prints one even when the key or its namespace does not exist (exit 1
+/// still says so, and the message goes to stderr), so `| jq` always gets
+/// a document.
+#[test]
+fn json_answers_for_a_missing_key_or_namespace() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    for args in [
+        vec!["get", "nope"],
+        vec!["ttl", "nope"],
+        vec!["expire", "nope", "10s"],
+        vec!["persist", "nope"],
+    ] {
+        db.cmd(["--json"])
+            .args(&args)
+            .assert()
+            .code(1)
+            .stdout("null\n")
+            .stderr("emdb: key \"nope\" not found\n");
+    }
+    // `exists` answers the question itself.
+    db.cmd(["--json", "exists", "nope"])
+        .assert()
+        .code(1)
+        .stdout("{\"key\":\"nope\",\"exists\":false}\n");
+    for args in [
+        vec!["get", "a"],
+        vec!["exists", "a"],
+        vec!["ttl", "a"],
+        vec!["expire", "a", "10s"],
+        vec!["persist", "a"],
+        vec!["count"],
+        vec!["del", "a"],
+    ] {
+        db.cmd(["--json", "-n", "nope"])
+            .args(&args)
+            .assert()
+            .code(1)
+            .stdout("null\n")
+            .stderr(predicate::str::starts_with(
+                "emdb: namespace \"nope\" does not exist\n",
+            ));
+    }
+    db.cmd(["--json", "ns", "drop", "nope", "--yes"])
+        .assert()
+        .code(1)
+        .stdout("null\n");
+    // A stream prints no line for a namespace that does not exist.
+    db.cmd(["--json", "-n", "nope", "scan"])
+        .assert()
+        .code(1)
+        .stdout("");
+    // Each line of the shell alike.
+    db.cmd(["--json", "shell"])
+        .write_stdin("ttl nope\n-n nope get a\nget nope\n")
+        .assert()
+        .code(1)
+        .stdout("null\nnull\nnull\n");
+    db.cmd(["--json", "-n", "nope", "shell"])
+        .write_stdin("get a\n")
+        .assert()
+        .code(1)
+        .stdout("null\n");
+}
+
 #[test]
 fn stats_watch_off_a_terminal_prints_timestamped_json_lines() {
     let db = TestDb::new();

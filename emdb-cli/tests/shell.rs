@@ -166,6 +166,24 @@ fn batch_mode_in_a_namespace_and_in_hex() {
         .stdout(predicate::str::contains("ghost").not());
 }
 
+/// A batch `get` that fails because its namespace does not exist yet
+/// leaves nothing queued: once a `put` creates the namespace, the next
+/// `get` answers for its own key, not the failed line's.
+#[test]
+fn a_get_before_its_namespace_exists_does_not_shift_later_answers() {
+    let db = TestDb::new();
+    db.put("z", "0");
+    db.cmd(["-n", "fresh", "shell"])
+        .write_stdin("get x\nput y 1\nget y\n")
+        .assert()
+        .code(1)
+        .stdout("1\n")
+        .stderr(predicate::str::contains(
+            "line 1: namespace \"fresh\" does not exist",
+        ))
+        .stderr(predicate::str::contains("line 3").not());
+}
+
 #[test]
 fn interactive_shell_edits_lines_and_keeps_history() {
     let db = TestDb::new();

@@ -256,8 +256,11 @@ pub fn no_database(path: &Path) -> ToolError {
 
 /// "namespace X does not exist" (exit 1).
 pub fn unknown_namespace(name: &str) -> ToolError {
-    ToolError::not_found(format!("namespace {name:?} does not exist"))
-        .hint("`emdb ns list` shows the namespaces; writing commands such as `put` create one")
+    ToolError::new(
+        Kind::NoNamespace,
+        format!("namespace {name:?} does not exist"),
+    )
+    .hint("`emdb ns list` shows the namespaces; writing commands such as `put` create one")
 }
 
 /// Run `op` until it stops failing with `LockBusy` or `timeout` (none: no

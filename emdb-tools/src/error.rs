@@ -10,6 +10,10 @@ use std::path::Path;
 pub enum Kind {
     /// A key that was asked for does not exist (exit 1).
     NotFound,
+    /// The namespace a command names does not exist (exit 1, as
+    /// [`Kind::NotFound`]). Kept apart because `--quiet` hides only a
+    /// missing key: a mistyped namespace must never read as empty.
+    NoNamespace,
     /// The invocation is wrong or contradictory (exit 2).
     Usage,
     /// Another process holds the writer lock (exit 3).
@@ -39,7 +43,7 @@ impl Kind {
     /// The process exit code for this kind.
     pub fn exit_code(self) -> u8 {
         match self {
-            Kind::NotFound => 1,
+            Kind::NotFound | Kind::NoNamespace => 1,
             Kind::Usage => 2,
             Kind::Locked => 3,
             Kind::Corrupt => 4,
@@ -254,7 +258,7 @@ impl From<emdb_core::Error> for ToolError {
             .hint("drop --passphrase-file/--key-file (and unset EMDB_PASSPHRASE/EMDB_KEY_FILE), or run `emdb encrypt`"),
             E::InvalidNamespaceName { .. } => ToolError::new(Kind::Usage, message),
             E::NamespaceDropped => ToolError::new(
-                Kind::NotFound,
+                Kind::NoNamespace,
                 "the namespace was dropped by another process meanwhile",
             ),
             E::FeatureDisabled(_) => ToolError::new(Kind::Usage, message),
@@ -295,6 +299,12 @@ mod tests {
         assert!(left.hint.as_deref().is_some_and(|h| h.contains("/x.emdb")));
         let path = emdb_core::Error::InvalidPath { reason: "x".into() };
         assert_eq!(ToolError::from(path).kind.exit_code(), 2);
+        let dropped = ToolError::from(emdb_core::Error::NamespaceDropped);
+        assert_eq!(dropped.kind, Kind::NoNamespace);
+        assert_eq!(dropped.kind.exit_code(), 1);
+        let unknown = crate::database::unknown_namespace("sesions");
+        assert_eq!(unknown.kind, Kind::NoNamespace);
+        assert_eq!(unknown.kind.exit_code(), 1);
         let pipe = ToolError::stdout(io::Error::from(io::ErrorKind::BrokenPipe));
         assert_eq!(pipe.kind, Kind::BrokenPipe);
     }

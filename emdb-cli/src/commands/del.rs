@@ -3,7 +3,6 @@
 use std::ffi::OsStr;
 
 use super::confirm;
-use super::get::quoted;
 use crate::cli::DelArgs;
 use crate::database::Session;
 use crate::error::{CliError, CliResult};
@@ -49,7 +48,7 @@ pub fn run(args: &DelArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     if missing.is_empty() {
         return Ok(());
     }
-    let names: Vec<String> = missing.iter().map(|k| quoted(&ui.key_text(k))).collect();
+    let names: Vec<String> = missing.iter().map(|k| ui.quoted_key(k)).collect();
     Err(CliError::not_found(format!(
         "not found: {}",
         names.join(", ")
@@ -58,7 +57,7 @@ pub fn run(args: &DelArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 
 fn by_prefix(args: &DelArgs, prefix: &OsStr, s: &mut Session, ui: &mut Ui) -> CliResult {
     let prefix = ui.codec.key_arg(prefix)?;
-    let shown = quoted(&ui.key_text(&prefix));
+    let shown = ui.quoted_key(&prefix);
     // Take the writer lock before counting, so the count is what gets deleted.
     let space = if args.dry_run {
         s.space_reader()?

@@ -10,14 +10,14 @@ use crate::output::Ui;
 pub fn run(args: &GetArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
     let Some(value) = s.read_one(&key)? else {
-        if ui.json && !args.raw {
-            // `null` keeps `emdb get --json k | jq` working; exit 1 still says it.
-            ui.line("null")?;
+        if args.raw {
+            return Err(CliError::not_found(format!(
+                "key {} not found",
+                ui.quoted_key(&key)
+            )));
         }
-        return Err(CliError::not_found(format!(
-            "key {} not found",
-            quoted(&ui.key_text(&key))
-        )));
+        // `null` keeps `emdb get --json k | jq` working; exit 1 still says it.
+        return Err(ui.key_not_found(&key));
     };
     if args.raw {
         ui.bytes(&value)
@@ -27,9 +27,4 @@ pub fn run(args: &GetArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     } else {
         ui.line(&display(ui.codec.value, &value, Layout::Block))
     }
-}
-
-/// A key in a message: in quotes, already escaped for display.
-pub fn quoted(text: &str) -> String {
-    format!("\"{text}\"")
 }

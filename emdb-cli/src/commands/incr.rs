@@ -44,7 +44,10 @@ pub fn run(args: &IncrArgs, sign: i64, s: &mut Session, ui: &mut Ui) -> CliResul
             return Err(CliError::bad_input(
                 "the value is not a decimal integer; nothing was changed",
             )
-            .hint("incr/decr work on values such as 42 or -7 (a 64-bit signed integer)"));
+            .hint(
+                "incr/decr work on values such as 42 or -7: a 64-bit signed integer in \
+                 decimal, without `+`, leading zeros or spaces (as Redis's INCR)",
+            ));
         }
         Err(Refusal::Overflow(n)) => {
             return Err(CliError::bad_input(format!(
@@ -63,14 +66,32 @@ enum Refusal {
     Overflow(i64),
 }
 
-/// A decimal i64 as stored by `incr`: an optional sign and digits, nothing
-/// else (no spaces, no `+` prefix surprises beyond what Rust accepts).
+/// A decimal i64 as stored by `incr`, read as strictly as Redis's INCR
+/// reads one: see [`parse_strict`].
 fn parse_integer(bytes: &[u8]) -> Result<i64, ()> {
     std::str::from_utf8(bytes)
         .ok()
-        .filter(|t| !t.is_empty() && t.trim() == *t)
-        .and_then(|t| t.parse::<i64>().ok())
+        .and_then(parse_strict)
         .ok_or(())
+}
+
+/// The canonical decimal form of an i64 and nothing else: an optional `-`
+/// and digits, no leading zero (but `0` itself), no `-0`, no `+`, no
+/// spaces. Rust's `parse` would also take `+5` and `05`, which Redis
+/// refuses, and a counter must mean the same in both.
+pub fn parse_strict(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let canonical = match digits.as_bytes() {
+        [] => false,
+        [b'0'] => digits.len() == text.len(),
+        [b'0', ..] => false,
+        d => d.iter().all(u8::is_ascii_digit),
+    };
+    if !canonical {
+        return None;
+    }
+    // Out of range still fails here.
+    text.parse().ok()
 }
 
 #[cfg(test)]
@@ -86,5 +107,24 @@ mod tests {
         assert!(parse_integer(b"").is_err());
         assert!(parse_integer(b"1.5").is_err());
         assert!(parse_integer(b"99999999999999999999").is_err());
+        assert_eq!(parse_integer(b"0"), Ok(0));
+        assert_eq!(parse_integer(b"-9223372036854775808"), Ok(i64::MIN));
+        assert_eq!(parse_integer(b"9223372036854775807"), Ok(i64::MAX));
+        for refused in [
+            &b"+5"[..],
+            b"05",
+            b"-0",
+            b"00",
+            b"-05",
+            b"-",
+            b"+",
+            b"5 ",
+            b"--5",
+            b"0x1f",
+            b"\xff",
+            b"9223372036854775808",
+        ] {
+            assert!(parse_integer(refused).is_err(), "{refused:?}");
+        }
     }
 }

@@ -22,17 +22,48 @@ mod stats;
 mod sync;
 mod ttl;
 
+pub use incr::parse_strict;
 pub use sync::SyncArgs;
 
 use std::io::{BufRead, Write};
 
-use crate::cli::{Command, GlobalArgs};
+use crate::cli::{Command, GlobalArgs, NsCommand};
 use crate::database::Session;
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Kind};
 use crate::output::Ui;
 
 /// Run one command.
 pub fn run(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    let result = dispatch(cmd, global, s, ui);
+    match result {
+        // Nothing is printed before a namespace is found missing, so this
+        // `null` is the whole document (docs/CLI.md, "JSON output").
+        Err(e) if e.kind == Kind::NoNamespace && ui.json && prints_one_document(cmd) => {
+            ui.line("null")?;
+            Err(e)
+        }
+        other => other,
+    }
+}
+
+/// True for the commands whose `--json` output is one document, which
+/// they print even when they fail for a missing key or namespace, so that
+/// `emdb get --json k | jq` always reads one.
+fn prints_one_document(cmd: &Command) -> bool {
+    match cmd {
+        Command::Get(a) => !a.raw,
+        Command::Exists(_)
+        | Command::Count
+        | Command::Del(_)
+        | Command::Ttl(_)
+        | Command::Expire(_)
+        | Command::Persist(_)
+        | Command::Ns(NsCommand::Drop(_)) => true,
+        _ => false,
+    }
+}
+
+fn dispatch(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     match cmd {
         Command::Put(a) => put::run(a, s, ui),
         Command::Incr(a) => incr::run(a, 1, s, ui),

@@ -3,6 +3,7 @@
 use super::confirm;
 use crate::cli::{NsCommand, NsDropArgs};
 use crate::database::{unknown_namespace, Session};
+use crate::encoding::{escape_text, Layout};
 use crate::error::{CliError, CliResult};
 use crate::output::{NamespaceReport, NsDropReport, Ui};
 
@@ -19,7 +20,12 @@ fn list(s: &mut Session, ui: &mut Ui) -> CliResult {
         if ui.json {
             ui.json_line(&NamespaceReport { name, keys })?;
         } else {
-            ui.line(&format!("{name}\t{keys}"))?;
+            // Escaped as keys are: a tab or newline in a name must not
+            // split the record, nor a control byte reach the terminal.
+            ui.line(&format!(
+                "{}\t{keys}",
+                escape_text(name.as_bytes(), Layout::Field)
+            ))?;
         }
     }
     Ok(())

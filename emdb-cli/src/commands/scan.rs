@@ -1,5 +1,6 @@
 //! `emdb scan`: keys (and values) in key order, filtered.
 
+use std::borrow::Cow;
 use std::ops::Bound;
 
 use emdb_core::{RangeIter, ReadPattern};
@@ -9,7 +10,7 @@ use crate::database::Session;
 use crate::encoding::{display, Encoding, Layout};
 use crate::error::{CliError, CliResult};
 use crate::glob::Glob;
-use crate::output::Ui;
+use crate::output::{quoted, Ui};
 
 /// Which keys a scan keeps.
 struct Filter {
@@ -38,6 +39,18 @@ impl Filter {
 /// filters within that range.
 pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let codec = ui.codec;
+    if args.glob.is_some() && codec.key != Encoding::Text {
+        // The pattern is text matched against the key's bytes; a hex or
+        // base64 pattern would silently match nothing.
+        return Err(CliError::usage(format!(
+            "--glob matches keys as text, but keys are in {} here",
+            codec.key.name()
+        ))
+        .hint(
+            "give the pattern as text and drop --hex/--base64, or add --key-format text \
+             (values keep their own --value-format); --prefix, --from and --to take encoded keys",
+        ));
+    }
     let filter = Filter {
         prefix: args
             .prefix
@@ -144,11 +157,15 @@ fn bounds(f: &Filter) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
 fn print_pair(args: &ScanArgs, ui: &mut Ui, key: &[u8], value: &[u8]) -> CliResult {
     let codec = ui.codec;
     if args.null {
-        null_field(ui, codec.key, key)?;
+        // The whole record is checked before any of it is written: a
+        // reader must never get a key without its value.
+        let mut record = null_field(codec.key, key)?.into_owned();
+        record.push(0);
         if !args.keys_only {
-            null_field(ui, codec.value, value)?;
+            record.extend_from_slice(&null_field(codec.value, value)?);
+            record.push(0);
         }
-        return Ok(());
+        return ui.bytes(&record);
     }
     if args.keys_only {
         if ui.json {
@@ -174,19 +191,18 @@ fn print_pair(args: &ScanArgs, ui: &mut Ui, key: &[u8], value: &[u8]) -> CliResu
     Ok(())
 }
 
-/// `bytes` in `enc` (text: exactly as stored) and a NUL. Text holding a
-/// NUL itself would be ambiguous, so it is refused.
-fn null_field(ui: &mut Ui, enc: Encoding, bytes: &[u8]) -> CliResult {
+/// `bytes` as `--null` prints them, in `enc` (text: exactly as stored).
+/// Text holding a NUL itself would be ambiguous, so it is refused.
+fn null_field(enc: Encoding, bytes: &[u8]) -> CliResult<Cow<'_, [u8]>> {
     match enc {
-        Encoding::Text if bytes.contains(&0) => {
-            return Err(CliError::bad_input(format!(
-                "{} holds a NUL byte, which --null output cannot separate",
-                crate::commands::get::quoted(&display(enc, bytes, Layout::Field))
-            ))
-            .hint("add --hex or --base64 (or --key-format/--value-format)"));
-        }
-        Encoding::Text => ui.bytes(bytes)?,
-        enc => ui.bytes(display(enc, bytes, Layout::Field).as_bytes())?,
+        Encoding::Text if bytes.contains(&0) => Err(CliError::bad_input(format!(
+            "{} holds a NUL byte, which --null output cannot separate",
+            quoted(enc, bytes)
+        ))
+        .hint("add --hex or --base64 (or --key-format/--value-format)")),
+        Encoding::Text => Ok(Cow::Borrowed(bytes)),
+        enc => Ok(Cow::Owned(
+            display(enc, bytes, Layout::Field).into_owned().into_bytes(),
+        )),
     }
-    ui.bytes(b"\0")
 }

@@ -300,13 +300,7 @@ impl Shell<'_> {
             return Err(CliError::new(Kind::Io, "the key space is not open"));
         };
         let Some(value) = space.get(key)? else {
-            if ui.json {
-                ui.line("null")?;
-            }
-            return Err(CliError::not_found(format!(
-                "key {} not found",
-                crate::commands::get::quoted(&ui.key_text(key))
-            )));
+            return Err(ui.key_not_found(key));
         };
         if ui.json {
             let record = ui.record(key, Some(&value));
@@ -407,12 +401,23 @@ impl Shell<'_> {
             }
             (b"get", None) => {
                 self.commit_puts(ui)?;
-                let start = self.gets.keys.len();
-                let len = push_decoded(&mut self.gets.keys, codec.key, key)
-                    .map_err(|e| e.context("KEY"))?;
+                let key = decoded(codec.key, key).map_err(|e| e.context("KEY"))?;
+                // The key joins the queue only once the line cannot fail:
+                // a key left behind would shift the later answers.
                 if self.space.is_none() {
-                    self.space = Some(self.space(s, false)?);
+                    match self.space(s, false) {
+                        Ok(space) => self.space = Some(space),
+                        // As `get --json` answers on the command line.
+                        Err(e) if e.kind == Kind::NoNamespace && ui.json => {
+                            ui.line("null")?;
+                            return Err(e);
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
+                let start = self.gets.keys.len();
+                self.gets.keys.extend_from_slice(&key);
+                let len = key.len();
                 if let Some(space) = &self.space {
                     space.prefetch(&self.gets.keys[start..]);
                 }
@@ -576,14 +581,6 @@ fn decoded(enc: Encoding, text: &[u8]) -> CliResult<std::borrow::Cow<'_, [u8]>> 
         return Ok(std::borrow::Cow::Borrowed(text));
     }
     Ok(std::borrow::Cow::Owned(decode(enc, text)?))
-}
-
-/// Append `text` decoded from `enc`; returns how many bytes were added.
-/// Nothing is added when it does not decode.
-fn push_decoded(out: &mut Vec<u8>, enc: Encoding, text: &[u8]) -> CliResult<usize> {
-    let bytes = decoded(enc, text)?;
-    out.extend_from_slice(&bytes);
-    Ok(bytes.len())
 }
 
 /// Where the interactive shell keeps its history: the data directory of

@@ -8,6 +8,7 @@ use emdb_core::Emdb;
 
 use crate::cli::{StatsArgs, StatsFormat};
 use crate::database::Session;
+use crate::encoding::{escape_text, Layout};
 use crate::error::{CliError, CliResult};
 use crate::output::{NamespaceReport, StatsReport, Ui};
 
@@ -87,14 +88,7 @@ fn report_of(
         path,
         live_records: st.live_records,
         expiring_records: st.expiring_records,
-        namespaces: st
-            .namespaces
-            .iter()
-            .map(|(name, keys)| NamespaceReport {
-                name: name.clone(),
-                keys: *keys,
-            })
-            .collect(),
+        namespaces: sorted(&st.namespaces),
         index_entries: st.index_entries,
         index_memory_bytes: st.index_memory_bytes,
         log_logical_bytes: st.log_logical_bytes,
@@ -117,6 +111,20 @@ fn report_of(
         recovery_used_checkpoint: rec.used_checkpoint,
         recovery_used_tail_index: rec.used_tail_index,
     }
+}
+
+/// The namespaces by name (the default one, `""`, first): the engine lists
+/// them in no stable order, and reports should compare line by line.
+fn sorted(namespaces: &[(String, u64)]) -> Vec<NamespaceReport> {
+    let mut list: Vec<NamespaceReport> = namespaces
+        .iter()
+        .map(|(name, keys)| NamespaceReport {
+            name: name.clone(),
+            keys: *keys,
+        })
+        .collect();
+    list.sort_by(|a, b| a.name.cmp(&b.name));
+    list
 }
 
 fn micros(d: Duration) -> u64 {
@@ -228,10 +236,11 @@ fn text(r: &StatsReport) -> String {
     }
     if r.namespaces.len() > 1 {
         for ns in &r.namespaces {
+            // Escaped as keys are, so a name cannot break the line.
             let name = if ns.name.is_empty() {
-                "(default)"
+                "(default)".into()
             } else {
-                &ns.name
+                escape_text(ns.name.as_bytes(), Layout::Field)
             };
             let _ = writeln!(t, "  namespace {name}: {} keys", ns.keys);
         }

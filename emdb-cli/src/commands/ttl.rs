@@ -4,17 +4,16 @@ use std::time::{Duration, SystemTime};
 
 use emdb_tools::space::unix_ms;
 
-use super::get::quoted;
 use crate::cli::{ExpireArgs, KeyArgs};
 use crate::database::Session;
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use crate::output::{ExpiryReport, Ui};
 
 /// Print the time left before a key expires, or `no expiry`.
 pub fn ttl(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let key = ui.codec.key_arg(&args.key)?;
     let Some(expires) = s.read_one_expiry(&key)? else {
-        return Err(missing(&key, ui));
+        return Err(ui.key_not_found(&key));
     };
     let now = SystemTime::now();
     let left = expires.map(|t| t.duration_since(now).unwrap_or_default());
@@ -42,7 +41,7 @@ pub fn expire(args: &ExpireArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         })
     })?;
     let Some(at) = set else {
-        return Err(missing(&key, ui));
+        return Err(ui.key_not_found(&key));
     };
     let report = ExpiryReport {
         key: ui.record(&key, None),
@@ -52,7 +51,7 @@ pub fn expire(args: &ExpireArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     };
     let text = format!(
         "key {} expires in {}",
-        quoted(&ui.key_text(&key)),
+        ui.quoted_key(&key),
         seconds(args.duration)
     );
     ui.report(&text, &report)
@@ -72,7 +71,7 @@ pub fn persist(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         Ok((!had_expiry || w.persist(&key)?).then_some(had_expiry))
     })?;
     let Some(had_expiry) = had else {
-        return Err(missing(&key, ui));
+        return Err(ui.key_not_found(&key));
     };
     let report = ExpiryReport {
         key: ui.record(&key, None),
@@ -80,17 +79,13 @@ pub fn persist(args: &KeyArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         expires_at_ms: None,
         changed: Some(had_expiry),
     };
-    let shown = quoted(&ui.key_text(&key));
+    let shown = ui.quoted_key(&key);
     let text = if had_expiry {
         format!("key {shown} no longer expires")
     } else {
         format!("key {shown} had no expiry; nothing changed")
     };
     ui.report(&text, &report)
-}
-
-fn missing(key: &[u8], ui: &Ui) -> CliError {
-    CliError::not_found(format!("key {} not found", quoted(&ui.key_text(key))))
 }
 
 fn millis(d: Duration) -> u64 {
