@@ -158,16 +158,28 @@ fn foreign_file_exits_4_and_is_left_alone() {
     assert_eq!(std::fs::read(&db.path).unwrap(), text);
 }
 
+/// Every command alike: `check`, `check --repair` and `export --salvage`
+/// said "read header failed ...: Is a directory" with exit 6.
 #[test]
 fn a_directory_as_database_is_a_usage_error() {
     let db = TestDb::new();
-    common::bare(db.dir.path())
-        .arg("--db")
-        .arg(db.dir.path())
-        .args(["put", "k", "v"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("is a directory"));
+    for args in [
+        &["put", "k", "v"][..],
+        &["get", "k"],
+        &["check"],
+        &["check", "--repair", "--yes"],
+        &["export", "--salvage"],
+        &["lock", "status"],
+        &["lock", "break"],
+    ] {
+        common::bare(db.dir.path())
+            .arg("--db")
+            .arg(db.dir.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("is a directory"));
+    }
 }
 
 #[test]

@@ -210,10 +210,19 @@ pub fn open_with_prompt(
 
 /// Check that a database file is there to be read or written: a missing
 /// file is [`no_database`] (only when `must_exist`), a path that cannot be
-/// looked at says "permission denied", and an empty file is refused by
-/// every command alike (a writer would otherwise turn it into a database).
+/// looked at says "permission denied", a directory is a usage error, and
+/// an empty file is refused by every command alike (a writer would
+/// otherwise turn it into a database).
 pub fn check_file(path: &Path, must_exist: bool) -> ToolResult {
     match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(ToolError::new(
+            Kind::Usage,
+            format!(
+                "invalid database path: {} is a directory; give the path of a database file",
+                path.display()
+            ),
+        )
+        .hint("check the --db path or EMDB_PATH")),
         Ok(m) if m.is_file() && m.len() == 0 => Err(ToolError::new(
             Kind::Corrupt,
             format!(

@@ -15,14 +15,8 @@ use crate::progress;
 /// `--repair` salvaged it).
 pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let path = s.path()?;
-    if !path.exists() {
-        return Err(CliError::io(
-            "checking",
-            Some(&path),
-            std::io::Error::from(std::io::ErrorKind::NotFound),
-        )
-        .hint("check --db or EMDB_PATH"));
-    }
+    // Missing (exit 6), a directory (2) or empty (4), as for every command.
+    emdb_tools::database::check_file(&path, true)?;
     if args.repair {
         s.require_writable("check --repair")?;
     }
