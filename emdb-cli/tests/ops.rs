@@ -149,6 +149,15 @@ fn stats_of_a_read_only_handle_shows_the_writers_counters() {
             std::process::id()
         )));
     drop(writer);
+    // Its pid still runs (this test), but it is no longer the writer: it
+    // let go of the lock. (A live pid used to be taken for a running writer.)
+    db.cmd(["stats"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "by writer pid {} (exited)",
+            std::process::id()
+        )));
 }
 
 /// `emdb put` after a writer that stopped without its close's checkpoint

@@ -251,6 +251,17 @@ pub fn check_file(path: &Path, must_exist: bool) -> ToolResult {
     }
 }
 
+/// Whether the writer `pid` that published a database's stats still runs
+/// as its writer: it holds the writer lock (asked of the OS). A live pid
+/// alone says nothing once the writer has exited and the pid was reused,
+/// and a one-shot command that published stats has exited.
+pub fn writer_running(db: &Path, pid: u32) -> bool {
+    Emdb::lock_holder(db)
+        .ok()
+        .flatten()
+        .is_some_and(|h| h.alive && h.pid == pid)
+}
+
 /// "no database at PATH" (exit 6): a read of a file that does not exist.
 pub fn no_database(path: &Path) -> ToolError {
     ToolError::new(

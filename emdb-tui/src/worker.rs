@@ -1330,7 +1330,10 @@ fn serve(
                 } else {
                     None
                 },
-                writer_alive: stats.writer_pid.map(|pid| emdb_core::pid_alive(pid, None)),
+                writer_alive: stats.writer_pid.map(|pid| match db.path() {
+                    Some(p) => emdb_tools::database::writer_running(&p, pid),
+                    None => emdb_core::pid_alive(pid, None),
+                }),
                 stats: Box::new(stats),
                 compact_written: if compacting {
                     compaction_tmp_len(db)

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
+use std::path::Path;
 use std::time::Duration;
 
 use emdb_core::Emdb;
@@ -198,7 +199,11 @@ fn text(r: &StatsReport) -> String {
                     r.fsyncs,
                     r.fsync_p50_us,
                     r.fsync_p99_us,
-                    if emdb_core::pid_alive(pid, None) { "running" } else { "exited" },
+                    if emdb_tools::database::writer_running(Path::new(&r.path), pid) {
+                        "running"
+                    } else {
+                        "exited"
+                    },
                     crate::space::now_ms().saturating_sub(ms) as f64 / 1000.0
                 ),
                 _ if r.read_only => "no writer has published counters".into(),
