@@ -73,6 +73,26 @@ pub fn run() -> ExitCode {
             cli
         }
         Err(e) => {
+            // clap blames `--db` for an empty EMDB_PATH (`export
+            // EMDB_PATH=$UNSET`), though none was given: name the variable.
+            let about_db = matches!(
+                e.get(clap::error::ContextKind::InvalidArg),
+                Some(clap::error::ContextValue::String(arg)) if arg.starts_with("--db")
+            );
+            if e.kind() == clap::error::ErrorKind::InvalidValue
+                && about_db
+                && std::env::var_os("EMDB_PATH").is_some_and(|v| v.is_empty())
+                && !args
+                    .iter()
+                    .any(|a| a.to_str().is_some_and(|a| a.starts_with("--db")))
+            {
+                print_error(
+                    &CliError::usage("EMDB_PATH is set but empty")
+                        .hint("unset it, or set it to the database's path"),
+                    false,
+                );
+                return ExitCode::from(2);
+            }
             // Help and version go to stdout with exit 0; usage errors exit 2.
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });

@@ -589,3 +589,17 @@ fn lock_break_never_removes_another_programs_lock_file() {
         .success()
         .stdout(predicate::str::contains("removed the lock file"));
 }
+
+/// An empty EMDB_PATH (`export EMDB_PATH=$UNSET`) is named as such; clap
+/// blamed `--db`, which was not given.
+#[test]
+fn an_empty_emdb_path_is_named() {
+    let db = TestDb::new();
+    common::bare(db.dir.path())
+        .env("EMDB_PATH", "")
+        .args(["put", "k", "v"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("EMDB_PATH is set but empty"))
+        .stderr(predicate::str::contains("--db").not());
+}
