@@ -51,6 +51,16 @@ fn encrypt_decrypt_round_trip_with_a_passphrase_file() {
         .stdout(predicate::str::contains("with AES-256-GCM"))
         .stdout(predicate::str::contains(".encbak"));
     assert_eq!(std::fs::read(backup_of(&db)).unwrap(), plain);
+    // A plaintext copy beside the encrypted database: `stats` and `check`
+    // say so (before, only the next encryption change did, with exit 8).
+    for cmd in ["stats", "check"] {
+        db.cmd(["--passphrase-file"])
+            .arg(&pass)
+            .arg(cmd)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(".encbak exists"));
+    }
     let sealed = std::fs::read(&db.path).unwrap();
     assert!(plain.windows(21).any(|w| w == b"plaintext-marker-9f3a"));
     assert!(

@@ -17,6 +17,7 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let path = s.path()?;
     // Missing (exit 6), a directory (2) or empty (4), as for every command.
     emdb_tools::database::check_file(&path, true)?;
+    super::note_encryption_backup(ui, &path);
     if args.repair {
         s.require_writable("check --repair")?;
     }

@@ -94,6 +94,22 @@ fn dispatch(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) ->
     }
 }
 
+/// Say on stderr that `<db>.encbak` is there: a whole copy of the
+/// database that an encryption change kept (asked to, or interrupted):
+/// plaintext after `encrypt`, under the old secret after `rotate-key`.
+/// Only the next encryption change would say so otherwise (exit 8).
+fn note_encryption_backup(ui: &Ui, db: &std::path::Path) {
+    let backup = crate::database::sibling(db, ".encbak");
+    if backup.exists() {
+        ui.note(&format!(
+            "emdb: note: {} exists: a copy of the database an encryption change kept or was \
+             interrupted with (plaintext after encrypt, under the old secret after rotate-key); \
+             once the database opens with the secret you expect, delete it",
+            backup.display()
+        ));
+    }
+}
+
 /// Ask `question` on stderr and read a yes/no answer from stdin.
 fn confirm(ui: &Ui, question: &str) -> CliResult<bool> {
     if !ui.interactive {

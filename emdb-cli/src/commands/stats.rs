@@ -25,6 +25,7 @@ pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         let path = s.path()?;
         let path = path.canonicalize().unwrap_or(path).display().to_string();
         let (st, rec, read_only) = s.read_stats()?;
+        super::note_encryption_backup(ui, Path::new(&path));
         return print(&report_of(&st, &rec, read_only, path), format, ui);
     };
     let interval = Duration::try_from_secs_f64(secs)
