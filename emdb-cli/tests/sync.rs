@@ -566,6 +566,26 @@ fn target_down_is_exit_8() {
     .stderr(predicates::str::contains("is not usable"));
 }
 
+/// A target that answers but refuses every write (here its memory limit)
+/// is running and reachable: the hint says to look at Redis's reply, not
+/// to check that Redis runs.
+#[test]
+fn a_refusing_target_is_named_as_refusing() {
+    let server = Server::start(false);
+    server.cli(&["CONFIG", "SET", "maxmemory-policy", "noeviction"]);
+    server.cli(&["CONFIG", "SET", "maxmemory", "1"]);
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.cmd(["sync", "--to", &server.url(), "--retry-for", "1s"])
+        .assert()
+        .code(9)
+        .stderr(predicates::str::contains("refused a command"))
+        .stderr(predicates::str::contains("Redis answered with an error"))
+        .stderr(predicates::prelude::PredicateBooleanExt::not(
+            predicates::str::contains("running and reachable"),
+        ));
+}
+
 #[test]
 fn encrypted_source() {
     let server = Server::start(false);

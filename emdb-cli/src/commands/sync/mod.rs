@@ -908,6 +908,9 @@ fn retrying<T>(
     }
 }
 
+/// What a target's error reply to a command sent is called.
+pub(crate) const REFUSED: &str = "the target refused a command";
+
 /// Exit 9 after `--retry-for` of failures, ending with `e`.
 fn gave_up(shown: &str, e: &redis::RedisError, retried: Duration) -> CliError {
     CliError::new(
@@ -917,9 +920,19 @@ fn gave_up(shown: &str, e: &redis::RedisError, retried: Duration) -> CliError {
             retried.as_secs_f64()
         ),
     )
-    .hint(
-        "check that Redis is running and reachable; a restarted sync resumes from its saved cursor",
-    )
+    .hint(target_hint(e))
+}
+
+/// What to check: a target that answers but refuses (its reply says why:
+/// a memory limit, a read-only replica, ...) is running and reachable.
+fn target_hint(e: &redis::RedisError) -> &'static str {
+    if e.to_string().contains(REFUSED) {
+        "Redis answered with an error (its reply is above: a memory limit, a read-only replica, \
+         a disabled command, ...); fix that on the Redis side, then run the sync again: it \
+         resumes from its saved cursor"
+    } else {
+        "check that Redis is running and reachable; a restarted sync resumes from its saved cursor"
+    }
 }
 
 /// Exit 8: the target cannot be reached or keeps failing.
@@ -928,9 +941,7 @@ fn target_down(shown: &str, e: &redis::RedisError) -> CliError {
         Kind::TargetDown,
         format!("target {shown} is not usable: {e}"),
     )
-    .hint(
-        "check that Redis is running and reachable; a restarted sync resumes from its saved cursor",
-    )
+    .hint(target_hint(e))
 }
 
 fn now_ms() -> u64 {

@@ -192,11 +192,7 @@ pub fn read_replies(mut stream: Stream, node: usize, tx: Sender<Ack>) {
                 }
                 Ok(Reply::Incomplete) => break,
                 Ok(Reply::Error(_, text)) => {
-                    return fail(RedisError::from((
-                        ErrorKind::Io,
-                        "the target refused a command",
-                        text,
-                    )))
+                    return fail(RedisError::from((ErrorKind::Io, super::REFUSED, text)))
                 }
                 Err(text) => {
                     return fail(RedisError::from((
