@@ -4,13 +4,16 @@
 //! The temp files beside a database (`<db>.compact.tmp`, `<db>.enc.tmp`,
 //! ...) are removed by its next writer's open. These are not beside it, so
 //! nothing else would remove them: an export's `FILE.emdb-export-<pid>.tmp`
-//! (plaintext, even of an encrypted database), a backup's `DEST.tmp` and
-//! `DEST.fork.tmp`, and `export --salvage`'s copy of the whole database in
-//! `TMPDIR`. While a [`Guard`] is alive, the signal is caught: a watcher
-//! thread removes what is registered and exits 130 (SIGINT) or 143
-//! (SIGTERM). Without one, the signals do what they do by default. (A
-//! SIGKILL cannot be caught; an export's name carries its pid, so a retry
-//! does not meet it either.)
+//! (plaintext, even of an encrypted database), a backup's `DEST.tmp` or
+//! `DEST.fork.tmp` and its files, and `export --salvage`'s copy of the whole
+//! database in `TMPDIR`. While a [`Guard`] holding paths is alive, the
+//! signal is caught: a watcher thread removes them and ends the process by
+//! the signal, as it would have ended (so a shell loop around the command
+//! stops too). A command that handles Ctrl-C itself (`import`) holds a
+//! [`Guard`] without paths: the watcher leaves the signal to it. With no
+//! guard alive, the signals do what they do by default. (A SIGKILL cannot
+//! be caught; an export's name carries its pid, so a retry does not meet
+//! it either.)
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -22,29 +25,63 @@ use signal_hook::consts::{SIGINT, SIGTERM};
 /// How often the watcher looks for a caught signal.
 const TICK: Duration = Duration::from_millis(20);
 
+/// A path to remove, and whether it is a directory of the command's own
+/// (a `TempDir`), the only kind removed with what it holds.
+type Entry = (PathBuf, bool);
+
 struct State {
-    /// What is removed when a signal ends the process.
-    paths: Mutex<Vec<PathBuf>>,
+    /// What is removed when a signal ends the process, and how many guards
+    /// that handle the signal themselves are alive.
+    registry: Mutex<(Vec<Entry>, usize)>,
     /// Whether a signal does its default (no guard alive).
     default: Arc<AtomicBool>,
+    /// The signal caught (0: none).
+    caught: Arc<AtomicUsize>,
 }
 
-/// Paths removed if the process is interrupted before this is dropped.
+/// Paths removed if the process is interrupted before this is dropped (or
+/// none: the signal is the command's own to handle meanwhile).
 pub struct Guard {
-    paths: Vec<PathBuf>,
+    entries: Vec<Entry>,
+    handles_signal: bool,
 }
 
-/// Remove `paths` (files, or directories with all they hold) if Ctrl-C
-/// or SIGTERM ends the process before the returned guard is dropped.
-/// Paths that do not exist then are skipped.
-pub fn remove_on_interrupt(paths: Vec<PathBuf>) -> Guard {
+/// Remove the files `files` and the directories `dirs` (with all they
+/// hold) if Ctrl-C or SIGTERM ends the process before the returned guard
+/// is dropped. A file that exists already is not the command's to remove,
+/// and is left out.
+pub fn remove_on_interrupt(files: Vec<PathBuf>, dirs: Vec<PathBuf>) -> Guard {
+    let entries: Vec<Entry> = files
+        .into_iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+        .map(|p| (p, false))
+        .chain(dirs.into_iter().map(|p| (p, true)))
+        .collect();
+    register(Guard {
+        entries,
+        handles_signal: false,
+    })
+}
+
+/// While the returned guard is alive, the command handles Ctrl-C itself
+/// (through its own `signal_hook` flag): the signal neither ends the
+/// process by default nor is acted on by the watcher.
+pub fn handled_by_caller() -> Guard {
+    register(Guard {
+        entries: Vec::new(),
+        handles_signal: true,
+    })
+}
+
+fn register(guard: Guard) -> Guard {
     if let Some(state) = state() {
-        if let Ok(mut list) = state.paths.lock() {
-            list.extend(paths.iter().cloned());
+        if let Ok(mut reg) = state.registry.lock() {
+            reg.0.extend(guard.entries.iter().cloned());
+            reg.1 += usize::from(guard.handles_signal);
             state.default.store(false, Ordering::SeqCst);
         }
     }
-    Guard { paths }
+    guard
 }
 
 impl Drop for Guard {
@@ -52,14 +89,24 @@ impl Drop for Guard {
         let Some(state) = STATE.get().and_then(Option::as_ref) else {
             return;
         };
-        if let Ok(mut list) = state.paths.lock() {
-            for p in &self.paths {
-                if let Some(i) = list.iter().position(|q| q == p) {
-                    list.swap_remove(i);
-                }
+        let Ok(mut reg) = state.registry.lock() else {
+            return;
+        };
+        for e in &self.entries {
+            if let Some(i) = reg.0.iter().position(|q| q == e) {
+                reg.0.swap_remove(i);
             }
-            if list.is_empty() {
-                state.default.store(true, Ordering::SeqCst);
+        }
+        reg.1 -= usize::from(self.handles_signal);
+        if reg.0.is_empty() && reg.1 == 0 {
+            state.default.store(true, Ordering::SeqCst);
+            // A signal caught while this guard was alive, which the
+            // watcher has not acted on yet: the command is done, but the
+            // user asked to stop.
+            let sig = state.caught.swap(0, Ordering::SeqCst);
+            if sig != 0 && !self.handles_signal {
+                drop(reg);
+                end_by(sig);
             }
         }
     }
@@ -82,38 +129,55 @@ fn state() -> Option<&'static State> {
             }
             std::thread::Builder::new()
                 .name("emdb-interrupt".into())
-                .spawn(move || watch(&caught))
+                .spawn(watch)
                 .ok()?;
             Some(State {
-                paths: Mutex::new(Vec::new()),
+                registry: Mutex::new((Vec::new(), 0)),
                 default,
+                caught,
             })
         })
         .as_ref()
 }
 
-/// Wait for a caught signal, then remove what is registered and exit as a
-/// shell reports a process ended by it.
-fn watch(caught: &AtomicUsize) {
+/// Wait for a caught signal, then remove what is registered and end the
+/// process by it; a signal a command handles itself is left to it.
+fn watch() {
     loop {
         std::thread::sleep(TICK);
-        let sig = caught.load(Ordering::SeqCst);
-        if sig == 0 {
-            continue;
-        }
         let Some(state) = STATE.get().and_then(Option::as_ref) else {
             continue;
         };
-        if let Ok(list) = state.paths.lock() {
-            for p in list.iter() {
-                let _ = match std::fs::symlink_metadata(p) {
-                    Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
-                    Ok(_) => std::fs::remove_file(p),
-                    Err(_) => Ok(()),
-                };
+        if state.caught.load(Ordering::SeqCst) == 0 {
+            continue;
+        }
+        let Ok(reg) = state.registry.lock() else {
+            continue;
+        };
+        if reg.1 > 0 || reg.0.is_empty() {
+            // The command's own (import), or a guard just dropped, whose
+            // drop acts on it.
+            if reg.1 > 0 {
+                state.caught.store(0, Ordering::SeqCst);
             }
+            continue;
+        }
+        for (p, dir) in reg.0.iter() {
+            let _ = match std::fs::symlink_metadata(p) {
+                Ok(m) if m.is_dir() && *dir => std::fs::remove_dir_all(p),
+                Ok(m) if !m.is_dir() => std::fs::remove_file(p),
+                _ => Ok(()),
+            };
         }
         eprintln!("emdb: interrupted; its temporary files were removed");
-        std::process::exit(128 + sig as i32);
+        end_by(state.caught.load(Ordering::SeqCst));
     }
+}
+
+/// End the process as signal `sig` would have: a shell then sees a command
+/// killed by it (and a loop around it stops), not one that exited.
+fn end_by(sig: usize) -> ! {
+    let sig = i32::try_from(sig).unwrap_or(SIGINT);
+    let _ = signal_hook::low_level::emulate_default_handler(sig);
+    std::process::exit(128 + sig)
 }

@@ -573,7 +573,14 @@ fn lock_break_never_removes_another_programs_lock_file() {
         .status()
         .unwrap()
         .success());
-    for args in [&["get", "k"][..], &["put", "k", "v"], &["lock", "status"]] {
+    for args in [
+        &["get", "k"][..],
+        &["put", "k", "v"],
+        &["lock", "status"],
+        &["check"],
+        &["check", "--repair", "--yes"],
+        &["export", "--salvage"],
+    ] {
         common::bare(db.dir.path())
             .arg("--db")
             .arg(&fifo)

@@ -468,10 +468,15 @@ fn a_repair_that_changed_nothing_leaves_nothing_in_the_way() {
 
 /// Ctrl-C during an encrypted backup removes the copy it was sealing
 /// (`DEST.fork.tmp` and its files); before, they stayed, and only a backup
-/// to the same DEST removed them.
+/// to the same DEST removed them. Nothing that was there before is
+/// removed: a directory that happens to be named `DEST.tmp` stays.
 #[test]
 fn an_interrupted_backup_leaves_no_temporary_files() {
+    use std::os::unix::process::ExitStatusExt;
     let db = TestDb::new();
+    let precious = db.file("bk.emdb.tmp");
+    std::fs::create_dir(&precious).unwrap();
+    std::fs::write(precious.join("notes.txt"), "precious").unwrap();
     let secret = db.file("pw.txt");
     std::fs::write(&secret, "pw\n").unwrap();
     let records: String = (0..50_000)
@@ -514,11 +519,81 @@ fn an_interrupted_backup_leaves_no_temporary_files() {
         .status()
         .unwrap();
     assert!(sent.success());
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert_eq!(child.wait().unwrap().signal(), Some(2));
     let left: Vec<String> = std::fs::read_dir(db.dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with("bk.emdb"))
         .collect();
-    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(left, ["bk.emdb.tmp"]);
+    assert_eq!(
+        std::fs::read_to_string(precious.join("notes.txt")).unwrap(),
+        "precious"
+    );
+}
+
+/// In `emdb shell`, an `import` after an `export` still handles Ctrl-C
+/// itself: the batches before it are kept and the shell goes on. Before,
+/// the export's Ctrl-C handling, left installed, ended the whole shell.
+#[test]
+fn ctrl_c_during_an_import_after_an_export_in_a_shell_stops_only_the_import() {
+    let db = TestDb::new();
+    db.put("seed", "1");
+    let input = db.file("big.jsonl");
+    let records: String = (0..300_000)
+        .map(|i| format!("{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n", "v".repeat(40)))
+        .collect();
+    std::fs::write(&input, records).unwrap();
+    let script = format!(
+        "export {}\nimport {}\nput after 1\n",
+        db.file("e.jsonl").display(),
+        input.display()
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .arg("shell")
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, script.as_bytes()).unwrap();
+    drop(stdin);
+    // Interrupt once the import has committed a batch.
+    let start = std::time::Instant::now();
+    loop {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no batch"
+        );
+        let out = common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&db.path)
+            .arg("count")
+            .output()
+            .unwrap();
+        let n: u64 = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        if n > 1 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted: imported"), "{err}");
+    db.cmd(["get", "after"]).assert().success().stdout("1\n");
 }

@@ -278,10 +278,12 @@ pub(crate) fn break_lock(db: &Path) -> Result<bool> {
     };
     // Its name is the path plus `.lock`, so a mistyped path (`Cargo`) names
     // another program's file (`Cargo.lock`): only an emdb lock record, or
-    // the empty file a writer locks before writing one, is removed.
+    // the empty file a writer locks before writing one (beside a database
+    // file: an empty file of another program's with no database proves
+    // nothing), is removed.
     let mut text = String::new();
     let ours = (&file).read_to_string(&mut text).is_ok()
-        && (text.is_empty() || parse_holder(&text).is_some());
+        && ((text.is_empty() && db.exists()) || parse_holder(&text).is_some());
     if !ours {
         return Err(Error::NotADatabase {
             path: path.clone(),

@@ -223,6 +223,16 @@ pub fn check_file(path: &Path, must_exist: bool) -> ToolResult {
             ),
         )
         .hint("check the --db path or EMDB_PATH")),
+        // A FIFO or a device: opening a FIFO waits for a writer, and
+        // neither is a database.
+        Ok(m) if !m.is_file() => Err(ToolError::new(
+            Kind::Corrupt,
+            format!(
+                "{} is not an emdb database (not a regular file); refusing to touch it",
+                path.display()
+            ),
+        )
+        .hint("check the --db path or EMDB_PATH")),
         Ok(m) if m.is_file() && m.len() == 0 => Err(ToolError::new(
             Kind::Corrupt,
             format!(

@@ -24,18 +24,27 @@ pub fn run(args: &BackupArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let db = s.reader()?;
     let encrypted = db.stats()?.encrypted;
-    // The copy is written under temp names beside DEST (`DEST.tmp`; an
-    // encrypted one as a database `DEST.fork.tmp` with its own files), away
-    // from the database, whose next open would remove its own.
-    let mut temps = vec![sibling(dest, ".tmp")];
-    let fork = sibling(dest, ".fork.tmp");
-    temps.extend(
-        crate::database::DATABASE_FILES
+    // The copy is written under temp names beside DEST, away from the
+    // database (whose next open would remove its own): `DEST.tmp`, or, for
+    // an encrypted one, a database `DEST.fork.tmp` with its own files,
+    // resealed through `DEST.fork.tmp.enc.tmp`. Only the names of the
+    // backup that runs, and only those no file has yet.
+    let temps = if encrypted {
+        let fork = sibling(dest, ".fork.tmp");
+        let reseal = sibling(&fork, ".enc.tmp");
+        [&fork, &reseal]
             .iter()
-            .chain(&[".tmp"])
-            .map(|suffix| sibling(&fork, suffix)),
-    );
-    let interrupt = crate::temps::remove_on_interrupt(temps);
+            .flat_map(|base| {
+                crate::database::DATABASE_FILES
+                    .iter()
+                    .chain(&[".tmp"])
+                    .map(|suffix| sibling(base, suffix))
+            })
+            .collect()
+    } else {
+        vec![sibling(dest, ".tmp")]
+    };
+    let interrupt = crate::temps::remove_on_interrupt(temps, Vec::new());
     progress::engine("backing up", ui.quiet, || db.backup_to(dest))?;
     drop(interrupt);
     let bytes = std::fs::metadata(dest)

@@ -47,8 +47,7 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let keep = sibling(&path, ".before-repair");
     // A copy identical to the file is one an earlier repair kept before it
     // failed or was killed, having changed nothing: it is this repair's copy.
-    let reuse = keep.exists() && same_bytes(&keep, &path);
-    if keep.exists() && !reuse {
+    if keep.exists() && !is_copy(&keep, &path) {
         return Err(CliError::usage(format!(
             "{} exists: an earlier repair kept it, and the database has changed since; \
              refusing to overwrite it",
@@ -71,7 +70,19 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             return Err(CliError::usage("cancelled; nothing was changed"));
         }
     }
+    // Asked again after the question: a writer may have written meanwhile.
+    let reuse = keep.exists() && is_copy(&keep, &path);
+    if keep.exists() && !reuse {
+        return Err(CliError::usage(format!(
+            "{} exists and the database changed while the repair asked; refusing to overwrite it",
+            keep.display()
+        ))
+        .hint("move it away or delete it, then run the repair again"));
+    }
     if reuse {
+        std::fs::File::open(&keep)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| CliError::io("syncing", Some(&keep), e))?;
         ui.note(&format!(
             "emdb: note: {} (kept by a repair that did not finish) is a copy of the \
              database as it is; using it as this repair's copy",
@@ -370,7 +381,7 @@ fn keep_copy(path: &Path, keep: &Path) -> CliResult {
 /// copy (nothing was changed), the copy is removed, so a retry does not
 /// find it in the way; otherwise it stays, and the error says where.
 fn not_repaired(e: CliError, path: &Path, keep: &Path) -> CliError {
-    let said = if same_bytes(keep, path) && std::fs::remove_file(keep).is_ok() {
+    let said = if is_copy(keep, path) && std::fs::remove_file(keep).is_ok() {
         "the repair changed nothing (its copy was removed); run it again once that is fixed"
             .to_string()
     } else {
@@ -384,6 +395,14 @@ fn not_repaired(e: CliError, path: &Path, keep: &Path) -> CliError {
         None => said,
     };
     e.hint(hint)
+}
+
+/// Whether `keep` is a copy of `db`: another file (not a hard link to it)
+/// with the same bytes.
+fn is_copy(keep: &Path, db: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
+    id(keep).is_some() && id(keep) != id(db) && same_bytes(keep, db)
 }
 
 /// Whether two files hold the same bytes (false when either cannot be read).

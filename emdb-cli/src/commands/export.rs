@@ -165,7 +165,7 @@ fn salvage_copy(
         .map_err(|e| CliError::io("creating a temporary directory for", Some(path), e))?;
     let copy = dir.path().join("salvage.emdb");
     // A whole copy of the database: removed on Ctrl-C as when dropped.
-    let interrupt = crate::temps::remove_on_interrupt(vec![dir.path().to_path_buf()]);
+    let interrupt = crate::temps::remove_on_interrupt(Vec::new(), vec![dir.path().to_path_buf()]);
     let pb = progress::spinner("salvaging", quiet);
     let opened = std::fs::copy(path, &copy)
         .map_err(|e| {
@@ -274,7 +274,7 @@ fn to_file(
     tmp_name.push(format!(".emdb-export-{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp_name);
     // Plaintext, and away from the database: nothing else would remove it.
-    let _interrupt = crate::temps::remove_on_interrupt(vec![tmp.clone()]);
+    let _interrupt = crate::temps::remove_on_interrupt(vec![tmp.clone()], Vec::new());
     let result = (|| {
         let file = create_private(&tmp).map_err(|e| CliError::io("creating", Some(&tmp), e))?;
         let mut out = BufWriter::with_capacity(256 << 10, file);

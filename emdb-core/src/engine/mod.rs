@@ -113,6 +113,10 @@ pub(crate) struct Engine {
     /// The caller's handles ([`Handle`]) alive: the last one to go shuts
     /// the engine down on its own thread.
     users: AtomicUsize,
+    /// Set by the first [`Engine::shut_down`]: the engine's own drop after
+    /// its last handle's does not close again (a failed close would write
+    /// its whole checkpoint again).
+    shut: std::sync::atomic::AtomicBool,
     /// Records sealed under the current key before this open (from the
     /// newest sync slot).
     encryptions_base: AtomicU64,
@@ -293,6 +297,31 @@ impl Engine {
         self.stop.stopped()
     }
 
+    /// Close the engine and wait for its background threads: what the
+    /// last caller's handle does when dropped ([`Handle`]), and dropping
+    /// the engine. Best effort: a failed close leaves a log that recovery
+    /// handles.
+    fn shut_down(&self) {
+        self.stop.stop();
+        // The checkpointer waits on the bell: let it see the engine is gone.
+        self.bell.ring();
+        if !self.shut.swap(true, Ordering::SeqCst) {
+            let _ = self.close();
+        }
+        // Each thread ends at its next look (none sleeps now). Measured
+        // before this wait: the checkpointer freeing its tail map after
+        // the close held the allocator's lock for 2-5 ms of the next open.
+        // A background thread that held the last `Arc` runs this itself
+        // (from the engine's drop), and ends when it returns.
+        let me = std::thread::current().id();
+        let threads = std::mem::take(&mut *self.threads.lock());
+        for t in threads {
+            if t.thread().id() != me {
+                let _ = t.join();
+            }
+        }
+    }
+
     /// Keep a background thread to wait for when the engine is dropped.
     pub(crate) fn adopt_thread(&self, thread: std::thread::JoinHandle<()>) {
         self.threads.lock().push(thread);
@@ -314,6 +343,7 @@ impl Engine {
             stop: Arc::default(),
             threads: Mutex::new(Vec::new()),
             users: AtomicUsize::new(0),
+            shut: std::sync::atomic::AtomicBool::new(false),
             encryptions_base: AtomicU64::new(0),
             counters: Arc::new(Counters::default()),
             bell: Arc::default(),
@@ -1587,35 +1617,9 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        // An engine no handle was made for, or one whose last handle's
-        // shutdown has run already (then this closes again, a no-op
-        // unless something was written since).
+        // An engine no handle was made for; after its last handle's
+        // shutdown this only joins what is left.
         self.shut_down();
-    }
-}
-
-impl Engine {
-    /// Close the engine and wait for its background threads: what the
-    /// last caller's handle does when dropped ([`Handle`]), and dropping
-    /// the engine. Best effort: a failed close leaves a log that recovery
-    /// handles.
-    fn shut_down(&self) {
-        self.stop.stop();
-        // The checkpointer waits on the bell: let it see the engine is gone.
-        self.bell.ring();
-        let _ = self.close();
-        // Each thread ends at its next look (none sleeps now). Measured
-        // before this wait: the checkpointer freeing its tail map after
-        // the close held the allocator's lock for 2-5 ms of the next open.
-        // A background thread that held the last `Arc` runs this itself
-        // (from the engine's drop), and ends when it returns.
-        let me = std::thread::current().id();
-        let threads = std::mem::take(&mut *self.threads.lock());
-        for t in threads {
-            if t.thread().id() != me {
-                let _ = t.join();
-            }
-        }
     }
 }
 

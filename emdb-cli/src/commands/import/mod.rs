@@ -49,6 +49,8 @@ pub const ATOMIC_MAX_BYTES: usize = 1 << 30;
 pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let start = Instant::now();
     let from_stdin = args.file.as_deref().is_some_and(|f| f.as_os_str() == "-");
+    // Whether an expired record may have a value to delete (below).
+    let existed = s.path()?.exists();
     let format = transfer::resolve_format(
         args.format.map(Into::into),
         args.file.as_deref().filter(|_| !from_stdin),
@@ -57,6 +59,9 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         s.require_writable("import")?;
     }
     let interrupted = Arc::new(AtomicBool::new(false));
+    // Ctrl-C is this command's to handle (also in a shell where an export
+    // set up the removal of its temp files on Ctrl-C).
+    let _signal = crate::temps::handled_by_caller();
     // Without the handler Ctrl-C still ends the import, just without the count.
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted));
     let mut tally = None;
@@ -83,7 +88,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                         interrupted: Arc::clone(&interrupted),
                     },
                 ));
-                skip_bom(&mut input)?;
+                skip_bom(&mut input);
                 let items = transfer::reader(format, input, ui.codec);
                 (items, pb, "stdin".into(), format_name(format))
             }
@@ -97,7 +102,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                 };
                 let mut input: Box<dyn BufRead> =
                     Box::new(BufReader::with_capacity(256 << 10, counted));
-                skip_bom(&mut input)?;
+                skip_bom(&mut input);
                 let items = transfer::reader(format, input, ui.codec);
                 let shown = path.display().to_string();
                 (items, pb, shown, format_name(format))
@@ -161,7 +166,16 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         let past = entry.expires_at_ms.is_some_and(|at| at <= now_ms());
         let op = match op {
             Op::Expire if past => Op::Delete,
-            Op::Put if past && !args.dry_run => op,
+            // Nothing to delete in a database that is not there and gets
+            // nothing before this record: then it is only skipped (and an
+            // input of expired records creates no database).
+            Op::Put
+                if past
+                    && !args.dry_run
+                    && (existed || spaces.db.is_some() || !batch.is_empty()) =>
+            {
+                op
+            }
             _ if past => {
                 n.expired += 1;
                 continue;
@@ -242,6 +256,12 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     };
     if n.expired > 0 {
         text.push_str(&format!("; skipped {} that had expired already", n.expired));
+        if n.deleted > 0 {
+            text.push_str(&format!(
+                " ({} of them deleted the value an earlier record or the database held)",
+                n.deleted
+            ));
+        }
     }
     if let Some(t) = &tally {
         let t = t.borrow();
@@ -283,19 +303,22 @@ struct Counts {
     batches: u64,
     /// Records skipped because they had expired.
     expired: u64,
+    /// Of those, how many deleted the value they replaced.
+    deleted: u64,
     /// Ctrl-C stopped the reading.
     interrupted: bool,
 }
 
-/// A UTF-8 byte order mark at the start is not data.
-fn skip_bom(input: &mut Box<dyn BufRead>) -> CliResult {
-    let head = input
+/// A UTF-8 byte order mark at the start is not data. A read that fails
+/// here (Ctrl-C before the first byte, an I/O error) fails again for the
+/// reader after it, which says which.
+fn skip_bom(input: &mut Box<dyn BufRead>) {
+    if input
         .fill_buf()
-        .map_err(|e| CliError::io("reading the import", None, e))?;
-    if head.starts_with(b"\xef\xbb\xbf") {
+        .is_ok_and(|head| head.starts_with(b"\xef\xbb\xbf"))
+    {
         input.consume(3);
     }
-    Ok(())
 }
 
 fn commit_batch(
@@ -308,9 +331,18 @@ fn commit_batch(
     let count = batch.len() as u64;
     let skipped = commit(spaces, batch)?;
     n.batches += 1;
-    n.records += count - skipped;
-    n.expired += skipped;
+    n.records += count - skipped.expired;
+    n.expired += skipped.expired;
+    n.deleted += skipped.deleted;
     Ok(())
+}
+
+/// Records of a batch that had expired by its commit (not written), and
+/// how many of them deleted the value they replaced.
+#[derive(Default)]
+struct Expired {
+    expired: u64,
+    deleted: u64,
 }
 
 /// What a pending item does.
@@ -402,7 +434,7 @@ impl Spaces {
 ///
 /// A batch of one namespace without expiries is one `insert_many`; any
 /// other batch is one transaction, expiries carried as absolute times.
-fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
+fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<Expired> {
     let first = batch[0].space;
     if batch
         .iter()
@@ -410,11 +442,11 @@ fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
     {
         spaces.list[first].insert_many(batch.iter().map(|p| (&p.key[..], &p.value[..])))?;
         batch.clear();
-        return Ok(0);
+        return Ok(Expired::default());
     }
     let now = now_ms();
     let at = |ms: u64| Ttl::At(UNIX_EPOCH + Duration::from_millis(ms));
-    let mut expired = 0u64;
+    let mut expired = Expired::default();
     let Some(db) = &spaces.db else {
         return Err(CliError::new(Kind::Io, "the database is not open"));
     };
@@ -442,9 +474,10 @@ fn commit(spaces: &Spaces, batch: &mut Vec<Pending>) -> CliResult<u64> {
                             // (without a delete record when it was).
                             if p.op == Op::Put && space.tx_get(tx, &p.key)?.is_some() {
                                 space.tx_remove(tx, &p.key)?;
+                                expired.deleted += 1;
                             }
                             set_here.insert(id, None);
-                            expired += 1;
+                            expired.expired += 1;
                             continue;
                         }
                     };
