@@ -321,3 +321,34 @@ fn an_expired_write_deletes_the_value_it_replaces() {
         .stderr(predicate::str::contains("invalid expire time"));
     db.cmd(["exists", "a"]).assert().code(1);
 }
+
+/// Ctrl-C before the first byte of input arrives is an interruption (exit
+/// 130), not "reading the import failed" (exit 6), and creates nothing.
+#[test]
+fn ctrl_c_before_any_input_is_an_interruption() {
+    let db = TestDb::new();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .args(["import", "-"])
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    // Time to start and install its Ctrl-C handler (it then waits in its read).
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(!db.path.exists());
+}
