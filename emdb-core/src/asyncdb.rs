@@ -4,6 +4,10 @@
 //! Iteration streams in chunks: each `next()` that finds the buffer empty
 //! fetches the next chunk on the blocking pool, so nothing is read ahead of
 //! what the consumer takes (backpressure by construction).
+//!
+//! Outside a tokio runtime every operation fails with an error (it used
+//! to panic inside tokio). A write whose future is dropped before it
+//! finishes may still happen: it runs on the blocking pool to its end.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -24,7 +28,9 @@ where
     F: FnOnce() -> Result<T> + Send + 'static,
     T: Send + 'static,
 {
-    tokio::task::spawn_blocking(f)
+    tokio::runtime::Handle::try_current()
+        .map_err(|e| Error::io("start a blocking task", None, std::io::Error::other(e)))?
+        .spawn_blocking(f)
         .await
         .map_err(|e| Error::io("blocking task", None, std::io::Error::other(e.to_string())))?
 }
@@ -195,26 +201,49 @@ impl AsyncNamespace {
 pub struct AsyncIter {
     inner: Option<Iter>,
     buf: VecDeque<Result<(Vec<u8>, Vec<u8>)>>,
+    /// A chunk being fetched on the blocking pool. Kept here, not in the
+    /// future of `next`: a `next` dropped before it finished (a `select!`,
+    /// a timeout) must not take the iterator with it, or every later
+    /// `next` would end the iteration early, as if the data had ended.
+    fetching: Option<tokio::task::JoinHandle<Fetched>>,
 }
+
+/// The iterator and the chunk it gave.
+type Fetched = (Iter, VecDeque<Result<(Vec<u8>, Vec<u8>)>>);
 
 impl AsyncIter {
     fn new(inner: Iter) -> AsyncIter {
         AsyncIter {
             inner: Some(inner),
             buf: VecDeque::new(),
+            fetching: None,
         }
     }
 
     /// The next pair, fetching another chunk from the blocking pool when the
-    /// buffer is empty; `None` at the end.
+    /// buffer is empty; `None` at the end. Cancel-safe: a call dropped while
+    /// it waits loses nothing (the next call waits for the same chunk).
     pub async fn next(&mut self) -> Option<Result<(Vec<u8>, Vec<u8>)>> {
         if self.buf.is_empty() {
-            let mut it = self.inner.take()?;
-            let fetched = tokio::task::spawn_blocking(move || {
-                let chunk: VecDeque<_> = it.by_ref().take(CHUNK).collect();
-                (it, chunk)
-            })
-            .await;
+            if self.fetching.is_none() {
+                let runtime = match tokio::runtime::Handle::try_current() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let e = std::io::Error::other(e);
+                        return Some(Err(Error::io("start a blocking task", None, e)));
+                    }
+                };
+                let mut it = self.inner.take()?;
+                self.fetching = Some(runtime.spawn_blocking(move || {
+                    let chunk: VecDeque<_> = it.by_ref().take(CHUNK).collect();
+                    (it, chunk)
+                }));
+            }
+            let fetched = match self.fetching.as_mut() {
+                Some(handle) => handle.await,
+                None => return None,
+            };
+            self.fetching = None;
             match fetched {
                 Ok((it, chunk)) => {
                     if chunk.len() == CHUNK {
