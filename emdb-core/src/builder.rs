@@ -176,7 +176,9 @@ impl EmdbBuilder {
     }
 
     /// Argon2id costs for a new passphrase-encrypted database (default:
-    /// 19 MiB, 2 passes, 1 lane, the OWASP recommendation).
+    /// 19 MiB, 2 passes, 1 lane, the OWASP recommendation); at most
+    /// [`KDF_LIMITS`](crate::KDF_LIMITS), as for the costs a header holds
+    /// (more is `Error::InvalidConfig`).
     pub fn kdf_params(mut self, params: KdfParams) -> Self {
         self.cfg.kdf_params = params;
         self

@@ -87,6 +87,30 @@ impl Default for KdfParams {
     }
 }
 
+/// The most Argon2id memory a derivation may ask for (4 GiB), passes
+/// (100) and lanes (64): the parameters come from the header, which a
+/// CRC guards against damage but not against an edit, and unbounded ones
+/// made an open abort on a 4 TiB allocation or run for ever.
+pub const KDF_LIMITS: KdfParams = KdfParams {
+    memory_kib: 4 << 20,
+    iterations: 100,
+    parallelism: 64,
+};
+
+/// Refuse Argon2id parameters past [`KDF_LIMITS`].
+#[cfg(feature = "encrypt")]
+fn check_kdf_params(p: KdfParams) -> Result<()> {
+    let l = KDF_LIMITS;
+    if p.memory_kib > l.memory_kib || p.iterations > l.iterations || p.parallelism > l.parallelism {
+        return Err(Error::InvalidConfig(format!(
+            "Argon2id parameters of {} KiB, {} passes and {} lanes are past the limits \
+             ({} KiB, {} passes, {} lanes): a damaged or edited header, or a mistake",
+            p.memory_kib, p.iterations, p.parallelism, l.memory_kib, l.iterations, l.parallelism
+        )));
+    }
+    Ok(())
+}
+
 /// Offset of the encryption block inside the header page.
 pub(crate) const ENC_AT: usize = 1024;
 const ENC_MAGIC: [u8; 4] = *b"EENC";
@@ -239,6 +263,7 @@ mod imp {
         match (input, kdf) {
             (EncryptionInput::Key(k), _) => key.copy_from_slice(k),
             (EncryptionInput::Passphrase(p), Kdf::Argon2id(params)) => {
+                check_kdf_params(params)?;
                 let params = argon2::Params::new(
                     params.memory_kib,
                     params.iterations,

@@ -97,7 +97,7 @@ pub use builder::{
     DEFAULT_DATABASE_NAME,
 };
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use crypto::{Cipher, EncryptionInput, KdfParams};
+pub use crypto::{Cipher, EncryptionInput, KdfParams, KDF_LIMITS};
 pub use db::{Emdb, ReadPattern, Transaction, TxNamespace, ValueRef};
 pub use error::{Error, Result};
 #[cfg(feature = "fault-injection")]

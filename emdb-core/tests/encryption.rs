@@ -1293,3 +1293,57 @@ fn an_encrypted_batch_is_indexed_by_what_it_sealed() {
     assert_eq!(indexed.live_bytes, replayed.live_bytes);
     assert_eq!(indexed.dead_bytes, replayed.dead_bytes);
 }
+
+/// Argon2id parameters past the limits are an error, never an abort on a
+/// huge allocation or a derivation that runs for ever: from the builder,
+/// and from a header whose parameters were edited (its CRC fixed up).
+#[test]
+fn argon2_parameters_past_the_limits_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kdf.emdb");
+    let huge = KdfParams {
+        memory_kib: u32::MAX,
+        iterations: 1,
+        parallelism: 1,
+    };
+    match Emdb::builder()
+        .path(&path)
+        .encryption_passphrase("pw")
+        .kdf_params(huge)
+        .build()
+    {
+        Err(Error::InvalidConfig(m)) => assert!(m.contains("past the limits"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    {
+        let db = Emdb::builder()
+            .path(&path)
+            .encryption_passphrase("pw")
+            .kdf_params(FAST_KDF)
+            .build()
+            .unwrap();
+        db.insert("k", "v").unwrap();
+    }
+    // The encryption block: at 1024, its parameters at +8, +12, +16, its
+    // CRC after 96 bytes (docs/FORMAT.md).
+    for (at, value) in [(8usize, u32::MAX), (12, u32::MAX), (16, 1 << 20)] {
+        let mut bytes = std::fs::read(&path).unwrap();
+        let block = 1024;
+        let saved = bytes[block + at..block + at + 4].to_vec();
+        bytes[block + at..block + at + 4].copy_from_slice(&value.to_le_bytes());
+        let crc = crc32fast::hash(&bytes[block..block + 96]);
+        bytes[block + 96..block + 100].copy_from_slice(&crc.to_le_bytes());
+        let edited = dir.path().join(format!("edited-{at}.emdb"));
+        std::fs::write(&edited, &bytes).unwrap();
+        let opened = Emdb::builder()
+            .path(&edited)
+            .encryption_passphrase("pw")
+            .read_only(true)
+            .build();
+        assert!(
+            matches!(&opened, Err(Error::InvalidConfig(m)) if m.contains("past the limits")),
+            "offset {at}: {opened:?}"
+        );
+        bytes[block + at..block + at + 4].copy_from_slice(&saved);
+    }
+}
