@@ -120,6 +120,13 @@ impl Emdb {
     ///
     /// Reads inside the transaction see its own pending writes. The commit is
     /// all-or-nothing across a crash.
+    ///
+    /// It is atomic, not isolated: `f` runs without the writer lock and its
+    /// reads are not checked at commit, so two threads that read a key and
+    /// write it back through transactions can lose one's update (a counter
+    /// incremented 40,000 times by two threads ended at 22,984). Serialise
+    /// such read-modify-writes yourself (a `Mutex` around them); the `emdb`
+    /// commands are safe because each holds the writer lock of its process.
     pub fn transaction<F, T>(&self, f: F) -> Result<T>
     where
         F: FnOnce(&mut Transaction<'_>) -> Result<T>,
