@@ -31,6 +31,18 @@ pub fn escape(bytes: &[u8]) -> String {
     out
 }
 
+/// `text` (a namespace name, a message part) as it is drawn: [`escape`]d,
+/// so a name holding terminal escape sequences cannot reach the terminal.
+pub fn escape_str(text: &str) -> String {
+    escape(text.as_bytes())
+}
+
+/// A file path as it is drawn, [`escape`]d like a key (a path may hold
+/// any byte but `/` and NUL).
+pub fn escape_path(path: &std::path::Path) -> String {
+    escape(path.as_os_str().as_encoded_bytes())
+}
+
 fn push_hex(out: &mut String, b: u8) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     out.push_str("\\x");

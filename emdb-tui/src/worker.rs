@@ -521,7 +521,11 @@ pub enum JobError {
 impl std::fmt::Display for JobError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            JobError::NamespaceGone(name) => write!(f, "namespace {name} does not exist"),
+            JobError::NamespaceGone(name) => write!(
+                f,
+                "namespace {} does not exist",
+                crate::escape::escape_str(name)
+            ),
             JobError::Db(e) => write!(f, "{e}"),
             JobError::Os(e) => write!(f, "{e}"),
             JobError::Tool(e) => write!(f, "{e}"),

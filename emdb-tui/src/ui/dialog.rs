@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use crate::app::{App, OldValue, Question};
 use crate::diff::{value_diff, DiffLine};
-use crate::escape::escape;
+use crate::escape::{escape, escape_str};
 use crate::ui::theme;
 use crate::ui::{centered, ns_label};
 use crate::units;
@@ -35,7 +35,8 @@ pub fn confirm(frame: &mut Frame, area: Rect, q: &Question) {
         Question::DropNamespace { name, keys } => (
             "Drop namespace",
             format!(
-                "Drop namespace {name} and its {}?\nThis is written at once; it cannot be undone here.",
+                "Drop namespace {} and its {}?\nThis is written at once; it cannot be undone here.",
+                escape_str(name),
                 units::plural(*keys, "key")
             ),
         ),

@@ -8,6 +8,7 @@ pub mod namespaces;
 pub mod theme;
 pub mod value;
 
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
@@ -15,7 +16,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Gauge, Paragraph};
 use ratatui::Frame;
 
 use crate::app::{App, Areas, Mode, Pane, PromptKind, Question, Tab};
-use crate::escape::escape;
+use crate::escape::{escape, escape_path, escape_str};
 use crate::keymap::{self, Place};
 use crate::units;
 
@@ -25,7 +26,7 @@ const MESSAGE_MS: u64 = 8000;
 /// Name of the namespace `name` as shown.
 pub fn ns_label(name: &Option<String>) -> String {
     match name {
-        Some(n) => n.clone(),
+        Some(n) => escape_str(n),
         None => "(default)".into(),
     }
 }
@@ -87,6 +88,20 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Mode::Confirm(q) => dialog::confirm(frame, body, q),
         Mode::Review(scroll) => dialog::review(frame, app, body, *scroll),
         _ => {}
+    }
+    scrub(frame.buffer_mut());
+}
+
+/// Drop any control character left in a cell. Names, keys and paths are
+/// escaped where they are drawn; this is the net for text that is not
+/// (an engine's error message quoting a name), since an ESC reaching the
+/// terminal would be obeyed, not shown.
+fn scrub(buffer: &mut Buffer) {
+    for cell in &mut buffer.content {
+        if cell.symbol().chars().any(char::is_control) {
+            let clean: String = cell.symbol().chars().filter(|c| !c.is_control()).collect();
+            cell.set_symbol(if clean.is_empty() { " " } else { &clean });
+        }
     }
 }
 
@@ -210,7 +225,11 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
             None,
         ),
         Mode::Confirm(Question::DropNamespace { name, .. }) => (
-            Line::from(format!("Drop namespace {name} and its keys now? y/n")).fg(theme::WARN),
+            Line::from(format!(
+                "Drop namespace {} and its keys now? y/n",
+                escape_str(name)
+            ))
+            .fg(theme::WARN),
             None,
         ),
         Mode::Confirm(Question::Quit) => (
@@ -348,7 +367,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let sep = || Span::styled(" │ ", Style::new().fg(theme::MUTED));
     let line = Line::from(vec![
         Span::raw(" "),
-        Span::styled(app.config.path.display().to_string(), Style::new().bold()),
+        Span::styled(escape_path(&app.config.path), Style::new().bold()),
         sep(),
         mode,
         sep(),

@@ -58,8 +58,9 @@ pub(super) fn write_command(app: &mut App, c: Command) {
                     .count();
                 if staged > 0 {
                     app.complain(format!(
-                        "{} staged in {name}: write or unstage them first",
-                        units::plural(staged as u64, "change")
+                        "{} staged in {}: write or unstage them first",
+                        units::plural(staged as u64, "change"),
+                        escape_str(&name)
                     ));
                 } else {
                     let keys = app
@@ -288,7 +289,7 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 return;
             }
             app.mode = Mode::Normal;
-            app.say(format!("creating namespace {name}…"));
+            app.say(format!("creating namespace {}…", escape_str(&name)));
             app.request(Request::CreateNamespace(name));
         }
         PromptKind::FindInValues => {

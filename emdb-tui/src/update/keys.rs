@@ -385,7 +385,7 @@ pub(super) fn confirmed(app: &mut App, q: Question) {
         Question::Delete { key } => stage(app, key, None, NewTtl::Keep),
         Question::Quit => app.quit = true,
         Question::DropNamespace { name, .. } => {
-            app.say(format!("dropping namespace {name}…"));
+            app.say(format!("dropping namespace {}…", escape_str(&name)));
             app.request(Request::DropNamespace(name));
         }
     }

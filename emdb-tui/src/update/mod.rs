@@ -18,7 +18,7 @@ use crate::app::{
     next_delimiter, App, Compaction, EditorJob, Found, Input, LoadedValue, Mode, NsItem, OldValue,
     Pane, PromptKind, Question, Staged, Tab,
 };
-use crate::escape::{escape, unescape};
+use crate::escape::{escape, escape_path, escape_str, unescape};
 use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
 use crate::units;
 use crate::worker::{

@@ -47,7 +47,10 @@ pub(super) fn namespace_gone(app: &mut App, name: String) {
     } else {
         "dropped by the writer"
     };
-    app.complain(format!("namespace {name} {who}; showing (default)"));
+    app.complain(format!(
+        "namespace {} {who}; showing (default)",
+        escape_str(&name)
+    ));
     app.namespaces
         .retain(|i| i.name.as_deref() != Some(name.as_str()));
     let (len, h) = (app.namespaces.len(), ns_rows(app));

@@ -644,19 +644,19 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             app.say(format!(
                 "exported {} to {} ({format}){gone}",
                 units::plural(written as u64, "key"),
-                path.display()
+                escape_path(&path)
             ));
         }
         Response::Exporting { path, written } => app.say(format!(
             "exporting to {}… {} written",
-            path.display(),
+            escape_path(&path),
             units::plural(written as u64, "key")
         )),
         Response::NamespaceCreated(name, new) => {
             if new {
-                app.say(format!("created namespace {name}"));
+                app.say(format!("created namespace {}", escape_str(&name)));
             } else {
-                app.say(format!("namespace {name} exists already"));
+                app.say(format!("namespace {} exists already", escape_str(&name)));
             }
             app.stats_pending = true;
             app.request(Request::Stats);
@@ -667,9 +667,12 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 if app.shown_ns().as_deref() == Some(name.as_str()) {
                     namespace_gone(app, name.clone());
                 }
-                app.say(format!("dropped namespace {name} and its keys"));
+                app.say(format!(
+                    "dropped namespace {} and its keys",
+                    escape_str(&name)
+                ));
             } else {
-                app.say(format!("namespace {name} was not there"));
+                app.say(format!("namespace {} was not there", escape_str(&name)));
             }
             app.stats_pending = true;
             app.request(Request::Stats);

