@@ -406,8 +406,10 @@ pub fn key_bar(place: Place, writable: bool, staged: bool) -> Vec<(&'static str,
 
 /// The command bound to `key` in `context` (or a wider context).
 pub fn lookup(key: &KeyEvent, browse: bool) -> Option<Command> {
+    // Shift is part of these keys: `?` and S-Tab (`\e[Z`, which crossterm
+    // reports as BackTab with SHIFT) carry it.
     let mods = match key.code {
-        KeyCode::Char(_) => key.modifiers - KeyModifiers::SHIFT,
+        KeyCode::Char(_) | KeyCode::BackTab => key.modifiers - KeyModifiers::SHIFT,
         _ => key.modifiers,
     };
     BINDINGS

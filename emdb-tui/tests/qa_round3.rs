@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use crossterm::event::KeyCode;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use emdb_core::Emdb;
 use emdb_tui::app::{App, Config, Mode, Pane};
 use emdb_tui::worker::Worker;
@@ -114,4 +114,24 @@ fn a_namespace_the_writer_drops_is_named_escaped() {
     press(&mut app, KeyCode::Char('r'));
     let s = clean_shot(&app);
     assert!(s.contains(r"namespace ns\x1b[31mred dropped"), "{s}");
+}
+
+fn key(code: KeyCode, mods: KeyModifiers) -> Event {
+    Event::Key(KeyEvent::new(code, mods))
+}
+
+#[test]
+fn shift_tab_moves_to_the_previous_pane() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, false);
+    app.focus = Pane::Keys;
+    // What crossterm makes of `\e[Z`, as tmux sends S-Tab.
+    event(&mut app, key(KeyCode::BackTab, KeyModifiers::SHIFT));
+    assert_eq!(app.focus, Pane::Namespaces);
+    event(&mut app, key(KeyCode::BackTab, KeyModifiers::SHIFT));
+    assert_eq!(app.focus, Pane::Value);
+    // And as some terminals report it, without the modifier.
+    event(&mut app, key(KeyCode::BackTab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Keys);
 }
