@@ -9,6 +9,15 @@ use crate::escape::escape;
 /// view shows every byte (it is computed line by line, for visible lines only).
 pub const MAX_FORMATTED: usize = 1 << 20;
 
+/// Pretty-printed JSON stops at this many bytes of output: indenting by
+/// depth makes deeply nested input grow with the square of its depth
+/// (`[[[…]]]` 10,000 deep would be 100 MB), so capping the input is not
+/// enough.
+pub const MAX_PRETTY: usize = MAX_FORMATTED;
+
+/// The note shown when [`MAX_PRETTY`] cut the pretty-printed JSON.
+pub const PRETTY_CUT: &str = "nested deep: layout cut at 1 MiB";
+
 /// Values up to this size are checked for being JSON as a whole (the check
 /// reads every byte but builds nothing); larger ones are shown as text.
 pub const MAX_JSON_CHECK: usize = 64 << 20;
@@ -133,12 +142,17 @@ fn looks_like_text(bytes: &[u8]) -> bool {
 /// Lines of `bytes` shown as `shown` (not for [`Shown::Hex`], whose lines are
 /// made on demand by [`hex_line`]). Long lines are kept whole; the pane wraps.
 pub fn format_lines(bytes: &[u8], shown: Shown) -> Vec<String> {
+    format_lines_capped(bytes, shown).0
+}
+
+/// [`format_lines`], and whether the JSON layout was cut at [`MAX_PRETTY`].
+pub fn format_lines_capped(bytes: &[u8], shown: Shown) -> (Vec<String>, bool) {
     let head = &bytes[..bytes.len().min(MAX_FORMATTED)];
-    let text = match shown {
-        Shown::Json => pretty_json(head),
-        Shown::Text | Shown::Hex => text_of(head),
+    let (text, cut) = match shown {
+        Shown::Json => pretty_json_capped(head, MAX_PRETTY),
+        Shown::Text | Shown::Hex => (text_of(head), false),
     };
-    text.split('\n').map(str::to_owned).collect()
+    (text.split('\n').map(str::to_owned).collect(), cut)
 }
 
 /// Text with line breaks kept and everything else unprintable escaped.
@@ -157,19 +171,30 @@ fn text_of(bytes: &[u8]) -> String {
 /// Re-indent JSON text by two spaces per level, keeping the member order and
 /// every number and string exactly as written. The input must be valid JSON.
 pub fn pretty_json(bytes: &[u8]) -> String {
+    pretty_json_capped(bytes, usize::MAX).0
+}
+
+/// [`pretty_json`] stopped once the output reaches `limit` bytes (an
+/// indent included), and whether it was.
+pub fn pretty_json_capped(bytes: &[u8], limit: usize) -> (String, bool) {
     let text = String::from_utf8_lossy(bytes);
-    let mut out = String::with_capacity(text.len() * 2);
+    let mut out = String::with_capacity(text.len().saturating_mul(2).min(limit));
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
     let mut chars = text.chars().peekable();
     let newline = |out: &mut String, depth: usize| {
         out.push('\n');
-        for _ in 0..depth {
+        // One indent alone may be megabytes deep in: never past the limit.
+        let room = limit.saturating_sub(out.len()) / 2;
+        for _ in 0..depth.min(room) {
             out.push_str("  ");
         }
     };
     while let Some(c) = chars.next() {
+        if out.len() >= limit {
+            return (out, true);
+        }
         if in_string {
             out.push(c);
             if escaped {
@@ -215,7 +240,7 @@ pub fn pretty_json(bytes: &[u8]) -> String {
             c => out.push(c),
         }
     }
-    out
+    (out, false)
 }
 
 /// How many bytes one hex line shows so that it fits `width` columns.
@@ -303,6 +328,20 @@ mod tests {
             s,
             "{\n  \"z\": 1.50,\n  \"a\": [],\n  \"s\": \"x, {y}: \\\"q\\\"\",\n  \"n\": {\n    \"k\": [\n      true,\n      null\n    ]\n  }\n}"
         );
+    }
+
+    #[test]
+    fn deeply_nested_json_formats_within_the_cap() {
+        let depth = 10_000;
+        let v = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(resolve(v.as_bytes(), ViewMode::Auto).0, Shown::Json);
+        let (lines, cut) = format_lines_capped(v.as_bytes(), Shown::Json);
+        assert!(cut);
+        let size: usize = lines.iter().map(|l| l.len() + 1).sum();
+        assert!(size <= MAX_PRETTY + 2, "{size} bytes");
+        assert_eq!(lines[2], "    [");
+        // Shallow documents are laid out whole.
+        assert!(!format_lines_capped(br#"{"a":[1]}"#, Shown::Json).1);
     }
 
     #[test]

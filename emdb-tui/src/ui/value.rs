@@ -14,7 +14,7 @@ use crate::keylist::Row;
 use crate::ui::pane_block;
 use crate::ui::theme;
 use crate::units;
-use crate::value_format::{self, format_lines, hex_bytes_per_line, hex_line, Shown};
+use crate::value_format::{self, format_lines_capped, hex_bytes_per_line, hex_line, Shown};
 use crate::worker::NewTtl;
 
 /// Lines above the value: the key (at least one line), then size, TTL and
@@ -274,10 +274,15 @@ pub fn make_formatted(app: &App, width: u16) -> Formatted {
         }
         None => {
             let (shown, note) = value_format::resolve(bytes, v.mode);
-            let lines = if shown == Shown::Hex {
-                Vec::new()
+            let (lines, cut) = if shown == Shown::Hex {
+                (Vec::new(), false)
             } else {
-                format_lines(bytes, shown)
+                format_lines_capped(bytes, shown)
+            };
+            let note = if cut {
+                Some(value_format::PRETTY_CUT)
+            } else {
+                note
             };
             (shown, note, lines)
         }
