@@ -414,6 +414,9 @@ pub struct ValuePane {
     pub lines: usize,
     /// The shown key was there and another process deleted it.
     pub deleted_by_writer: bool,
+    /// The key whose read for the pane failed, and why: shown instead of
+    /// `loading…`, which no answer would ever end.
+    pub failed: Option<(Vec<u8>, String)>,
 }
 
 /// The old value of a staged change.

@@ -135,3 +135,48 @@ fn shift_tab_moves_to_the_previous_pane() {
     event(&mut app, key(KeyCode::BackTab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Keys);
 }
+
+fn follower(path: &std::path::Path) -> App {
+    let reader = Emdb::builder().path(path).read_only(true).build().unwrap();
+    let mut app = App::new(Config::new(SHOWN_PATH), Worker::inline(reader), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    shot(&app);
+    app
+}
+
+/// The value pane of a key not read before the file was encrypted under
+/// the view says why it cannot be shown, not `loading…` for ever; once
+/// the file can be read again, the value is.
+#[test]
+fn a_value_read_after_the_file_was_replaced_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.emdb");
+    {
+        let writer = Emdb::open(&path).unwrap();
+        for k in ["a", "b", "c"] {
+            writer.insert(k, format!("value of {k}")).unwrap();
+        }
+        writer.flush().unwrap();
+    }
+    let mut app = follower(&path);
+    app.focus = Pane::Keys;
+    assert!(shot(&app).contains("value of a"));
+    Emdb::enable_encryption(&path, emdb_core::EncryptionInput::Key([7u8; 32])).unwrap();
+    act(&mut app, emdb_tui::action::Action::Tick(t0()));
+    assert!(app.stale.is_some());
+    for k in ["b", "c"] {
+        press(&mut app, KeyCode::Char('j'));
+        let s = shot(&app);
+        assert_eq!(app.value.target.as_deref(), Some(k.as_bytes()));
+        assert!(!s.contains("loading…"), "{s}");
+        assert!(s.contains("│STALE: the file was replaced"), "{s}");
+    }
+    // Put back as it was: read again.
+    std::fs::remove_file(dir.path().join("e.emdb.encbak")).unwrap();
+    Emdb::disable_encryption(&path, emdb_core::EncryptionInput::Key([7u8; 32])).unwrap();
+    act(&mut app, emdb_tui::action::Action::Tick(t0()));
+    act(&mut app, emdb_tui::action::Action::Tick(t0()));
+    assert!(app.stale.is_none());
+    assert!(shot(&app).contains("value of c"), "{}", shot(&app));
+}

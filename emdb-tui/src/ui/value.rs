@@ -4,7 +4,7 @@
 use ratatui::layout::Rect;
 use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 use crate::app::{App, Formatted, OldValue};
@@ -91,7 +91,21 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, focused: bool) {
     let staged = app.staged_for(target);
     let loaded = app.value.loaded.as_ref().filter(|l| l.key == target);
     let Some(loaded) = loaded else {
-        frame.render_widget(dim("loading…".into()), line_at(1));
+        match app.value.failed.as_ref().filter(|(k, _)| k == target) {
+            Some((_, why)) => frame.render_widget(
+                Paragraph::new(why.as_str())
+                    .wrap(Wrap { trim: false })
+                    .fg(theme::ERROR)
+                    .bold(),
+                Rect::new(
+                    inner.x,
+                    line_at(1).y,
+                    inner.width,
+                    inner.bottom().saturating_sub(line_at(1).y),
+                ),
+            ),
+            None => frame.render_widget(dim("loading…".into()), line_at(1)),
+        }
         return;
     };
     if loaded.value.is_none() && staged.is_none() {

@@ -295,6 +295,7 @@ pub(super) fn selection_changed(app: &mut App) {
 }
 
 pub(super) fn request_value(app: &mut App, key: Vec<u8>) {
+    app.value.failed = None;
     app.value_log_end = app.stats.as_ref().map_or(0, |s| s.log_logical_bytes);
     let ns = app.shown_ns();
     app.request(Request::LoadValue {

@@ -711,6 +711,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 Job::Stats => app.stats_pending = false,
                 Job::Compact => app.compaction = None,
                 Job::FindInValues => app.found = None,
+                Job::LoadValue(ValuePurpose::Show) => value_failed(app, &error),
                 _ => {}
             }
             report_failure(app, job, &error);
@@ -787,9 +788,27 @@ fn follow_result(app: &mut App, failed: Option<&JobError>) {
                 app.keys.log_end = 0;
                 app.keys.stale = true;
                 app.redraw = true;
+                if let Some((key, _)) = app.value.failed.take() {
+                    request_value(app, key);
+                }
             }
         }
     }
+}
+
+/// The read of the value pane's key failed: the pane says why (the stale
+/// reason when the file was replaced) rather than `loading…` for ever.
+fn value_failed(app: &mut App, error: &JobError) {
+    let Some(key) = app.value.target.clone() else {
+        return;
+    };
+    let why = match (&app.stale, error) {
+        (Some(s), _) => s.text.clone(),
+        (None, JobError::Db(emdb_core::Error::Stale { .. })) => stale_text(error),
+        (None, e) => format!("could not read it: {e}"),
+    };
+    app.value.failed = Some((key, why));
+    app.redraw = true;
 }
 
 /// Tell the user a job failed: a namespace the screen shows that is gone
