@@ -125,6 +125,11 @@ impl Input {
     }
 
     fn byte_at(&self, chars: usize) -> usize {
+        // Typing and pasting happen at the end: no walk over the text
+        // there (a paste of 100,000 characters would walk it each time).
+        if chars >= self.text.len() {
+            return self.text.len();
+        }
         self.text
             .char_indices()
             .nth(chars)
@@ -134,7 +139,8 @@ impl Input {
     /// Apply one edit.
     pub fn edit(&mut self, edit: crate::action::InputEdit) {
         use crate::action::InputEdit as E;
-        let len = self.text.chars().count();
+        // Counted only for the edits that need it (not for a paste's).
+        let len = |text: &str| text.chars().count();
         match edit {
             E::Insert(c) => {
                 let at = self.byte_at(self.cursor);
@@ -146,14 +152,14 @@ impl Input {
                 self.text.remove(at);
                 self.cursor -= 1;
             }
-            E::Delete if self.cursor < len => {
+            E::Delete if self.cursor < len(&self.text) => {
                 let at = self.byte_at(self.cursor);
                 self.text.remove(at);
             }
             E::Left => self.cursor = self.cursor.saturating_sub(1),
-            E::Right => self.cursor = (self.cursor + 1).min(len),
+            E::Right => self.cursor = (self.cursor + 1).min(len(&self.text)),
             E::Home => self.cursor = 0,
-            E::End => self.cursor = len,
+            E::End => self.cursor = len(&self.text),
             E::ClearToStart => {
                 let at = self.byte_at(self.cursor);
                 self.text.replace_range(..at, "");
@@ -591,6 +597,10 @@ pub struct App {
     /// Something on screen changed since the last frame (set by
     /// [`crate::update::update`], taken by the main loop).
     pub redraw: bool,
+    /// More terminal input is waiting (set by the main loop while it reads
+    /// a burst): the scan for a changed filter waits for it, so a paste
+    /// starts one scan for its whole text, not one per character.
+    pub input_pending: bool,
     /// Expired keys the engine still counts, per namespace (`""`: the
     /// default one), as last counted by the worker.
     pub expired: Vec<(String, u64)>,
@@ -650,6 +660,7 @@ impl App {
             clipboard: None,
             quit: false,
             redraw: true,
+            input_pending: false,
             expired: Vec::new(),
             suspend: false,
             ended_by: None,

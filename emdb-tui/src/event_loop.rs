@@ -38,6 +38,13 @@ pub trait Host {
         Ok(())
     }
 
+    /// More input is already waiting (a paste being read): work that only
+    /// the last of it decides, such as scanning for the filter typed, can
+    /// wait for it.
+    fn input_pending(&mut self) -> bool {
+        false
+    }
+
     /// A signal received since the last call.
     fn signal(&mut self) -> Option<Signal> {
         None
@@ -137,6 +144,8 @@ pub fn run<B: Backend, H: Host>(
             let Some(event) = host.next_event(wait)? else {
                 break;
             };
+            // Key scans wait for the end of the burst.
+            app.input_pending = true;
             if let Some(action) = crate::event::to_action(&event, app) {
                 update(app, action);
             }
@@ -145,6 +154,10 @@ pub fn run<B: Backend, H: Host>(
             if app.quit || app.editor.is_some() || app.suspend || app.clipboard.is_some() {
                 break;
             }
+        }
+        if app.input_pending && !host.input_pending() {
+            crate::update::input_read(app);
+            dirty |= std::mem::take(&mut app.redraw);
         }
     }
 }

@@ -39,6 +39,7 @@ pub mod escape;
 pub mod event;
 pub mod event_loop;
 pub mod history;
+pub mod input;
 pub mod keylist;
 pub mod keymap;
 pub mod pages;

@@ -1,15 +1,16 @@
 //! The real terminal: raw mode and the alternate screen on the way in,
 //! everything undone on the way out (on a panic and on SIGTERM, SIGHUP,
 //! SIGINT and SIGQUIT too), Ctrl-Z / SIGTSTP suspending with the terminal
-//! given back, input from crossterm and editing in `$EDITOR`.
+//! given back, input read from the terminal (see [`crate::input`]) and
+//! editing in `$EDITOR`.
 
 use std::io::{self, Stdout, Write};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Mutex, Once};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
@@ -18,6 +19,11 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
 use crate::event_loop::{Host, Signal};
+use crate::input::Decoder;
+
+/// How long the rest of an escape sequence may take to come after its
+/// `ESC` before the `ESC` is taken for the Esc key.
+const ESC_WAIT: Duration = Duration::from_millis(20);
 
 /// The terminal type of a real session.
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
@@ -93,16 +99,16 @@ impl Drop for RestoreGuard {
 
 /// Input from the real terminal; `$EDITOR` with the screen handed over.
 ///
-/// crossterm reads the terminal in a loop that never gives up on end of
-/// file or an I/O error, so once the terminal is gone (its tmux pane or
-/// window closed, the ssh connection dropped) a read there would spin at
-/// 100% of a core forever. The host therefore looks at the terminal itself
-/// before each read and treats a hung-up terminal as SIGHUP; a watch
-/// thread raises SIGHUP for a terminal that hangs up without the kernel
-/// sending one (a process in another session), and ends the process if the
-/// loop cannot act on it.
+/// The host reads the terminal itself, every byte waiting at each wake-up,
+/// and decodes it with [`Decoder`]: crossterm's reader takes 1 KiB per
+/// edge-triggered wake-up, leaving the rest of a paste unread until more
+/// input came, and loops for ever on end of file or an I/O error. A
+/// hung-up terminal is taken as SIGHUP; a watch thread raises SIGHUP for a
+/// terminal that hangs up without the kernel sending one (a process in
+/// another session), and ends the process if the loop cannot act on it.
 pub struct CrosstermHost {
     tty: tty::Tty,
+    input: Decoder,
     gone: bool,
 }
 
@@ -112,7 +118,11 @@ impl CrosstermHost {
     pub fn new() -> io::Result<CrosstermHost> {
         let tty = tty::Tty::open()?;
         tty.watch()?;
-        Ok(CrosstermHost { tty, gone: false })
+        Ok(CrosstermHost {
+            tty,
+            input: Decoder::new(),
+            gone: false,
+        })
     }
 }
 
@@ -137,20 +147,51 @@ impl Host for CrosstermHost {
     }
 
     fn next_event(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
-        // Wait here, not in crossterm (see the type's doc). A resize is
-        // seen by crossterm's poll below, at most one wait (20 ms) late.
-        match self.tty.wait(timeout)? {
-            tty::Ready::Gone => {
-                self.gone = true;
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(event) = self.input.next_event() {
+                return Ok(Some(event));
+            }
+            if signals::take_resize() {
+                let (width, height) = crossterm::terminal::size()?;
+                return Ok(Some(Event::Resize(width, height)));
+            }
+            if self.gone {
                 return Ok(None);
             }
-            tty::Ready::Input | tty::Ready::Nothing => {}
+            // The rest of a cut escape sequence gets a moment to come.
+            let partial = self.input.is_partial();
+            let wait = if partial {
+                ESC_WAIT
+            } else {
+                deadline.saturating_duration_since(Instant::now())
+            };
+            match self.tty.wait(wait)? {
+                tty::Ready::Gone => self.gone = true,
+                tty::Ready::Input => {
+                    let mut bytes = Vec::new();
+                    self.gone = self.tty.read_waiting(&mut bytes)?;
+                    self.input.feed(&bytes);
+                    if bytes.is_empty() && !self.gone {
+                        // Said readable, read nothing: let the loop go on.
+                        return Ok(None);
+                    }
+                }
+                tty::Ready::Nothing if partial => self.input.flush(),
+                // Timed out, or a signal (a resize is taken above).
+                tty::Ready::Nothing => {
+                    if !signals::resize_pending() {
+                        return Ok(None);
+                    }
+                }
+            }
         }
-        if event::poll(Duration::ZERO)? {
-            event::read().map(Some)
-        } else {
-            Ok(None)
-        }
+    }
+
+    fn input_pending(&mut self) -> bool {
+        self.input.has_events()
+            || self.input.is_partial()
+            || matches!(self.tty.wait(Duration::ZERO), Ok(tty::Ready::Input))
     }
 
     fn copy(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -241,6 +282,10 @@ mod tty {
         _file: Option<File>,
     }
 
+    /// Input read in one go at most; the rest is read once this is
+    /// handled (the loop draws between).
+    const MAX_READ: usize = 256 * 1024;
+
     /// How long the loop has to act on a hang-up before the watch thread
     /// ends the process itself.
     const GRACE: Duration = Duration::from_secs(2);
@@ -313,6 +358,35 @@ mod tty {
             })
         }
 
+        /// Read the input waiting, at most [`MAX_READ`] bytes, into `out`,
+        /// without blocking: each read follows a poll that says there is
+        /// some. True when the terminal is gone (end of file).
+        pub fn read_waiting(&self, out: &mut Vec<u8>) -> io::Result<bool> {
+            let mut buf = [0u8; 16 * 1024];
+            while out.len() < MAX_READ {
+                let revents = poll(self.fd, libc::POLLIN, 0)?;
+                if revents & libc::POLLIN == 0 {
+                    return Ok(revents & HUNG_UP != 0);
+                }
+                // SAFETY: `buf` is valid for writes of its length for the
+                // whole call.
+                let n = unsafe { libc::read(self.fd, buf.as_mut_ptr().cast(), buf.len()) };
+                match usize::try_from(n) {
+                    Ok(0) => return Ok(true),
+                    Ok(n) => out.extend_from_slice(&buf[..n]),
+                    Err(_) => {
+                        let e = io::Error::last_os_error();
+                        match e.kind() {
+                            io::ErrorKind::Interrupted => {}
+                            io::ErrorKind::WouldBlock => break,
+                            _ => return Err(e),
+                        }
+                    }
+                }
+            }
+            Ok(false)
+        }
+
         /// Start the watch thread: it sleeps until the terminal hangs up,
         /// then raises SIGHUP for the loop to end on, and ends the process
         /// by SIGHUP if the loop has not seen it [`GRACE`] later (stuck
@@ -357,12 +431,29 @@ mod signals {
     #![allow(unsafe_code)]
 
     use std::io;
-    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
     use crate::event_loop::Signal;
 
     /// Pending signals, one bit per signal number.
     static PENDING: AtomicU32 = AtomicU32::new(0);
+
+    /// The terminal was resized (SIGWINCH) since [`take_resize`].
+    static RESIZED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn record_resize(_sig: libc::c_int) {
+        RESIZED.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the terminal was resized since the last call.
+    pub fn take_resize() -> bool {
+        RESIZED.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether a resize waits to be taken.
+    pub fn resize_pending() -> bool {
+        RESIZED.load(Ordering::SeqCst)
+    }
 
     const ENDING: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGQUIT];
 
@@ -374,9 +465,10 @@ mod signals {
 
     fn set_handler(sig: libc::c_int, handler: libc::sighandler_t) -> io::Result<()> {
         // SAFETY: `sigaction` is given a zeroed (valid: no flags, empty mask)
-        // struct whose handler is either SIG_DFL or `record`, an `extern "C"`
-        // function that only does an atomic fetch_or, which is
-        // async-signal-safe; the old action is not asked for (null).
+        // struct whose handler is either SIG_DFL, `record` or
+        // `record_resize`, `extern "C"` functions that only do an atomic
+        // store, which is async-signal-safe; the old action is not asked
+        // for (null).
         let rc = unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = handler;
@@ -397,7 +489,8 @@ mod signals {
         for sig in ENDING.into_iter().chain([libc::SIGTSTP, libc::SIGCONT]) {
             set_handler(sig, handler)?;
         }
-        Ok(())
+        let resize = record_resize as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        set_handler(libc::SIGWINCH, resize)
     }
 
     /// The most pressing signal received since the last call: an ending

@@ -180,3 +180,57 @@ fn a_value_read_after_the_file_was_replaced_says_why() {
     assert!(app.stale.is_none());
     assert!(shot(&app).contains("value of c"), "{}", shot(&app));
 }
+
+/// A host that hands out a paste all at once, saying more is waiting
+/// while it has any, then quits.
+struct Paste {
+    events: std::collections::VecDeque<Event>,
+}
+
+impl emdb_tui::event_loop::Host for Paste {
+    fn next_event(&mut self, _timeout: std::time::Duration) -> std::io::Result<Option<Event>> {
+        Ok(self.events.pop_front())
+    }
+
+    fn input_pending(&mut self) -> bool {
+        !self.events.is_empty()
+    }
+
+    fn edit(&mut self, _initial: &[u8]) -> Result<Vec<u8>, String> {
+        Err("no editor".into())
+    }
+}
+
+/// A paste of 3,000 characters into the filter of a paged list scans for
+/// its whole text once, not once per character.
+#[test]
+fn a_pasted_filter_starts_one_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::open(dir.path().join("big.emdb")).unwrap();
+    for i in 0..200 {
+        db.insert(format!("key:{i:04}"), "v").unwrap();
+    }
+    db.flush().unwrap();
+    let paging = emdb_tui::worker::Paging {
+        whole_limit: 50,
+        chunk: 16,
+    };
+    let mut app = app_with(Worker::inline_with(db.clone(), paging), false);
+    assert!(app.keys.list.is_paged());
+    let before = app.keys.generation;
+    let mut events: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
+    events.push_back(key(KeyCode::Char('/'), KeyModifiers::NONE));
+    let text = format!("key:{}", "y".repeat(2995));
+    for c in text.chars() {
+        events.push_back(key(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+    events.push_back(key(KeyCode::Enter, KeyModifiers::NONE));
+    events.push_back(key(KeyCode::Char('q'), KeyModifiers::NONE));
+    let mut host = Paste { events };
+    let mut terminal = Terminal::new(TestBackend::new(120, 32)).unwrap();
+    emdb_tui::event_loop::run(&mut terminal, &mut app, &mut host).unwrap();
+    emdb_tui::drain(&mut app);
+    assert_eq!(app.keys.list.filter(), text);
+    let scans = app.keys.generation - before;
+    assert!(scans <= 2, "{scans} scans for one paste");
+}

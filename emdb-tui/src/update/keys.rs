@@ -252,21 +252,18 @@ pub(super) fn filter_mode(app: &mut App, mut input: Input, action: Action) {
     match action {
         Action::Input(edit) => {
             input.edit(edit);
-            let text = input.text().to_string();
             app.mode = Mode::Filter(input);
-            set_filter(app, &text);
-            // A regular expression that does not parse matches nothing;
-            // say why (the status bar shows it while the filter is typed).
-            match app.keys.list.pattern().and_then(|p| p.error.clone()) {
-                Some(e) => app.complain(e),
-                None => {
-                    if app.message.as_ref().is_some_and(|m| m.error) {
-                        app.message = None;
-                    }
-                }
+            // Within a burst (a paste) the text typed so far is not worth
+            // filtering by: the end of the burst filters once.
+            if !app.input_pending {
+                apply_typed_filter(app);
             }
         }
-        Action::Submit => app.mode = Mode::Normal,
+        Action::Submit => {
+            // Enter at the end of a paste keeps the text pasted.
+            apply_typed_filter(app);
+            app.mode = Mode::Normal;
+        }
         Action::Cancel => {
             app.mode = Mode::Normal;
             set_filter(app, "");
@@ -274,10 +271,34 @@ pub(super) fn filter_mode(app: &mut App, mut input: Input, action: Action) {
         Action::Command(
             c @ (Command::Up | Command::Down | Command::PageUp | Command::PageDown),
         ) => {
+            apply_typed_filter(app);
             command(app, c);
         }
         _ => {}
     }
+}
+
+/// Filter by the text of the filter being typed (when it changed).
+pub(super) fn apply_typed_filter(app: &mut App) {
+    let Mode::Filter(input) = &app.mode else {
+        return;
+    };
+    if input.text() == app.keys.list.filter() {
+        return;
+    }
+    let text = input.text().to_string();
+    set_filter(app, &text);
+    // A regular expression that does not parse matches nothing;
+    // say why (the status bar shows it while the filter is typed).
+    match app.keys.list.pattern().and_then(|p| p.error.clone()) {
+        Some(e) => app.complain(e),
+        None => {
+            if app.message.as_ref().is_some_and(|m| m.error) {
+                app.message = None;
+            }
+        }
+    }
+    app.redraw = true;
 }
 
 /// After the key selection moved: ask for the newly selected value.

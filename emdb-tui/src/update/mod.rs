@@ -49,6 +49,15 @@ pub fn update(app: &mut App, action: Action) {
     prepare_value(app);
 }
 
+/// The input burst that held back work (see [`App::input_pending`]) is
+/// read: do it now.
+pub fn input_read(app: &mut App) {
+    app.input_pending = false;
+    apply_typed_filter(app);
+    page_keys(app);
+    prepare_value(app);
+}
+
 /// Rows read around the screen of a paged key list, each side.
 const PAGE_MARGIN: usize = 64;
 
@@ -66,7 +75,7 @@ const RECOUNT_EVERY_MS: u64 = 250;
 /// changed beyond what the held keys answer, and in a paged list the
 /// chunks near the screen (and counts of changed chunks elsewhere).
 fn page_keys(app: &mut App) {
-    if app.keys.list.take_want_scan() && app.keys.ns.is_some() {
+    if !app.input_pending && app.keys.list.take_want_scan() && app.keys.ns.is_some() {
         let ns = app.shown_ns();
         app.load_keys(ns);
     }
