@@ -55,8 +55,9 @@ fn key_action(key: &KeyEvent, app: &App) -> Option<Action> {
             KeyCode::Char('n' | 'N') | KeyCode::Esc => Some(Action::Cancel),
             _ => None,
         },
+        // q closes the help, as in lazygit and k9s, rather than quitting.
         Mode::Help(_) => match key.code {
-            KeyCode::Esc => Some(Action::Cancel),
+            KeyCode::Esc | KeyCode::Char('q') => Some(Action::Cancel),
             KeyCode::Enter => Some(Action::Submit),
             _ => keymap::lookup(key, true).map(Action::Command),
         },

@@ -380,8 +380,12 @@ impl Pattern {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        // A half-typed escape (`\x4`) is taken literally until it completes.
-        let needle = unescape(rest).unwrap_or_else(|_| rest.as_bytes().to_vec());
+        // A bad (or half-typed, `\x4`) escape matches nothing and says why,
+        // as a regular expression that does not parse does.
+        let (needle, error) = match unescape(rest) {
+            Ok(needle) => (needle, None),
+            Err(e) => (rest.as_bytes().to_vec(), Some(format!("bad escape: {e}"))),
+        };
         let glob = !prefix && needle.iter().any(|&b| b == b'*' || b == b'?');
         let ignore_case = !prefix && !needle.iter().any(u8::is_ascii_uppercase);
         Pattern {
@@ -394,7 +398,7 @@ impl Pattern {
             },
             needle,
             ignore_case,
-            error: None,
+            error,
         }
     }
 
@@ -1013,7 +1017,9 @@ impl KeyList {
             return;
         }
         let pattern = Pattern::parse(&text);
-        let matches: Vec<u32> = if pattern.is_prefix() {
+        let matches: Vec<u32> = if pattern.error.is_some() {
+            Vec::new()
+        } else if pattern.is_prefix() {
             let r = self.set.prefix_range(&pattern.needle);
             (r.start as u32..r.end as u32).collect()
         } else {
@@ -1470,12 +1476,20 @@ mod tests {
     #[test]
     fn escapes_in_filters() {
         let mut l = KeyList::new(KeySet::from_keys([&b"a\0b"[..], b"ab", b"\\x0"]), b':');
-        // Typed one character at a time: the half-typed escape is literal.
+        // Typed one character at a time: a half-typed escape is an error
+        // until it completes.
         for text in ["\\", "\\x", "\\x0", "\\x00"] {
             l.set_filter(text);
         }
         assert_eq!(shown(&l), ["a\0b"]);
-        l.set_filter("\\x0");
+        for bad in ["\\x0", "\\x", "\\q", "^\\x0", "a*\\q"] {
+            l.set_filter(bad);
+            assert!(shown(&l).is_empty(), "{bad}");
+            let error = l.pattern().and_then(|p| p.error.clone());
+            assert!(error.is_some_and(|e| e.starts_with("bad escape")), "{bad}");
+        }
+        // The key `\x0` itself: its backslash doubled.
+        l.set_filter("\\\\x0");
         assert_eq!(shown(&l), ["\\x0"]);
     }
 

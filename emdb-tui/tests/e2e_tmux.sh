@@ -151,7 +151,7 @@ echo "e2e_tmux: dashboard live keys $r1 -> $r2, writes $w1 -> $w2"
 save dashboard
 
 send '1' '?'
-wait_for 'Esc or \? closes'
+wait_for 'q or \? closes'
 save help
 send Escape
 sleep 0.3

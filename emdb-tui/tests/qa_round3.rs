@@ -234,3 +234,74 @@ fn a_pasted_filter_starts_one_scan() {
     let scans = app.keys.generation - before;
     assert!(scans <= 2, "{scans} scans for one paste");
 }
+
+#[test]
+fn q_closes_the_help_rather_than_quitting() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, false);
+    keys(&mut app, "?");
+    assert!(matches!(app.mode, Mode::Help(_)));
+    keys(&mut app, "q");
+    assert!(matches!(app.mode, Mode::Normal), "{:?}", app.mode);
+    assert!(!app.quit);
+    keys(&mut app, "?");
+    press(&mut app, KeyCode::Esc);
+    assert!(matches!(app.mode, Mode::Normal));
+    keys(&mut app, "q");
+    assert!(app.quit);
+}
+
+#[test]
+fn g_and_end_go_to_the_end_of_the_review() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, true);
+    app.focus = Pane::Keys;
+    // Enough staged deletes to scroll: two lines each.
+    for _ in 0..25 {
+        keys(&mut app, "dy");
+        press(&mut app, KeyCode::Char('j'));
+    }
+    assert_eq!(app.staged.len(), 25);
+    keys(&mut app, "w");
+    assert!(matches!(app.mode, Mode::Review(0)));
+    for end in [
+        key(KeyCode::Char('G'), KeyModifiers::SHIFT),
+        key(KeyCode::End, KeyModifiers::NONE),
+    ] {
+        event(&mut app, end);
+        let Mode::Review(scroll) = app.mode else {
+            panic!("{:?}", app.mode)
+        };
+        assert!(scroll > 0);
+        // The last change shows, and j goes no further.
+        let s = shot(&app);
+        let last = String::from_utf8(app.staged.last().unwrap().change.key.clone()).unwrap();
+        assert!(s.contains(&format!("delete {last}")), "{s}");
+        press(&mut app, KeyCode::Char('j'));
+        assert!(matches!(app.mode, Mode::Review(s) if s == scroll));
+        keys(&mut app, "g");
+        assert!(matches!(app.mode, Mode::Review(0)));
+    }
+}
+
+#[test]
+fn a_bad_escape_in_the_filter_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, false);
+    for bad in ["\\x0", "\\x", "\\q"] {
+        keys(&mut app, "/");
+        ctrl(&mut app, 'u');
+        keys(&mut app, bad);
+        let s = shot(&app);
+        let status = s.lines().last().unwrap();
+        assert!(
+            status.contains("✗") && status.contains("bad escape"),
+            "{bad}: {status}"
+        );
+        assert_eq!(app.keys.list.match_count(), 0, "{bad}");
+        press(&mut app, KeyCode::Esc);
+    }
+}

@@ -126,7 +126,7 @@ fn help_overlay() {
     keys(&mut app, "?");
     assert_snapshot!(shot(&app));
     press(&mut app, KeyCode::Esc);
-    assert!(!shot(&app).contains("Esc or ? closes"));
+    assert!(!shot(&app).contains("q or ? closes"));
 }
 
 #[test]

@@ -66,7 +66,39 @@ pub fn confirm(frame: &mut Frame, area: Rect, q: &Question) {
 
 /// The staged changes as diffs, scrolled down `scroll` lines.
 pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
-    let mut lines: Vec<Line> = Vec::new();
+    let lines = review_lines(app);
+    let popup = review_popup(area);
+    frame.render_widget(Clear, popup);
+    let title = format!(
+        "{} staged — y/Enter write and flush · Esc back · X discard all",
+        units::plural(app.staged.len() as u64, "change")
+    );
+    let block = popup_block(&title, theme::WARN);
+    let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
+    frame.render_widget(
+        Paragraph::new(lines).block(block).scroll((scroll, 0)),
+        popup,
+    );
+}
+
+/// Where the review goes in a body `area`.
+fn review_popup(area: Rect) -> Rect {
+    let width = area.width.saturating_sub(8).max(40);
+    let height = area.height.saturating_sub(2).max(6);
+    centered(area, width, height)
+}
+
+/// The furthest the review scrolls: its last line at the bottom of the
+/// popup (`G`/End go there).
+pub fn review_max_scroll(app: &App) -> usize {
+    let body = app.areas.keys;
+    let rows = review_popup(body).height.saturating_sub(2);
+    review_lines(app).len().saturating_sub(usize::from(rows))
+}
+
+/// The lines of the review: each staged change and its diff.
+fn review_lines(app: &App) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = Vec::new();
     for s in &app.staged {
         let c = &s.change;
         let ttl = match (c.value.is_some(), c.ttl) {
@@ -128,18 +160,5 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
         }
         lines.push(Line::default());
     }
-    let width = area.width.saturating_sub(8).max(40);
-    let height = area.height.saturating_sub(2).max(6);
-    let popup = centered(area, width, height);
-    frame.render_widget(Clear, popup);
-    let title = format!(
-        "{} staged — y/Enter write and flush · Esc back · X discard all",
-        units::plural(app.staged.len() as u64, "change")
-    );
-    let block = popup_block(&title, theme::WARN);
-    let scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
-    frame.render_widget(
-        Paragraph::new(lines).block(block).scroll((scroll, 0)),
-        popup,
-    );
+    lines
 }

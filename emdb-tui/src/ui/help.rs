@@ -80,7 +80,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
         .border_style(Style::new().fg(theme::ACCENT))
-        .title(Line::from(" Keys — Esc or ? closes ").bold());
+        .title(Line::from(" Keys — Esc, q or ? closes ").bold());
     if let Some(more) = more {
         block = block
             .title_bottom(Line::styled(more, Style::new().fg(theme::WARN).bold()).right_aligned());

@@ -212,7 +212,14 @@ fn apply(app: &mut App, action: Action) {
                     ));
                 }
                 Action::Command(Command::Quit) => command(app, Command::Quit),
-                Action::Command(c) => app.mode = Mode::Review(scrolled(scroll, c, usize::MAX)),
+                Action::Command(c) => {
+                    let max = crate::ui::dialog::review_max_scroll(app);
+                    let scroll = match c {
+                        Command::Bottom => max,
+                        c => scrolled(scroll, c, max),
+                    };
+                    app.mode = Mode::Review(scroll);
+                }
                 _ => {}
             },
         },
