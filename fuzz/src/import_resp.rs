@@ -164,6 +164,15 @@ fn record_ends(cmds: &[Cmd], ends: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// `exp` with its expiries as the RESP export writes them: capped at the
+/// latest Redis holds (2^63-1 ms; emdb's are unsigned, Redis's signed).
+fn capped(mut exp: Export) -> Export {
+    for r in &mut exp.records {
+        r.expires_at_ms = r.expires_at_ms.map(|at| at.min(i64::MAX as u64));
+    }
+    exp
+}
+
 /// Run one input (see [`t::run`] for the modes).
 pub fn run(data: &[u8]) {
     let modes = t::Modes {
@@ -203,7 +212,7 @@ fn exported(exp: &Export) -> (Vec<Cmd>, Vec<u8>, Vec<usize>) {
 
 fn round_trip(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let exp = t::pick_export(&mut u);
+    let exp = capped(t::pick_export(&mut u));
     let (cmds, bytes, ends) = exported(&exp);
     let cut = u.int_in_range(0..=bytes.len()).unwrap_or(0);
     let out = t::read(FORMAT, exp.codec, &bytes[..cut]);
@@ -230,7 +239,7 @@ fn round_trip(data: &[u8]) {
 
 fn equivalent(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let exp = t::pick_export(&mut u);
+    let exp = capped(t::pick_export(&mut u));
     let mut cmds = commands(&exp);
     let mut i = 0;
     while i < cmds.len() {
@@ -541,7 +550,7 @@ fn apply_break(
 
 fn broken(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let exp = t::pick_export(&mut u);
+    let exp = capped(t::pick_export(&mut u));
     let mut cmds = commands(&exp);
     let at = u.choose_index(cmds.len()).unwrap_or(0);
     let how = BREAKS[u.choose_index(BREAKS.len()).unwrap_or(0)];
@@ -581,7 +590,7 @@ fn broken(data: &[u8]) {
 
 fn damaged(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let exp = t::pick_export(&mut u);
+    let exp = capped(t::pick_export(&mut u));
     let cmds = commands(&exp);
     let (bytes, ends) = write(&cmds);
     let damage = crate::pick_damage(&mut u, 4);

@@ -187,7 +187,9 @@ pub fn redis_expiry(expires_at_ms: u64) -> u64 {
 /// The absolute expiry (ms since the epoch) of a Redis expiry argument `n`
 /// given with `command` (`EX`, `PX`, `EXAT`, `PXAT`, `EXPIRE`, `PEXPIRE`,
 /// `EXPIREAT`, `PEXPIREAT`), refused where Redis refuses it: past its
-/// signed 64-bit milliseconds, or, for `SET`'s options, 0.
+/// signed 64-bit milliseconds, or 0 for `SET`'s `EX` and `PX` (a duration
+/// of nothing). `EXAT 0` and `PXAT 0` are a time long past, which the
+/// import takes as such (emdb's own export could write one).
 fn redis_expiry_arg(command: &[u8], n: u64) -> Result<u64, String> {
     let invalid = || {
         format!(
@@ -195,8 +197,7 @@ fn redis_expiry_arg(command: &[u8], n: u64) -> Result<u64, String> {
             String::from_utf8_lossy(command)
         )
     };
-    let set_option = matches!(command, b"EX" | b"PX" | b"EXAT" | b"PXAT");
-    if set_option && n == 0 {
+    if matches!(command, b"EX" | b"PX") && n == 0 {
         return Err(invalid());
     }
     let ms = match command {
@@ -917,8 +918,6 @@ mod tests {
         for bad in [
             "SET k v EX 0",
             "SET k v PX 0",
-            "SET k v EXAT 0",
-            "SET k v PXAT 0",
             "SET k v EX 99999999999999999",
             "SET k v EX 9223372036854776",
             "SET k v PX 9223372036854775807",
