@@ -464,14 +464,7 @@ fn a_read_only_shell_whose_database_is_encrypted_under_it_says_why() {
 
     let db = TestDb::new();
     db.put("a", "1");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .args(["--read-only", "shell"])
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .env_remove("EMDB_PATH")
-        .env_remove("EMDB_PASSPHRASE")
+    let mut child = common::child(&db, ["--read-only", "shell"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

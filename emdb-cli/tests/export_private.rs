@@ -100,19 +100,11 @@ fn an_interrupted_export_leaves_no_temporary_file() {
     use std::os::unix::process::ExitStatusExt;
     for (signal, number, salvage) in [("INT", 2, false), ("TERM", 15, false), ("INT", 2, true)] {
         let out = db.file("dump.jsonl");
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"));
-        cmd.arg("--db").arg(&db.path).args(["-q", "export"]);
+        let mut cmd = common::child(&db, ["-q", "export"]);
         if salvage {
             cmd.arg("--salvage");
         }
-        let mut child = cmd
-            .arg(&out)
-            .env("HOME", db.dir.path())
-            .env("XDG_DATA_HOME", db.dir.path().join("data"))
-            .env("TMPDIR", &tmpdir)
-            .env_remove("EMDB_PATH")
-            .spawn()
-            .unwrap();
+        let mut child = cmd.arg(&out).env("TMPDIR", &tmpdir).spawn().unwrap();
         // Interrupt once its temporary file (or copy) is there.
         let start = Instant::now();
         loop {

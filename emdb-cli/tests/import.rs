@@ -107,13 +107,7 @@ fn a_failed_or_empty_import_creates_no_database() {
 #[test]
 fn ctrl_c_keeps_and_syncs_the_committed_batches_and_says_so() {
     let db = TestDb::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .args(["import", "-"])
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .env_remove("EMDB_PATH")
+    let mut child = common::child(&db, ["import", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -244,13 +238,7 @@ fn a_csv_header_naming_a_column_twice_is_refused() {
 #[test]
 fn ctrl_c_then_the_end_of_input_drops_the_batch_being_read() {
     let db = TestDb::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .args(["import", "-"])
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .env_remove("EMDB_PATH")
+    let mut child = common::child(&db, ["import", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -327,13 +315,7 @@ fn an_expired_write_deletes_the_value_it_replaces() {
 #[test]
 fn ctrl_c_before_any_input_is_an_interruption() {
     let db = TestDb::new();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .args(["import", "-"])
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .env_remove("EMDB_PATH")
+    let mut child = common::child(&db, ["import", "-"])
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -494,16 +494,10 @@ fn an_interrupted_backup_leaves_no_temporary_files() {
         .assert()
         .success();
     let dest = db.file("bk.emdb");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .arg("--passphrase-file")
+    let mut child = common::child(&db, ["--passphrase-file"])
         .arg(&secret)
         .args(["-q", "backup"])
         .arg(&dest)
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .env_remove("EMDB_PATH")
         .spawn()
         .unwrap();
     let start = std::time::Instant::now();
@@ -549,13 +543,7 @@ fn ctrl_c_during_an_import_after_an_export_in_a_shell_stops_only_the_import() {
         db.file("e.jsonl").display(),
         input.display()
     );
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
-        .arg("--db")
-        .arg(&db.path)
-        .arg("shell")
-        .env("HOME", db.dir.path())
-        .env("XDG_DATA_HOME", db.dir.path().join("data"))
-        .env_remove("EMDB_PATH")
+    let mut child = common::child(&db, ["shell"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

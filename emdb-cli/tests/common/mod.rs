@@ -73,6 +73,26 @@ pub fn bare(home: &Path) -> Command {
     c
 }
 
+/// `emdb --db <db> ARGS...` as a child process, for tests that feed it
+/// over time or signal it: the clean environment of [`bare`].
+pub fn child<I, S>(db: &TestDb, args: I) -> std::process::Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"));
+    c.arg("--db")
+        .arg(&db.path)
+        .args(args)
+        .env_remove("EMDB_PATH")
+        .env_remove("EMDB_PASSPHRASE")
+        .env_remove("EMDB_KEY_FILE")
+        .env_remove("EMDB_LOCK_TIMEOUT")
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"));
+    c
+}
+
 /// Stdout as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
