@@ -11,7 +11,8 @@
 //! the signal, as it would have ended (so a shell loop around the command
 //! stops too). A command that handles Ctrl-C itself (`import`) holds a
 //! [`Guard`] without paths: the watcher leaves the signal to it. With no
-//! guard alive, the signals do what they do by default. (A SIGKILL cannot
+//! guard alive, the signals do what they do by default, and a signal the
+//! process was started with ignored stays ignored. (A SIGKILL cannot
 //! be caught; an export's name carries its pid, so a retry does not meet
 //! it either.)
 
@@ -121,7 +122,10 @@ fn state() -> Option<&'static State> {
         .get_or_init(|| {
             let caught = Arc::new(AtomicUsize::new(0));
             let default = Arc::new(AtomicBool::new(true));
-            for sig in [SIGINT, SIGTERM] {
+            // A signal ignored from the start (a background job of a
+            // script, `nohup`) stays ignored: catching it would let the
+            // terminal's Ctrl-C stop a command it never reached before.
+            for sig in [SIGINT, SIGTERM].into_iter().filter(|&s| !ignored(s)) {
                 // The default action first, when no guard is alive; then
                 // the note of which signal came.
                 signal_hook::flag::register_conditional_default(sig, Arc::clone(&default)).ok()?;
@@ -138,6 +142,21 @@ fn state() -> Option<&'static State> {
             })
         })
         .as_ref()
+}
+
+/// Whether signal `sig` is ignored by this process (inherited `SIG_IGN`),
+/// as `/proc/self/status` says (`SigIgn`, a mask with bit `sig - 1`);
+/// false when that cannot be read.
+fn ignored(sig: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .zip(u32::try_from(sig - 1).ok())
+        .is_some_and(|(mask, bit)| mask.checked_shr(bit).is_some_and(|m| m & 1 == 1))
 }
 
 /// Wait for a caught signal, then remove what is registered and end the

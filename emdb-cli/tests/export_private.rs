@@ -144,3 +144,61 @@ fn an_interrupted_export_leaves_no_temporary_file() {
         assert!(entries(&tmpdir).is_empty(), "{:?}", entries(&tmpdir));
     }
 }
+
+/// A command started with SIGINT ignored (a background job of a script,
+/// `nohup`) keeps ignoring it: the terminal's Ctrl-C, which reaches the
+/// whole process group, must not stop an export it never stopped before.
+#[test]
+fn an_export_started_with_sigint_ignored_ignores_it() {
+    let db = TestDb::new();
+    let records: String = (0..100_000)
+        .map(|i| {
+            format!(
+                "{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n",
+                "v".repeat(100)
+            )
+        })
+        .collect();
+    db.cmd(["-q", "import", "-"])
+        .write_stdin(records)
+        .assert()
+        .success();
+    let out = db.file("dump.jsonl");
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("trap '' INT; exec \"$0\" \"$@\"")
+        .arg(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg("--db")
+        .arg(&db.path)
+        .args(["-q", "export"])
+        .arg(&out)
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .env_remove("EMDB_PATH")
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !std::fs::read_dir(db.dir.path()).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains(".emdb-export-")
+    }) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no temporary file"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        100_001
+    );
+}
