@@ -492,7 +492,7 @@ fn resolved_name(path: &Path) -> Option<PathBuf> {
 }
 
 /// Device and inode of the file `path` leads to (following symlinks).
-fn file_id(path: &Path) -> Option<(u64, u64)> {
+pub(crate) fn file_id(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }

@@ -400,9 +400,8 @@ fn not_repaired(e: CliError, path: &Path, keep: &Path) -> CliError {
 /// Whether `keep` is a copy of `db`: another file (not a hard link to it)
 /// with the same bytes.
 fn is_copy(keep: &Path, db: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let id = |p: &Path| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
-    id(keep).is_some() && id(keep) != id(db) && same_bytes(keep, db)
+    let id = crate::database::file_id(keep);
+    id.is_some() && id != crate::database::file_id(db) && same_bytes(keep, db)
 }
 
 /// Whether two files hold the same bytes (false when either cannot be read).
