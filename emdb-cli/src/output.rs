@@ -331,6 +331,10 @@ pub struct StatsReport {
     pub writer_pid: Option<u32>,
     /// When that writer last published them (ms since the Unix epoch).
     pub published_unix_ms: Option<u64>,
+    /// Whether `writer_pid` holds the writer lock now (absent without a
+    /// `writer_pid`): false for a writer that exited, or a reused pid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writer_running: Option<bool>,
     /// True when records are encrypted.
     pub encrypted: bool,
     /// Records sealed under the current key.

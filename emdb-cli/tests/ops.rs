@@ -160,6 +160,67 @@ fn stats_of_a_read_only_handle_shows_the_writers_counters() {
         )));
 }
 
+/// A writer whose path is not UTF-8 is still seen running: `stats` asks
+/// the lock file beside the path itself, not beside its display form
+/// (which replaced the bad bytes, so the writer showed as `exited`).
+#[test]
+fn stats_sees_a_running_writer_under_a_non_utf8_path() {
+    use std::os::unix::ffi::OsStrExt;
+    let db = TestDb::new();
+    let dir = db
+        .dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"data-\xff"));
+    std::fs::create_dir(&dir).unwrap();
+    let path = dir.join("w.emdb");
+    let writer = emdb_core::Emdb::open(&path).unwrap();
+    writer.insert("k", "v").unwrap();
+    writer.flush().unwrap();
+    let start = std::time::Instant::now();
+    let json = loop {
+        let out = common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&path)
+            .args(["stats", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        if !json["writer_pid"].is_null() || start.elapsed().as_secs() >= 10 {
+            break json;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(json["writer_pid"], std::process::id(), "{json}");
+    assert_eq!(json["writer_running"], true, "{json}");
+    common::bare(db.dir.path())
+        .arg("--db")
+        .arg(&path)
+        .arg("stats")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "by writer pid {} (running)",
+            std::process::id()
+        )));
+    drop(writer);
+    let json: serde_json::Value = serde_json::from_slice(
+        &common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&path)
+            .args(["stats", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone(),
+    )
+    .unwrap();
+    assert_eq!(json["writer_running"], false, "{json}");
+}
+
 /// `emdb put` after a writer that stopped without its close's checkpoint
 /// (a crash) pays for the long tail it left once: its close checkpoints,
 /// and the next open replays only what was written since. (It used to

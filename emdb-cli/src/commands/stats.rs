@@ -23,10 +23,10 @@ pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let Some(secs) = args.watch else {
         // Shown as an open handle shows it: symlinks resolved.
         let path = s.path()?;
-        let path = path.canonicalize().unwrap_or(path).display().to_string();
+        let path = path.canonicalize().unwrap_or(path);
         let (st, rec, read_only) = s.read_stats()?;
-        super::note_encryption_backup(ui, Path::new(&path));
-        return print(&report_of(&st, &rec, read_only, path), format, ui);
+        super::note_encryption_backup(ui, &path);
+        return print(&report_of(&st, &rec, read_only, &path), format, ui);
     };
     let interval = Duration::try_from_secs_f64(secs)
         .ok()
@@ -66,28 +66,27 @@ pub fn run(args: &StatsArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 }
 
 fn report(db: &Emdb) -> CliResult<StatsReport> {
-    let path = db
-        .path()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
+    let path = db.path().unwrap_or_default();
     Ok(report_of(
         &db.stats()?,
         db.recovery_report(),
         db.is_read_only(),
-        path,
+        &path,
     ))
 }
 
+/// The report of `st`; `path` is the database's own (not a display form
+/// of it), since whether its writer runs is asked of its lock file.
 fn report_of(
     st: &emdb_core::Stats,
     rec: &emdb_core::RecoveryReport,
     read_only: bool,
-    path: String,
+    path: &Path,
 ) -> StatsReport {
     StatsReport {
         timestamp_ms: None,
         read_only,
-        path,
+        path: path.display().to_string(),
         live_records: st.live_records,
         expiring_records: st.expiring_records,
         namespaces: sorted(&st.namespaces),
@@ -105,6 +104,9 @@ fn report_of(
         compactions: st.compactions,
         last_compaction_unix_ms: st.last_compaction_unix_ms,
         writer_pid: st.writer_pid,
+        writer_running: st
+            .writer_pid
+            .map(|pid| emdb_tools::database::writer_running(path, pid)),
         published_unix_ms: st.published_unix_ms,
         encrypted: st.encrypted,
         encryptions: st.encryptions,
@@ -200,7 +202,7 @@ fn text(r: &StatsReport) -> String {
                     r.fsyncs,
                     r.fsync_p50_us,
                     r.fsync_p99_us,
-                    if emdb_tools::database::writer_running(Path::new(&r.path), pid) {
+                    if r.writer_running == Some(true) {
                         "running"
                     } else {
                         "exited"
