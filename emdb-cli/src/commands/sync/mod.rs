@@ -174,7 +174,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         })?
     };
     let (mut feed, start) = ChangeFeed::open(&db, saved)?;
-    let mut n = Counters {
+    let n = Counters {
         errors: start_errors,
         ..Counters::default()
     };
@@ -190,18 +190,29 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         }
         Start::Resend { reason } => Some(reason.as_str()),
     };
+    let mut run = Run {
+        args,
+        db,
+        source,
+        shown,
+        store,
+        keymap,
+        n,
+        acked: feed.cursor(),
+        durable_end: 0,
+        copy_from: 0,
+        copy_end: 0,
+        copying: true,
+        bar: ProgressBar::hidden(),
+        began: Instant::now(),
+        last_tick: Instant::now(),
+        ops_at_tick: 0,
+        behind_since: None,
+        failing_since: None,
+        backoff: FIRST_BACKOFF,
+    };
     if let Some(why) = again {
-        clear_target(
-            why,
-            ui,
-            args,
-            &mut target,
-            &shown,
-            &mut store,
-            &db,
-            &source,
-            &mut n,
-        )?;
+        run.clear(&mut target, why, ui)?;
     }
     let c = feed.cursor();
     ui.note(&format!(
@@ -213,54 +224,30 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         },
         c.generation,
         c.position,
-        shown
+        run.shown
     ));
 
     // The full copy: up to the durable end seen now, with a progress bar.
     let first = feed.poll(0)?;
     if let Some(reason) = &first.resend {
-        clear_target(
-            reason,
-            ui,
-            args,
-            &mut target,
-            &shown,
-            &mut store,
-            &db,
-            &source,
-            &mut n,
-        )?;
+        run.clear(&mut target, reason, ui)?;
     }
     let c = feed.cursor();
-    let copy_end = feed.durable_end();
-    let bar = progress::bar(
-        copy_end.saturating_sub(c.position),
+    run.acked = c;
+    run.copy_from = c.position;
+    run.copy_end = feed.durable_end();
+    run.durable_end = feed.durable_end();
+    run.bar = progress::bar(
+        run.copy_end.saturating_sub(c.position),
         true,
         "copying",
         ui.quiet,
     );
-    let layout = retrying(args, &mut target, &shown, &mut n.errors, |t| t.layout())?;
-    let mut run = Run {
-        args,
-        db,
-        source,
-        shown,
-        store,
-        keymap,
-        n,
-        acked: c,
-        durable_end: feed.durable_end(),
-        copy_from: c.position,
-        copy_end,
-        copying: true,
-        bar,
-        began: Instant::now(),
-        last_tick: Instant::now(),
-        ops_at_tick: 0,
-        behind_since: None,
-        failing_since: None,
-        backoff: FIRST_BACKOFF,
-    };
+    let layout = retrying(args, &mut target, &run.shown, &mut run.n.errors, |t| {
+        t.layout()
+    })?;
+    run.began = Instant::now();
+    run.last_tick = Instant::now();
     run.go(&mut target, feed, layout, ui)?;
     let secs = run.began.elapsed().as_secs_f64().max(1e-3);
     let done = run.tick("done", None, run.n.applied_ops as f64 / secs);
@@ -426,19 +413,29 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// [`clear_target`] with this run's state.
+    /// Before a resend (`why`): check that the source opens and reads
+    /// (else stop with its error, the target untouched); then say so, count
+    /// it, and delete every key of the target but sync cursors, and this
+    /// database's cursor.
     fn clear(&mut self, target: &mut Target, why: &str, ui: &mut Ui) -> CliResult {
-        clear_target(
-            why,
-            ui,
-            self.args,
-            target,
-            &self.shown,
-            &mut self.store,
-            &self.db,
-            &self.source,
-            &mut self.n,
-        )
+        self.source.verify(&self.db)?;
+        ui.note(&format!("emdb sync: copying everything again: {why}"));
+        self.n.resends += 1;
+        let (args, shown) = (self.args, self.shown.as_str());
+        let keys = retrying(args, target, shown, &mut self.n.errors, |t| t.scan(b"*"))?;
+        let ops: Vec<Op> = keys
+            .into_iter()
+            .filter(|k| !cursor::is_cursor_key(k))
+            .map(Op::Del)
+            .collect();
+        let mut n2 = Counters::default();
+        for chunk in ops.chunks(BATCH_OPS) {
+            let mut c = chunk.to_vec();
+            send(args, target, shown, &mut c, &mut n2)?;
+        }
+        self.n.errors += n2.errors;
+        let store = &mut self.store;
+        retrying(args, target, shown, &mut self.n.errors, |t| store.forget(t))
     }
 
     /// The target lost what was sent (`why`): clear it (once the source is
@@ -835,41 +832,6 @@ fn delete_namespace(
         }
     }
     send(args, target, shown, ops, n)
-}
-
-/// Before a resend (`why`): check that the source opens and reads (else
-/// stop with its error, the target untouched); then say so, count it, and
-/// delete every key of the target but sync cursors, and this database's
-/// cursor.
-#[allow(clippy::too_many_arguments)]
-fn clear_target(
-    why: &str,
-    ui: &mut Ui,
-    args: &SyncArgs,
-    target: &mut Target,
-    shown: &str,
-    store: &mut CursorStore,
-    db: &Emdb,
-    source: &Source,
-    n: &mut Counters,
-) -> CliResult {
-    source.verify(db)?;
-    ui.note(&format!("emdb sync: copying everything again: {why}"));
-    n.resends += 1;
-    let keys = retrying(args, target, shown, &mut n.errors, |t| t.scan(b"*"))?;
-    let mut ops: Vec<Op> = keys
-        .into_iter()
-        .filter(|k| !cursor::is_cursor_key(k))
-        .map(Op::Del)
-        .collect();
-    let mut n2 = Counters::default();
-    for chunk in ops.chunks(BATCH_OPS) {
-        let mut c = chunk.to_vec();
-        send(args, target, shown, &mut c, &mut n2)?;
-    }
-    ops.clear();
-    n.errors += n2.errors;
-    retrying(args, target, shown, &mut n.errors, |t| store.forget(t))
 }
 
 /// Run `f` until it succeeds, reconnecting with exponential backoff, for at
