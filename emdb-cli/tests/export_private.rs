@@ -77,14 +77,7 @@ fn a_killed_export_beside_a_live_writer_leaves_no_copy_of_the_database() {
 #[test]
 fn an_interrupted_export_leaves_no_temporary_file() {
     let db = TestDb::new();
-    let records: String = (0..100_000)
-        .map(|i| {
-            format!(
-                "{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n",
-                "v".repeat(100)
-            )
-        })
-        .collect();
+    let records = common::records(100_000, 100);
     db.cmd(["-q", "import", "-"])
         .write_stdin(records)
         .assert()
@@ -151,14 +144,7 @@ fn an_interrupted_export_leaves_no_temporary_file() {
 #[test]
 fn an_export_started_with_sigint_ignored_ignores_it() {
     let db = TestDb::new();
-    let records: String = (0..100_000)
-        .map(|i| {
-            format!(
-                "{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n",
-                "v".repeat(100)
-            )
-        })
-        .collect();
+    let records = common::records(100_000, 100);
     db.cmd(["-q", "import", "-"])
         .write_stdin(records)
         .assert()

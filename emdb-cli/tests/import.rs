@@ -118,19 +118,7 @@ fn ctrl_c_keeps_and_syncs_the_committed_batches_and_says_so() {
     stdin.write_all(jsonl(35_000).as_bytes()).unwrap();
     stdin.flush().unwrap();
     // Wait for the three batches to be written, then interrupt.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(200));
-        let out = common::bare(db.dir.path())
-            .arg("--db")
-            .arg(&db.path)
-            .arg("count")
-            .output()
-            .unwrap();
-        if out.status.success() && text(&out.stdout) == "30000\n" {
-            break;
-        }
-    }
+    common::wait_for_count(&db, 30, "no three batches", |n| n == 30_000);
     // kill(1) sends SIGINT to that one pid.
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -247,20 +235,7 @@ fn ctrl_c_then_the_end_of_input_drops_the_batch_being_read() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(jsonl(15_000).as_bytes()).unwrap();
     stdin.flush().unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        assert!(std::time::Instant::now() < deadline, "no batch landed");
-        std::thread::sleep(Duration::from_millis(100));
-        let out = common::bare(db.dir.path())
-            .arg("--db")
-            .arg(&db.path)
-            .arg("count")
-            .output()
-            .unwrap();
-        if out.status.success() && text(&out.stdout) == "10000\n" {
-            break;
-        }
-    }
+    common::wait_for_count(&db, 30, "no batch landed", |n| n == 10_000);
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

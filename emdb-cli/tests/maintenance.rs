@@ -479,14 +479,7 @@ fn an_interrupted_backup_leaves_no_temporary_files() {
     std::fs::write(precious.join("notes.txt"), "precious").unwrap();
     let secret = db.file("pw.txt");
     std::fs::write(&secret, "pw\n").unwrap();
-    let records: String = (0..50_000)
-        .map(|i| {
-            format!(
-                "{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n",
-                "v".repeat(100)
-            )
-        })
-        .collect();
+    let records = common::records(50_000, 100);
     db.cmd(["-q", "--passphrase-file"])
         .arg(&secret)
         .args(["import", "-"])
@@ -534,9 +527,7 @@ fn ctrl_c_during_an_import_after_an_export_in_a_shell_stops_only_the_import() {
     let db = TestDb::new();
     db.put("seed", "1");
     let input = db.file("big.jsonl");
-    let records: String = (0..300_000)
-        .map(|i| format!("{{\"key\":\"k{i:07}\",\"value\":\"{}\"}}\n", "v".repeat(40)))
-        .collect();
+    let records = common::records(300_000, 40);
     std::fs::write(&input, records).unwrap();
     let script = format!(
         "export {}\nimport {}\nput after 1\n",
@@ -553,27 +544,7 @@ fn ctrl_c_during_an_import_after_an_export_in_a_shell_stops_only_the_import() {
     std::io::Write::write_all(&mut stdin, script.as_bytes()).unwrap();
     drop(stdin);
     // Interrupt once the import has committed a batch.
-    let start = std::time::Instant::now();
-    loop {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(60),
-            "no batch"
-        );
-        let out = common::bare(db.dir.path())
-            .arg("--db")
-            .arg(&db.path)
-            .arg("count")
-            .output()
-            .unwrap();
-        let n: u64 = String::from_utf8_lossy(&out.stdout)
-            .trim()
-            .parse()
-            .unwrap_or(0);
-        if n > 1 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    common::wait_for_count(&db, 60, "no batch", |n| n > 1);
     let sent = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

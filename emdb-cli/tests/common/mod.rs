@@ -93,6 +93,36 @@ where
     c
 }
 
+/// `n` JSON Lines records, keys `k0000000` upwards, each value
+/// `value_len` letters `v`: the input of tests that need a big import.
+pub fn records(n: usize, value_len: usize) -> String {
+    let value = "v".repeat(value_len);
+    (0..n)
+        .map(|i| format!("{{\"key\":\"k{i:07}\",\"value\":\"{value}\"}}\n"))
+        .collect()
+}
+
+/// Poll `emdb count` (a read-only process beside whatever writes) until
+/// `done` holds for the count it prints; fail the test after `secs`
+/// seconds, naming `what` was awaited.
+pub fn wait_for_count(db: &TestDb, secs: u64, what: &str, done: impl Fn(u64) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let out = bare(db.dir.path())
+            .arg("--db")
+            .arg(&db.path)
+            .arg("count")
+            .output()
+            .unwrap();
+        let count = String::from_utf8_lossy(&out.stdout).trim().parse::<u64>();
+        if out.status.success() && count.is_ok_and(&done) {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Stdout as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
