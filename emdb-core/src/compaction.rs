@@ -124,8 +124,11 @@ fn compact_locked(engine: &Engine) -> Result<()> {
             region.write(0, &page);
             let log = Log::new(
                 identity,
+                // Named after the temporary file while it is written, so
+                // its errors (a full disk while it grows) name that file;
+                // the database's path once it is renamed over it.
                 Some(LogFile {
-                    path: f.path.clone(),
+                    path: tmp.clone(),
                     file,
                     dsync: None,
                 }),
@@ -358,7 +361,7 @@ fn rewrite(
     // that already holds the new file.
     let end = out.end;
     let mut seq = engine.slots_lock();
-    let db_path = out.log.path().map(std::path::Path::to_path_buf);
+    let db_path = old.log().path().map(std::path::Path::to_path_buf);
     let out_log = if let (Some(tmp), Some(db_path)) = (tmp, db_path) {
         out.log.truncate(end)?;
         *seq += 1;
@@ -375,10 +378,13 @@ fn rewrite(
         fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
         // Everything that can fail is done before the rename: after it,
         // the handle must be writing to the new file, or to nothing.
-        let out_log = engine.with_write_through_fd(out.log, tmp)?;
+        let mut out_log = engine.with_write_through_fd(out.log, tmp)?;
         // Never rename over a file another writer has taken over.
         engine.check_sole_writer(old)?;
         efs::rename(tmp, &db_path, faults)?;
+        if let Some(f) = &mut out_log.file {
+            f.path.clone_from(&db_path);
+        }
         if let Err(e) = efs::fsync_parent(&db_path, faults) {
             // The new file is in place but may not be after a crash,
             // and this handle still writes to the old one, which is no

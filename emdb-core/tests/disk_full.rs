@@ -194,3 +194,53 @@ fn a_real_full_disk_is_a_clear_error_and_loses_nothing() {
     }
     drop(db);
 }
+
+/// A compaction whose new file runs out of room part way names that file
+/// (`<db>.compact.tmp`) in its error, removes it, and leaves the database
+/// as it was. Before, the error named the database itself, as if the log
+/// in use had failed to grow.
+#[test]
+fn a_compaction_that_runs_out_of_room_names_its_new_file() {
+    let mount = match Mount::tmpfs("8m") {
+        Ok(m) => m,
+        Err(why) => {
+            println!("SKIPPED: {why}");
+            return;
+        }
+    };
+    let dir = mount.path().to_path_buf();
+    let path = dir.join("c.emdb");
+    let db = Emdb::builder()
+        .path(&path)
+        .checkpoint_tail(None)
+        .build()
+        .unwrap();
+    let mut flushed = BTreeMap::new();
+    for i in 0..1000u32 {
+        let (k, v) = (format!("k{i:05}"), vec![(i % 251) as u8; 3000]);
+        db.insert(&k, &v).unwrap();
+        flushed.insert(k, v);
+    }
+    db.flush().unwrap();
+    db.checkpoint().unwrap();
+    // About 1 MiB free: the new file's first page fits, its 3 MB do not.
+    let spare = dir.join("spare");
+    std::fs::write(&spare, vec![1u8; 1 << 20]).unwrap();
+    fill(&dir.join("rest"));
+    std::fs::remove_file(&spare).unwrap();
+    let files_before = names(&dir);
+    let e = db.compact().unwrap_err();
+    assert!(is_enospc(&e), "compaction: {e:?}");
+    let Error::Io {
+        path: Some(named), ..
+    } = &e
+    else {
+        panic!("no path in {e:?}");
+    };
+    assert_eq!(named, &dir.join("c.emdb.compact.tmp"), "{e}");
+    assert_eq!(names(&dir), files_before, "temp files left");
+    check_all(&db, &flushed, "after the failed compaction");
+    drop(db);
+    let db = Emdb::open(&path).unwrap();
+    check_all(&db, &flushed, "reopened");
+}
