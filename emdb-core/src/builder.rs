@@ -110,7 +110,9 @@ impl EmdbBuilder {
 
     /// Skip damaged records instead of failing with `Error::Corruption`.
     /// What was skipped is in [`Emdb::recovery_report`]; a writable salvage
-    /// open then compacts, so the damaged bytes leave the file.
+    /// open then compacts, so the damaged bytes leave the file. When that
+    /// compaction fails (a full disk), the open fails and writes no
+    /// checkpoint: the damage stays where the next open or salvage finds it.
     pub fn salvage(mut self, salvage: bool) -> Self {
         self.cfg.salvage = salvage;
         self
@@ -280,7 +282,20 @@ impl EmdbBuilder {
                 if (!rep.skipped.is_empty() || rep.orphaned_records > 0) && !engine.cfg().read_only
                 {
                     // Rewrite without the damaged bytes so the next open is clean.
-                    crate::compaction::compact(&engine)?;
+                    match crate::compaction::compact(&engine) {
+                        // The new log is in place; only its checkpoint is
+                        // missing, which the next open does without.
+                        Ok(()) | Err(Error::CheckpointNotWritten(_)) => {}
+                        Err(e) => {
+                            // The log still holds the damage, and this
+                            // index skipped it: a checkpoint of it (the
+                            // close's) would make every later open answer
+                            // a damaged key with its older value, with no
+                            // error. Poisoned, the handle closes without.
+                            engine.poison(&e);
+                            return Err(e);
+                        }
+                    }
                 }
                 finish(engine)
             }

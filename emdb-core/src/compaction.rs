@@ -411,7 +411,20 @@ fn rewrite(
         .last_compaction_ms
         .store(now_ms(), Ordering::Relaxed);
     if engine.is_file() {
-        engine.checkpoint_locked(true)?;
+        // Its sync is the writes' since the swap: a failure there is theirs.
+        if let Some(mut snap) = engine.checkpoint_snapshot()? {
+            snap.fenced = true;
+            // The compaction is done and durable: failing to write the
+            // checkpoint (a full disk) only leaves the next open more
+            // log to replay.
+            let not_written = |e| Error::CheckpointNotWritten(Box::new(e));
+            let tmp = snap
+                .write_temp(crate::checkpoint::TEMP)
+                .map_err(not_written)?;
+            engine
+                .install_checkpoint(&snap, &tmp)
+                .map_err(not_written)?;
+        }
     }
     Ok(())
 }

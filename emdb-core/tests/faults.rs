@@ -672,3 +672,89 @@ fn a_write_through_compaction_that_cannot_open_its_descriptor_loses_nothing() {
     }
     assert!(!dir.path().join("wt.emdb.compact.tmp").exists());
 }
+
+/// A compaction whose final checkpoint cannot be written (a full disk)
+/// still compacted: it says so (`CheckpointNotWritten`: every write is
+/// durable) instead of a bare I/O error that reads as a failed compaction.
+#[test]
+fn a_compaction_whose_checkpoint_fails_reports_the_compaction_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.emdb");
+    let faults = Arc::new(Faults::default());
+    let db = open(&path, &faults, FlushPolicy::OnEachFlush);
+    for i in 0..2000u32 {
+        db.insert(format!("k{i:05}"), [1u8; 100]).unwrap();
+    }
+    for i in 0..1000u32 {
+        db.remove(format!("k{i:05}")).unwrap();
+    }
+    db.flush().unwrap();
+    let dead = db.stats().unwrap().dead_bytes;
+    assert!(dead > 0);
+    faults.short_write(
+        WriteSite::Checkpoint,
+        ShortWrite::Fail {
+            written: 4096,
+            errno: libc::ENOSPC,
+        },
+    );
+    let e = db.compact().unwrap_err();
+    assert!(
+        matches!(&e, Error::CheckpointNotWritten(inner) if matches!(**inner, Error::Io { .. })),
+        "{e:?}"
+    );
+    assert_eq!(db.stats().unwrap().dead_bytes, 0, "not compacted");
+    assert_eq!(db.len().unwrap(), 1000);
+    drop(db);
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.len().unwrap(), 1000);
+    assert_eq!(db.get("k01999").unwrap(), Some(vec![1u8; 100]));
+}
+
+/// A salvage open (what `emdb check --repair` runs) whose compaction fails,
+/// as on a full disk, leaves the damage for the next repair to find: it
+/// writes no checkpoint of the index it salvaged. Before, its close
+/// checkpointed that index over the still-damaged log, and every later
+/// open answered the damaged key with its older value, with no error.
+#[test]
+fn a_salvage_whose_compaction_fails_leaves_the_damage_visible() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.emdb");
+    let db = Emdb::open(&path).unwrap();
+    for i in 0..100u32 {
+        db.insert(format!("k{i:03}"), "old").unwrap();
+    }
+    db.flush().unwrap();
+    db.checkpoint().unwrap();
+    db.insert("k007", "the newest value").unwrap();
+    db.flush().unwrap();
+    let end = db.stats().unwrap().log_logical_bytes;
+    db.insert("z", "1").unwrap();
+    db.flush().unwrap();
+    drop(db);
+    // Damage a byte of k007's newest value (its record ends at `end`).
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[end as usize - 3] ^= 0xff;
+    std::fs::write(&path, &bytes).unwrap();
+    let faults = Arc::new(Faults::default());
+    faults.fail_grow.store(true, Ordering::SeqCst);
+    let e = Emdb::builder()
+        .path(&path)
+        .salvage(true)
+        .faults(Arc::clone(&faults))
+        .build()
+        .unwrap_err();
+    assert!(matches!(e, Error::Io { .. }), "{e:?}");
+    match Emdb::open(&path) {
+        Err(Error::Corruption { .. }) => {}
+        Err(e) => panic!("open after a failed repair: {e:?}"),
+        Ok(db) => panic!(
+            "the damage is hidden: k007 reads {:?}",
+            db.get("k007").map(|v| v.map(String::from_utf8))
+        ),
+    }
+    // The repair, retried with room, drops the damaged record.
+    let db = Emdb::builder().path(&path).salvage(true).build().unwrap();
+    assert_eq!(db.get("k007").unwrap(), Some(b"old".to_vec()));
+    assert_eq!(db.len().unwrap(), 101);
+}

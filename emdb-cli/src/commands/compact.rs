@@ -2,7 +2,7 @@
 
 use crate::cli::CompactArgs;
 use crate::database::Session;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::output::{CompactReport, Ui};
 use crate::progress;
 
@@ -32,7 +32,12 @@ pub fn run(args: &CompactArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let db = s.writer("compact")?;
     let before = db.stats()?;
     // Bytes of live records copied, as the engine reports them.
-    progress::engine("compacting", ui.quiet, || db.compact())?;
+    let unwritten = match progress::engine("compacting", ui.quiet, || db.compact()) {
+        Ok(()) => None,
+        // Compacted, and durable; only the checkpoint after it failed.
+        Err(e @ emdb_core::Error::CheckpointNotWritten(_)) => Some(e),
+        Err(e) => return Err(e.into()),
+    };
     s.wrote()?;
     let after = db.stats()?;
     let reclaimed = before
@@ -49,5 +54,13 @@ pub fn run(args: &CompactArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         "reclaimed {reclaimed} bytes: the log went from {} to {} bytes",
         before.log_logical_bytes, after.log_logical_bytes
     );
-    ui.report(&text, &report)
+    ui.report(&text, &report)?;
+    match unwritten {
+        None => Ok(()),
+        Some(e) => Err(CliError::from(e).hint(format!(
+            "the compaction itself finished (reclaimed {reclaimed} bytes); free some space: \
+             later writers write the checkpoint again, and until then each open replays the \
+             compacted log"
+        ))),
+    }
 }
