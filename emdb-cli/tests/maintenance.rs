@@ -466,6 +466,40 @@ fn a_repair_that_changed_nothing_leaves_nothing_in_the_way() {
     assert_eq!(std::fs::read(&keep).unwrap(), damaged);
 }
 
+/// A repair killed or failed after its writer open claimed the file (one
+/// sync slot rewritten, nothing else) leaves a copy that differs from the
+/// file in that slot only: the next repair takes it as its own. Before, it
+/// refused (exit 2, "the database has changed since"), after a Ctrl-C
+/// too. A difference anywhere else is still refused.
+#[test]
+fn a_copy_that_differs_only_in_a_sync_slot_is_the_next_repairs_own() {
+    let db = written_one_by_one(200);
+    damage(&db);
+    let damaged = std::fs::read(&db.path).unwrap();
+    let keep = sibling(&db.path, ".before-repair");
+    let mut copy = damaged.clone();
+    for b in &mut copy[2048..2080] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&keep, &copy).unwrap();
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("using it as this repair's copy"));
+    assert_eq!(std::fs::read(&keep).unwrap(), copy);
+    std::fs::remove_file(&keep).unwrap();
+    // One byte past the slot is a change.
+    db.cmd(["put", "more", "x"]).assert().success();
+    damage(&db);
+    let mut other = std::fs::read(&db.path).unwrap();
+    other[2080] ^= 1;
+    std::fs::write(&keep, &other).unwrap();
+    db.cmd(["check", "--repair", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("the database has changed since"));
+}
+
 /// Ctrl-C during an encrypted backup removes the copy it was sealing
 /// (`DEST.fork.tmp` and its files); before, they stayed, and only a backup
 /// to the same DEST removed them. Nothing that was there before is

@@ -195,6 +195,10 @@ fn verify(s: &mut Session, path: &Path, quiet: bool) -> CliResult<VerifyReport> 
 }
 
 fn salvage(s: &mut Session, path: &Path, keep: &Path, quiet: bool) -> CliResult<RepairReport> {
+    // The salvage compacts into this file; Ctrl-C removes it (one that
+    // exists already is another writer's, or a leftover its open removes).
+    let _interrupt =
+        crate::temps::remove_on_interrupt(vec![super::compact::compact_tmp(path)], Vec::new());
     let timeout = s.lock_timeout();
     let pb = progress::spinner("repairing", quiet);
     let db = s
@@ -398,13 +402,16 @@ fn not_repaired(e: CliError, path: &Path, keep: &Path) -> CliError {
 }
 
 /// Whether `keep` is a copy of `db`: another file (not a hard link to it)
-/// with the same bytes.
+/// with the same bytes, apart from the sync slots, which the repair's
+/// writer open claims right after the copy (so a repair killed or failed
+/// after it leaves a copy that differs there, and only there).
 fn is_copy(keep: &Path, db: &Path) -> bool {
     let id = crate::database::file_id(keep);
     id.is_some() && id != crate::database::file_id(db) && same_bytes(keep, db)
 }
 
-/// Whether two files hold the same bytes (false when either cannot be read).
+/// Whether two files hold the same bytes outside the sync slots (false
+/// when either cannot be read).
 fn same_bytes(a: &Path, b: &Path) -> bool {
     use std::io::Read;
     let (Ok(mut fa), Ok(mut fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
@@ -415,6 +422,7 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
         _ => return false,
     }
     let (mut ba, mut bb) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
+    let mut at = 0u64;
     loop {
         let n = match fa.read(&mut ba) {
             Ok(n) => n,
@@ -423,8 +431,19 @@ fn same_bytes(a: &Path, b: &Path) -> bool {
         if n == 0 {
             return fb.read(&mut bb[..1]).is_ok_and(|m| m == 0);
         }
-        if fb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+        if fb.read_exact(&mut bb[..n]).is_err() {
             return false;
         }
+        for slot in &emdb_core::SYNC_SLOT_BYTES {
+            // The part of this slot inside the chunk just read, blanked in both.
+            let from = slot.start.clamp(at, at + n as u64) - at;
+            let to = slot.end.clamp(at, at + n as u64) - at;
+            ba[from as usize..to as usize].fill(0);
+            bb[from as usize..to as usize].fill(0);
+        }
+        if ba[..n] != bb[..n] {
+            return false;
+        }
+        at += n as u64;
     }
 }

@@ -31,6 +31,16 @@ const IDENTITY_LEN: usize = IDENTITY_CRC_AT;
 pub(crate) const SYNC_SLOT_OFFSETS: [usize; 2] = [512, 2048];
 /// Size of one sync slot.
 pub(crate) const SYNC_SLOT_LEN: usize = 32;
+
+/// The bytes of a database file that hold its two sync slots
+/// (docs/FORMAT.md). A writable open claims the file by writing one of
+/// them, and changes nothing else in a file it finds whole: a tool that
+/// compares a copy with the file it was taken of (`emdb check --repair`)
+/// leaves these out.
+pub const SYNC_SLOT_BYTES: [std::ops::Range<u64>; 2] = [
+    SYNC_SLOT_OFFSETS[0] as u64..(SYNC_SLOT_OFFSETS[0] + SYNC_SLOT_LEN) as u64,
+    SYNC_SLOT_OFFSETS[1] as u64..(SYNC_SLOT_OFFSETS[1] + SYNC_SLOT_LEN) as u64,
+];
 const SLOT_SEQ_AT: usize = 0;
 const SLOT_END_AT: usize = SLOT_SEQ_AT + 8;
 const SLOT_ENC_AT: usize = SLOT_END_AT + 8;
