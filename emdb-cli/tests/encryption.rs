@@ -512,3 +512,141 @@ fn a_read_only_shell_whose_database_is_encrypted_under_it_says_why() {
     assert!(said.contains("start the command again"), "{said}");
     assert!(!said.contains("encryption_key"), "{said}");
 }
+
+/// What a killed compaction of the plain database left beside it (its new
+/// log: every live record in plaintext) does not outlive `encrypt`, which
+/// removes it under the writer lock as a writer's open would. Before, it
+/// stayed through `encrypt` and `rotate-key`, and `check` said nothing. A
+/// plaintext copy a repair kept is named when the encryption is done.
+#[test]
+fn encrypt_removes_a_killed_compactions_plaintext_and_names_a_repair_copy() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", format!("{PASS}\n").as_bytes());
+    let left = db.file("test.emdb.compact.tmp");
+    std::fs::write(&left, "plaintext-marker-9f3a").unwrap();
+    let repair_copy = db.file("test.emdb.before-repair");
+    std::fs::write(&repair_copy, "plaintext-marker-9f3a").unwrap();
+    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("before-repair"))
+        .stderr(predicate::str::contains("was not re-encrypted"));
+    assert!(!left.exists(), "the compaction's leftover survived encrypt");
+    assert!(
+        repair_copy.exists(),
+        "the repair's copy is the user's to delete"
+    );
+}
+
+/// A second encryption change that finds `<db>.encbak` while the writer
+/// lock is held (the first change is still verifying its new file, before
+/// it deletes the backup) is told the lock is busy (exit 3), not that an
+/// earlier change was interrupted (exit 8) and to delete the backup.
+#[test]
+fn a_backup_beside_a_held_lock_is_a_busy_lock_not_a_leftover() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", format!("{PASS}\n").as_bytes());
+    std::fs::write(backup_of(&db), "a backup being verified").unwrap();
+    let writer = emdb_core::Emdb::open(&db.path).unwrap();
+    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("locked by another writer"))
+        .stderr(predicate::str::contains("interrupted").not());
+    drop(writer);
+    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .code(8)
+        .stderr(predicate::str::contains("interrupted"));
+}
+
+/// Ctrl-C (or SIGTERM) during `decrypt` removes the new, plaintext file it
+/// was writing (`<db>.enc.tmp` and its siblings) and ends the process by
+/// the signal; the database stays encrypted and whole. Before, the
+/// plaintext copy stayed beside the encrypted database until a writer
+/// opened it, and reading commands said nothing.
+#[test]
+fn an_interrupted_decrypt_leaves_no_plaintext_copy() {
+    use std::os::unix::process::ExitStatusExt;
+    let db = TestDb::new();
+    let pass = write(&db, "pass.txt", format!("{PASS}\n").as_bytes());
+    db.cmd(["-q", "--passphrase-file"])
+        .arg(&pass)
+        .args(["import", "-"])
+        .write_stdin(common::records(200_000, 100))
+        .assert()
+        .success();
+    for signal in ["INT", "TERM"] {
+        let mut child = common::child(&db, ["-q", "--passphrase-file"])
+            .arg(&pass)
+            .args(["decrypt", "--yes"])
+            .spawn()
+            .unwrap();
+        let tmp = db.file("test.emdb.enc.tmp");
+        let start = std::time::Instant::now();
+        while !tmp.exists() {
+            assert!(start.elapsed().as_secs() < 30, "no {}", tmp.display());
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        if status.success() {
+            // The decrypt won the race: nothing to check this time.
+            println!("decrypt finished before SIG{signal}");
+            return;
+        }
+        assert!(status.signal().is_some(), "{status:?}");
+        let left: Vec<String> = std::fs::read_dir(db.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".enc.tmp"))
+            .collect();
+        assert!(left.is_empty(), "left after SIG{signal}: {left:?}");
+        db.cmd(["--passphrase-file"])
+            .arg(&pass)
+            .args(["count"])
+            .assert()
+            .success()
+            .stdout("200000\n");
+        db.cmd(["count"]).assert().code(5);
+    }
+}
+
+/// `stats` and `check` name the new file a killed `decrypt` (or `encrypt`,
+/// `rotate-key`, `compact`) left beside the database, as they name
+/// `<db>.encbak`: after a decrypt it is a plaintext copy. Before, nothing
+/// but the next writer's open noticed it. While a writer holds the lock
+/// (the file may be in the making) they say nothing.
+#[test]
+fn stats_and_check_name_the_files_a_killed_rewrite_left() {
+    let db = with_data();
+    std::fs::write(db.file("test.emdb.enc.tmp"), "x").unwrap();
+    std::fs::write(db.file("test.emdb.compact.tmp"), "x").unwrap();
+    for cmd in ["stats", "check"] {
+        db.cmd([cmd])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(
+                "test.emdb.enc.tmp is the new file",
+            ))
+            .stderr(predicate::str::contains(
+                "test.emdb.compact.tmp is the new file",
+            ));
+    }
+    let writer = emdb_core::Emdb::open(&db.path).unwrap();
+    // (Its open removed them; these stand for files it writes now.)
+    std::fs::write(db.file("test.emdb.compact.tmp"), "x").unwrap();
+    db.cmd(["stats"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(".tmp").not());
+    drop(writer);
+}

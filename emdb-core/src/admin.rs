@@ -25,7 +25,7 @@ use std::sync::Arc;
 use crate::config::Config;
 use crate::crypto::{Cipher, EncryptionInput};
 use crate::db::Emdb;
-use crate::engine::{enc_tmp_path, Engine, Generation};
+use crate::engine::{enc_tmp_path, writer_temps, Engine, Generation};
 use crate::error::{Error, Result};
 use crate::fault::{self, Faults, FsEvent};
 use crate::fs::{fsync_parent, rename, sibling};
@@ -61,6 +61,13 @@ pub(crate) fn rewrite(
     // Hold the writer lock for the whole rewrite; read through a read-only
     // engine, which never writes to the old file (not even on close).
     let _lock = WriterLock::acquire(&path, f)?;
+    // What a killed writer of the old file left (a compaction's new log
+    // above all) holds its records as they are, in plaintext for a plain
+    // database: removed here as a writer's open would, so it does not
+    // outlive the change of secret.
+    for stale in writer_temps(&path) {
+        fault::remove(f, &stale);
+    }
     let source_cfg = Config {
         read_only: true,
         encryption: from,

@@ -40,10 +40,10 @@ pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     };
     let what = format!("encrypt {} with {cipher_name}", path.display());
     confirm_rewrite(&args.admin, ui, &what)?;
-    let seconds = rewrite(s, "encrypting", ui.quiet, || {
+    let seconds = rewrite(s, "encrypting", ui.quiet, &path, || {
         Emdb::enable_encryption_with(&path, target.clone(), cipher)
     })?;
-    verify_all(&path, Some(target), ui.quiet)?;
+    let _held = verify_all(s, &path, Some(target), ui.quiet)?;
     let note = "it holds the data unencrypted: delete it once you have checked the database";
     finish(
         "encrypt",
@@ -53,7 +53,9 @@ pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         note,
         seconds,
         ui,
-    )
+    )?;
+    note_plain_repair_copy(ui, &path);
+    Ok(())
 }
 
 /// Decrypt an encrypted database.
@@ -69,10 +71,10 @@ pub fn decrypt(args: &AdminArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     no_backup_left(&path)?;
     let current = current_secret(s, &path)?;
     confirm_rewrite(args, ui, &format!("decrypt {}", path.display()))?;
-    let seconds = rewrite(s, "decrypting", ui.quiet, || {
+    let seconds = rewrite(s, "decrypting", ui.quiet, &path, || {
         Emdb::disable_encryption(&path, current.clone())
     })?;
-    verify_all(&path, None, ui.quiet)?;
+    let _held = verify_all(s, &path, None, ui.quiet)?;
     let note = "it is still encrypted with the old secret";
     finish("decrypt", &path, None, args, note, seconds, ui)
 }
@@ -103,12 +105,28 @@ pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResu
         ui,
         &format!("re-encrypt {} under the new secret", path.display()),
     )?;
-    let seconds = rewrite(s, "re-encrypting", ui.quiet, || {
+    let seconds = rewrite(s, "re-encrypting", ui.quiet, &path, || {
         Emdb::rotate_encryption_key(&path, current.clone(), new.clone())
     })?;
-    verify_all(&path, Some(new), ui.quiet)?;
+    let _held = verify_all(s, &path, Some(new), ui.quiet)?;
     let note = "it still opens with the old secret: delete it once you have checked the database";
-    finish("rotate-key", &path, None, &args.admin, note, seconds, ui)
+    finish("rotate-key", &path, None, &args.admin, note, seconds, ui)?;
+    note_plain_repair_copy(ui, &path);
+    Ok(())
+}
+
+/// Say that a copy a repair kept (`<db>.before-repair`) is still there:
+/// it holds the database as it was, in plaintext if it was plain then, and
+/// an encryption change does not touch it.
+fn note_plain_repair_copy(ui: &Ui, path: &Path) {
+    let copy = crate::database::sibling(path, ".before-repair");
+    if copy.exists() {
+        ui.note(&format!(
+            "emdb: note: {} (the file as it was before a repair) is still there and was not \
+             re-encrypted; delete it once you no longer need it",
+            copy.display()
+        ));
+    }
 }
 
 /// The database file, which must exist.
@@ -158,12 +176,35 @@ fn opens_with(path: &Path, secret: Option<EncryptionInput>) -> CliResult {
 
 /// Read every record of every namespace of `path` under `secret`: a
 /// record that does not decrypt fails here, before the backup is deleted.
-fn verify_all(path: &Path, secret: Option<EncryptionInput>, quiet: bool) -> CliResult<u64> {
-    let mut b = Emdb::builder().path(path).read_only(true);
-    if let Some(secret) = secret {
-        b = b.encryption(secret);
-    }
-    let db = b.build()?;
+/// Read through a writer when the lock can be had, which the caller holds
+/// (the handle returned) until the backup is deleted: another encryption
+/// change started meanwhile then waits for the lock, instead of finding
+/// the backup and taking it for one left by an interrupted change.
+fn verify_all(
+    s: &Session,
+    path: &Path,
+    secret: Option<EncryptionInput>,
+    quiet: bool,
+) -> CliResult<Emdb> {
+    let builder = || {
+        let mut b = Emdb::builder().path(path);
+        if let Some(secret) = secret.clone() {
+            b = b.encryption(secret);
+        }
+        b
+    };
+    let db = match retry_locked(s.lock_timeout(), || {
+        builder()
+            .background(false)
+            .checkpoint_on_close(false)
+            .build()
+    }) {
+        Ok(db) => db,
+        // Another writer took the lock the moment the rewrite let it go:
+        // verify without it, as a reader.
+        Err(emdb_core::Error::LockBusy { .. }) => builder().read_only(true).build()?,
+        Err(e) => return Err(e.into()),
+    };
     let mut spaces = vec![Space::Default(db.clone())];
     for name in db.list_namespaces()? {
         if !name.is_empty() {
@@ -184,7 +225,7 @@ fn verify_all(path: &Path, secret: Option<EncryptionInput>, quiet: bool) -> CliR
         }
     }
     pb.finish_and_clear();
-    Ok(records)
+    Ok(db)
 }
 
 /// `<db>.encbak` next to the file the database really is: the engine
@@ -200,6 +241,14 @@ fn backup_path(path: &Path) -> PathBuf {
 fn no_backup_left(path: &Path) -> CliResult {
     let backup = backup_path(path);
     if backup.exists() {
+        if let Ok(Some(holder)) = Emdb::lock_holder(path).map(|h| h.filter(|h| h.alive)) {
+            // The change that made it may still be running (verifying).
+            return Err(emdb_core::Error::LockBusy {
+                path: path.to_path_buf(),
+                holder: Some(holder),
+            }
+            .into());
+        }
         return Err(CliError::new(
             Kind::Leftover,
             format!(
@@ -244,12 +293,24 @@ fn confirm_rewrite(args: &AdminArgs, ui: &Ui, what: &str) -> CliResult {
 }
 
 /// Run an admin rewrite, waiting for the lock as `--lock-timeout` says.
+/// Ctrl-C or SIGTERM meanwhile removes the new file it was writing (and
+/// that file's own siblings): after a `decrypt` it holds the plaintext.
 fn rewrite(
     s: &Session,
     label: &str,
     quiet: bool,
+    path: &Path,
     op: impl FnMut() -> emdb_core::Result<()>,
 ) -> CliResult<f64> {
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let tmp = crate::database::sibling(&real, ".enc.tmp");
+    let mut temps = vec![tmp.clone()];
+    temps.extend(
+        [".ckpt", ".lock", ".stats", ".tail"]
+            .iter()
+            .map(|x| crate::database::sibling(&tmp, x)),
+    );
+    let _interrupt = crate::temps::remove_on_interrupt(temps, Vec::new());
     let start = Instant::now();
     let timeout = s.lock_timeout();
     // Bytes of live records rewritten, as the engine reports them.

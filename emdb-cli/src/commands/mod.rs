@@ -94,12 +94,16 @@ fn dispatch(cmd: &Command, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) ->
     }
 }
 
-/// Say on stderr that `<db>.encbak` is there: a whole copy of the
-/// database that an encryption change kept (asked to, or interrupted):
-/// plaintext after `encrypt`, under the old secret after `rotate-key`.
-/// Only the next encryption change would say so otherwise (exit 8).
+/// Say on stderr which whole copies of the database's records lie beside
+/// it: `<db>.encbak`, which an encryption change kept (asked to, or
+/// interrupted): plaintext after `encrypt`, under the old secret after
+/// `rotate-key`; and the new files a killed `encrypt`, `decrypt`,
+/// `rotate-key` or `compact` was writing (plaintext after a `decrypt`, or
+/// of a plain database). Only the next encryption change (exit 8) or
+/// writer (which removes the temporary ones) would notice them otherwise.
 fn note_encryption_backup(ui: &Ui, db: &std::path::Path) {
-    let backup = crate::database::sibling(db, ".encbak");
+    let db = db.canonicalize().unwrap_or_else(|_| db.to_path_buf());
+    let backup = crate::database::sibling(&db, ".encbak");
     if backup.exists() {
         ui.note(&format!(
             "emdb: note: {} exists: a copy of the database an encryption change kept or was \
@@ -107,6 +111,28 @@ fn note_encryption_backup(ui: &Ui, db: &std::path::Path) {
              once the database opens with the secret you expect, delete it",
             backup.display()
         ));
+    }
+    // With the writer lock held, they may be in the making.
+    let writing = emdb_core::Emdb::lock_holder(&db).is_ok_and(|h| h.is_some_and(|h| h.alive));
+    for (suffix, what) in [
+        (
+            ".enc.tmp",
+            "the new file of an encrypt, decrypt or rotate-key that was killed (plaintext after \
+             a decrypt)",
+        ),
+        (
+            ".compact.tmp",
+            "the new file of a compaction or repair that was killed (its records as they are, \
+             plaintext for a plain database)",
+        ),
+    ] {
+        let left = crate::database::sibling(&db, suffix);
+        if !writing && left.exists() {
+            ui.note(&format!(
+                "emdb: note: {} is {what}; the next command that writes removes it, or delete it",
+                left.display()
+            ));
+        }
     }
 }
 

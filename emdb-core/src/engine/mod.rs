@@ -51,7 +51,7 @@ use durability::Durability;
 pub(crate) use handle::Handle;
 pub(crate) use open::{
     checkpoint_path, compact_tmp_path, crypt_for, enc_tmp_path, keys_fit, random_id, read_identity,
-    refuse_foreign,
+    refuse_foreign, writer_temps,
 };
 use open::{new_header_page, new_identity, open_dsync};
 use writer::missing_ns;

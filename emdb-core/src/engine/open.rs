@@ -143,7 +143,7 @@ pub(crate) fn keys_fit(path: &Path, id: &Identity, keyed: bool) -> Result<bool> 
 /// the stats, the tail index. (A writer's open removes the last after
 /// recovery, which may still write one; here it matters for the temp
 /// database of an encryption change.)
-fn writer_temps(db: &Path) -> [PathBuf; 6] {
+pub(crate) fn writer_temps(db: &Path) -> [PathBuf; 6] {
     let ckpt = checkpoint_path(db);
     [
         compact_tmp_path(db),
