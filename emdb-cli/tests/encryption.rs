@@ -650,3 +650,30 @@ fn stats_and_check_name_the_files_a_killed_rewrite_left() {
         .stderr(predicate::str::contains(".tmp").not());
     drop(writer);
 }
+
+/// A damaged encryption block (the header's bytes 1024..1124) cannot be
+/// salvaged or repaired around: the error's hint says to restore a backup.
+/// Before, it sent the user to `export --salvage` and `check --repair`,
+/// which fail the same way.
+#[test]
+fn a_damaged_encryption_block_is_told_to_restore_a_backup() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", format!("{PASS}\n").as_bytes());
+    db.cmd(["encrypt", "--yes", "--passphrase-file"])
+        .arg(&pass)
+        .assert()
+        .success();
+    let mut bytes = std::fs::read(&db.path).unwrap();
+    bytes[1060] ^= 0xff;
+    std::fs::write(&db.path, bytes).unwrap();
+    for args in [&["get", "a"][..], &["check", "--repair", "--yes"][..]] {
+        db.cmd(["--passphrase-file"])
+            .arg(&pass)
+            .args(args)
+            .assert()
+            .code(4)
+            .stderr(predicate::str::contains("encryption block"))
+            .stderr(predicate::str::contains("restore a backup"))
+            .stderr(predicate::str::contains("--salvage").not());
+    }
+}

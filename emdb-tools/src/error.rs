@@ -150,6 +150,10 @@ const SALVAGE_ADVICE: &str =
 
 /// What to do about corruption at `offset` (of the file `path`, when the
 /// error names one).
+/// Where an encrypted database's header holds its encryption block
+/// (docs/FORMAT.md).
+const ENCRYPTION_BLOCK_AT: u64 = 1024;
+
 fn corruption_hint(path: Option<&std::path::Path>, offset: u64, reason: &str) -> String {
     match path {
         // Damage in the checkpoint, an index of the log: nothing is lost
@@ -165,6 +169,14 @@ fn corruption_hint(path: Option<&std::path::Path>, offset: u64, reason: &str) ->
             "the header's identity block (its first 52 bytes, docs/FORMAT.md) is damaged; \
              no emdb command can open the file without it (the records after it may be \
              intact): restore a backup, and keep this file"
+                .into()
+        }
+        // The encryption block (key derivation, salt, key check) is as
+        // needed: no record can be opened without it.
+        _ if offset == ENCRYPTION_BLOCK_AT && reason.starts_with("encryption block") => {
+            "the header's encryption block (bytes 1024..1124, docs/FORMAT.md) is damaged; no \
+             emdb command can decrypt the records without it (they may be intact): restore a \
+             backup, and keep this file"
                 .into()
         }
         _ => "`emdb check` shows the damage; `emdb export --salvage` saves what still verifies \
