@@ -61,3 +61,62 @@ fn bench_ignores_emdb_path() {
         .stdout(predicate::str::contains("emdb-bench-"));
     db.cmd(["count"]).assert().success().stdout("1\n");
 }
+
+/// Ctrl-C or SIGTERM during `bench` removes its database, in TMPDIR or at
+/// `--db`, and ends the process by the signal. Before, each interrupted run
+/// left tens of MB behind, and a retry with the same `--db` was refused
+/// (the file exists).
+#[test]
+fn an_interrupted_bench_leaves_no_database() {
+    use std::os::unix::process::ExitStatusExt;
+    let db = TestDb::new();
+    let tmpdir = db.file("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let at = db.file("b.emdb");
+    for (signal, own) in [("INT", false), ("TERM", true)] {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"));
+        cmd.env("TMPDIR", &tmpdir)
+            .env_remove("EMDB_PATH")
+            .env("HOME", db.dir.path())
+            .env("XDG_DATA_HOME", db.dir.path().join("data"));
+        if own {
+            cmd.arg("--db").arg(&at);
+        }
+        let mut child = cmd
+            .args(["-q", "bench", "--records", "2000000"])
+            .spawn()
+            .unwrap();
+        // Interrupt once its database is there.
+        let start = std::time::Instant::now();
+        let there = || {
+            if own {
+                at.exists()
+            } else {
+                std::fs::read_dir(&tmpdir).unwrap().next().is_some()
+            }
+        };
+        while !there() {
+            assert!(start.elapsed().as_secs() < 30, "no database");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let sent = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        assert!(status.signal().is_some(), "{status:?}");
+        let mut left: Vec<_> = std::fs::read_dir(&tmpdir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.extend(
+            std::fs::read_dir(db.dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .filter(|n| n.to_string_lossy().starts_with("b.emdb")),
+        );
+        assert!(left.is_empty(), "left after SIG{signal}: {left:?}");
+    }
+}

@@ -117,6 +117,31 @@ pub fn run(args: &BenchArgs, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) 
             (Some(dir), p)
         }
     };
+    // Ctrl-C or SIGTERM removes what the cleanup below would (tens of MB
+    // per interrupted run otherwise, in TMPDIR or at --db).
+    let _interrupt = match &_tmp {
+        Some(dir) => crate::temps::remove_on_interrupt(Vec::new(), vec![dir.path().to_path_buf()]),
+        None if args.keep => crate::temps::remove_on_interrupt(Vec::new(), Vec::new()),
+        None => crate::temps::remove_on_interrupt(
+            [
+                "",
+                ".ckpt",
+                ".tail",
+                ".lock",
+                ".stats",
+                ".ckpt.tmp",
+                ".ckpt.auto.tmp",
+                ".stats.tmp",
+                ".tail.tmp",
+                ".compact.tmp",
+                ".create.tmp",
+            ]
+            .iter()
+            .map(|x| sibling(&path, x))
+            .collect(),
+            Vec::new(),
+        ),
+    };
     let cleanup = |path: &Path| {
         if args.keep && global.db_on_command_line {
             return;
