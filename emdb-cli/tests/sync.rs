@@ -19,6 +19,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use common::TestDb;
 use emdb_core::{Emdb, Ttl};
+use predicates::prelude::PredicateBooleanExt;
 
 /// A private redis-server on a free loopback port, killed (by pid) on drop.
 struct Server {
@@ -1071,4 +1072,135 @@ fn a_reset_is_counted_in_resends() {
     let done = sync_once(&db, &["--to", &url, "--reset"]);
     assert_eq!(done["resends"], 1, "{done}");
     wait_equal(&db, &[&server], &default_prefix);
+}
+
+/// Mistakes no retry can fix stop the sync at once with what to change,
+/// instead of retrying for all of `--retry-for` and exiting 9 with a hint
+/// to check that Redis runs: a state file that cannot be written or read,
+/// or that holds another target's cursor (which made a sync into a second
+/// target skip everything), `-n` (which sync ignored), and a database
+/// number with `--cluster`.
+#[test]
+fn mistakes_no_retry_fixes_stop_at_once() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    db.put("a", "1");
+    let url = server.url();
+    let start = Instant::now();
+    let nodir = db.file("no-such-dir/state");
+    db.cmd(["sync", "--to", &url, "--retry-for", "30s", "--state-file"])
+        .arg(&nodir)
+        .assert()
+        .code(6)
+        .stderr(predicates::str::contains("--state-file"))
+        .stderr(predicates::str::contains("check that Redis").not());
+    let garbled = db.file("garbled");
+    std::fs::write(&garbled, "").unwrap();
+    db.cmd(["sync", "--to", &url, "--retry-for", "30s", "--state-file"])
+        .arg(&garbled)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("holds no sync cursor"));
+    assert!(start.elapsed() < Duration::from_secs(20), "retried");
+    // One state file, one target.
+    let state = db.file("sync.state");
+    let state = state.to_str().unwrap();
+    sync_once(&db, &["--to", &format!("{url}/1"), "--state-file", state]);
+    db.cmd(["sync", "--to", &format!("{url}/2"), "--state-file", state])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("cursor of a sync into"));
+    let done = sync_once(
+        &db,
+        &[
+            "--to",
+            &format!("{url}/2"),
+            "--state-file",
+            state,
+            "--reset",
+        ],
+    );
+    assert_eq!(done["applied_ops"], 1);
+    assert_eq!(server.cli(&["-n", "2", "GET", "a"]).trim(), "1");
+    db.cmd(["-n", "users", "sync", "--to", &url])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("sync copies every namespace"));
+    db.cmd(["sync", "--cluster", "--to", &format!("{url}/3")])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("only database 0"));
+}
+
+/// A target that stops answering without closing the connection (a
+/// stopped process, a partition) while a change waits for its reply is a
+/// failure like any other: retried, then exit 9 once `--retry-for` is
+/// used. Before, a following sync waited on it for ever with 0 errors.
+#[test]
+fn a_target_that_stops_answering_is_a_failure() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    db.put("a", "1");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .env("HOME", db.dir.path())
+        .env_remove("EMDB_PATH")
+        .arg("--db")
+        .arg(&db.path)
+        .args([
+            "sync",
+            "--follow",
+            "--retry-for",
+            "1s",
+            "--to",
+            &server.url(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_equal(&db, &[&server], &default_prefix);
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap()
+        .success());
+    db.put("b", "2");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(90) {
+            let _ = Command::new("kill").args(["-CONT", &pid]).status();
+            sigkill(&mut child);
+            panic!("the sync waited for a stopped target for 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = Command::new("kill").args(["-CONT", &pid]).status();
+    assert_eq!(status.code(), Some(9), "{status:?}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("no reply from the target"), "{err}");
+}
+
+/// A following sync that is caught up and idle notices a target that lost
+/// what it was sent (here `FLUSHALL`) within seconds, and copies everything
+/// again. Before, it went on reporting lag 0 over an empty Redis until the
+/// writer wrote again.
+#[test]
+fn an_idle_follow_notices_a_flushed_target() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    {
+        let w = writer(&db.path);
+        workload(&w, 0);
+    }
+    let mut child = sync_child(&db, &["--follow", "--to", &server.url()]);
+    wait_equal(&db, &[&server], &default_prefix);
+    assert_eq!(server.cli(&["FLUSHALL"]).trim(), "OK");
+    // No write: only the sync's own check can bring the keys back.
+    wait_equal(&db, &[&server], &default_prefix);
+    sigkill(&mut child);
 }

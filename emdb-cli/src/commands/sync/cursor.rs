@@ -29,9 +29,29 @@ pub fn is_cursor_key(key: &[u8]) -> bool {
     key.starts_with(KEY_PREFIX)
 }
 
+/// What a state file's problems are called ([`state_file_error`]): they
+/// are local and no retry fixes them, so the sync stops at once.
+pub const STATE_FILE: &str = "sync state file";
+
+/// A problem of the local state file `f`, as an error the sync's retry
+/// loop knows to stop at (`usage`: its content, not its I/O).
+fn state_file_error(f: &Path, usage: bool, what: String) -> redis::RedisError {
+    redis::RedisError::from((
+        redis::ErrorKind::InvalidClientConfig,
+        STATE_FILE,
+        format!(
+            "{}{}: {what}",
+            if usage { "" } else { "I/O: " },
+            f.display()
+        ),
+    ))
+}
+
 /// The cursor of one database, in the target or in a file.
 pub struct CursorStore {
     file: Option<PathBuf>,
+    /// The target as a state file names it (URLs without passwords).
+    target: String,
     key: Vec<u8>,
     /// The value the target's cursor key should hold (`None`: no value),
     /// once read or written; unused with a state file.
@@ -39,12 +59,14 @@ pub struct CursorStore {
 }
 
 impl CursorStore {
-    /// The store for database `db_id`.
-    pub fn new(file: Option<PathBuf>, db_id: [u8; 16]) -> CursorStore {
+    /// The store for database `db_id` synced into `target` (the URLs
+    /// without passwords, recorded in a state file).
+    pub fn new(file: Option<PathBuf>, db_id: [u8; 16], target: &str) -> CursorStore {
         let mut key = KEY_PREFIX.to_vec();
         key.extend_from_slice(hex(&db_id).as_bytes());
         CursorStore {
             file,
+            target: target.split_whitespace().collect::<Vec<_>>().join(""),
             key,
             known: None,
         }
@@ -62,11 +84,35 @@ impl CursorStore {
     /// same file comes back as is (the feed refuses it).
     pub fn load(&mut self, target: &mut Target) -> RedisResult<Option<Cursor>> {
         let text = match &self.file {
-            Some(f) => match std::fs::read(f) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(e.into()),
-            },
+            Some(f) => {
+                let t = match std::fs::read(f) {
+                    Ok(t) => t,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                    Err(e) => return Err(state_file_error(f, false, e.to_string())),
+                };
+                let cursor = parse(&t).ok_or_else(|| {
+                    state_file_error(
+                        f,
+                        true,
+                        "it holds no sync cursor (delete it, or pass --reset)".into(),
+                    )
+                })?;
+                // A cursor is a position in what one target received.
+                match parse_target(&t) {
+                    Some(to) if to != self.target => {
+                        return Err(state_file_error(
+                            f,
+                            true,
+                            format!(
+                                "it is the cursor of a sync into {to}, not {} (use another \
+                                 state file, or pass --reset to copy everything)",
+                                self.target
+                            ),
+                        ))
+                    }
+                    _ => return Ok(Some(cursor)),
+                }
+            }
             None => {
                 let got = target.get(&self.key)?;
                 self.known = Some(got.clone());
@@ -105,8 +151,11 @@ impl CursorStore {
         match &self.file {
             Some(f) => {
                 let tmp = Self::temp_path(f);
-                std::fs::write(&tmp, &text)?;
-                std::fs::rename(&tmp, f)?;
+                let mut line = text;
+                line.extend_from_slice(format!(" {}\n", self.target).as_bytes());
+                std::fs::write(&tmp, &line)
+                    .and_then(|()| std::fs::rename(&tmp, f))
+                    .map_err(|e| state_file_error(f, false, e.to_string()))?;
                 Ok(None)
             }
             None => match &self.known {
@@ -155,7 +204,9 @@ impl CursorStore {
     pub fn forget(&mut self, target: &mut Target) -> RedisResult<()> {
         match &self.file {
             Some(f) => match std::fs::remove_file(f) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(state_file_error(f, false, e.to_string()))
+                }
                 _ => Ok(()),
             },
             None => {
@@ -188,6 +239,16 @@ fn parse(text: &[u8]) -> Option<Cursor> {
     })
 }
 
+/// The target a state file's cursor was saved for (its sixth field;
+/// files written before it was recorded have none).
+fn parse_target(text: &[u8]) -> Option<String> {
+    std::str::from_utf8(text)
+        .ok()?
+        .split_whitespace()
+        .nth(5)
+        .map(str::to_string)
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -205,6 +266,13 @@ mod tests {
         };
         let text = format!("emdb-sync 1 {} 7 123456", hex(&c.db_id));
         assert_eq!(parse(text.as_bytes()), Some(c));
+        let with_target = format!("{text} redis://h:1/0\n");
+        assert_eq!(parse(with_target.as_bytes()), Some(c));
+        assert_eq!(
+            parse_target(with_target.as_bytes()).as_deref(),
+            Some("redis://h:1/0")
+        );
+        assert_eq!(parse_target(text.as_bytes()), None);
         assert_eq!(parse(b"emdb-sync 2 00 1 2"), None);
         assert_eq!(parse(b"garbage"), None);
     }

@@ -124,11 +124,32 @@ struct Counters {
 
 /// Run `emdb sync`.
 pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
+    if let Some(ns) = s.namespace() {
+        // Not silently ignored: a `-n users sync` that copied everything
+        // (or nothing, for a mistyped name) would look like it worked.
+        return Err(CliError::usage(format!(
+            "sync copies every namespace; -n {} would not limit it",
+            crate::encoding::escape_text(ns.as_bytes(), crate::encoding::Layout::Field)
+        ))
+        .hint("leave out -n; --ns-prefix sets how namespaces map to Redis keys"));
+    }
     let keymap = KeyMap::parse(&args.ns_prefix)?;
     if !args.cluster && args.to.len() > 1 {
         return Err(CliError::usage(
             "more than one --to needs --cluster (they are seed nodes)",
         ));
+    }
+    if args.cluster {
+        if let Some(url) = args.to.iter().find(|u| {
+            redis::IntoConnectionInfo::into_connection_info(u.as_str())
+                .is_ok_and(|i| i.redis_settings().db() != 0)
+        }) {
+            return Err(CliError::usage(format!(
+                "--to {}: a Redis Cluster has only database 0",
+                without_password(url)
+            ))
+            .hint("leave the /DB part out of the URL"));
+        }
     }
     if let Some(f) = &args.state_file {
         let path = s.path()?;
@@ -161,7 +182,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 
     // Where to start: the saved cursor, mapped across a compaction if need be.
     let (probe, _) = ChangeFeed::open(&db, None)?;
-    let mut store = CursorStore::new(args.state_file.clone(), probe.cursor().db_id);
+    let mut store = CursorStore::new(args.state_file.clone(), probe.cursor().db_id, &shown);
     drop(probe);
     // Loading also notes what the target's cursor holds (a reset forgets
     // it): a target that later loses it is found at the next save or
@@ -210,6 +231,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         behind_since: None,
         failing_since: None,
         backoff: FIRST_BACKOFF,
+        checked: Instant::now(),
     };
     if let Some(why) = again {
         run.clear(&mut target, why, ui)?;
@@ -261,6 +283,10 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
     Ok(())
 }
+
+/// How often a caught-up, idle sync checks that the target still holds
+/// its cursor.
+const IDLE_CHECK: Duration = Duration::from_secs(2);
 
 /// First pause after a failure; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
@@ -329,6 +355,8 @@ struct Run<'a> {
     behind_since: Option<Instant>,
     failing_since: Option<Instant>,
     backoff: Duration,
+    /// When the target's cursor was last checked while idle.
+    checked: Instant,
 }
 
 impl Run<'_> {
@@ -391,6 +419,10 @@ impl Run<'_> {
     ) -> CliResult {
         self.n.errors += 1;
         target.reset();
+        if let Some(fatal) = unfixable(self.args, &self.shown, e) {
+            self.bar.abandon();
+            return Err(fatal);
+        }
         // A session that worked for a while (say, following an idle
         // writer) ends a run of failures as progress does.
         if began.elapsed() >= MAX_BACKOFF {
@@ -405,7 +437,8 @@ impl Run<'_> {
         }
         let pause = self.backoff.min(left);
         eprintln!(
-            "emdb sync: target error ({e}); retrying in {} ms",
+            "emdb sync: target error ({}); retrying in {} ms",
+            brief(e),
             pause.as_millis()
         );
         std::thread::sleep(pause);
@@ -566,6 +599,10 @@ impl Run<'_> {
             match items.recv_timeout(wait) {
                 Ok(Item::Batch(b)) => {
                     self.behind_since.get_or_insert_with(Instant::now);
+                    if conns.inflight.is_empty() {
+                        // Nothing was awaited: the wait for a reply starts now.
+                        conns.last_reply = Instant::now();
+                    }
                     for (node, part) in b.parts.iter().enumerate() {
                         if part.is_empty() {
                             continue;
@@ -610,6 +647,17 @@ impl Run<'_> {
                     if conns.inflight.is_empty() && shared.idle.load(Ordering::Relaxed) {
                         self.behind_since = None;
                         self.end_copy();
+                        // Caught up and idle: a target that lost what it
+                        // was sent (a restart, FLUSHALL) is found now, not
+                        // at the writer's next write.
+                        if self.checked.elapsed() >= IDLE_CHECK {
+                            self.checked = Instant::now();
+                            match self.store.check(target) {
+                                Ok(None) => {}
+                                Ok(Some(why)) => return Err(Stop::Lost(why)),
+                                Err(e) => return Err(Stop::Target(e)),
+                            }
+                        }
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -618,6 +666,11 @@ impl Run<'_> {
                         "emdb sync: the log reader stopped",
                     )))
                 }
+            }
+            if !conns.inflight.is_empty() && conns.last_reply.elapsed() >= REPLY_TIMEOUT {
+                // A target that stopped answering without closing the
+                // connection (a stopped process, a partition): a failure.
+                return Err(Stop::Target(no_reply()));
             }
             if self.copying && self.acked.position >= self.copy_end {
                 self.end_copy();
@@ -652,13 +705,7 @@ impl Run<'_> {
         let left = REPLY_TIMEOUT.saturating_sub(conns.last_reply.elapsed());
         match conns.acks.recv_timeout(left) {
             Ok(ack) => conns.take(ack)?,
-            Err(RecvTimeoutError::Timeout) => {
-                return Err(Stop::Target(redis::RedisError::from((
-                    redis::ErrorKind::Io,
-                    "no reply from the target",
-                    format!("for {} s", REPLY_TIMEOUT.as_secs()),
-                ))))
-            }
+            Err(RecvTimeoutError::Timeout) => return Err(Stop::Target(no_reply())),
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(Stop::Target(redis::RedisError::from((
                     redis::ErrorKind::Io,
@@ -758,6 +805,16 @@ impl Conns {
     }
 }
 
+/// The failure of a target that sent no reply for [`REPLY_TIMEOUT`] while
+/// commands waited for one.
+fn no_reply() -> redis::RedisError {
+    redis::RedisError::from((
+        redis::ErrorKind::Io,
+        "no reply from the target",
+        format!("for {} s", REPLY_TIMEOUT.as_secs()),
+    ))
+}
+
 fn print_tick(ui: &mut Ui, t: &Tick<'_>) -> CliResult {
     if ui.json {
         ui.json_line(t)?;
@@ -852,6 +909,9 @@ fn retrying<T>(
             Err(e) => {
                 *errors += 1;
                 target.reset();
+                if let Some(fatal) = unfixable(args, shown, &e) {
+                    return Err(fatal);
+                }
                 // Pause at most what is left of the budget; give up once
                 // it is used.
                 let left = args.retry_for.saturating_sub(first.elapsed());
@@ -860,13 +920,72 @@ fn retrying<T>(
                 }
                 let pause = wait.min(left);
                 eprintln!(
-                    "emdb sync: target error ({e}); retrying in {} ms",
+                    "emdb sync: target error ({}); retrying in {} ms",
+                    brief(&e),
                     pause.as_millis()
                 );
                 std::thread::sleep(pause);
                 wait = (wait * 2).min(MAX_BACKOFF);
             }
         }
+    }
+}
+
+/// A target error no retry can fix, as the error to stop with at once:
+/// a cluster node's redirection without `--cluster`, or a command the
+/// target's user may not run. (Retried, each cost all of `--retry-for`,
+/// and a full copy per attempt, then exit 9 with a hint to check that
+/// Redis runs.)
+fn unfixable(args: &SyncArgs, shown: &str, e: &redis::RedisError) -> Option<CliError> {
+    let text = e.to_string();
+    if e.kind() == redis::ErrorKind::InvalidClientConfig && text.contains(cursor::STATE_FILE) {
+        let text = e.detail().unwrap_or_default();
+        return Some(match text.strip_prefix("I/O: ") {
+            Some(io) => CliError::new(Kind::Io, format!("sync --state-file {io}")),
+            None => CliError::usage(format!("sync --state-file {text}")),
+        });
+    }
+    let upper = text.to_ascii_uppercase();
+    if !args.cluster && upper.contains("MOVED") {
+        return Some(
+            CliError::usage(format!(
+                "target {shown} is a node of a Redis Cluster: {text}"
+            ))
+            .hint("pass --cluster (each --to is then a seed node)"),
+        );
+    }
+    if upper.contains("NOPERM") {
+        return Some(
+            CliError::new(
+                Kind::TargetDown,
+                format!(
+                    "target {shown} does not let this user run a command emdb sync needs: {text}"
+                ),
+            )
+            .hint(
+                "grant the user SET, DEL, GET, SCAN, EVAL and PING (and CLUSTER NODES with \
+                 --cluster), or sync as another user",
+            ),
+        );
+    }
+    None
+}
+
+/// Longest error text a message quotes whole.
+const BRIEF: usize = 600;
+
+/// `e` as text, cut to [`BRIEF`] characters: a failed cluster pipeline
+/// lists the error of each of its commands (thousands), and each retry
+/// printed it all.
+fn brief(e: &redis::RedisError) -> String {
+    let text = e.to_string();
+    match text.char_indices().nth(BRIEF) {
+        Some((cut, _)) => format!(
+            "{} ... ({} more characters)",
+            &text[..cut],
+            text.len() - cut
+        ),
+        None => text,
     }
 }
 
@@ -878,7 +997,8 @@ fn gave_up(shown: &str, e: &redis::RedisError, retried: Duration) -> CliError {
     CliError::new(
         Kind::TargetDown,
         format!(
-            "target {shown} is not usable: {e} (gave up after retrying for {:.1} s)",
+            "target {shown} is not usable: {} (gave up after retrying for {:.1} s)",
+            brief(e),
             retried.as_secs_f64()
         ),
     )
@@ -901,7 +1021,7 @@ fn target_hint(e: &redis::RedisError) -> &'static str {
 fn target_down(shown: &str, e: &redis::RedisError) -> CliError {
     CliError::new(
         Kind::TargetDown,
-        format!("target {shown} is not usable: {e}"),
+        format!("target {shown} is not usable: {}", brief(e)),
     )
     .hint(target_hint(e))
 }

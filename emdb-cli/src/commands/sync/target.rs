@@ -84,9 +84,15 @@ impl Target {
     fn conn(&mut self) -> RedisResult<&mut Conn> {
         if self.conn.is_none() {
             let conn = if self.cluster {
+                // Few retries of its own: `--retry-for` bounds the sync's
+                // (with its defaults, a cluster that lost a master and its
+                // replica kept one request retrying for minutes).
                 let client = ClusterClient::builder(self.seeds.clone())
                     .connection_timeout(CONNECT_TIMEOUT)
                     .response_timeout(REPLY_TIMEOUT)
+                    .retries(2)
+                    .min_retry_wait(50)
+                    .max_retry_wait(1000)
                     .build()?;
                 Conn::Cluster(Box::new(client.get_connection()?))
             } else {
