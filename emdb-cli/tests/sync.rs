@@ -1204,3 +1204,32 @@ fn an_idle_follow_notices_a_flushed_target() {
     wait_equal(&db, &[&server], &default_prefix);
     sigkill(&mut child);
 }
+
+/// A first sync of a database into a target that holds another database's
+/// cursor (or this one's from before `encrypt`, `decrypt`, `rotate-key` or
+/// a restored backup gave it a new id) is exit 2 unless `--reset`: a plain
+/// copy over it left every key the other had and this one has not. With
+/// `--reset` the target ends equal to this database.
+#[test]
+fn a_target_synced_from_another_database_needs_reset() {
+    let server = Server::start(false);
+    let a = TestDb::new();
+    a.put("only-in-a", "1");
+    a.put("both", "a");
+    sync_once(&a, &["--to", &server.url()]);
+    let b = TestDb::new();
+    b.put("both", "b");
+    b.cmd(["sync", "--to", &server.url()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("another database's sync cursor"))
+        .stderr(predicates::str::contains("--reset"));
+    assert_eq!(server.cli(&["GET", "both"]).trim(), "a");
+    sync_once(&b, &["--to", &server.url(), "--reset"]);
+    wait_equal(&b, &[&server], &default_prefix);
+    // Its own cursor is there now: later runs resume without --reset.
+    b.put("later", "1");
+    let done = sync_once(&b, &["--to", &server.url()]);
+    assert_eq!(done["resends"], 0);
+    wait_equal(&b, &[&server], &default_prefix);
+}

@@ -72,6 +72,23 @@ impl CursorStore {
         }
     }
 
+    /// Cursor keys of other databases in the target (none with a state
+    /// file): it was synced from another database, or from this one before
+    /// it got a new id (`encrypt`, `decrypt`, `rotate-key`, a restored
+    /// backup).
+    pub fn others(&self, target: &mut Target) -> RedisResult<Vec<Vec<u8>>> {
+        if self.file.is_some() {
+            return Ok(Vec::new());
+        }
+        let mut pattern = KEY_PREFIX.to_vec();
+        pattern.push(b'*');
+        let mut keys = target.scan(&pattern)?;
+        keys.retain(|k| *k != self.key);
+        keys.sort();
+        keys.dedup();
+        Ok(keys)
+    }
+
     /// Where the cursor lives, for messages.
     pub fn describe(&self) -> String {
         match &self.file {

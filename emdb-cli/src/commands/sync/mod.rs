@@ -199,6 +199,24 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         errors: start_errors,
         ..Counters::default()
     };
+    if matches!(start, Start::Fresh) && !args.reset {
+        let others = retrying(args, &mut target, &shown, &mut start_errors, |t| {
+            store.others(t)
+        })?;
+        if let Some(other) = others.first() {
+            // A plain copy over another database's keys would leave every
+            // key that database had and this one has not.
+            return Err(CliError::usage(format!(
+                "the target holds another database's sync cursor ({}) and none of this one's",
+                String::from_utf8_lossy(other)
+            ))
+            .hint(
+                "it was synced from another database, or from this one before encrypt, decrypt, \
+                 rotate-key or a restored backup gave it a new id: pass --reset to copy this \
+                 database over it, or sync into another target",
+            ));
+        }
+    }
     let again = match &start {
         Start::Fresh if args.reset => Some("--reset"),
         Start::Fresh | Start::Continue | Start::Mapped { .. } => None,
