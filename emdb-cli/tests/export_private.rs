@@ -188,3 +188,31 @@ fn an_export_started_with_sigint_ignored_ignores_it() {
         100_001
     );
 }
+
+/// What an export killed by SIGKILL left (`FILE.emdb-export-<pid>.tmp`,
+/// plaintext, named after a process that is gone) is removed by the next
+/// export to FILE; a file of a process that still runs is left alone.
+/// Before, each such file stayed for good: no later export meets its name.
+#[test]
+fn an_export_removes_what_killed_exports_to_its_file_left() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    let out = db.file("dump.jsonl");
+    // A pid that is surely gone: a child that has exited.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let dead = db.file(&format!("dump.jsonl.emdb-export-{gone_pid}.tmp"));
+    std::fs::write(&dead, "plaintext of a killed export").unwrap();
+    let live = db.file(&format!(
+        "dump.jsonl.emdb-export-{}.tmp",
+        std::process::id()
+    ));
+    std::fs::write(&live, "an export still running").unwrap();
+    let other = db.file(&format!("other.jsonl.emdb-export-{gone_pid}.tmp"));
+    std::fs::write(&other, "another file's").unwrap();
+    db.cmd(["export"]).arg(&out).assert().success();
+    assert!(!dead.exists(), "the killed export's file stayed");
+    assert!(live.exists(), "a running export's file was removed");
+    assert!(other.exists(), "another file's leftover was removed");
+}
