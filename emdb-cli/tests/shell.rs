@@ -429,3 +429,29 @@ fn answers_do_not_wait_for_the_rest_of_a_line_begun() {
     assert!(status.success());
     assert_eq!(err, "lines: 2, errors: 0");
 }
+
+/// On a terminal each line's answer shows when the line runs, also for a
+/// plain `get KEY` (the fast path): it used to wait in the output buffer
+/// until a line of another kind, or `quit`.
+#[test]
+fn interactive_get_answers_at_once() {
+    let db = TestDb::new();
+    db.put("a2", "answer-of-a2");
+    db.put("a3", "answer-of-a3");
+    let Some(mut term) = common::Terminal::start(&db, "shell") else {
+        return;
+    };
+    assert!(term.wait_for(0, "emdb> ", 20), "{}", term.screen());
+    for key in ["a2", "a3"] {
+        let mark = term.mark();
+        term.type_text(&format!("get {key}\r"));
+        assert!(
+            term.wait_for(mark, &format!("answer-of-{key}"), 10),
+            "no answer to `get {key}`: {}",
+            term.screen()
+        );
+    }
+    term.type_text("quit\r");
+    let (code, screen) = term.finish();
+    assert_eq!(code, 0, "{screen}");
+}

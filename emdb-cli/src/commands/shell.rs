@@ -203,9 +203,11 @@ impl Shell<'_> {
                         let _ = editor.add_history_entry(text.as_str());
                     }
                     let outcome = self.line(text.as_bytes(), s, ui);
-                    // Each answer shows at once, and the next line sees
-                    // this one's writes on disk only after `flush`.
+                    // Each answer shows at once (the fast path's gets are
+                    // answered into the output buffer), and the next line
+                    // sees this one's writes on disk only after `flush`.
                     self.commit(ui)?;
+                    ui.out.flush().map_err(CliError::stdout)?;
                     if let Flow::Quit = outcome? {
                         break;
                     }

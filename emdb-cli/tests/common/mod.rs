@@ -175,3 +175,118 @@ pub fn on_terminal_with(db: &TestDb, args: &str, inputs: &[&str]) -> Option<(i32
     let out = child.wait_with_output().unwrap();
     Some((out.status.code().unwrap_or(-1), text(&out.stdout)))
 }
+
+/// `emdb --db <db> ARGS` on a pseudo-terminal (util-linux `script`),
+/// driven while it runs: type into it, and wait until the screen shows
+/// something. For what must appear before the next line is typed.
+pub struct Terminal {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    screen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl Terminal {
+    /// Start it; `None` when `script` is not installed.
+    pub fn start(db: &TestDb, args: &str) -> Option<Terminal> {
+        Terminal::start_with(db, args, &[])
+    }
+
+    /// [`Terminal::start`] with more environment variables.
+    pub fn start_with(db: &TestDb, args: &str, env: &[(&str, &Path)]) -> Option<Terminal> {
+        use std::io::Read;
+        let found = std::process::Command::new("script")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            eprintln!("skipped: util-linux `script` is not installed");
+            return None;
+        }
+        let line = format!(
+            "exec '{}' --db '{}' {args}",
+            assert_cmd::cargo::cargo_bin("emdb").display(),
+            db.path.display()
+        );
+        let mut cmd = std::process::Command::new("timeout");
+        cmd.args(["60", "script", "-qec", &line, "/dev/null"])
+            .env("HOME", db.dir.path())
+            .env("XDG_DATA_HOME", db.dir.path().join("data"))
+            .env_remove("EMDB_PATH")
+            .env_remove("EMDB_PASSPHRASE")
+            .env_remove("EMDB_KEY_FILE")
+            .env_remove("EMDB_LOCK_TIMEOUT")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let screen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let shown = std::sync::Arc::clone(&screen);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1 << 16];
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                shown.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let stdin = child.stdin.take();
+        Some(Terminal {
+            child,
+            stdin,
+            screen,
+        })
+    }
+
+    /// Type `text` (`\r` is Enter, `\x03` Ctrl-C).
+    pub fn type_text(&mut self, text: &str) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// How much the screen shows so far: a mark for [`Terminal::wait_for`].
+    pub fn mark(&self) -> usize {
+        self.screen.lock().unwrap().len()
+    }
+
+    /// Everything shown so far.
+    pub fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
+    }
+
+    /// Wait up to `secs` seconds for `text` to show after `mark`; whether
+    /// it did.
+    pub fn wait_for(&self, mark: usize, text: &str, secs: u64) -> bool {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        // Where the search starts: what was searched before is not again.
+        let mut from = mark;
+        loop {
+            {
+                let screen = self.screen.lock().unwrap();
+                let after = screen.get(from..).unwrap_or_default();
+                if after.windows(text.len()).any(|w| w == text.as_bytes()) {
+                    return true;
+                }
+                from = screen.len().saturating_sub(text.len()).max(mark);
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Close the input, wait for the end; the exit code and the screen.
+    pub fn finish(mut self) -> (i32, String) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        // The reader thread ends with the pipe.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        (status.code().unwrap_or(-1), self.screen())
+    }
+}
