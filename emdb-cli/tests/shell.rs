@@ -455,3 +455,32 @@ fn interactive_get_answers_at_once() {
     let (code, screen) = term.finish();
     assert_eq!(code, 0, "{screen}");
 }
+
+/// The lines typed into the shell of an encrypted database name its keys
+/// and values: the history stays in memory, off the disk. (It used to be
+/// saved in plaintext in `shell_history`.)
+#[test]
+fn interactive_history_of_an_encrypted_database_stays_off_the_disk() {
+    let db = TestDb::new();
+    let key = db.file("k");
+    std::fs::write(&key, "ab".repeat(32)).unwrap();
+    let args = format!("--key-file '{}' shell", key.display());
+    let Some((code, screen)) = common::on_terminal_with(
+        &db,
+        &args,
+        &["put hk SECRETHISTVAL\r", "get hk\r", "quit\r"],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("SECRETHISTVAL\r\n"), "{screen}");
+    let history = db.dir.path().join("data/emdb/shell_history");
+    let kept = std::fs::read_to_string(&history).unwrap_or_default();
+    assert!(!kept.contains("SECRETHISTVAL"), "{kept}");
+    db.cmd(["--key-file"])
+        .arg(&key)
+        .args(["get", "hk"])
+        .assert()
+        .success()
+        .stdout("SECRETHISTVAL\n");
+}

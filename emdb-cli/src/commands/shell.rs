@@ -22,7 +22,8 @@
 //! split in one pass over its bytes ([`plain_words`]) before any UTF-8
 //! check; docs/BENCH.md has the profile that led there.
 //!
-//! On a terminal the shell reads lines with editing and history (rustyline).
+//! On a terminal the shell reads lines with editing and history (rustyline);
+//! the history of an encrypted database is never saved.
 
 use std::io::{BufRead, BufReader, IsTerminal};
 use std::path::PathBuf;
@@ -53,11 +54,15 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     }
     // Writes are flushed once, when the shell ends (or on a `flush` line).
     s.defer_flush();
-    if global.read_only {
-        s.reader()?;
+    let db = if global.read_only {
+        s.reader()?
     } else {
-        s.writer("shell")?;
-    }
+        s.writer("shell")?
+    };
+    // The lines typed name keys and values: of an encrypted database they
+    // stay off the disk, history included.
+    let encrypted = db.stats()?.encrypted;
+    drop(db);
     let mut shell = Shell {
         global,
         pending: None,
@@ -70,7 +75,7 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         errors: 0,
     };
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        shell.interactive(s, ui)?;
+        shell.interactive(s, ui, encrypted)?;
     } else {
         shell.batch(s, ui)?;
         shell.commit(ui)?;
@@ -186,8 +191,9 @@ impl Shell<'_> {
         }
     }
 
-    /// Lines typed on a terminal, with editing and history.
-    fn interactive(&mut self, s: &mut Session, ui: &mut Ui) -> CliResult {
+    /// Lines typed on a terminal, with editing and history; the history
+    /// of an `encrypted` database is kept in memory only.
+    fn interactive(&mut self, s: &mut Session, ui: &mut Ui, encrypted: bool) -> CliResult {
         use rustyline::error::ReadlineError;
         let mut editor = rustyline::DefaultEditor::new()
             .map_err(|e| CliError::new(Kind::Io, format!("cannot set up line editing: {e}")))?;
@@ -222,7 +228,7 @@ impl Shell<'_> {
                 }
             }
         }
-        if let Some(h) = &history {
+        if let Some(h) = history.as_ref().filter(|_| !encrypted) {
             if let Some(dir) = h.parent() {
                 let _ = std::fs::create_dir_all(dir);
             }
