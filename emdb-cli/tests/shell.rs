@@ -484,3 +484,27 @@ fn interactive_history_of_an_encrypted_database_stays_off_the_disk() {
         .success()
         .stdout("SECRETHISTVAL\n");
 }
+
+/// Per-line `--quiet` (`-q`) hides a missing key as the one-shot command
+/// does (the exit code still says it); a missing namespace still shows.
+#[test]
+fn per_line_quiet_hides_missing_keys() {
+    let db = TestDb::new();
+    db.put("a", "1");
+    db.cmd(["shell"])
+        .write_stdin(
+            "get nope --quiet\n-q get nope\n--quiet del nope\n--quiet ttl nope\n\
+             -q -n ghost get x\nget nope\n",
+        )
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "emdb: line 5: namespace \"ghost\" does not exist\n",
+        ))
+        .stderr(predicate::str::ends_with(
+            "emdb: line 6: key \"nope\" not found\nlines: 6, errors: 6\n",
+        ))
+        .stderr(predicate::str::contains("line 1").not())
+        .stderr(predicate::str::contains("line 4").not());
+}

@@ -637,10 +637,11 @@ fn run_parsed(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> 
                 .hint("run it as its own `emdb` command"),
         );
     }
+    let quiet = ui.quiet || parsed.output.quiet;
     let mut line_ui = Ui {
         out: &mut *ui.out,
         json: ui.json || parsed.output.json,
-        quiet: ui.quiet || parsed.output.quiet,
+        quiet,
         codec: crate::encoding::overlay(ui.codec, &parsed.output),
         interactive: false,
         stdin_free: false,
@@ -651,7 +652,13 @@ fn run_parsed(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> 
     if let Some(old) = restore {
         s.set_namespace(old);
     }
-    outcome.map(|()| Flow::Continue)
+    match outcome {
+        Ok(()) => Ok(Flow::Continue),
+        // The shell reports a line's failure under its own `--quiet`: the
+        // line's own hides a missing key too, as the command's would.
+        Err(e) if quiet && e.kind == Kind::NotFound => Err(CliError::silent(e.kind)),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
