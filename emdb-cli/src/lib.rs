@@ -41,6 +41,7 @@ mod database;
 mod encoding;
 mod error;
 mod glob;
+mod interrupt;
 mod output;
 mod progress;
 mod temps;

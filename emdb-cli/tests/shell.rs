@@ -508,3 +508,43 @@ fn per_line_quiet_hides_missing_keys() {
         .stderr(predicate::str::contains("line 1").not())
         .stderr(predicate::str::contains("line 4").not());
 }
+
+/// Ctrl-C while a line runs on a terminal stops that command: its output
+/// ends, the shell says so and prompts for the next line, which runs.
+/// (The scan used to print to its end, and the Ctrl-C then cleared the
+/// next line typed.)
+#[test]
+fn interactive_ctrl_c_stops_the_running_command() {
+    let db = TestDb::new();
+    let value = "v".repeat(100);
+    let lines: String = (0..300_000)
+        .map(|i| format!("put k{i:07} {value}\n"))
+        .collect();
+    db.cmd(["-q", "shell"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    let Some(mut term) = common::Terminal::start(&db, "shell") else {
+        return;
+    };
+    assert!(term.wait_for(0, "emdb> ", 20), "{}", term.screen());
+    let mark = term.mark();
+    term.type_text("scan\r");
+    assert!(
+        term.wait_for(mark, "k0000100", 20),
+        "the scan did not start"
+    );
+    term.type_text("\x03");
+    let stopped = term.wait_for(mark, "interrupted by Ctrl-C", 20);
+    let mark = term.mark();
+    term.type_text("get k0000001\r");
+    let answered = term.wait_for(mark, &value, 20);
+    term.type_text("quit\r");
+    let (code, screen) = term.finish();
+    let tail = &screen[screen.len().saturating_sub(2000)..];
+    assert!(stopped, "no note of the interruption: {tail}");
+    assert!(answered, "the next line did not run: {tail}");
+    assert!(!screen.contains("k0299999"), "the scan ran to its end");
+    // The stopped line is the first failing one.
+    assert_eq!(code, 130, "{tail}");
+}

@@ -5,7 +5,7 @@ use std::ffi::OsStr;
 use super::confirm;
 use crate::cli::DelArgs;
 use crate::database::Session;
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Kind};
 use crate::output::{DelReport, Ui};
 use crate::progress;
 use crate::space::Space;
@@ -98,6 +98,19 @@ fn by_prefix(args: &DelArgs, prefix: &OsStr, s: &mut Session, ui: &mut Ui) -> Cl
     let pb = progress::bar(matched, false, "deleting", ui.quiet);
     let mut deleted = 0u64;
     for chunk in keys.chunks(BATCH) {
+        // Ctrl-C in the interactive shell stops between two batches.
+        if crate::interrupt::requested() {
+            pb.finish_and_clear();
+            s.wrote()?;
+            return Err(CliError::new(
+                Kind::Interrupted,
+                format!(
+                    "interrupted by Ctrl-C after deleting {deleted} of {matched} {} with \
+                     prefix {shown}, in whole batches",
+                    plural(matched)
+                ),
+            ));
+        }
         deleted += db.transaction(|tx| {
             let mut n = 0u64;
             for key in chunk {
@@ -122,6 +135,7 @@ fn matching_keys(space: &Space, prefix: &[u8]) -> CliResult<Vec<Vec<u8>>> {
     let mut keys = Vec::new();
     for key in space.keys()? {
         let key = key?;
+        crate::interrupt::check()?;
         if key.starts_with(prefix) {
             keys.push(key);
         }

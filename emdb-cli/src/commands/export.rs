@@ -403,6 +403,8 @@ fn write_all(
             n += 1;
             if n.is_multiple_of(4096) {
                 pb.set_position(n);
+                // Ctrl-C in the interactive shell; `to_file` removes its file.
+                crate::interrupt::check()?;
             }
         }
     }

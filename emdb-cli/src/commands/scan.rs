@@ -75,6 +75,8 @@ pub fn run(args: &ScanArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         let item = range.next(args.keys_only);
         let Some(item) = item else { break };
         let (key, value) = item?;
+        // Ctrl-C in the interactive shell (a glob may print nothing for long).
+        crate::interrupt::check()?;
         if !filter.keeps(&key) {
             continue;
         }

@@ -23,7 +23,8 @@
 //! check; docs/BENCH.md has the profile that led there.
 //!
 //! On a terminal the shell reads lines with editing and history (rustyline);
-//! the history of an encrypted database is never saved.
+//! the history of an encrypted database is never saved. Ctrl-C there
+//! stops the command a line runs, not the shell ([`crate::interrupt`]).
 
 use std::io::{BufRead, BufReader, IsTerminal};
 use std::path::PathBuf;
@@ -202,13 +203,28 @@ impl Shell<'_> {
             // No history yet is fine.
             let _ = editor.load_history(h);
         }
+        // Ctrl-C while a line runs stops that line, not the shell; at the
+        // prompt the line editor reads it as a key (it clears the line).
+        let _ctrl_c = crate::interrupt::watch();
         loop {
             match editor.readline("emdb> ") {
                 Ok(text) => {
                     if !text.trim().is_empty() {
                         let _ = editor.add_history_entry(text.as_str());
                     }
-                    let outcome = self.line(text.as_bytes(), s, ui);
+                    crate::interrupt::clear();
+                    let outcome = {
+                        let mut out = crate::interrupt::Output::new(&mut *ui.out);
+                        let mut line_ui = Ui {
+                            out: &mut out,
+                            json: ui.json,
+                            quiet: ui.quiet,
+                            codec: ui.codec,
+                            interactive: ui.interactive,
+                            stdin_free: ui.stdin_free,
+                        };
+                        self.line(text.as_bytes(), s, &mut line_ui)
+                    };
                     // Each answer shows at once (the fast path's gets are
                     // answered into the output buffer), and the next line
                     // sees this one's writes on disk only after `flush`.
@@ -259,6 +275,15 @@ impl Shell<'_> {
         match outcome {
             Ok(flow) => Ok(flow),
             Err(e) => {
+                // A line Ctrl-C stopped says so, rather than what failed
+                // when it stopped (its output, say).
+                let e = if crate::interrupt::requested()
+                    && !matches!(e.kind, Kind::BrokenPipe | Kind::Interrupted)
+                {
+                    crate::interrupt::stopped()
+                } else {
+                    e
+                };
                 // The answers of earlier lines come first.
                 self.answer_gets(ui)?;
                 self.report(e, self.lines, ui)?;
