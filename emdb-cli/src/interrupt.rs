@@ -68,6 +68,27 @@ pub fn check() -> CliResult {
     Ok(())
 }
 
+/// Wait until stdin has something to read (or its end); fail with
+/// [`stopped`] on Ctrl-C. A read alone would go on waiting: the handler
+/// only raises the flag, and the read it interrupted is restarted.
+pub fn wait_for_stdin() -> CliResult {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let stdin = io::stdin();
+    let tick = Timespec {
+        tv_sec: 0,
+        tv_nsec: 100_000_000,
+    };
+    loop {
+        check()?;
+        let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+        match poll(&mut fds, Some(&tick)) {
+            Ok(0) | Err(rustix::io::Errno::INTR) => continue,
+            // Ready, or poll does not work on it: the read will tell.
+            Ok(_) | Err(_) => return Ok(()),
+        }
+    }
+}
+
 /// Output that fails its next write once Ctrl-C was pressed; what was
 /// written before it still goes out.
 pub struct Output<'a> {

@@ -548,3 +548,60 @@ fn interactive_ctrl_c_stops_the_running_command() {
     // The stopped line is the first failing one.
     assert_eq!(code, 130, "{tail}");
 }
+
+/// On a terminal, `ns drop` and `del --prefix` ask as the one-shot
+/// commands do, and a "y" does it. (They used to refuse with "not a
+/// terminal".) Piped, they still refuse without --yes.
+#[test]
+fn interactive_shell_asks_before_dropping_and_deleting() {
+    let db = TestDb::new();
+    db.cmd(["-n", "sess", "put", "s1", "x"]).assert().success();
+    db.put("p1", "1");
+    db.put("p2", "2");
+    db.cmd(["shell"])
+        .write_stdin("ns drop sess\ndel --prefix p\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "line 1: refusing to drop namespace \"sess\" with 1 key without confirmation \
+             (not a terminal)",
+        ))
+        .stderr(predicate::str::contains(
+            "line 2: refusing to delete 2 keys",
+        ));
+    let Some(mut term) = common::Terminal::start(&db, "shell") else {
+        return;
+    };
+    assert!(term.wait_for(0, "emdb> ", 20), "{}", term.screen());
+    let mark = term.mark();
+    term.type_text("ns drop sess\r");
+    assert!(term.wait_for(mark, "[y/N]", 10), "{}", term.screen());
+    term.type_text("y\r");
+    assert!(
+        term.wait_for(mark, "dropped namespace", 10),
+        "{}",
+        term.screen()
+    );
+    let mark = term.mark();
+    term.type_text("del --prefix p\r");
+    assert!(term.wait_for(mark, "[y/N]", 10), "{}", term.screen());
+    term.type_text("n\r");
+    assert!(term.wait_for(mark, "cancelled", 10), "{}", term.screen());
+    let mark = term.mark();
+    term.type_text("del --prefix p\r");
+    assert!(term.wait_for(mark, "[y/N]", 10), "{}", term.screen());
+    term.type_text("y\r");
+    assert!(
+        term.wait_for(mark, "deleted 2 keys", 10),
+        "{}",
+        term.screen()
+    );
+    term.type_text("quit\r");
+    let (_, screen) = term.finish();
+    assert!(!screen.contains("not a terminal"), "{screen}");
+    db.cmd(["ns", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sess").not());
+    db.cmd(["count"]).assert().success().stdout("0\n");
+}

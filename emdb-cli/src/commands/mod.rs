@@ -145,6 +145,12 @@ fn confirm(ui: &Ui, question: &str) -> CliResult<bool> {
     let _ = write!(err, "{question} [y/N] ");
     let _ = err.flush();
     drop(err);
+    // Ctrl-C in the interactive shell does not end the process: it stops
+    // the wait for an answer instead.
+    if let Err(e) = crate::interrupt::wait_for_stdin() {
+        eprintln!();
+        return Err(e);
+    }
     let mut answer = String::new();
     std::io::stdin()
         .lock()

@@ -668,7 +668,9 @@ fn run_parsed(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> 
         json: ui.json || parsed.output.json,
         quiet,
         codec: crate::encoding::overlay(ui.codec, &parsed.output),
-        interactive: false,
+        // On a terminal the line editor has handed the terminal back
+        // while the line runs: `ns drop` and `del --prefix` may ask.
+        interactive: ui.interactive,
         stdin_free: false,
     };
     // `-n` on a line applies to that line only.
