@@ -605,3 +605,22 @@ fn interactive_shell_asks_before_dropping_and_deleting() {
         .stdout(predicate::str::contains("sess").not());
     db.cmd(["count"]).assert().success().stdout("0\n");
 }
+
+/// `#` starts a comment only as the first character of a line; inside a
+/// line it is a character, on the fast path and through the parser alike.
+/// (A line with options took `#v --ttl 1h` for a comment.)
+#[test]
+fn hash_inside_a_line_is_a_character() {
+    let db = TestDb::new();
+    db.cmd(["shell"])
+        .write_stdin(
+            "# a comment\n  # an indented one\nput k12 #v --ttl 1h\nput k14 #v\n\
+             put 'k 15' a#b\nget k12\nget k14\nget 'k 15'\n",
+        )
+        .assert()
+        .success()
+        .stdout("#v\n#v\na#b\n")
+        .stderr("lines: 8, errors: 0\n");
+    let ttl = db.stdout(["ttl", "k12"]);
+    assert_ne!(text(&ttl), "no expiry\n");
+}

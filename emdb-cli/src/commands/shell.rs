@@ -623,9 +623,58 @@ fn history_file() -> Option<PathBuf> {
     Some(db.parent()?.join("shell_history"))
 }
 
+/// `line` split into words as a POSIX shell splits them (`'...'` quotes
+/// everything, `"..."` all but `\\`, `\"`, `\$` and `` \` ``, a backslash
+/// outside quotes escapes the next character), except that `#` is an
+/// ordinary character: a comment is a whole line ([`Shell::run_line`]),
+/// so `put k #v --ttl 1h` stores `#v` as `put k #v` does on the fast path.
+/// `None` for an unbalanced quote or a trailing backslash.
+fn split_words(line: &str) -> Option<Vec<String>> {
+    let blank = |c: &char| matches!(c, ' ' | '\t' | '\n');
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if(blank).is_some() {}
+        if chars.peek().is_none() {
+            return Some(words);
+        }
+        let mut word = String::new();
+        while let Some(c) = chars.next_if(|c| !blank(c)) {
+            match c {
+                '\'' => loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => word.push(c),
+                    }
+                },
+                '"' => loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            c @ ('$' | '`' | '"' | '\\') => word.push(c),
+                            '\n' => {}
+                            c => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                        },
+                        c => word.push(c),
+                    }
+                },
+                '\\' => match chars.next()? {
+                    '\n' => {}
+                    c => word.push(c),
+                },
+                c => word.push(c),
+            }
+        }
+        words.push(word);
+    }
+}
+
 /// A line through the full command-line parser.
 fn run_parsed(line: &str, global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult<Flow> {
-    let words = shlex::split(line).ok_or_else(|| {
+    let words = split_words(line).ok_or_else(|| {
         CliError::usage("unbalanced quotes").hint("quote with '...' or \"...\", escape with \\")
     })?;
     let parsed = match ShellLine::try_parse_from(words) {
@@ -724,5 +773,24 @@ mod tests {
         ] {
             assert_eq!(split(other), None, "{other:?}");
         }
+    }
+
+    #[test]
+    fn words_split_as_a_shell_splits_them_but_hash_is_a_character() {
+        let words = |line: &str| split_words(line).map(|w| w.join("|"));
+        let some = |w: &str| Some(w.to_string());
+        assert_eq!(words("put k #v --ttl 1h"), some("put|k|#v|--ttl|1h"));
+        assert_eq!(
+            words("put k v # not a comment"),
+            some("put|k|v|#|not|a|comment")
+        );
+        assert_eq!(words("  put\t'a b'  \"c d\" "), some("put|a b|c d"));
+        assert_eq!(words("put a\\ b 'x\\y'"), some("put|a b|x\\y"));
+        assert_eq!(words(r#"put k "a\"b\\c\$d\e""#), some(r#"put|k|a"b\c$d\e"#));
+        assert_eq!(words("put k ''"), some("put|k|"));
+        assert_eq!(words("put 'a"), None);
+        assert_eq!(words("put \"a"), None);
+        assert_eq!(words("put a\\"), None);
+        assert_eq!(words(""), some(""));
     }
 }
