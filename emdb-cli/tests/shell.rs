@@ -624,3 +624,17 @@ fn hash_inside_a_line_is_a_character() {
     let ttl = db.stdout(["ttl", "k12"]);
     assert_ne!(text(&ttl), "no expiry\n");
 }
+
+/// A UTF-8 byte order mark before the first line is not part of it (it
+/// was: "unrecognized subcommand '\u{feff}put'"); later lines keep theirs.
+#[test]
+fn a_byte_order_mark_at_the_start_is_skipped() {
+    let db = TestDb::new();
+    db.cmd(["shell"])
+        .write_stdin("\u{feff}put a 1\n\u{feff}put b 2\nget a\n")
+        .assert()
+        .code(2)
+        .stdout("1\n")
+        .stderr(predicate::str::contains("line 1").not())
+        .stderr(predicate::str::contains("line 2: unrecognized subcommand"));
+}

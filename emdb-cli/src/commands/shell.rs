@@ -186,7 +186,13 @@ impl Shell<'_> {
             if n == 0 {
                 return Ok(());
             }
-            if let Flow::Quit = self.line(&buf, s, ui)? {
+            // A UTF-8 byte order mark (some Windows editors write one)
+            // is not part of the first command, as `import` skips it.
+            let line = match buf.strip_prefix(b"\xef\xbb\xbf") {
+                Some(rest) if self.lines == 0 => rest,
+                _ => &buf[..],
+            };
+            if let Flow::Quit = self.line(line, s, ui)? {
                 return Ok(());
             }
         }
