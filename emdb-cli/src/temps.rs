@@ -9,8 +9,9 @@
 //! database in `TMPDIR`. While a [`Guard`] holding paths is alive, the
 //! signal is caught: a watcher thread removes them and ends the process by
 //! the signal, as it would have ended (so a shell loop around the command
-//! stops too). A command that handles Ctrl-C itself (`import`) holds a
-//! [`Guard`] without paths: the watcher leaves the signal to it. With no
+//! stops too). A command that handles Ctrl-C itself (`import`, the
+//! interactive shell) holds a [`Guard`] without paths: the watcher leaves
+//! SIGINT to it, and SIGTERM still ends the process. With no
 //! guard alive, the signals do what they do by default, and a signal the
 //! process was started with ignored stays ignored. (A SIGKILL cannot
 //! be caught; an export's name carries its pid, so a retry does not meet
@@ -105,7 +106,7 @@ impl Drop for Guard {
             // watcher has not acted on yet: the command is done, but the
             // user asked to stop.
             let sig = state.caught.swap(0, Ordering::SeqCst);
-            if sig != 0 && !self.handles_signal {
+            if sig != 0 && (!self.handles_signal || sig == SIGTERM as usize) {
                 drop(reg);
                 end_by(sig);
             }
@@ -173,14 +174,18 @@ fn watch() {
         let Ok(reg) = state.registry.lock() else {
             continue;
         };
-        if reg.1 > 0 || reg.0.is_empty() {
-            // The command's own (import), or a guard just dropped, whose
-            // drop acts on it.
-            if reg.1 > 0 {
-                state.caught.store(0, Ordering::SeqCst);
-            }
+        let sig = state.caught.load(Ordering::SeqCst);
+        if reg.1 > 0 && sig == SIGINT as usize {
+            // Ctrl-C is the command's own (import, the interactive shell).
+            state.caught.store(0, Ordering::SeqCst);
             continue;
         }
+        if reg.1 == 0 && reg.0.is_empty() {
+            // A guard just dropped, whose drop acts on it.
+            continue;
+        }
+        // SIGTERM ends the process even while a command handles Ctrl-C
+        // itself: before, it was caught and dropped, and `kill` did nothing.
         for (p, dir) in reg.0.iter() {
             let _ = match std::fs::symlink_metadata(p) {
                 Ok(m) if m.is_dir() && *dir => std::fs::remove_dir_all(p),
@@ -188,8 +193,10 @@ fn watch() {
                 _ => Ok(()),
             };
         }
-        eprintln!("emdb: interrupted; its temporary files were removed");
-        end_by(state.caught.load(Ordering::SeqCst));
+        if !reg.0.is_empty() {
+            eprintln!("emdb: interrupted; its temporary files were removed");
+        }
+        end_by(sig);
     }
 }
 

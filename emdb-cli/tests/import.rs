@@ -309,3 +309,43 @@ fn ctrl_c_before_any_input_is_an_interruption() {
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(!db.path.exists());
 }
+
+/// SIGTERM ends an import (by the signal) even while it handles Ctrl-C
+/// itself; the batches written before it are kept. Before, the import's
+/// Ctrl-C handling caught SIGTERM too and dropped it: `kill` did nothing,
+/// and an import waiting on a stalled producer ran on.
+#[test]
+fn sigterm_ends_an_import_that_handles_ctrl_c() {
+    use std::os::unix::process::ExitStatusExt;
+    let db = TestDb::new();
+    let mut child = common::child(&db, ["import", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(jsonl(15_000).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    common::wait_for_count(&db, 30, "no batch landed", |n| n == 10_000);
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // The input stays open: only the signal can end it.
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("SIGTERM did not end the import");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    db.cmd(["count"]).assert().success().stdout("10000\n");
+}
