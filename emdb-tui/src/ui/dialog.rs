@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
-use crate::app::{App, OldValue, Question};
-use crate::diff::{value_diff, DiffLine};
+use crate::app::{App, Areas, OldValue, Question};
+use crate::diff::{clip_changes, value_diff, DiffLine};
 use crate::escape::{escape, escape_str};
 use crate::ui::theme;
 use crate::ui::{centered, ns_label};
@@ -66,8 +66,8 @@ pub fn confirm(frame: &mut Frame, area: Rect, q: &Question) {
 
 /// The staged changes as diffs, scrolled down `scroll` lines.
 pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
-    let lines = review_lines(app);
     let popup = review_popup(area);
+    let lines = review_lines(app, popup.width);
     frame.render_widget(Clear, popup);
     let title = format!(
         "{} staged — y/Enter write and flush · Esc back · X discard all",
@@ -91,13 +91,45 @@ fn review_popup(area: Rect) -> Rect {
 /// The furthest the review scrolls: its last line at the bottom of the
 /// popup (`G`/End go there).
 pub fn review_max_scroll(app: &App) -> usize {
-    let body = app.areas.keys;
-    let rows = review_popup(body).height.saturating_sub(2);
-    review_lines(app).len().saturating_sub(usize::from(rows))
+    let popup = review_popup(body(&app.areas));
+    let rows = popup.height.saturating_sub(2);
+    review_lines(app, popup.width)
+        .len()
+        .saturating_sub(usize::from(rows))
 }
 
-/// The lines of the review: each staged change and its diff.
-fn review_lines(app: &App) -> Vec<Line<'static>> {
+/// The body the panes share (the review is drawn over it).
+fn body(a: &Areas) -> Rect {
+    let left = if a.namespaces.width > 0 {
+        a.namespaces.x
+    } else {
+        a.keys.x
+    };
+    Rect::new(
+        left,
+        a.keys.y,
+        a.value.right().saturating_sub(left),
+        a.keys.height,
+    )
+}
+
+/// `17 B` for one size, `17 B -> 21 B` for two that differ: exact byte
+/// counts, so that a value cut short shows in the review's heading.
+fn sizes(old: Option<usize>, new: Option<usize>) -> String {
+    let b = |n: usize| format!("{} B", units::count(n as u64));
+    match (old, new) {
+        (Some(o), Some(n)) if o != n => format!(" · {} -> {}", b(o), b(n)),
+        (_, Some(n)) => format!(" · {}", b(n)),
+        (Some(o), None) => format!(" · {}", b(o)),
+        (None, None) => String::new(),
+    }
+}
+
+/// The lines of the review in a popup `width` columns wide: each staged
+/// change and its diff.
+fn review_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    // Inside the borders, after the two-column gutter and `- `.
+    let text_width = usize::from(width.saturating_sub(2 + 4));
     let mut lines: Vec<Line<'static>> = Vec::new();
     for s in &app.staged {
         let c = &s.change;
@@ -121,29 +153,32 @@ fn review_lines(app: &App) -> Vec<Line<'static>> {
             (Some(_), OldValue::Known(None)) => ("new", theme::GOOD),
             (Some(_), _) => ("put", theme::WARN),
         };
+        let (old, loading) = match &s.old {
+            OldValue::Known(v) => (v.as_deref(), false),
+            OldValue::Loading => (None, true),
+        };
+        let new = c.value.as_deref();
+        let size = sizes(old.map(<[u8]>::len), new.map(<[u8]>::len));
         lines.push(Line::from(vec![
             Span::styled(format!("{verb} "), Style::new().fg(color).bold()),
             Span::styled(escape(&c.key), Style::new().bold()),
             Span::styled(
-                format!("  in {}{ttl}", ns_label(&c.ns)),
+                format!("  in {}{ttl}{size}", ns_label(&c.ns)),
                 Style::new().fg(theme::MUTED),
             ),
         ]));
         if let Some(p) = past {
             lines.push(Line::styled(p, Style::new().fg(theme::ERROR).bold()));
         }
-        let old = match &s.old {
-            OldValue::Known(v) => v.as_deref(),
-            OldValue::Loading => {
-                lines.push(Line::styled(
-                    "  (reading the old value…)",
-                    Style::new().fg(theme::MUTED),
-                ));
-                None
-            }
-        };
-        let new = c.value.as_deref();
-        for d in value_diff(old, new, 2) {
+        if loading {
+            lines.push(Line::styled(
+                "  (reading the old value…)",
+                Style::new().fg(theme::MUTED),
+            ));
+        }
+        let mut diff = value_diff(old, new, 2);
+        clip_changes(&mut diff, text_width);
+        for d in diff {
             lines.push(match d {
                 DiffLine::Same(t) => Line::raw(format!("    {t}")),
                 DiffLine::Removed(t) => {
@@ -156,6 +191,9 @@ fn review_lines(app: &App) -> Vec<Line<'static>> {
                     format!("    … {} unchanged", units::plural(n as u64, "line")),
                     Style::new().fg(theme::MUTED),
                 ),
+                DiffLine::Note(t) => {
+                    Line::styled(format!("  ! {t}"), Style::new().fg(theme::WARN).bold())
+                }
             });
         }
         lines.push(Line::default());

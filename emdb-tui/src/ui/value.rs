@@ -219,6 +219,7 @@ fn styled_line(text: &str, diff: bool) -> Line<'static> {
         Some('+') => Style::new().fg(theme::GOOD),
         Some('-') => Style::new().fg(theme::ERROR),
         Some('…') => Style::new().fg(theme::MUTED),
+        Some('!') => Style::new().fg(theme::WARN),
         _ => Style::new(),
     };
     Line::styled(text.to_string(), style)
@@ -282,6 +283,7 @@ pub fn make_formatted(app: &App, width: u16) -> Formatted {
                     DiffLine::Skipped(n) => {
                         format!("… {} unchanged", units::plural(n as u64, "line"))
                     }
+                    DiffLine::Note(s) => format!("! {s}"),
                 })
                 .collect::<Vec<_>>();
             (Shown::Text, None, lines)
