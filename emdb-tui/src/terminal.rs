@@ -228,9 +228,14 @@ fn temp_path() -> PathBuf {
 }
 
 fn edit_file(path: &PathBuf, initial: &[u8]) -> Result<Vec<u8>, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // The plaintext of a value (of an encrypted database too) sits in this
+    // file while the editor runs: owner-only, and created here or not at
+    // all (`create_new` is O_EXCL, which also refuses a symlink put there).
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(0o600)
         .open(path)
         .map_err(|e| format!("create {}: {e}", path.display()))?;
     file.write_all(initial)
@@ -545,4 +550,28 @@ mod signals {
 /// by that signal, as if it had not been caught.
 pub fn die_by_signal(sig: i32) {
     signals::die_by(sig);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_editors_file_is_owner_only_and_never_an_existing_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let seen = dir.path().join("mode");
+        // The "editor" records the file's mode and leaves it as it is.
+        std::env::set_var("VISUAL", format!("stat -c %a >'{}'", seen.display()));
+        let path = dir.path().join("value.txt");
+        assert_eq!(edit_file(&path, b"secret").unwrap(), b"secret");
+        let mode = std::fs::read_to_string(&seen).unwrap();
+        assert_eq!(mode.trim(), "600");
+        // A file (or a symlink) already at the path is refused, not used.
+        let target = dir.path().join("elsewhere");
+        std::fs::write(&target, b"keep").unwrap();
+        std::os::unix::fs::symlink(&target, dir.path().join("link.txt")).unwrap();
+        assert!(edit_file(&dir.path().join("link.txt"), b"secret").is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+        std::env::remove_var("VISUAL");
+    }
 }
