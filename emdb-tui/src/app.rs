@@ -264,6 +264,30 @@ pub enum Mode {
     Confirm(Question),
     /// The diff of the staged changes, scrolled this far.
     Review(usize),
+    /// An edit of the selected key (`e`, `E`, `R`, `L`) waiting for its
+    /// value to be read: it opens then, and what was typed meanwhile goes
+    /// into its prompt, never to the panes as commands.
+    Awaiting(Awaiting),
+}
+
+/// An edit command waiting for a value (see [`Mode::Awaiting`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Awaiting {
+    /// The command to run once the value is read.
+    pub command: crate::action::Command,
+    /// The key whose value it waits for.
+    pub key: Vec<u8>,
+    /// Prompt input typed while waiting, replayed into the prompt in order.
+    pub typed: Vec<Typed>,
+}
+
+/// Prompt input kept while an edit waits for its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typed {
+    /// An edit of the prompt's text.
+    Edit(crate::action::InputEdit),
+    /// Enter.
+    Submit,
 }
 
 /// Selection and scroll position of a list.
@@ -594,6 +618,10 @@ pub struct App {
     pub clipboard: Option<Vec<u8>>,
     /// Set when the UI should exit.
     pub quit: bool,
+    /// How many times [`App::complain`] was called: the main loop drops
+    /// the rest of an input burst when a key was refused, so keys typed
+    /// ahead for what was refused never act as commands.
+    pub refusals: u64,
     /// Something on screen changed since the last frame (set by
     /// [`crate::update::update`], taken by the main loop).
     pub redraw: bool,
@@ -659,6 +687,7 @@ impl App {
             found: None,
             clipboard: None,
             quit: false,
+            refusals: 0,
             redraw: true,
             input_pending: false,
             expired: Vec::new(),
@@ -797,6 +826,7 @@ impl App {
 
     /// Set the message bar to an error.
     pub fn complain(&mut self, text: impl Into<String>) {
+        self.refusals += 1;
         self.message = Some(Message {
             text: text.into(),
             error: true,

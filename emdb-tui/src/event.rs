@@ -49,7 +49,8 @@ fn key_action(key: &KeyEvent, app: &App) -> Option<Action> {
     match &app.mode {
         Mode::Normal => keymap::lookup(key, browse).map(Action::Command),
         Mode::Filter(_) => text_key(key, true),
-        Mode::Prompt(..) => text_key(key, false),
+        // Typed ahead of a prompt that opens once a value is read.
+        Mode::Prompt(..) | Mode::Awaiting(_) => text_key(key, false),
         Mode::Confirm(_) => match key.code {
             KeyCode::Char('y' | 'Y') | KeyCode::Enter => Some(Action::Submit),
             KeyCode::Char('n' | 'N') | KeyCode::Esc => Some(Action::Cancel),

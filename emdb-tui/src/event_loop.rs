@@ -9,7 +9,7 @@ use ratatui::backend::Backend;
 use ratatui::Terminal;
 
 use crate::action::Action;
-use crate::app::App;
+use crate::app::{App, Mode};
 use crate::update::update;
 
 /// A signal the process received, as the loop acts on it.
@@ -83,6 +83,10 @@ pub fn run<B: Backend, H: Host>(
     let tick = app.config.tick;
     let mut next_tick = Instant::now();
     let mut dirty = true;
+    // A key was refused: the keys typed right after it (the same burst)
+    // were meant for what was refused, and are dropped rather than run as
+    // commands, until input pauses.
+    let mut dropping = false;
     loop {
         if let Some(message) = crate::terminal::take_thread_panic() {
             app.complain(format!("{message}; restart emdb-tui"));
@@ -142,15 +146,29 @@ pub fn run<B: Backend, H: Host>(
         // of typing (or a paste) costs one frame, not one per key.
         for _ in 0..MAX_EVENTS_PER_FRAME {
             let Some(event) = host.next_event(wait)? else {
+                dropping = false;
                 break;
             };
+            wait = Duration::ZERO;
+            let key = matches!(event, Event::Key(_));
+            let action = crate::event::to_action(&event, app);
+            // Ctrl-C and Ctrl-Z always act.
+            let always = matches!(action, Some(Action::Interrupt | Action::Suspend));
+            if dropping && key && !always {
+                continue;
+            }
             // Key scans wait for the end of the burst.
             app.input_pending = true;
-            if let Some(action) = crate::event::to_action(&event, app) {
+            let refusals = app.refusals;
+            if let Some(action) = action {
                 update(app, action);
+                // Refused while keys act as commands: drop the rest. (In a
+                // prompt, typing goes on into the prompt.)
+                if key && app.refusals != refusals && app.mode == Mode::Normal {
+                    dropping = true;
+                }
             }
             dirty |= std::mem::take(&mut app.redraw);
-            wait = Duration::ZERO;
             if app.quit || app.editor.is_some() || app.suspend || app.clipboard.is_some() {
                 break;
             }

@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyModifiers};
 use emdb_core::Emdb;
 use emdb_tui::action::Action;
 use emdb_tui::app::App;
@@ -108,4 +108,115 @@ fn the_review_shows_where_a_long_line_changed() {
         added.contains("(from char") && added.contains("xyz"),
         "{review}"
     );
+}
+
+/// Input in bursts: `None` is a pause (no input waiting), as between two
+/// bursts of typing; once the script is done, Ctrl-C until the loop ends
+/// (twice quits with changes staged).
+struct Bursts {
+    steps: std::collections::VecDeque<Option<crossterm::event::Event>>,
+}
+
+impl Bursts {
+    fn new(bursts: &[&str]) -> Bursts {
+        let mut steps = std::collections::VecDeque::new();
+        for burst in bursts {
+            for c in burst.chars() {
+                let code = if c == '\n' {
+                    KeyCode::Enter
+                } else {
+                    KeyCode::Char(c)
+                };
+                steps.push_back(Some(key_press(code, KeyModifiers::NONE)));
+            }
+            steps.push_back(None);
+        }
+        Bursts { steps }
+    }
+}
+
+fn key_press(code: KeyCode, mods: KeyModifiers) -> crossterm::event::Event {
+    crossterm::event::Event::Key(crossterm::event::KeyEvent::new(code, mods))
+}
+
+impl emdb_tui::event_loop::Host for Bursts {
+    fn next_event(
+        &mut self,
+        _timeout: std::time::Duration,
+    ) -> std::io::Result<Option<crossterm::event::Event>> {
+        Ok(match self.steps.pop_front() {
+            Some(step) => step,
+            None => Some(key_press(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+        })
+    }
+
+    fn edit(&mut self, _initial: &[u8]) -> Result<Vec<u8>, String> {
+        Err("no editor".into())
+    }
+}
+
+/// A writable app on keys a, b, c, d (values 1 to 4), the main loop run
+/// over `bursts`; the app when it ended.
+fn run_bursts(bursts: &[&str]) -> (tempfile::TempDir, App) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::open(dir.path().join("abcd.emdb")).unwrap();
+    for (k, v) in [("a", "1"), ("b", "2"), ("c", "3"), ("d", "4")] {
+        db.insert(k, v).unwrap();
+    }
+    db.flush().unwrap();
+    let mut config = emdb_tui::app::Config::new(SHOWN_PATH);
+    config.writable = true;
+    let mut app = App::new(config, emdb_tui::worker::Worker::inline(db), t0());
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 32)).unwrap();
+    emdb_tui::event_loop::run(&mut terminal, &mut app, &mut Bursts::new(bursts)).unwrap();
+    (dir, app)
+}
+
+/// The staged changes as `key=value` (`key-` for a delete) and ttls.
+fn staged(app: &App) -> Vec<(String, emdb_tui::worker::NewTtl)> {
+    app.staged
+        .iter()
+        .map(|s| {
+            let key = String::from_utf8_lossy(&s.change.key);
+            let what = match &s.change.value {
+                Some(v) => format!("{key}={}", String::from_utf8_lossy(v)),
+                None => format!("{key}-"),
+            };
+            (what, s.change.ttl)
+        })
+        .collect()
+}
+
+#[test]
+fn typing_ahead_of_an_edit_goes_into_its_prompt() {
+    use emdb_tui::worker::NewTtl;
+    // `j` asks for b's value; the keys after it come before the answer.
+    let (_dir, app) = run_bursts(&["", "jR", "newname\n"]);
+    assert_eq!(
+        staged(&app),
+        [
+            ("bnewname=2".to_string(), NewTtl::Never),
+            ("b-".to_string(), NewTtl::Keep)
+        ]
+    );
+    let (_dir, app) = run_bursts(&["", "jewx\n"]);
+    assert_eq!(staged(&app), [("b=2wx".to_string(), NewTtl::Keep)]);
+    let (_dir, app) = run_bursts(&["", "jL1h\n"]);
+    assert_eq!(
+        staged(&app),
+        [(
+            "b=2".to_string(),
+            NewTtl::After(std::time::Duration::from_secs(3600))
+        )]
+    );
+}
+
+#[test]
+fn keys_typed_after_a_refused_one_are_dropped() {
+    // b is staged for deletion, so `e` on it is refused: the `j` typed
+    // right after it must not move on to c; after a pause keys act again.
+    let (_dir, app) = run_bursts(&["", "j", "d", "y", "ej"]);
+    assert_eq!(app.selected_key(), Some(&b"b"[..]));
+    let (_dir, app) = run_bursts(&["", "j", "d", "y", "ej", "j"]);
+    assert_eq!(app.selected_key(), Some(&b"c"[..]));
 }

@@ -10,6 +10,13 @@ pub(super) fn write_command(app: &mut App, c: Command) {
         app.complain("read-only: start emdb-tui with --write to edit");
         return;
     }
+    let needs_value = matches!(
+        c,
+        Command::Edit | Command::EditExternal | Command::Rename | Command::EditTtl
+    );
+    if needs_value && wait_for_value(app, c) {
+        return;
+    }
     match c {
         Command::Put => open_prompt(app, PromptKind::NewKey, Input::default()),
         Command::Edit | Command::EditExternal => {
@@ -132,6 +139,72 @@ pub(super) fn write_command(app: &mut App, c: Command) {
     }
 }
 
+/// When the selected key's value is still being read (and no staged change
+/// of it gives the value to start from), wait for it in
+/// [`Mode::Awaiting`]: `command` runs when it arrives (see
+/// [`resume_awaiting`]). False when there is nothing to wait for.
+fn wait_for_value(app: &mut App, command: Command) -> bool {
+    let Some(key) = app.selected_key().map(<[u8]>::to_vec) else {
+        return false;
+    };
+    if app.staged_for(&key).is_some() {
+        return false;
+    }
+    let loaded = app.value.loaded.as_ref().is_some_and(|l| l.key == key);
+    let failed = app.value.failed.as_ref().is_some_and(|(k, _)| *k == key);
+    let reading = app.value.target.as_deref() == Some(&key[..]);
+    if loaded || failed || !reading {
+        return false;
+    }
+    app.say(format!(
+        "reading the value of {}… (Esc cancels)",
+        escape(&key)
+    ));
+    app.mode = Mode::Awaiting(Awaiting {
+        command,
+        key,
+        typed: Vec::new(),
+    });
+    true
+}
+
+/// The value an edit waited for was read: run the edit, then replay into
+/// its prompt what was typed meanwhile. Typing left over once the prompt
+/// is gone (the edit refused, or Enter staged it) is dropped, never run as
+/// commands.
+pub(super) fn resume_awaiting(app: &mut App) {
+    let ready = match (&app.mode, &app.value.loaded) {
+        (Mode::Awaiting(w), Some(l)) => l.key == w.key,
+        _ => false,
+    };
+    if !ready {
+        return;
+    }
+    let Mode::Awaiting(waiting) = std::mem::replace(&mut app.mode, Mode::Normal) else {
+        return;
+    };
+    write_command(app, waiting.command);
+    for typed in waiting.typed {
+        let Mode::Prompt(kind, input) = app.mode.clone() else {
+            break;
+        };
+        let action = match typed {
+            Typed::Edit(edit) => Action::Input(edit),
+            Typed::Submit => Action::Submit,
+        };
+        prompt_action(app, kind, input, action);
+    }
+}
+
+/// An edit waiting for the value of `key` will not get it: say why and
+/// go back to the panes.
+pub(super) fn abandon_awaiting(app: &mut App, key: &[u8], why: &str) {
+    if matches!(&app.mode, Mode::Awaiting(w) if w.key == key) {
+        app.mode = Mode::Normal;
+        app.complain(format!("{}: {why}; nothing opened", escape(key)));
+    }
+}
+
 /// The selected key and the value an edit starts from (the staged one if
 /// there is one).
 pub(super) fn editable_value(app: &mut App) -> Option<(Vec<u8>, Vec<u8>)> {
@@ -154,6 +227,14 @@ pub(super) fn editable_value(app: &mut App) -> Option<(Vec<u8>, Vec<u8>)> {
             value: Some(v),
             ..
         }) if *k == key => Some((key, v.clone())),
+        Some(LoadedValue {
+            key: k,
+            value: None,
+            ..
+        }) if *k == key => {
+            app.complain(format!("{} does not exist (any more)", escape(&key)));
+            None
+        }
         _ => {
             app.complain("the value is not loaded yet");
             None

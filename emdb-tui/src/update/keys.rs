@@ -307,6 +307,12 @@ pub(super) fn selection_changed(app: &mut App) {
     if key == app.value.target {
         return;
     }
+    if let Mode::Awaiting(w) = &app.mode {
+        if key.as_ref() != Some(&w.key) {
+            app.mode = Mode::Normal;
+            app.complain("the selection moved: the edit waiting for its value is cancelled");
+        }
+    }
     app.value.target = key.clone();
     app.value.scroll = 0;
     app.value.deleted_by_writer = false;

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use crate::action::{Action, Command};
 use crate::app::{
-    next_delimiter, App, Compaction, EditorJob, Found, Input, LoadedValue, Mode, NsItem, OldValue,
-    Pane, PromptKind, Question, Staged, Tab,
+    next_delimiter, App, Awaiting, Compaction, EditorJob, Found, Input, LoadedValue, Mode, NsItem,
+    OldValue, Pane, PromptKind, Question, Staged, Tab, Typed,
 };
 use crate::escape::{escape, escape_path, escape_str, unescape};
 use crate::keylist::{KeyChange, KeyList, KeySet, ListView, Row};
@@ -174,15 +174,21 @@ fn apply(app: &mut App, action: Action) {
                 Action::Command(c) => app.mode = Mode::Help(scrolled(scroll, c, usize::MAX)),
                 _ => {}
             },
-            Mode::Prompt(kind, mut input) => match other {
-                Action::Input(edit) => {
-                    input.edit(edit);
-                    app.mode = Mode::Prompt(kind, input);
-                }
-                Action::Submit => prompt_submit(app, kind, input.text()),
+            Mode::Prompt(kind, input) => prompt_action(app, kind, input, other),
+            Mode::Awaiting(mut waiting) => match other {
                 Action::Cancel => {
                     app.mode = Mode::Normal;
                     app.say("cancelled");
+                }
+                // The editor (`E`) takes no typing: what is typed while it
+                // waits is dropped rather than run as commands.
+                Action::Input(edit) if waiting.command != Command::EditExternal => {
+                    waiting.typed.push(Typed::Edit(edit));
+                    app.mode = Mode::Awaiting(waiting);
+                }
+                Action::Submit if waiting.command != Command::EditExternal => {
+                    waiting.typed.push(Typed::Submit);
+                    app.mode = Mode::Awaiting(waiting);
                 }
                 _ => {}
             },
@@ -223,6 +229,22 @@ fn apply(app: &mut App, action: Action) {
                 _ => {}
             },
         },
+    }
+}
+
+/// One action in a prompt: edit its text, submit or cancel it.
+fn prompt_action(app: &mut App, kind: PromptKind, mut input: Input, action: Action) {
+    match action {
+        Action::Input(edit) => {
+            input.edit(edit);
+            app.mode = Mode::Prompt(kind, input);
+        }
+        Action::Submit => prompt_submit(app, kind, input.text()),
+        Action::Cancel => {
+            app.mode = Mode::Normal;
+            app.say("cancelled");
+        }
+        _ => {}
     }
 }
 

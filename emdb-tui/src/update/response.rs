@@ -545,6 +545,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                         app.value.loaded = loaded;
                         app.value.version += 1;
                     }
+                    resume_awaiting(app);
                 }
             }
             ValuePurpose::Staging => {
@@ -807,6 +808,7 @@ fn value_failed(app: &mut App, error: &JobError) {
         (None, JobError::Db(emdb_core::Error::Stale { .. })) => stale_text(error),
         (None, e) => format!("could not read it: {e}"),
     };
+    abandon_awaiting(app, &key, &why);
     app.value.failed = Some((key, why));
     app.redraw = true;
 }
