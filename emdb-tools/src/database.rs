@@ -368,6 +368,89 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
+/// Suffixes of the files the engine and the CLI keep beside a database
+/// (`<db>.ckpt`, `<db>.lock`, ...; docs/FORMAT.md), and their temporary
+/// names. The empty suffix is the database file itself.
+pub const DATABASE_FILES: &[&str] = &[
+    "",
+    ".ckpt",
+    ".ckpt.tmp",
+    ".ckpt.auto.tmp",
+    ".lock",
+    ".stats",
+    ".stats.tmp",
+    ".tail",
+    ".tail.tmp",
+    ".encbak",
+    ".enc.tmp",
+    ".compact.tmp",
+    ".create.tmp",
+    ".before-repair",
+    ".before-repair.tmp",
+];
+
+/// `<path><suffix>`: a file named after `path` beside it.
+pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Refuse (exit 2) an output file that `what` (a command that writes a file
+/// the user names) would write over the database `db` or one of the files
+/// beside it. Both are compared by name (after resolving the directories,
+/// so `./a/../db.emdb` or a symlinked directory is the same name), and, for
+/// files that exist, by device and inode (a symlink or a hard link to the
+/// database). The database is taken both as given and with symlinks
+/// resolved, since the engine names some of its files after the real one.
+pub fn refuse_database_files(db: &Path, target: &Path, what: &str) -> ToolResult {
+    let mut bases = vec![db.to_path_buf()];
+    if let Ok(real) = db.canonicalize() {
+        bases.push(real);
+    }
+    let target_name = resolved_name(target);
+    let target_id = file_id(target);
+    for base in &bases {
+        for suffix in DATABASE_FILES {
+            let file = sibling(base, suffix);
+            let same_name = target_name.is_some() && resolved_name(&file) == target_name;
+            let same_file = target_id.is_some() && file_id(&file) == target_id;
+            if same_name || same_file {
+                let which = if suffix.is_empty() {
+                    "the database itself".to_string()
+                } else {
+                    format!("the database's own {suffix} file")
+                };
+                return Err(ToolError::usage(format!(
+                    "{} is {which} ({}); {what} never writes over it",
+                    target.display(),
+                    db.display()
+                ))
+                .hint("choose a file name outside the database's files"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `path` with its directory resolved (symlinks, `..`), its last component
+/// kept as it is: where a rename onto `path` would put a file. `None` when
+/// the directory cannot be resolved (then there is nothing to compare).
+fn resolved_name(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(name))
+}
+
+/// Device and inode of the file `path` leads to (following symlinks).
+pub fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1138,6 +1138,12 @@ fn export_with(
     use std::os::unix::fs::OpenOptionsExt;
     let format = transfer::resolve_format(None, Some(path));
     let tool = |e: emdb_tools::ToolError| JobError::Tool(e);
+    // Never the database or a file beside it (`<db>.encbak`,
+    // `<db>.compact.tmp`, ...), which the engine would delete or trip on:
+    // refused as `emdb export` refuses them.
+    if let Some(db_path) = db.path() {
+        emdb_tools::database::refuse_database_files(&db_path, path, "export").map_err(tool)?;
+    }
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

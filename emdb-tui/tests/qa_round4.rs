@@ -220,3 +220,33 @@ fn keys_typed_after_a_refused_one_are_dropped() {
     let (_dir, app) = run_bursts(&["", "j", "d", "y", "ej", "j"]);
     assert_eq!(app.selected_key(), Some(&b"c"[..]));
 }
+
+#[test]
+fn export_refuses_the_databases_own_files_as_emdb_export_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, false);
+    let base = dir.path().join("app.emdb");
+    for suffix in [".encbak", ".before-repair", ".tail", ".compact.tmp", ""] {
+        let mut name = base.clone().into_os_string();
+        name.push(suffix);
+        let target = std::path::PathBuf::from(name);
+        let existed = target.exists();
+        keys(&mut app, "O");
+        keys(&mut app, target.to_str().unwrap());
+        press(&mut app, KeyCode::Enter);
+        // Wide enough for the temporary directory's long path.
+        let s = screen(&app, 400, 32);
+        assert!(s.contains("export never writes over it"), "{suffix}: {s}");
+        assert_eq!(target.exists(), existed, "{suffix}");
+    }
+    // Through another name for the same directory, too.
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let odd = sub.join("../app.emdb.ckpt.tmp");
+    keys(&mut app, "O");
+    keys(&mut app, odd.to_str().unwrap());
+    press(&mut app, KeyCode::Enter);
+    assert!(screen(&app, 400, 32).contains("own .ckpt.tmp file"));
+    assert!(!dir.path().join("app.emdb.ckpt.tmp").exists());
+}
