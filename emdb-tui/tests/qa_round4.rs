@@ -250,3 +250,37 @@ fn export_refuses_the_databases_own_files_as_emdb_export_does() {
     assert!(screen(&app, 400, 32).contains("own .ckpt.tmp file"));
     assert!(!dir.path().join("app.emdb.ckpt.tmp").exists());
 }
+
+#[test]
+fn a_rename_keeps_a_staged_time_to_live() {
+    let (_dir, db, mut app) = writable_with(&[]);
+    select(&mut app, "readme");
+    keys(&mut app, "e");
+    keys(&mut app, "!");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "L");
+    keys(&mut app, "1h");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "R");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "readme2");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "w");
+    let review = shot(&app);
+    assert!(
+        review.contains("new readme2  in (default), ttl 1h"),
+        "{review}"
+    );
+    keys(&mut app, "y");
+    let left = db
+        .ttl("readme2")
+        .unwrap()
+        .expect("the staged ttl moved along");
+    assert!(left > std::time::Duration::from_secs(3500), "{left:?}");
+    assert!(db
+        .get("readme2")
+        .unwrap()
+        .unwrap()
+        .ends_with(b"indented line!"));
+    assert_eq!(db.get("readme").unwrap(), None);
+}

@@ -306,16 +306,22 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 return;
             }
             app.mode = Mode::Normal;
-            // The new key keeps the old one's lifetime.
-            let expires_ms = match &app.value.loaded {
-                Some(l) if l.key == key => l.expires_ms,
+            // The new key keeps the old one's lifetime: a staged one (`L`)
+            // if there is one, else what is left of the stored one.
+            let staged = app
+                .staged_for(&key)
+                .map(|s| (s.change.ttl, s.old_expires_ms));
+            let expires_ms = match (&staged, &app.value.loaded) {
+                (Some((_, at)), _) => *at,
+                (None, Some(l)) if l.key == key => l.expires_ms,
                 _ => None,
             };
-            let ttl = match expires_ms {
-                Some(at) => {
+            let ttl = match (staged, expires_ms) {
+                (Some((ttl @ (NewTtl::After(_) | NewTtl::Never), _)), _) => ttl,
+                (_, Some(at)) => {
                     NewTtl::After(Duration::from_millis(at.saturating_sub(app.now_ms).max(1)))
                 }
-                None => NewTtl::Never,
+                (_, None) => NewTtl::Never,
             };
             stage(app, bytes.clone(), Some(value), ttl);
             stage(app, key.clone(), None, NewTtl::Keep);
