@@ -618,6 +618,9 @@ pub struct App {
     pub clipboard: Option<Vec<u8>>,
     /// Set when the UI should exit.
     pub quit: bool,
+    /// Asked to quit while a compaction runs: quit when it ends (quitting
+    /// at once would leave `<db>.compact.tmp` behind).
+    pub quit_after_compaction: bool,
     /// How many times [`App::complain`] was called: the main loop drops
     /// the rest of an input burst when a key was refused, so keys typed
     /// ahead for what was refused never act as commands.
@@ -687,6 +690,7 @@ impl App {
             found: None,
             clipboard: None,
             quit: false,
+            quit_after_compaction: false,
             refusals: 0,
             redraw: true,
             input_pending: false,

@@ -284,3 +284,39 @@ fn a_rename_keeps_a_staged_time_to_live() {
         .ends_with(b"indented line!"));
     assert_eq!(db.get("readme").unwrap(), None);
 }
+
+#[test]
+fn q_while_a_compaction_runs_waits_for_it() {
+    use emdb_tui::worker::Response;
+    let (_dir, _db, mut app) = writable_with(&[]);
+    // A compaction under way (as `C` leaves it until the worker answers).
+    app.compaction = Some(emdb_tui::app::Compaction {
+        started_ms: T0,
+        expected: 1 << 20,
+        written: None,
+    });
+    keys(&mut app, "q");
+    assert!(!app.quit, "q quit in the middle of a compaction");
+    let s = shot(&app);
+    assert!(s.contains("quitting when it ends (Ctrl-C: now)"), "{s}");
+    act(
+        &mut app,
+        Action::Worker(Box::new(Response::Compacted {
+            took: std::time::Duration::from_millis(5),
+            reclaimed: 0,
+        })),
+    );
+    assert!(app.quit, "quits once the compaction ended");
+
+    // Ctrl-C while it waits quits at once.
+    let (_dir, _db, mut app) = writable_with(&[]);
+    app.compaction = Some(emdb_tui::app::Compaction {
+        started_ms: T0,
+        expected: 1 << 20,
+        written: None,
+    });
+    ctrl(&mut app, 'c');
+    assert!(!app.quit);
+    ctrl(&mut app, 'c');
+    assert!(app.quit);
+}

@@ -411,7 +411,7 @@ pub(super) fn unlist_new_keys(app: &mut App, dropped: &[Staged]) {
 pub(super) fn confirmed(app: &mut App, q: Question) {
     match q {
         Question::Delete { key } => stage(app, key, None, NewTtl::Keep),
-        Question::Quit => app.quit = true,
+        Question::Quit => quit_when_idle(app),
         Question::DropNamespace { name, .. } => {
             app.say(format!("dropping namespace {}…", escape_str(&name)));
             app.request(Request::DropNamespace(name));

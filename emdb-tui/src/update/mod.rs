@@ -144,8 +144,11 @@ fn apply(app: &mut App, action: Action) {
     }
     match action {
         Action::Interrupt => {
-            if app.staged.is_empty() || app.mode == Mode::Confirm(Question::Quit) {
+            if app.quit_after_compaction {
+                // Asked again while waiting for the compaction: at once.
                 app.quit = true;
+            } else if app.staged.is_empty() || app.mode == Mode::Confirm(Question::Quit) {
+                quit_when_idle(app);
             } else {
                 app.mode = Mode::Confirm(Question::Quit);
             }
@@ -230,6 +233,21 @@ fn apply(app: &mut App, action: Action) {
             },
         },
     }
+}
+
+/// Quit, or while a compaction runs, quit when it ends: ending the process
+/// in the middle of one would leave `<db>.compact.tmp` until the next
+/// writer opens the file. Ctrl-C meanwhile quits at once.
+pub(super) fn quit_when_idle(app: &mut App) {
+    if app.compaction.is_none() {
+        app.quit = true;
+        return;
+    }
+    app.quit_after_compaction = true;
+    app.complain(
+        "a compaction is running: quitting when it ends (Ctrl-C quits now, \
+         leaving <db>.compact.tmp for the next writer to remove)",
+    );
 }
 
 /// One action in a prompt: edit its text, submit or cancel it.
@@ -347,7 +365,7 @@ pub(super) fn command(app: &mut App, c: Command) {
     match c {
         Command::Quit => {
             if app.staged.is_empty() {
-                app.quit = true;
+                quit_when_idle(app);
             } else {
                 app.mode = Mode::Confirm(Question::Quit);
             }

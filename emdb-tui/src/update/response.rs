@@ -681,6 +681,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
         Response::Flushed(took) => app.say(format!("flushed in {}", units::latency(took))),
         Response::Compacted { took, reclaimed } => {
             app.compaction = None;
+            app.quit |= app.quit_after_compaction;
             app.say(format!(
                 "compacted in {}, reclaimed about {}",
                 units::latency(took),
@@ -710,7 +711,10 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                     }
                 }
                 Job::Stats => app.stats_pending = false,
-                Job::Compact => app.compaction = None,
+                Job::Compact => {
+                    app.compaction = None;
+                    app.quit |= app.quit_after_compaction;
+                }
                 Job::FindInValues => app.found = None,
                 Job::LoadValue(ValuePurpose::Show) => value_failed(app, &error),
                 _ => {}
