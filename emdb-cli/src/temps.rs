@@ -27,9 +27,11 @@ use signal_hook::consts::{SIGINT, SIGTERM};
 /// How often the watcher looks for a caught signal.
 const TICK: Duration = Duration::from_millis(20);
 
-/// A path to remove, and whether it is a directory of the command's own
-/// (a `TempDir`), the only kind removed with what it holds.
-type Entry = (PathBuf, bool);
+/// A path to remove: whether it is a directory of the command's own (a
+/// `TempDir`, the only kind removed with what it holds), and the database
+/// whose writer lock this process must hold for it to be removed (a temp
+/// file beside a database, which is its writer's alone).
+type Entry = (PathBuf, bool, Option<PathBuf>);
 
 struct State {
     /// What is removed when a signal ends the process, and how many guards
@@ -56,8 +58,25 @@ pub fn remove_on_interrupt(files: Vec<PathBuf>, dirs: Vec<PathBuf>) -> Guard {
     let entries: Vec<Entry> = files
         .into_iter()
         .filter(|p| std::fs::symlink_metadata(p).is_err())
-        .map(|p| (p, false))
-        .chain(dirs.into_iter().map(|p| (p, true)))
+        .map(|p| (p, false, None))
+        .chain(dirs.into_iter().map(|p| (p, true, None)))
+        .collect();
+    register(Guard {
+        entries,
+        handles_signal: false,
+    })
+}
+
+/// Remove the temp files `files` of the database `db` if Ctrl-C or SIGTERM
+/// ends the process before the returned guard is dropped, and this
+/// process then holds `db`'s writer lock: they are the writer's, and
+/// whatever is at those names then is this process's to remove (its own,
+/// or one a killed writer left, which the writer's open removes anyway).
+/// While it waits for the lock, they are another writer's, and stay.
+pub fn remove_while_locked(files: Vec<PathBuf>, db: &std::path::Path) -> Guard {
+    let entries = files
+        .into_iter()
+        .map(|p| (p, false, Some(db.to_path_buf())))
         .collect();
     register(Guard {
         entries,
@@ -76,6 +95,10 @@ pub fn handled_by_caller() -> Guard {
 }
 
 fn register(guard: Guard) -> Guard {
+    if guard.entries.is_empty() && !guard.handles_signal {
+        // Nothing to remove: the signals keep their default meanwhile.
+        return guard;
+    }
     if let Some(state) = state() {
         if let Ok(mut reg) = state.registry.lock() {
             reg.0.extend(guard.entries.iter().cloned());
@@ -88,6 +111,10 @@ fn register(guard: Guard) -> Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
+        if self.entries.is_empty() && !self.handles_signal {
+            // Never registered (see `register`).
+            return;
+        }
         let Some(state) = STATE.get().and_then(Option::as_ref) else {
             return;
         };
@@ -186,7 +213,14 @@ fn watch() {
         }
         // SIGTERM ends the process even while a command handles Ctrl-C
         // itself: before, it was caught and dropped, and `kill` did nothing.
-        for (p, dir) in reg.0.iter() {
+        for (p, dir, db) in reg.0.iter() {
+            if let Some(db) = db {
+                let held = emdb_core::Emdb::lock_holder(db)
+                    .is_ok_and(|h| h.is_some_and(|h| h.alive && h.pid == std::process::id()));
+                if !held {
+                    continue;
+                }
+            }
             let _ = match std::fs::symlink_metadata(p) {
                 Ok(m) if m.is_dir() && *dir => std::fs::remove_dir_all(p),
                 Ok(m) if !m.is_dir() => std::fs::remove_file(p),

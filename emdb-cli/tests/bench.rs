@@ -120,3 +120,42 @@ fn an_interrupted_bench_leaves_no_database() {
         assert!(left.is_empty(), "left after SIG{signal}: {left:?}");
     }
 }
+
+/// `bench --db X --keep` keeps its file, and SIGTERM still ends it at
+/// once. Before, the guard it held with nothing to remove switched the
+/// signal's default action off, and the run went on to its end.
+#[test]
+fn a_kept_bench_still_ends_on_sigterm() {
+    use std::os::unix::process::ExitStatusExt;
+    let db = TestDb::new();
+    let at = db.file("k.emdb");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("emdb"))
+        .env_remove("EMDB_PATH")
+        .env("HOME", db.dir.path())
+        .env("XDG_DATA_HOME", db.dir.path().join("data"))
+        .arg("--db")
+        .arg(&at)
+        .args(["-q", "bench", "--keep", "--records", "5000000"])
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !at.exists() {
+        assert!(start.elapsed().as_secs() < 30, "no database");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let signalled = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    assert!(
+        signalled.elapsed().as_secs() < 3,
+        "ended {:?} after SIGTERM",
+        signalled.elapsed()
+    );
+    assert!(at.exists(), "--keep");
+}

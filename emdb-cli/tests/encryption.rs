@@ -580,6 +580,9 @@ fn an_interrupted_decrypt_leaves_no_plaintext_copy() {
         .assert()
         .success();
     for signal in ["INT", "TERM"] {
+        // What a decrypt killed with -9 left: the retry's Ctrl-C removes
+        // what it finds at those names once it holds the lock.
+        std::fs::write(db.file("test.emdb.enc.tmp.lock"), "").unwrap();
         let mut child = common::child(&db, ["-q", "--passphrase-file"])
             .arg(&pass)
             .args(["decrypt", "--yes"])
@@ -676,4 +679,32 @@ fn a_damaged_encryption_block_is_told_to_restore_a_backup() {
             .stderr(predicate::str::contains("restore a backup"))
             .stderr(predicate::str::contains("--salvage").not());
     }
+}
+
+/// An encryption change still waiting for the writer lock (`--lock-timeout`)
+/// when Ctrl-C or SIGTERM comes removes nothing: the `<db>.enc.tmp` there
+/// is another process's. Before, its Ctrl-C handling deleted whatever
+/// appeared at that name while it waited.
+#[test]
+fn an_encryption_change_waiting_for_the_lock_removes_nothing_when_stopped() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", format!("{PASS}\n").as_bytes());
+    let writer = emdb_core::Emdb::open(&db.path).unwrap();
+    let mut child = common::child(&db, ["--lock-timeout", "60s", "--passphrase-file"])
+        .arg(&pass)
+        .args(["encrypt", "--yes"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let theirs = db.file("test.emdb.enc.tmp");
+    std::fs::write(&theirs, "another change's file").unwrap();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert!(theirs.exists(), "a file it never wrote was removed");
+    drop(writer);
 }

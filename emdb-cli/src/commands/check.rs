@@ -195,10 +195,11 @@ fn verify(s: &mut Session, path: &Path, quiet: bool) -> CliResult<VerifyReport> 
 }
 
 fn salvage(s: &mut Session, path: &Path, keep: &Path, quiet: bool) -> CliResult<RepairReport> {
-    // The salvage compacts into this file; Ctrl-C removes it (one that
-    // exists already is another writer's, or a leftover its open removes).
+    // The salvage compacts into this file: Ctrl-C removes it once the
+    // salvage holds the lock (before, it may be another writer's).
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let _interrupt =
-        crate::temps::remove_on_interrupt(vec![super::compact::compact_tmp(path)], Vec::new());
+        crate::temps::remove_while_locked(vec![super::compact::compact_tmp(path)], &real);
     let timeout = s.lock_timeout();
     let pb = progress::spinner("repairing", quiet);
     let db = s

@@ -310,7 +310,7 @@ fn rewrite(
             .iter()
             .map(|x| crate::database::sibling(&tmp, x)),
     );
-    let _interrupt = crate::temps::remove_on_interrupt(temps, Vec::new());
+    let _interrupt = crate::temps::remove_while_locked(temps, &real);
     let start = Instant::now();
     let timeout = s.lock_timeout();
     // Bytes of live records rewritten, as the engine reports them.
