@@ -708,3 +708,33 @@ fn an_encryption_change_waiting_for_the_lock_removes_nothing_when_stopped() {
     assert!(theirs.exists(), "a file it never wrote was removed");
     drop(writer);
 }
+
+/// A second encryption change started with `--lock-timeout` while the
+/// first one runs (here stood for by a writer holding the lock beside the
+/// backup it will delete, as the first does while it verifies) waits for
+/// it, then runs. Before, it exited 8 at once ("an earlier encryption
+/// change was interrupted ... delete the backup"), or 3 without waiting.
+#[test]
+fn a_second_encryption_change_waits_for_the_first() {
+    let db = with_data();
+    let pass = write(&db, "pass.txt", format!("{PASS}\n").as_bytes());
+    let first = emdb_core::Emdb::open(&db.path).unwrap();
+    std::fs::write(backup_of(&db), "the first change's backup").unwrap();
+    let second = common::child(&db, ["-q", "--lock-timeout", "30s", "--passphrase-file"])
+        .arg(&pass)
+        .args(["encrypt", "--yes"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // The first change ends: its backup is deleted, then its lock let go.
+    std::fs::remove_file(backup_of(&db)).unwrap();
+    drop(first);
+    let out = second.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    db.cmd(["--passphrase-file"])
+        .arg(&pass)
+        .args(["get", "marker"])
+        .assert()
+        .success()
+        .stdout("plaintext-marker-9f3a\n");
+}

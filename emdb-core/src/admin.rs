@@ -55,12 +55,15 @@ pub(crate) fn rewrite(
         .canonicalize()
         .map_err(|e| Error::io("open", Some(path), e))?;
     let backup = encbak_path(&path);
+    // Hold the writer lock for the whole rewrite; read through a read-only
+    // engine, which never writes to the old file (not even on close).
+    // Taken before the backup is looked at: a backup beside a held lock
+    // may be another change's, in progress (`LockBusy`, which a caller
+    // can wait out), not one left behind.
+    let _lock = WriterLock::acquire(&path, f)?;
     if backup.exists() {
         return Err(Error::EncryptionBackupLeft { backup, db: path });
     }
-    // Hold the writer lock for the whole rewrite; read through a read-only
-    // engine, which never writes to the old file (not even on close).
-    let _lock = WriterLock::acquire(&path, f)?;
     // What a killed writer of the old file left (a compaction's new log
     // above all) holds its records as they are, in plaintext for a plain
     // database: removed here as a writer's open would, so it does not

@@ -28,7 +28,7 @@ pub fn encrypt(args: &EncryptArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                 .hint("`emdb rotate-key` changes its key or passphrase"),
         );
     }
-    no_backup_left(&path)?;
+    no_backup_left(s, &path)?;
     let target = match s.secret()? {
         Some(secret) => secret,
         None if s.can_prompt() => secret::prompt_new(&path.display().to_string())?,
@@ -68,7 +68,7 @@ pub fn decrypt(args: &AdminArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             path.display()
         )));
     }
-    no_backup_left(&path)?;
+    no_backup_left(s, &path)?;
     let current = current_secret(s, &path)?;
     confirm_rewrite(args, ui, &format!("decrypt {}", path.display()))?;
     let seconds = rewrite(s, "decrypting", ui.quiet, &path, || {
@@ -89,7 +89,7 @@ pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResu
                 .hint("`emdb encrypt` encrypts it"),
         );
     }
-    no_backup_left(&path)?;
+    no_backup_left(s, &path)?;
     let current = current_secret(s, &path)?;
     let new = match (&args.new_passphrase_file, &args.new_key_file) {
         (Some(file), _) => secret::passphrase_file(file)?,
@@ -238,17 +238,30 @@ fn backup_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn no_backup_left(path: &Path) -> CliResult {
+/// Refuse (exit 8) a `<db>.encbak` left behind. One beside a held writer
+/// lock may be another change's, still running: that waits as
+/// `--lock-timeout` says (then exit 3), and goes on if the backup is gone
+/// once the lock is free.
+fn no_backup_left(s: &Session, path: &Path) -> CliResult {
     let backup = backup_path(path);
-    if backup.exists() {
-        if let Ok(Some(holder)) = Emdb::lock_holder(path).map(|h| h.filter(|h| h.alive)) {
-            // The change that made it may still be running (verifying).
-            return Err(emdb_core::Error::LockBusy {
-                path: path.to_path_buf(),
-                holder: Some(holder),
-            }
-            .into());
+    let deadline = s.lock_timeout().map(|t| std::time::Instant::now() + t);
+    while backup.exists() {
+        let Ok(Some(holder)) = Emdb::lock_holder(path).map(|h| h.filter(|h| h.alive)) else {
+            break;
+        };
+        if deadline.is_none_or(|d| std::time::Instant::now() >= d) {
+            return Err(gave_up(
+                emdb_core::Error::LockBusy {
+                    path: path.to_path_buf(),
+                    holder: Some(holder),
+                }
+                .into(),
+                s.lock_timeout(),
+            ));
         }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if backup.exists() {
         return Err(CliError::new(
             Kind::Leftover,
             format!(
