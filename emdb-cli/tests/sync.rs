@@ -1122,6 +1122,12 @@ fn mistakes_no_retry_fixes_stop_at_once() {
     );
     assert_eq!(done["applied_ops"], 1);
     assert_eq!(server.cli(&["-n", "2", "GET", "a"]).trim(), "1");
+    // Two spellings of one server are one target.
+    let state0 = db.file("sync0.state");
+    let state0 = state0.to_str().unwrap();
+    sync_once(&db, &["--to", &url, "--state-file", state0]);
+    let done = sync_once(&db, &["--to", &format!("{url}/0"), "--state-file", state0]);
+    assert_eq!(done["resends"], 0);
     db.cmd(["-n", "users", "sync", "--to", &url])
         .assert()
         .code(2)

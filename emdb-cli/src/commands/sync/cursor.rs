@@ -50,7 +50,8 @@ fn state_file_error(f: &Path, usage: bool, what: String) -> redis::RedisError {
 /// The cursor of one database, in the target or in a file.
 pub struct CursorStore {
     file: Option<PathBuf>,
-    /// The target as a state file names it (URLs without passwords).
+    /// The target as a state file names it: each server as `host:port/db`,
+    /// sorted, comma-separated ([`target_name`]).
     target: String,
     key: Vec<u8>,
     /// The value the target's cursor key should hold (`None`: no value),
@@ -59,14 +60,14 @@ pub struct CursorStore {
 }
 
 impl CursorStore {
-    /// The store for database `db_id` synced into `target` (the URLs
-    /// without passwords, recorded in a state file).
-    pub fn new(file: Option<PathBuf>, db_id: [u8; 16], target: &str) -> CursorStore {
+    /// The store for database `db_id` synced into the servers `urls`
+    /// (recorded in a state file as [`target_name`] says).
+    pub fn new(file: Option<PathBuf>, db_id: [u8; 16], urls: &[String]) -> CursorStore {
         let mut key = KEY_PREFIX.to_vec();
         key.extend_from_slice(hex(&db_id).as_bytes());
         CursorStore {
             file,
-            target: target.split_whitespace().collect::<Vec<_>>().join(""),
+            target: target_name(urls),
             key,
             known: None,
         }
@@ -116,13 +117,15 @@ impl CursorStore {
                 })?;
                 // A cursor is a position in what one target received.
                 match parse_target(&t) {
-                    Some(to) if to != self.target => {
+                    Some(to) if !same_target(&to, &self.target) => {
                         return Err(state_file_error(
                             f,
                             true,
                             format!(
-                                "it is the cursor of a sync into {to}, not {} (use another \
-                                 state file, or pass --reset to copy everything)",
+                                "it is the cursor of a sync into {to}, not {}: if that is \
+                                 the same server under another name, put this one in the \
+                                 file's last field; else pass --reset, which copies \
+                                 everything into this target",
                                 self.target
                             ),
                         ))
@@ -256,6 +259,45 @@ fn parse(text: &[u8]) -> Option<Cursor> {
     })
 }
 
+/// How a state file names the servers `urls`: `host:port/db` each (the
+/// host in lower case; no scheme, user or password), sorted and
+/// comma-separated, so spellings of one URL (`redis://h:1`, `redis://h:1/0`,
+/// a trailing `/`) and the order of cluster seeds compare equal.
+pub fn target_name(urls: &[String]) -> String {
+    let mut names: Vec<String> = urls
+        .iter()
+        .map(
+            |u| match redis::IntoConnectionInfo::into_connection_info(u.as_str()) {
+                Ok(info) => {
+                    let db = info.redis_settings().db();
+                    match info.addr() {
+                        redis::ConnectionAddr::Tcp(h, p)
+                        | redis::ConnectionAddr::TcpTls {
+                            host: h, port: p, ..
+                        } => {
+                            format!("{}:{p}/{db}", h.to_ascii_lowercase())
+                        }
+                        redis::ConnectionAddr::Unix(path) => format!("{}/{db}", path.display()),
+                        _ => super::without_password(u),
+                    }
+                }
+                Err(_) => super::without_password(u),
+            },
+        )
+        .map(|n| n.split_whitespace().collect())
+        .collect();
+    names.sort();
+    names.dedup();
+    names.join(",")
+}
+
+/// Whether two [`target_name`]s name one target: the same server, or
+/// cluster seed lists with a node in common (a seed replaced after a node
+/// died still names the same cluster).
+fn same_target(a: &str, b: &str) -> bool {
+    a == b || a.split(',').any(|x| b.split(',').any(|y| x == y))
+}
+
 /// The target a state file's cursor was saved for (its sixth field;
 /// files written before it was recorded have none).
 fn parse_target(text: &[u8]) -> Option<String> {
@@ -290,6 +332,19 @@ mod tests {
             Some("redis://h:1/0")
         );
         assert_eq!(parse_target(text.as_bytes()), None);
+        let name = |u: &[&str]| target_name(&u.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(name(&["redis://H:1"]), "h:1/0");
+        assert_eq!(name(&["redis://h:1/"]), name(&["redis://u:pw@h:1/0"]));
+        assert_ne!(name(&["redis://h:1/1"]), name(&["redis://h:1/2"]));
+        assert_eq!(name(&["redis://b:2", "redis://a:1"]), "a:1/0,b:2/0");
+        assert!(same_target(
+            &name(&["redis://a:1", "redis://b:2"]),
+            &name(&["redis://b:2", "redis://c:3"])
+        ));
+        assert!(!same_target(
+            &name(&["redis://a:1"]),
+            &name(&["redis://a:2"])
+        ));
         assert_eq!(parse(b"emdb-sync 2 00 1 2"), None);
         assert_eq!(parse(b"garbage"), None);
     }

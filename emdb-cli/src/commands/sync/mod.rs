@@ -182,7 +182,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 
     // Where to start: the saved cursor, mapped across a compaction if need be.
     let (probe, _) = ChangeFeed::open(&db, None)?;
-    let mut store = CursorStore::new(args.state_file.clone(), probe.cursor().db_id, &shown);
+    let mut store = CursorStore::new(args.state_file.clone(), probe.cursor().db_id, &args.to);
     drop(probe);
     // Loading also notes what the target's cursor holds (a reset forgets
     // it): a target that later loses it is found at the next save or
@@ -195,10 +195,6 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         })?
     };
     let (mut feed, start) = ChangeFeed::open(&db, saved)?;
-    let n = Counters {
-        errors: start_errors,
-        ..Counters::default()
-    };
     if matches!(start, Start::Fresh) && !args.reset {
         let others = retrying(args, &mut target, &shown, &mut start_errors, |t| {
             store.others(t)
@@ -217,6 +213,10 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             ));
         }
     }
+    let n = Counters {
+        errors: start_errors,
+        ..Counters::default()
+    };
     let again = match &start {
         Start::Fresh if args.reset => Some("--reset"),
         Start::Fresh | Start::Continue | Start::Mapped { .. } => None,
