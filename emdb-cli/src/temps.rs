@@ -3,7 +3,7 @@
 //!
 //! The temp files beside a database (`<db>.compact.tmp`, `<db>.enc.tmp`,
 //! ...) are removed by its next writer's open. These are not beside it, so
-//! nothing else would remove them: an export's `FILE.emdb-export-<pid>.tmp`
+//! nothing else would remove them: an export's `FILE.emdb-export-<host>-<pid>.tmp`
 //! (plaintext, even of an encrypted database), a backup's `DEST.tmp` or
 //! `DEST.fork.tmp` and its files, and `export --salvage`'s copy of the whole
 //! database in `TMPDIR`. While a [`Guard`] holding paths is alive, the

@@ -189,7 +189,7 @@ fn an_export_started_with_sigint_ignored_ignores_it() {
     );
 }
 
-/// What an export killed by SIGKILL left (`FILE.emdb-export-<pid>.tmp`,
+/// What an export killed by SIGKILL left (`FILE.emdb-export-<host>-<pid>.tmp`,
 /// plaintext, named after a process that is gone) is removed by the next
 /// export to FILE; a file of a process that still runs is left alone.
 /// Before, each such file stayed for good: no later export meets its name.
@@ -202,17 +202,27 @@ fn an_export_removes_what_killed_exports_to_its_file_left() {
     let mut gone = std::process::Command::new("true").spawn().unwrap();
     let gone_pid = gone.id();
     gone.wait().unwrap();
-    let dead = db.file(&format!("dump.jsonl.emdb-export-{gone_pid}.tmp"));
+    let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+        .collect();
+    let dead = db.file(&format!("dump.jsonl.emdb-export-{host}-{gone_pid}.tmp"));
     std::fs::write(&dead, "plaintext of a killed export").unwrap();
     let live = db.file(&format!(
-        "dump.jsonl.emdb-export-{}.tmp",
+        "dump.jsonl.emdb-export-{host}-{}.tmp",
         std::process::id()
     ));
     std::fs::write(&live, "an export still running").unwrap();
-    let other = db.file(&format!("other.jsonl.emdb-export-{gone_pid}.tmp"));
+    let other = db.file(&format!("other.jsonl.emdb-export-{host}-{gone_pid}.tmp"));
     std::fs::write(&other, "another file's").unwrap();
+    // Another machine's (a shared volume): its pid means nothing here.
+    let remote = db.file(&format!("dump.jsonl.emdb-export-elsewhere-{gone_pid}.tmp"));
+    std::fs::write(&remote, "another machine's export").unwrap();
     db.cmd(["export"]).arg(&out).assert().success();
     assert!(!dead.exists(), "the killed export's file stayed");
     assert!(live.exists(), "a running export's file was removed");
     assert!(other.exists(), "another file's leftover was removed");
+    assert!(remote.exists(), "another machine's export was removed");
 }

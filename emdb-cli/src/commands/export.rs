@@ -271,7 +271,11 @@ fn to_file(
     path: &Path,
 ) -> CliResult<u64> {
     let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(format!(".emdb-export-{}.tmp", std::process::id()));
+    tmp_name.push(format!(
+        ".emdb-export-{}-{}.tmp",
+        this_host(),
+        std::process::id()
+    ));
     let tmp = PathBuf::from(tmp_name);
     remove_dead_exports(path);
     // Plaintext, and away from the database: nothing else would remove it.
@@ -294,10 +298,28 @@ fn to_file(
     result
 }
 
+/// This machine's name as an export's temp file carries it (letters,
+/// digits, `.` and `-` only): a pid says whether its process runs only on
+/// the machine that started it (a shared volume, NFS).
+fn this_host() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let name: String = name
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+        .collect();
+    if name.is_empty() {
+        "host".into()
+    } else {
+        name
+    }
+}
+
 /// Remove what exports to `path` killed by a signal no handler sees
-/// (SIGKILL) left: `path.emdb-export-<pid>.tmp` files whose process is
-/// gone. They hold plaintext, and their names carry a pid, so no later
-/// export would write over them. A live process's file is left alone.
+/// (SIGKILL) left: `path.emdb-export-<host>-<pid>.tmp` files of this
+/// machine whose process is gone. They hold plaintext, and their names
+/// carry a pid, so no later export would write over them. A live
+/// process's file, and another machine's, are left alone.
 fn remove_dead_exports(path: &Path) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return;
@@ -308,7 +330,7 @@ fn remove_dead_exports(path: &Path) {
         dir
     };
     let mut prefix = name.to_owned();
-    prefix.push(".emdb-export-");
+    prefix.push(format!(".emdb-export-{}-", this_host()));
     let prefix = prefix.as_encoded_bytes().to_vec();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
