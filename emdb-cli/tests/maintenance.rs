@@ -627,3 +627,22 @@ fn an_interrupted_compact_leaves_no_new_log() {
         db.cmd(["count"]).assert().success().stdout("300000\n");
     }
 }
+
+/// A repair run through a symlink keeps its copy beside the file the link
+/// resolves to, where every other command (and `encrypt`'s note about a
+/// plaintext copy) looks for it. Before, it was put beside the link.
+#[test]
+fn a_repair_through_a_symlink_keeps_its_copy_beside_the_real_file() {
+    let db = written_one_by_one(200);
+    damage(&db);
+    let link = db.file("link.emdb");
+    std::os::unix::fs::symlink(&db.path, &link).unwrap();
+    common::bare(db.dir.path())
+        .arg("--db")
+        .arg(&link)
+        .args(["check", "--repair", "--yes"])
+        .assert()
+        .success();
+    assert!(sibling(&db.path, ".before-repair").exists());
+    assert!(!db.file("link.emdb.before-repair").exists());
+}

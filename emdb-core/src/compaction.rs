@@ -416,8 +416,13 @@ fn rewrite(
             snap.fenced = true;
             // The compaction is done and durable: failing to write the
             // checkpoint (a full disk) only leaves the next open more
-            // log to replay.
-            let not_written = |e| Error::CheckpointNotWritten(Box::new(e));
+            // log to replay. What other threads wrote since the snapshot's
+            // sync is synced first, so "every write is durable" holds
+            // when the error says it.
+            let not_written = |e| match engine.sync() {
+                Ok(()) => Error::CheckpointNotWritten(Box::new(e)),
+                Err(unsynced) => unsynced,
+            };
             let tmp = snap
                 .write_temp(crate::checkpoint::TEMP)
                 .map_err(not_written)?;

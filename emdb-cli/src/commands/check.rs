@@ -44,7 +44,11 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         .filter(|d| d.durable)
         .map(|d| d.len)
         .sum();
-    let keep = sibling(&path, ".before-repair");
+    // Beside the file the path resolves to, where `encrypt` looks for it.
+    let keep = sibling(
+        &path.canonicalize().unwrap_or_else(|_| path.clone()),
+        ".before-repair",
+    );
     // A copy identical to the file is one an earlier repair kept before it
     // failed or was killed, having changed nothing: it is this repair's copy.
     if keep.exists() && !is_copy(&keep, &path) {

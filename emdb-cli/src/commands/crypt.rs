@@ -119,7 +119,8 @@ pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResu
 /// it holds the database as it was, in plaintext if it was plain then, and
 /// an encryption change does not touch it.
 fn note_plain_repair_copy(ui: &Ui, path: &Path) {
-    let copy = crate::database::sibling(path, ".before-repair");
+    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let copy = crate::database::sibling(&real, ".before-repair");
     if copy.exists() {
         ui.note(&format!(
             "emdb: note: {} (the file as it was before a repair) is still there and was not \
