@@ -100,11 +100,7 @@ fn an_interrupted_bench_leaves_no_database() {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         std::thread::sleep(std::time::Duration::from_millis(300));
-        let sent = std::process::Command::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        common::signal(child.id(), signal);
         let status = child.wait().unwrap();
         assert!(status.signal().is_some(), "{status:?}");
         let mut left: Vec<_> = std::fs::read_dir(&tmpdir)
@@ -144,11 +140,7 @@ fn a_kept_bench_still_ends_on_sigterm() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    common::signal(child.id(), "TERM");
     let signalled = std::time::Instant::now();
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(15), "{status:?}");

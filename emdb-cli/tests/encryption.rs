@@ -595,11 +595,7 @@ fn an_interrupted_decrypt_leaves_no_plaintext_copy() {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
-        let sent = std::process::Command::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        common::signal(child.id(), signal);
         let status = child.wait().unwrap();
         if status.success() {
             // The decrypt won the race: nothing to check this time.
@@ -698,11 +694,7 @@ fn an_encryption_change_waiting_for_the_lock_removes_nothing_when_stopped() {
     std::thread::sleep(std::time::Duration::from_millis(500));
     let theirs = db.file("test.emdb.enc.tmp");
     std::fs::write(&theirs, "another change's file").unwrap();
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    common::signal(child.id(), "TERM");
     let status = child.wait().unwrap();
     assert!(!status.success());
     assert!(theirs.exists(), "a file it never wrote was removed");

@@ -117,11 +117,7 @@ fn an_interrupted_export_leaves_no_temporary_file() {
             );
             std::thread::sleep(Duration::from_millis(1));
         }
-        let sent = std::process::Command::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        common::signal(child.id(), signal);
         let status = child.wait().unwrap();
         assert_eq!(
             status.signal(),
@@ -176,11 +172,7 @@ fn an_export_started_with_sigint_ignored_ignores_it() {
         );
         std::thread::sleep(Duration::from_millis(1));
     }
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    common::signal(child.id(), "INT");
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     assert_eq!(

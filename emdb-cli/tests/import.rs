@@ -120,11 +120,7 @@ fn ctrl_c_keeps_and_syncs_the_committed_batches_and_says_so() {
     // Wait for the three batches to be written, then interrupt.
     common::wait_for_count(&db, 30, "no three batches", |n| n == 30_000);
     // kill(1) sends SIGINT to that one pid.
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    common::signal(child.id(), "INT");
     // The input stays open and silent (a stalled producer): the import
     // must end by itself. Before, it waited in its read for more input.
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
@@ -236,11 +232,7 @@ fn ctrl_c_then_the_end_of_input_drops_the_batch_being_read() {
     stdin.write_all(jsonl(15_000).as_bytes()).unwrap();
     stdin.flush().unwrap();
     common::wait_for_count(&db, 30, "no batch landed", |n| n == 10_000);
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    common::signal(child.id(), "INT");
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     let err = text(&out.stderr);
@@ -298,11 +290,7 @@ fn ctrl_c_before_any_input_is_an_interruption() {
     let stdin = child.stdin.take().unwrap();
     // Time to start and install its Ctrl-C handler (it then waits in its read).
     std::thread::sleep(Duration::from_millis(1500));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    common::signal(child.id(), "INT");
     let out = child.wait_with_output().unwrap();
     drop(stdin);
     let err = text(&out.stderr);
@@ -328,11 +316,7 @@ fn sigterm_ends_an_import_that_handles_ctrl_c() {
     stdin.write_all(jsonl(15_000).as_bytes()).unwrap();
     stdin.flush().unwrap();
     common::wait_for_count(&db, 30, "no batch landed", |n| n == 10_000);
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    common::signal(child.id(), "TERM");
     // The input stays open: only the signal can end it.
     let start = std::time::Instant::now();
     let status = loop {

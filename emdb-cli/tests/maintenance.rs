@@ -535,11 +535,7 @@ fn an_interrupted_backup_leaves_no_temporary_files() {
         );
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    common::signal(child.id(), "INT");
     assert_eq!(child.wait().unwrap().signal(), Some(2));
     let left: Vec<String> = std::fs::read_dir(db.dir.path())
         .unwrap()
@@ -579,11 +575,7 @@ fn ctrl_c_during_an_import_after_an_export_in_a_shell_stops_only_the_import() {
     drop(stdin);
     // Interrupt once the import has committed a batch.
     common::wait_for_count(&db, 60, "no batch", |n| n > 1);
-    let sent = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    common::signal(child.id(), "INT");
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
@@ -612,11 +604,7 @@ fn an_interrupted_compact_leaves_no_new_log() {
             assert!(start.elapsed().as_secs() < 30, "no {}", tmp.display());
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        let sent = std::process::Command::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        common::signal(child.id(), signal);
         let status = child.wait().unwrap();
         if status.success() {
             println!("compact finished before SIG{signal}");

@@ -123,6 +123,16 @@ pub fn wait_for_count(db: &TestDb, secs: u64, what: &str, done: impl Fn(u64) -> 
     }
 }
 
+/// Send signal `sig` (`"INT"`, `"TERM"`, ...) to process `pid` with
+/// kill(1), and fail the test if it could not be sent.
+pub fn signal(pid: u32, sig: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -{sig} {pid}");
+}
+
 /// Stdout as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
