@@ -197,7 +197,15 @@ fn json_error(e: &serde_json::Error) -> String {
     } else {
         text
     };
-    format!("{text} at column {}", e.column())
+    // A `\uD800`-`\uDFFF` escape alone (how some tools write a byte
+    // that is not UTF-8): serde_json says only what it expected next.
+    let surrogate = if text.contains("surrogate") || text == "unexpected end of hex escape" {
+        " (a \\uD800-\\uDFFF escape must be one of a surrogate pair; bytes that are not \
+         UTF-8 go in base64 or hex with key_encoding or value_encoding)"
+    } else {
+        ""
+    };
+    format!("{text}{surrogate} at column {}", e.column())
 }
 
 impl Iterator for Reader<'_> {
@@ -259,6 +267,18 @@ mod tests {
             "line 1: not valid JSON: an object member name must be a quoted string at column 2; \
              expected one JSON object per line"
         );
+    }
+
+    #[test]
+    fn a_lone_surrogate_escape_is_named_with_what_to_do() {
+        for line in [
+            "{\"key\":\"\\ud800\",\"value\":\"x\"}",
+            "{\"key\":\"\\ud800\\u0041\",\"value\":\"x\"}",
+        ] {
+            let e = read(line).unwrap_err();
+            assert!(e.message.contains("surrogate pair"), "{}", e.message);
+            assert!(e.message.contains("key_encoding"), "{}", e.message);
+        }
     }
 
     #[test]
