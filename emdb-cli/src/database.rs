@@ -417,4 +417,6 @@ impl Session {
 // The database's own files and the check that an output file is none of
 // them live in emdb-tools, shared with emdb-tui (whose `O` export refuses
 // the same files).
-pub use emdb_tools::database::{file_id, refuse_database_files, sibling, DATABASE_FILES};
+pub use emdb_tools::database::{
+    beside_real, file_id, refuse_database_files, sibling, DATABASE_FILES,
+};

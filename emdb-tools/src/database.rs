@@ -396,6 +396,16 @@ pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// `<db><suffix>` beside the file `db` resolves to (symlinks followed),
+/// where the engine, which resolves the path first, names the database's
+/// own files: a `--db` given through a symlink must look there too.
+pub fn beside_real(db: &Path, suffix: &str) -> PathBuf {
+    sibling(
+        &db.canonicalize().unwrap_or_else(|_| db.to_path_buf()),
+        suffix,
+    )
+}
+
 /// Refuse (exit 2) an output file that `what` (a command that writes a file
 /// the user names) would write over the database `db` or one of the files
 /// beside it. Both are compared by name (after resolving the directories,

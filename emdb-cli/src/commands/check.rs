@@ -45,10 +45,7 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         .map(|d| d.len)
         .sum();
     // Beside the file the path resolves to, where `encrypt` looks for it.
-    let keep = sibling(
-        &path.canonicalize().unwrap_or_else(|_| path.clone()),
-        ".before-repair",
-    );
+    let keep = crate::database::beside_real(&path, ".before-repair");
     // A copy identical to the file is one an earlier repair kept before it
     // failed or was killed, having changed nothing: it is this repair's copy.
     if keep.exists() && !is_copy(&keep, &path) {
@@ -202,8 +199,7 @@ fn salvage(s: &mut Session, path: &Path, keep: &Path, quiet: bool) -> CliResult<
     // The salvage compacts into this file: Ctrl-C removes it once the
     // salvage holds the lock (before, it may be another writer's).
     let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let _interrupt =
-        crate::temps::remove_while_locked(vec![super::compact::compact_tmp(path)], &real);
+    let _interrupt = crate::temps::remove_while_locked(vec![sibling(&real, ".compact.tmp")], &real);
     let timeout = s.lock_timeout();
     let pb = progress::spinner("repairing", quiet);
     let db = s

@@ -32,7 +32,10 @@ pub fn run(args: &CompactArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let db = s.writer("compact")?;
     // Its open removed any leftover; the one written now holds every live
     // record (in plaintext for a plain database): Ctrl-C removes it.
-    let _interrupt = crate::temps::remove_on_interrupt(vec![compact_tmp(&s.path()?)], Vec::new());
+    let _interrupt = crate::temps::remove_on_interrupt(
+        vec![crate::database::beside_real(&s.path()?, ".compact.tmp")],
+        Vec::new(),
+    );
     let before = db.stats()?;
     // Bytes of live records copied, as the engine reports them.
     let unwritten = match progress::engine("compacting", ui.quiet, || db.compact()) {
@@ -66,11 +69,4 @@ pub fn run(args: &CompactArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
              compacted log"
         ))),
     }
-}
-
-/// The new log a compaction of `db` writes before renaming it over `db`
-/// (named after the file the path resolves to, as the engine names it).
-pub(super) fn compact_tmp(db: &std::path::Path) -> std::path::PathBuf {
-    let real = db.canonicalize().unwrap_or_else(|_| db.to_path_buf());
-    crate::database::sibling(&real, ".compact.tmp")
 }

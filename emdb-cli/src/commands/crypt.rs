@@ -119,8 +119,7 @@ pub fn rotate_key(args: &RotateKeyArgs, s: &mut Session, ui: &mut Ui) -> CliResu
 /// it holds the database as it was, in plaintext if it was plain then, and
 /// an encryption change does not touch it.
 fn note_plain_repair_copy(ui: &Ui, path: &Path) {
-    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let copy = crate::database::sibling(&real, ".before-repair");
+    let copy = crate::database::beside_real(path, ".before-repair");
     if copy.exists() {
         ui.note(&format!(
             "emdb: note: {} (the file as it was before a repair) is still there and was not \
@@ -233,10 +232,7 @@ fn verify_all(
 /// resolves symlinks before it names the backup, so a `--db` given through
 /// a symlink must too (or the default removal misses the plaintext backup).
 fn backup_path(path: &Path) -> PathBuf {
-    let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let mut name = real.into_os_string();
-    name.push(".encbak");
-    PathBuf::from(name)
+    crate::database::beside_real(path, ".encbak")
 }
 
 /// Refuse (exit 8) a `<db>.encbak` left behind. One beside a held writer

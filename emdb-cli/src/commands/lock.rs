@@ -1,6 +1,6 @@
 //! `emdb lock status` and `emdb lock break`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use emdb_core::{Emdb, LockHolder};
 
@@ -148,10 +148,7 @@ fn report(path: &Path, holder: Option<&LockHolder>, removed: Option<bool>) -> Lo
 /// refuses while the lock is held and offers no forced variant, so the lock
 /// file's name (the database path plus `.lock`, docs/FORMAT.md) is used here.
 fn force_remove(db: &Path) -> CliResult<bool> {
-    let canonical = db.canonicalize().unwrap_or_else(|_| db.to_path_buf());
-    let mut name = canonical.into_os_string();
-    name.push(".lock");
-    let lock = PathBuf::from(name);
+    let lock = crate::database::beside_real(db, ".lock");
     match std::fs::remove_file(&lock) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
