@@ -247,8 +247,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         last_tick: Instant::now(),
         ops_at_tick: 0,
         behind_since: None,
-        failing_since: None,
-        backoff: FIRST_BACKOFF,
+        backoff: Backoff::new(),
         checked: Instant::now(),
     };
     if let Some(why) = again {
@@ -371,8 +370,8 @@ struct Run<'a> {
     last_tick: Instant,
     ops_at_tick: u64,
     behind_since: Option<Instant>,
-    failing_since: Option<Instant>,
-    backoff: Duration,
+    /// The current run of target failures (none while progress is made).
+    backoff: Backoff,
     /// When the target's cursor was last checked while idle.
     checked: Instant,
 }
@@ -426,42 +425,25 @@ impl Run<'_> {
         }
     }
 
-    /// After a failure `e` of a session that began at `began`: count it,
-    /// drop the connection and pause (exponential backoff, never past the
-    /// `--retry-for` budget); once the budget is used, exit 9.
+    /// After a failure `e` of a session that began at `began`: as
+    /// [`Backoff::pause`], but a session that worked for a while (say,
+    /// following an idle writer) ends the run of failures as progress does.
     fn back_off(
         &mut self,
         target: &mut Target,
         e: &redis::RedisError,
         began: Instant,
     ) -> CliResult {
-        self.n.errors += 1;
-        target.reset();
-        if let Some(fatal) = unfixable(self.args, &self.shown, e) {
-            self.bar.abandon();
-            return Err(fatal);
-        }
-        // A session that worked for a while (say, following an idle
-        // writer) ends a run of failures as progress does.
         if began.elapsed() >= MAX_BACKOFF {
-            self.failing_since = None;
-            self.backoff = FIRST_BACKOFF;
+            self.backoff = Backoff::new();
         }
-        let since = *self.failing_since.get_or_insert_with(Instant::now);
-        let left = self.args.retry_for.saturating_sub(since.elapsed());
-        if left.is_zero() {
+        let paused = self
+            .backoff
+            .pause(self.args, &self.shown, target, &mut self.n.errors, e);
+        if paused.is_err() {
             self.bar.abandon();
-            return Err(gave_up(&self.shown, e, since.elapsed()));
         }
-        let pause = self.backoff.min(left);
-        eprintln!(
-            "emdb sync: target error ({}); retrying in {} ms",
-            brief(e),
-            pause.as_millis()
-        );
-        std::thread::sleep(pause);
-        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
-        Ok(())
+        paused
     }
 
     /// Before a resend (`why`): check that the source opens and reads
@@ -766,8 +748,7 @@ impl Run<'_> {
         if !moved {
             return Ok(());
         }
-        self.failing_since = None;
-        self.backoff = FIRST_BACKOFF;
+        self.backoff = Backoff::new();
         let cur = self.acked;
         let store = &mut self.store;
         let lost = retrying(self.args, target, &self.shown, &mut self.n.errors, |t| {
@@ -919,33 +900,61 @@ fn retrying<T>(
     errors: &mut u64,
     mut f: impl FnMut(&mut Target) -> redis::RedisResult<T>,
 ) -> CliResult<T> {
-    let first = Instant::now();
-    let mut wait = FIRST_BACKOFF;
+    let mut backoff = Backoff::new();
     loop {
         match f(target) {
             Ok(v) => return Ok(v),
-            Err(e) => {
-                *errors += 1;
-                target.reset();
-                if let Some(fatal) = unfixable(args, shown, &e) {
-                    return Err(fatal);
-                }
-                // Pause at most what is left of the budget; give up once
-                // it is used.
-                let left = args.retry_for.saturating_sub(first.elapsed());
-                if left.is_zero() {
-                    return Err(gave_up(shown, &e, first.elapsed()));
-                }
-                let pause = wait.min(left);
-                eprintln!(
-                    "emdb sync: target error ({}); retrying in {} ms",
-                    brief(&e),
-                    pause.as_millis()
-                );
-                std::thread::sleep(pause);
-                wait = (wait * 2).min(MAX_BACKOFF);
-            }
+            Err(e) => backoff.pause(args, shown, target, errors, &e)?,
         }
+    }
+}
+
+/// A run of target failures: when the first came, and the next pause.
+struct Backoff {
+    since: Option<Instant>,
+    wait: Duration,
+}
+
+impl Backoff {
+    /// No failure yet; the first pause will be [`FIRST_BACKOFF`].
+    const fn new() -> Self {
+        Self {
+            since: None,
+            wait: FIRST_BACKOFF,
+        }
+    }
+
+    /// After failure `e`: count it in `errors` and drop the connection;
+    /// stop at once when no retry can fix it, or with exit 9 once the run
+    /// has lasted `--retry-for`; else pause (doubling each time up to
+    /// [`MAX_BACKOFF`], never past what is left of the budget).
+    fn pause(
+        &mut self,
+        args: &SyncArgs,
+        shown: &str,
+        target: &mut Target,
+        errors: &mut u64,
+        e: &redis::RedisError,
+    ) -> CliResult {
+        *errors += 1;
+        target.reset();
+        if let Some(fatal) = unfixable(args, shown, e) {
+            return Err(fatal);
+        }
+        let since = *self.since.get_or_insert_with(Instant::now);
+        let left = args.retry_for.saturating_sub(since.elapsed());
+        if left.is_zero() {
+            return Err(gave_up(shown, e, since.elapsed()));
+        }
+        let pause = self.wait.min(left);
+        eprintln!(
+            "emdb sync: target error ({}); retrying in {} ms",
+            brief(e),
+            pause.as_millis()
+        );
+        std::thread::sleep(pause);
+        self.wait = (self.wait * 2).min(MAX_BACKOFF);
+        Ok(())
     }
 }
 
