@@ -112,8 +112,9 @@ fn note_encryption_backup(ui: &Ui, db: &std::path::Path) {
             backup.display()
         ));
     }
-    // With the writer lock held, they may be in the making.
-    let writing = emdb_core::Emdb::lock_holder(&db).is_ok_and(|h| h.is_some_and(|h| h.alive));
+    // With the writer lock held, they may be in the making: ask the lock
+    // only when one is there.
+    let mut writing = None;
     for (suffix, what) in [
         (
             ".enc.tmp",
@@ -127,7 +128,13 @@ fn note_encryption_backup(ui: &Ui, db: &std::path::Path) {
         ),
     ] {
         let left = crate::database::sibling(&db, suffix);
-        if !writing && left.exists() {
+        if !left.exists() {
+            continue;
+        }
+        let writing = *writing.get_or_insert_with(|| {
+            emdb_core::Emdb::lock_holder(&db).is_ok_and(|h| h.is_some_and(|h| h.alive))
+        });
+        if !writing {
             ui.note(&format!(
                 "emdb: note: {} is {what}; the next command that writes removes it, or delete it",
                 left.display()
