@@ -87,18 +87,13 @@ fn an_interrupted_bench_leaves_no_database() {
             .spawn()
             .unwrap();
         // Interrupt once its database is there.
-        let start = std::time::Instant::now();
-        let there = || {
+        common::wait_until(30, "the bench's database", || {
             if own {
                 at.exists()
             } else {
                 std::fs::read_dir(&tmpdir).unwrap().next().is_some()
             }
-        };
-        while !there() {
-            assert!(start.elapsed().as_secs() < 30, "no database");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
+        });
         std::thread::sleep(std::time::Duration::from_millis(300));
         common::signal(child.id(), signal);
         let status = child.wait().unwrap();
@@ -134,11 +129,7 @@ fn a_kept_bench_still_ends_on_sigterm() {
         .args(["-q", "bench", "--keep", "--records", "5000000"])
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while !at.exists() {
-        assert!(start.elapsed().as_secs() < 30, "no database");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    common::wait_until(30, "the bench's database", || at.exists());
     std::thread::sleep(std::time::Duration::from_millis(300));
     common::signal(child.id(), "TERM");
     let signalled = std::time::Instant::now();

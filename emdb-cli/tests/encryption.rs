@@ -589,11 +589,7 @@ fn an_interrupted_decrypt_leaves_no_plaintext_copy() {
             .spawn()
             .unwrap();
         let tmp = db.file("test.emdb.enc.tmp");
-        let start = std::time::Instant::now();
-        while !tmp.exists() {
-            assert!(start.elapsed().as_secs() < 30, "no {}", tmp.display());
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        common::wait_until(30, "the new file", || tmp.exists());
         std::thread::sleep(std::time::Duration::from_millis(50));
         common::signal(child.id(), signal);
         let status = child.wait().unwrap();

@@ -53,12 +53,11 @@ fn a_killed_export_beside_a_live_writer_leaves_no_copy_of_the_database() {
     // Kill it while it runs: as soon as a snapshot copy shows up (what it
     // used to make), or after a while.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline
-        && child.try_wait().unwrap().is_none()
-        && leftovers(db.dir.path()).is_empty()
-    {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    common::wait_until(10, "the export to run", || {
+        Instant::now() >= deadline
+            || child.try_wait().unwrap().is_some()
+            || !leftovers(db.dir.path()).is_empty()
+    });
     let _ = child.kill();
     child.wait().unwrap();
     let left = leftovers(db.dir.path());

@@ -123,14 +123,9 @@ fn ctrl_c_keeps_and_syncs_the_committed_batches_and_says_so() {
     common::signal(child.id(), "INT");
     // The input stays open and silent (a stalled producer): the import
     // must end by itself. Before, it waited in its read for more input.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("Ctrl-C did not end an import waiting for input");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait_until(20, "Ctrl-C to end an import waiting for input", || {
+        child.try_wait().unwrap().is_some()
+    });
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     let err = text(&out.stderr);

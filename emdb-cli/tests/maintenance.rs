@@ -426,19 +426,16 @@ fn a_repair_that_changed_nothing_leaves_nothing_in_the_way() {
         .args(["sleep", "60"])
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
     // flock(1) takes a BSD lock, which the writer's open meets.
-    while std::process::Command::new("flock")
-        .args(["-n", "-x"])
-        .arg(sibling(&db.path, ".lock"))
-        .arg("true")
-        .status()
-        .unwrap()
-        .success()
-    {
-        assert!(start.elapsed() < std::time::Duration::from_secs(20));
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    common::wait_until(20, "flock(1) to hold the lock", || {
+        !std::process::Command::new("flock")
+            .args(["-n", "-x"])
+            .arg(sibling(&db.path, ".lock"))
+            .arg("true")
+            .status()
+            .unwrap()
+            .success()
+    });
     db.cmd(["--lock-timeout", "0", "check", "--repair", "--yes"])
         .assert()
         .code(3)
@@ -527,14 +524,9 @@ fn an_interrupted_backup_leaves_no_temporary_files() {
         .arg(&dest)
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while !sibling(&dest, ".fork.tmp").exists() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(30),
-            "no copy"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+    common::wait_until(30, "the backup's copy", || {
+        sibling(&dest, ".fork.tmp").exists()
+    });
     common::signal(child.id(), "INT");
     assert_eq!(child.wait().unwrap().signal(), Some(2));
     let left: Vec<String> = std::fs::read_dir(db.dir.path())
@@ -599,11 +591,7 @@ fn an_interrupted_compact_leaves_no_new_log() {
     let tmp = db.file("test.emdb.compact.tmp");
     for signal in ["INT", "TERM"] {
         let mut child = common::child(&db, ["-q", "compact"]).spawn().unwrap();
-        let start = std::time::Instant::now();
-        while !tmp.exists() {
-            assert!(start.elapsed().as_secs() < 30, "no {}", tmp.display());
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        common::wait_until(30, "the compaction's new file", || tmp.exists());
         common::signal(child.id(), signal);
         let status = child.wait().unwrap();
         if status.success() {

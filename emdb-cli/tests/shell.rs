@@ -358,7 +358,6 @@ fn next_line(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> String {
 /// queued and puts until 10,000 had: a coprocess waited forever.)
 #[test]
 fn a_producer_that_waits_gets_its_answers_and_its_puts_land() {
-    use std::time::{Duration, Instant};
     let db = TestDb::new();
     db.put("greeting", "hello");
     let mut shell = Coprocess::start(&db, None);
@@ -366,19 +365,13 @@ fn a_producer_that_waits_gets_its_answers_and_its_puts_land() {
     assert_eq!(shell.answer("answer to get greeting"), "hello");
     shell.send(b"put k1 v1\nput k2 v2\n");
     // Another process sees both puts while the shell still holds the pipe.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
+    common::wait_until(20, "the puts to commit while the pipe is open", || {
         let out = db.cmd(["get", "k2"]).output().unwrap();
-        if out.status.success() {
+        out.status.success() && {
             assert_eq!(text(&out.stdout), "v2\n");
-            break;
+            true
         }
-        assert!(
-            Instant::now() < deadline,
-            "the puts were not committed while the pipe was open"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    });
     shell.send(b"get k1\n");
     assert_eq!(shell.answer("answer to get k1"), "v1");
     let (status, err) = shell.finish();

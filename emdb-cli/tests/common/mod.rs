@@ -123,6 +123,19 @@ pub fn wait_for_count(db: &TestDb, secs: u64, what: &str, done: impl Fn(u64) -> 
     }
 }
 
+/// Poll `done` every 2 ms until it holds; fail the test after `secs`
+/// seconds, naming `what` was awaited.
+pub fn wait_until(secs: u64, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited {secs} s for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 /// Send signal `sig` (`"INT"`, `"TERM"`, ...) to process `pid` with
 /// kill(1), and fail the test if it could not be sent.
 pub fn signal(pid: u32, sig: &str) {
