@@ -51,6 +51,71 @@ fn a_failed_fsync_is_an_error_and_poisons_the_handle() {
     }
 }
 
+/// After a failed fsync the kernel may keep the unsynced bytes in its
+/// cache, as if written, while they never reach the disk. The next writer
+/// took them up from the cache and appended behind them; its own syncs
+/// succeeded, and after a reboot the log read as damaged from the lost
+/// bytes on, so every write acknowledged since was lost too. The failed
+/// sync now cuts the file back to what is known to be on disk, so the next
+/// writer appends there.
+#[test]
+fn a_failed_fsync_cuts_what_it_did_not_make_durable() {
+    for (policy, batch) in [
+        (FlushPolicy::OnEachFlush, false),
+        (
+            FlushPolicy::Group {
+                max_wait: std::time::Duration::from_millis(1),
+                max_batch: 4,
+            },
+            false,
+        ),
+        (FlushPolicy::WriteThrough, true),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.emdb");
+        let faults = Arc::new(Faults::default());
+        let db = open(&path, &faults, policy);
+        db.insert("durable", "1").unwrap();
+        db.flush().unwrap();
+        let synced = std::fs::metadata(&path).unwrap().len();
+        faults.fail_sync.store(true, Ordering::SeqCst);
+        let failed = if batch {
+            db.insert_many([("maybe", vec![2u8; 5000]), ("too", vec![3u8; 10])])
+        } else {
+            db.insert("maybe", vec![2u8; 5000]).unwrap();
+            db.flush()
+        };
+        assert!(
+            matches!(failed, Err(Error::Io { .. })),
+            "{policy:?}: {failed:?}"
+        );
+        faults.fail_sync.store(false, Ordering::SeqCst);
+        // Reading what was cut is an answer or an error, never a crash.
+        let _ = db.get("maybe");
+        assert_eq!(db.get("durable").unwrap(), Some(b"1".to_vec()));
+        drop(db);
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(
+            len <= synced,
+            "{policy:?}: {len} bytes, {synced} were synced"
+        );
+        let db = Emdb::open(&path).unwrap();
+        let back = db.get("maybe").unwrap().map(|v| v.len());
+        assert_eq!(
+            back, None,
+            "{policy:?}: the write whose sync failed came back"
+        );
+        assert_eq!(db.get("durable").unwrap(), Some(b"1".to_vec()));
+        db.insert("after", "3").unwrap();
+        db.flush().unwrap();
+        drop(db);
+        let report = Emdb::verify(&path, None).unwrap();
+        assert!(report.damaged.is_empty(), "{policy:?}: {report:?}");
+        let db = Emdb::open(&path).unwrap();
+        assert_eq!(db.get("after").unwrap(), Some(b"3".to_vec()));
+    }
+}
+
 #[test]
 fn a_full_disk_is_an_error_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
