@@ -402,6 +402,36 @@ pub(super) struct Opened {
 /// Open (creating if needed) the log file at `path` and recover it: read
 /// its header, bind its record keys, load its checkpoint, replay the rest
 /// (see `recovery.rs` and `follower.rs`), and cut a torn tail.
+/// A writer refuses a database file that has another name (a hard link):
+/// the writer lock is per name, so a writer through the other name would
+/// not be kept out, and two one-shot writers could each append, sync and
+/// acknowledge over the other's records before either noticed. The one
+/// other name allowed is `<db>.encbak` of an interrupted encryption change
+/// (a link to the database until its rename), which only the next
+/// encryption change reads.
+fn refuse_second_name(file: &File, path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io("stat", Some(path), e))?;
+    if meta.nlink() <= 1 {
+        return Ok(());
+    }
+    let same = |m: &std::fs::Metadata| m.dev() == meta.dev() && m.ino() == meta.ino();
+    if meta.nlink() == 2 && std::fs::metadata(sibling(path, ".encbak")).is_ok_and(|m| same(&m)) {
+        return Ok(());
+    }
+    Err(Error::InvalidPath {
+        reason: format!(
+            "{} has {} names (hard links to one file); the writer lock is per name, so a \
+             writer through another name would not be kept out: remove the other links, \
+             or copy the file, before writing to it (reading it is fine)",
+            path.display(),
+            meta.nlink()
+        ),
+    })
+}
+
 pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     if path.is_dir() {
         return Err(Error::InvalidPath {
@@ -451,6 +481,9 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
         .write(!cfg.read_only)
         .open(&path)
         .map_err(|e| Error::io("open", Some(&path), e))?;
+    if !cfg.read_only {
+        refuse_second_name(&file, &path)?;
+    }
     let mut len = file
         .metadata()
         .map_err(|e| Error::io("stat", Some(&path), e))?
