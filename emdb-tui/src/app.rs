@@ -653,6 +653,18 @@ pub struct App {
 }
 
 impl App {
+    /// On the way out: a compaction still running ends with the process (a
+    /// second Ctrl-C, or a signal), so remove the new file it writes beside
+    /// `db` while this process still holds the writer lock (call it before
+    /// the app, and so its database handle, is dropped; the compaction's
+    /// thread holds a handle too). No copy of the records is left behind.
+    pub fn abandon_compaction(&self, db: &std::path::Path) {
+        if self.compaction.is_some() && self.config.writable {
+            let tmp = emdb_tools::database::beside_real(db, ".compact.tmp");
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+
     /// A UI over `worker`'s database, starting at `now`. Call
     /// [`App::start`] to send the first requests.
     pub fn new(config: Config, worker: Worker, now: SystemTime) -> App {

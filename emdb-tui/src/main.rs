@@ -122,6 +122,8 @@ fn run(cli: Cli) -> ToolResult {
     drop(guard);
     let (ended_by, unwritten) = (app.ended_by, app.staged.len());
     let open_failed = app.open_failed.take();
+    let shown = app.config.path.clone();
+    app.abandon_compaction(&shown);
     // Closing the worker drops the last database handle (a writable one
     // syncs and checkpoints then).
     drop(app);

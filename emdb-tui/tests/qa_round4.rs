@@ -285,6 +285,39 @@ fn a_rename_keeps_a_staged_time_to_live() {
     assert_eq!(db.get("readme").unwrap(), None);
 }
 
+/// A compaction abandoned on the way out (a second Ctrl-C, SIGTERM)
+/// leaves no `<db>.compact.tmp`; one that is not running leaves whatever
+/// is there alone, and so does a read-only UI.
+#[test]
+fn an_abandoned_compaction_leaves_no_new_file() {
+    let (_dir, db, mut app) = writable_with(&[]);
+    let path = db.path().unwrap();
+    let tmp = path.with_file_name(format!(
+        "{}.compact.tmp",
+        path.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&tmp, b"records").unwrap();
+    app.abandon_compaction(&path);
+    assert!(
+        tmp.exists(),
+        "no compaction runs: the file is not this UI's"
+    );
+    app.compaction = Some(emdb_tui::app::Compaction {
+        started_ms: T0,
+        expected: 1 << 20,
+        written: None,
+    });
+    app.config.writable = false;
+    app.abandon_compaction(&path);
+    assert!(tmp.exists(), "a read-only UI removed a writer's file");
+    app.config.writable = true;
+    app.abandon_compaction(&path);
+    assert!(
+        !tmp.exists(),
+        "the abandoned compaction's file is still there"
+    );
+}
+
 #[test]
 fn q_while_a_compaction_runs_waits_for_it() {
     use emdb_tui::worker::Response;

@@ -235,9 +235,9 @@ fn apply(app: &mut App, action: Action) {
     }
 }
 
-/// Quit, or while a compaction runs, quit when it ends: ending the process
-/// in the middle of one would leave `<db>.compact.tmp` until the next
-/// writer opens the file. Ctrl-C meanwhile quits at once.
+/// Quit, or while a compaction runs, quit when it ends, so it is not lost.
+/// Ctrl-C meanwhile quits at once and abandons it (the file it was
+/// writing, `<db>.compact.tmp`, is removed on the way out).
 pub(super) fn quit_when_idle(app: &mut App) {
     if app.compaction.is_none() {
         app.quit = true;
@@ -245,8 +245,7 @@ pub(super) fn quit_when_idle(app: &mut App) {
     }
     app.quit_after_compaction = true;
     app.complain(
-        "a compaction is running: quitting when it ends (Ctrl-C quits now, \
-         leaving <db>.compact.tmp for the next writer to remove)",
+        "a compaction is running: quitting when it ends (Ctrl-C quits now and abandons it)",
     );
 }
 
