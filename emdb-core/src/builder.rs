@@ -983,8 +983,26 @@ fn validate_component(what: &str, s: &str) -> Result<()> {
 
 /// Resolve symlinks so that every path to one file shares one lock.
 fn canonical(path: &Path) -> PathBuf {
+    canonical_within(path, 40)
+}
+
+/// [`canonical`], following at most `hops` more symlinks to a file that
+/// does not exist yet.
+fn canonical_within(path: &Path, hops: u32) -> PathBuf {
     if let Ok(p) = path.canonicalize() {
         return p;
+    }
+    // A symlink to a file that does not exist yet (dangling): the database
+    // is created where it points, as `echo > link` would, not over the
+    // link itself (which left the link's target, say on a volume not
+    // mounted yet, without the data written through it).
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if let (true, Some(hops), Ok(to)) = (is_link, hops.checked_sub(1), std::fs::read_link(path)) {
+        let to = match path.parent() {
+            Some(dir) if to.is_relative() => dir.join(to),
+            _ => to,
+        };
+        return canonical_within(&to, hops);
     }
     // The file may not exist yet: canonicalize its directory.
     match (path.parent(), path.file_name()) {

@@ -359,6 +359,35 @@ fn a_symlink_to_a_database_shares_its_lock() {
     assert!(matches!(Emdb::open(&real), Err(Error::LockBusy { .. })));
 }
 
+/// A symlink to a database not made yet (a volume not mounted, a path
+/// prepared ahead): the database is created where it points. It used to be
+/// created over the link, which vanished, and the data written through it
+/// never reached the link's target.
+#[test]
+fn a_dangling_symlink_gets_its_database_where_it_points() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    let real = dir.path().join("data/app.emdb");
+    let link = dir.path().join("app.emdb");
+    let chain = dir.path().join("chain.emdb");
+    std::os::unix::fs::symlink("data/app.emdb", &link).unwrap();
+    std::os::unix::fs::symlink("app.emdb", &chain).unwrap();
+    let db = Emdb::open(&chain).unwrap();
+    db.insert("k", "v").unwrap();
+    db.close().unwrap();
+    for name in [&link, &chain] {
+        let m = std::fs::symlink_metadata(name).unwrap();
+        assert!(
+            m.file_type().is_symlink(),
+            "{} is no longer a link",
+            name.display()
+        );
+    }
+    let db = Emdb::open(&real).unwrap();
+    assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
+    assert!(matches!(Emdb::open(&link), Err(Error::LockBusy { .. })));
+}
+
 #[test]
 fn a_read_only_file_opens_read_only_and_refuses_a_writer_clearly() {
     use std::os::unix::fs::PermissionsExt;
