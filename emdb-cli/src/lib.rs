@@ -65,6 +65,14 @@ use crate::output::Ui;
 /// print `emdb: <message>` on failure, and return the exit code that
 /// docs/CLI.md documents (2 for usage errors, 0 after `--help`).
 pub fn run() -> ExitCode {
+    // Past a file size limit (`ulimit -f`, systemd's LimitFSIZE=) a write
+    // raises SIGXFSZ, which kills the process without a word and leaves
+    // its temp files. Handled, the write fails with EFBIG instead: an
+    // error naming the file, exit 6, and the usual cleanup.
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let parsed = cli::parse(&args);
     let cli = match parsed {

@@ -610,3 +610,58 @@ fn an_empty_emdb_path_is_named() {
         .stderr(predicate::str::contains("EMDB_PATH is set but empty"))
         .stderr(predicate::str::contains("--db").not());
 }
+
+/// Under a file size limit (`ulimit -f`, systemd's LimitFSIZE=) a write
+/// past it is an error naming the file (exit 6) with no temp file left,
+/// and a write that fits under it works. SIGXFSZ used to kill the
+/// process (exit 153, no message, the export's plaintext temp file left),
+/// and a 1 MB database under a 2 MB limit refused every write, since the
+/// log grows by whole steps.
+#[test]
+fn a_file_size_limit_is_an_error_not_a_kill() {
+    let db = TestDb::new();
+    let val = db.file("val");
+    std::fs::write(&val, vec![b'x'; 200_000]).unwrap();
+    db.put("a", "1");
+    for i in 0..4 {
+        db.cmd(["put", &format!("k{i}"), "--file"])
+            .arg(&val)
+            .assert()
+            .success();
+    }
+    let bin = assert_cmd::cargo::cargo_bin("emdb");
+    let limited = |blocks: u32, args: &str| {
+        // ulimit -f counts 1024-byte blocks in bash.
+        let script = format!("ulimit -f {blocks}; exec \"$0\" --db \"$1\" {args}",);
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .arg(&bin)
+            .arg(&db.path)
+            .current_dir(db.dir.path())
+            .env("HOME", db.dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = limited(2000, "put big --file val");
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    let out = limited(500, "export out.jsonl");
+    let err = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.contains("too large"), "{err}");
+    let out = limited(500, "backup bk.emdb");
+    let err = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.contains("bk.emdb"), "{err}");
+    let mut names: Vec<String> = std::fs::read_dir(db.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["test.emdb", "test.emdb.ckpt", "test.emdb.lock", "val"],
+        "temp files left"
+    );
+    db.cmd(["get", "big"]).assert().success();
+}

@@ -470,7 +470,7 @@ mod signals {
 
     fn set_handler(sig: libc::c_int, handler: libc::sighandler_t) -> io::Result<()> {
         // SAFETY: `sigaction` is given a zeroed (valid: no flags, empty mask)
-        // struct whose handler is either SIG_DFL, `record` or
+        // struct whose handler is either SIG_DFL, SIG_IGN, `record` or
         // `record_resize`, `extern "C"` functions that only do an atomic
         // store, which is async-signal-safe; the old action is not asked
         // for (null).
@@ -494,6 +494,10 @@ mod signals {
         for sig in ENDING.into_iter().chain([libc::SIGTSTP, libc::SIGCONT]) {
             set_handler(sig, handler)?;
         }
+        // Past a file size limit (`ulimit -f`) a write fails with EFBIG,
+        // an error the UI reports, instead of SIGXFSZ killing the process
+        // with the terminal in raw mode.
+        set_handler(libc::SIGXFSZ, libc::SIG_IGN)?;
         let resize = record_resize as extern "C" fn(libc::c_int) as libc::sighandler_t;
         set_handler(libc::SIGWINCH, resize)
     }

@@ -748,7 +748,11 @@ impl Log {
             let just = needed_end.next_multiple_of(PAGE).min(new_cap);
             match grow(new_cap) {
                 Ok(()) => {}
-                Err(e) if e.raw_os_error() == Some(libc::ENOSPC) && just < new_cap => {
+                // EFBIG: the process's file size limit (`ulimit -f`).
+                Err(e)
+                    if matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EFBIG))
+                        && just < new_cap =>
+                {
                     grow(just).map_err(|e| Error::io("grow", Some(&f.path), e))?;
                     new_cap = just;
                 }
