@@ -402,6 +402,45 @@ fn a_commit_that_fails_while_the_pipe_waits_is_reported_and_the_shell_goes_on() 
     assert!(!status.success());
 }
 
+/// In one batch read at once, a `get` after puts that could not be
+/// committed still answers (`null` with `--json`): the failure is
+/// reported at the put's line. The `get` printed nothing and took the
+/// failure as its own, so a reader of one answer per `get` fell out of
+/// step.
+#[test]
+fn a_get_after_puts_that_failed_to_commit_still_answers() {
+    let db = TestDb::new();
+    db.put("greeting", "hello");
+    let big = "v".repeat(1 << 20);
+    let input = db.file("batch.txt");
+    std::fs::write(
+        &input,
+        format!("put big {big}\nget --json big\nget --json greeting\n"),
+    )
+    .unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 16; exec \"$0\" --db \"$1\" shell < \"$2\"")
+        .arg(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg(&db.path)
+        .arg(&input)
+        .env("HOME", db.dir.path())
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(
+        text(&out.stdout),
+        "null\n{\"key\":\"greeting\",\"value\":\"hello\"}\n",
+        "{err}"
+    );
+    assert!(
+        err.starts_with("emdb: line 1: committing the last 1 puts"),
+        "{err}"
+    );
+    assert!(err.ends_with("lines: 3, errors: 2\n"), "{err}");
+    assert_eq!(out.status.code(), Some(6));
+}
+
 /// The same when what the shell has read ends inside a line: the answers
 /// to the whole lines before it do not wait for the rest of that line (a
 /// producer that writes a line in pieces, or whose write was split).

@@ -67,6 +67,7 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let mut shell = Shell {
         global,
         pending: None,
+        pending_line: 0,
         spare: None,
         inflight: None,
         gets: Gets::default(),
@@ -142,6 +143,9 @@ struct Shell<'g> {
     /// Puts not yet committed, encoded as they are parsed (on this
     /// thread, while the previous unit commits on another).
     pending: Option<WriteBatch>,
+    /// The line of the last put in `pending`, where a failure to commit
+    /// it is reported.
+    pending_line: u64,
     /// The batch of the last unit committed in the background, for reuse.
     spare: Option<WriteBatch>,
     inflight: Option<Inflight>,
@@ -433,6 +437,7 @@ impl Shell<'_> {
                     return Ok(None);
                 };
                 batch.put(&key, &value)?;
+                self.pending_line = self.lines;
                 if unit_full(batch) {
                     self.commit_behind(ui)?;
                 }
@@ -544,7 +549,11 @@ impl Shell<'_> {
     }
 
     /// Commit the pending puts as one atomic unit (not yet synced), after
-    /// the one committed in the background.
+    /// the one committed in the background. A failure is reported at the
+    /// line of the last put, as a background unit's is, and the line that
+    /// asked for the commit still runs: a `get` after puts that did not
+    /// land answers (`null` with `--json`), so a coprocess reading one
+    /// answer per `get` stays in step.
     fn commit_puts(&mut self, ui: &mut Ui) -> CliResult {
         self.settle(ui)?;
         let Some(batch) = self.pending.as_mut().filter(|b| !b.is_empty()) else {
@@ -553,7 +562,13 @@ impl Shell<'_> {
         let count = batch.len();
         let outcome = batch.commit();
         batch.clear();
-        outcome.map_err(|e| CliError::from(e).context(format!("committing the last {count} puts")))
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let e = CliError::from(e).context(format!("committing the last {count} puts"));
+                self.report(e, self.pending_line, ui)
+            }
+        }
     }
 }
 
