@@ -34,8 +34,9 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// A span of time in at most two units: `850ms`, `42s`, `5m 3s`, `2h 5m`,
-/// `3d 4h`.
+/// A span of time in at most two units and eight characters (the width
+/// of the key list's ttl column): `850ms`, `42s`, `5m 3s`, `2h 5m`,
+/// `3d 4h`, `2y 45d` (years of 365 days), `150y`, `>9999y`.
 pub fn span(d: Duration) -> String {
     let s = d.as_secs();
     if s == 0 {
@@ -49,7 +50,14 @@ pub fn span(d: Duration) -> String {
             format!("{a}{ua} {b}{ub}")
         }
     };
-    if days > 0 {
+    let years = days / 365;
+    if years >= 10_000 {
+        ">9999y".into()
+    } else if years >= 100 {
+        format!("{years}y")
+    } else if years > 0 {
+        two(years, "y", days % 365, "d")
+    } else if days > 0 {
         two(days, "d", hours, "h")
     } else if hours > 0 {
         two(hours, "h", mins, "m")
@@ -153,6 +161,15 @@ mod tests {
         assert_eq!(span(Duration::from_secs(7500)), "2h 5m");
         assert_eq!(span(Duration::from_secs(273_600)), "3d 4h");
         assert_eq!(span(Duration::from_secs(7 * 86_400)), "7d");
+        assert_eq!(span(Duration::from_secs(400 * 86_400)), "1y 35d");
+        assert_eq!(
+            span(Duration::from_secs(99 * 365 * 86_400 + 364 * 86_400)),
+            "99y 364d"
+        );
+        assert_eq!(span(Duration::from_secs(150 * 365 * 86_400)), "150y");
+        // The longest expiry an import takes: 2^63-1 ms.
+        assert_eq!(span(Duration::from_millis(i64::MAX as u64)), ">9999y");
+        assert_eq!(span(Duration::from_millis(u64::MAX)), ">9999y");
         assert_eq!(span(Duration::from_secs(300)), "5m");
         assert_eq!(plural(1, "line"), "1 line");
         assert_eq!(plural(1200, "key"), "1,200 keys");
