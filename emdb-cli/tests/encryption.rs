@@ -646,6 +646,22 @@ fn stats_and_check_name_the_files_a_killed_rewrite_left() {
     drop(writer);
 }
 
+/// A directory at `<db>.compact.tmp` is named as what it is: no writer
+/// removes it, and every compaction fails on it. `stats` said the next
+/// writer would remove it (QA).
+#[test]
+fn a_directory_where_a_temp_file_goes_is_named_as_one() {
+    let db = with_data();
+    std::fs::create_dir(db.file("test.emdb.compact.tmp")).unwrap();
+    db.cmd(["stats"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "test.emdb.compact.tmp is a directory where emdb writes a temporary file",
+        ))
+        .stderr(predicate::str::contains("removes it").not());
+}
+
 /// A damaged encryption block (the header's bytes 1024..1124) cannot be
 /// salvaged or repaired around: the error's hint says to restore a backup.
 /// Before, it sent the user to `export --salvage` and `check --repair`,

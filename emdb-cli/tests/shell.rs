@@ -395,6 +395,11 @@ fn a_commit_that_fails_while_the_pipe_waits_is_reported_and_the_shell_goes_on() 
     shell.send(format!("put big {big}\n").as_bytes());
     let failed = shell.error("report of the failed commit");
     assert!(failed.starts_with("emdb: line 1: "), "{failed}");
+    let hint = shell.error("the hint of the failed commit");
+    assert!(
+        hint.starts_with("  hint: the process's file size limit"),
+        "{hint}"
+    );
     shell.send(b"get greeting\n");
     assert_eq!(shell.answer("answer to the get after it"), "hello");
     let (status, err) = shell.finish();

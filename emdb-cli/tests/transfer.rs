@@ -203,7 +203,7 @@ fn earlier_batches_stay_imported_after_an_error() {
         .code(7)
         .stderr(predicate::str::contains("line 12001"))
         .stderr(predicate::str::contains(
-            "10000 records in 1 earlier batches",
+            "10000 records in 1 earlier batch were imported",
         ));
     db.cmd(["count"]).assert().success().stdout("10000\n");
 }

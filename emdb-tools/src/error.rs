@@ -225,6 +225,18 @@ impl From<emdb_core::Error> for ToolError {
                  later writers write the checkpoint again, and until then each open replays more \
                  of the log",
             ),
+            E::Io { source, .. } if source.kind() == io::ErrorKind::StorageFull => {
+                ToolError::new(Kind::Io, message).hint(
+                    "free some space on the file system it names; what was written before \
+                     this command is kept",
+                )
+            }
+            E::Io { source, .. } if source.kind() == io::ErrorKind::FileTooLarge => {
+                ToolError::new(Kind::Io, message).hint(
+                    "the process's file size limit (`ulimit -f`, systemd's LimitFSIZE=) stops \
+                     the file there; raise it",
+                )
+            }
             E::Io { .. } | E::DatabaseFull { .. } | E::TooManyKeys { .. } | E::Poisoned(_) => {
                 ToolError::new(Kind::Io, message)
             }

@@ -14,6 +14,9 @@ use crate::output::{HolderReport, LockReport, Ui};
 /// creating) fails as reading commands do.
 pub fn run(cmd: &LockCommand, s: &mut Session, ui: &mut Ui) -> CliResult {
     let path = s.path()?;
+    // An empty file, a directory, a FIFO: refused as by every command
+    // (a missing one is said below, after asking the lock).
+    emdb_tools::database::check_file(&path, false)?;
     match cmd {
         LockCommand::Status => {
             let holder = Emdb::lock_holder(&path)?;

@@ -128,6 +128,14 @@ fn note_encryption_backup(ui: &Ui, db: &std::path::Path) {
         ),
     ] {
         let left = crate::database::sibling(&db, suffix);
+        if left.is_dir() {
+            ui.note(&format!(
+                "emdb: note: {} is a directory where emdb writes a temporary file: `compact`, \
+                 `check --repair` and encryption changes fail until it is removed",
+                left.display()
+            ));
+            continue;
+        }
         if !left.exists() {
             continue;
         }

@@ -550,8 +550,14 @@ fn partial(mut e: CliError, n: &Counts) -> CliError {
         "nothing was imported".to_string()
     } else {
         format!(
-            "{} records in {} earlier batches were imported; the failing batch was not",
-            n.records, n.batches
+            "{} records in {} earlier {} imported; the failing batch was not",
+            n.records,
+            n.batches,
+            if n.batches == 1 {
+                "batch were"
+            } else {
+                "batches were"
+            }
         )
     };
     let hint = match e.hint.take() {
