@@ -1640,7 +1640,8 @@ impl Drop for Engine {
 fn foreign_slot_reason(gen: &Generation, seq: u64) -> String {
     format!(
         "another process opened {} for writing while this handle held its writer lock \
-         (its lock file was removed, e.g. by emdb lock break --force) and wrote sync slot {seq}; \
+         (its lock file was removed, e.g. by emdb lock break --force, or the file was renamed \
+         and opened under its new name) and wrote sync slot {seq}; \
          this handle writes nothing more, so as not to overwrite that writer's records",
         gen.log()
             .path()
