@@ -486,6 +486,40 @@ fn state_file_and_writer_restart() {
     wait_equal(&db, &[&server], &default_prefix);
 }
 
+/// A plain copy of the database restored over it keeps its id and
+/// generation, so the saved cursor looked valid: the sync resumed at its
+/// offset in whatever the copy wrote there since, and the target kept
+/// every key written after the copy was made (or the sync stopped with a
+/// corruption error `check` did not confirm). The cursor now carries a
+/// checksum of the log before it, and the resume copies everything again.
+#[test]
+fn a_plain_copy_restored_over_the_database_is_copied_again() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let url = server.url();
+    let fill = |prefix: &str, n: u32| {
+        let w = writer(&db.path);
+        for i in 0..n {
+            w.insert(format!("{prefix}{i}"), prefix).unwrap();
+        }
+        w.flush().unwrap();
+    };
+    fill("a", 100);
+    let saved = db.file("copy.emdb");
+    std::fs::copy(&db.path, &saved).unwrap();
+    fill("later", 100);
+    sync_once(&db, &["--to", &url]);
+    // The restore: the copy over the file, the files beside it dropped.
+    std::fs::copy(&saved, &db.path).unwrap();
+    for beside in [".ckpt", ".tail", ".stats"] {
+        let _ = std::fs::remove_file(db.file(&format!("test.emdb{beside}")));
+    }
+    fill("b", 300);
+    let done = sync_once(&db, &["--to", &url]);
+    assert_eq!(done["resends"], 1, "{done}");
+    wait_equal(&db, &[&server], &default_prefix);
+}
+
 #[test]
 fn into_a_cluster_with_hash_tags() {
     let Some(nodes) = cluster() else {

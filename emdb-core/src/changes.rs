@@ -536,6 +536,36 @@ fn to_change(
     }))
 }
 
+/// Bytes [`history_check`] reads before a cursor.
+const HISTORY_CHECK_BYTES: u64 = 4096;
+
+/// A checksum of the log bytes just before `cursor` (up to 4 KiB, never
+/// the header page, whose sync slots change) in the file at `path`, when
+/// that file is the database and generation the cursor is in and reaches
+/// it; else `None`. Saved beside a cursor, it tells a later resume whether
+/// the file still holds the history the cursor was taken in: a plain copy
+/// restored over the database keeps its id and generation, so the cursor
+/// alone would be taken at its offset in whatever the copy holds there.
+/// The bytes before a cursor are durable and never rewritten in place.
+pub fn history_check(path: &std::path::Path, cursor: &Cursor) -> Result<Option<u32>> {
+    let (file, identity, _, durable_end, _) = open_log(path)?;
+    let from = cursor
+        .position
+        .saturating_sub(HISTORY_CHECK_BYTES)
+        .max(HEADER_SIZE as u64);
+    if identity.db_id != cursor.db_id
+        || identity.generation != cursor.generation
+        || cursor.position > durable_end
+        || from >= cursor.position
+    {
+        return Ok(None);
+    }
+    let mut buf = vec![0u8; (cursor.position - from) as usize];
+    std::os::unix::fs::FileExt::read_exact_at(&file, &mut buf, from)
+        .map_err(|e| Error::io("read", Some(path), e))?;
+    Ok(Some(crate::format::crc::crc32(&buf)))
+}
+
 /// Open the log at `path`: the file, its identity, header page, durable end
 /// and length.
 fn open_log(path: &std::path::Path) -> Result<(File, Identity, Vec<u8>, u64, u64)> {

@@ -1,7 +1,11 @@
 //! Where `emdb sync` keeps its cursor: the Redis key
 //! `emdb-sync-cursor:<db id in hex>` in the target (in a cluster, on the
 //! node owning that key's slot), or a local `--state-file`. The value is one
-//! line of text: `emdb-sync 1 <db id hex> <generation> <offset>`.
+//! line of text: `emdb-sync 1 <db id hex> <generation> <offset>`, then (in
+//! a state file) the target, then `check=<8 hex digits>`: a checksum of the
+//! log bytes before the offset ([`emdb_core::changes::history_check`]),
+//! which tells a resume whether the file still holds that history (cursors
+//! saved before it existed have none and are taken as they are).
 //!
 //! The cursor is saved only after the target acknowledged every operation
 //! before it, so it is never ahead of the target; a restart replays at most
@@ -98,9 +102,10 @@ impl CursorStore {
         }
     }
 
-    /// The saved cursor, if any. A cursor saved by another database under the
-    /// same file comes back as is (the feed refuses it).
-    pub fn load(&mut self, target: &mut Target) -> RedisResult<Option<Cursor>> {
+    /// The saved cursor, if any, with its history check if it has one. A
+    /// cursor saved by another database under the same file comes back as
+    /// is (the feed refuses it).
+    pub fn load(&mut self, target: &mut Target) -> RedisResult<Option<(Cursor, Option<u32>)>> {
         let text = match &self.file {
             Some(f) => {
                 let t = match std::fs::read(f) {
@@ -130,7 +135,7 @@ impl CursorStore {
                             ),
                         ))
                     }
-                    _ => return Ok(Some(cursor)),
+                    _ => return Ok(Some((cursor, parse_check(&t)))),
                 }
             }
             None => {
@@ -142,7 +147,8 @@ impl CursorStore {
                 }
             }
         };
-        parse(&text).map(Some).ok_or_else(|| {
+        let check = parse_check(&text);
+        parse(&text).map(|c| Some((c, check))).ok_or_else(|| {
             redis::RedisError::from((
                 redis::ErrorKind::Parse,
                 "the saved sync cursor is not readable",
@@ -156,23 +162,28 @@ impl CursorStore {
         file.with_extension("tmp")
     }
 
-    /// Save `c`. A state file is replaced atomically (temp file + rename).
-    /// In the target, `Ok(Some(why))` when the cursor there is not the one
-    /// this store last read or wrote ([`CursorStore::check`]); it is then
-    /// left as it is.
-    pub fn save(&mut self, target: &mut Target, c: &Cursor) -> RedisResult<Option<String>> {
-        let text = format!(
+    /// Save `c`, with its history check if known. A state file is replaced
+    /// atomically (temp file + rename). In the target, `Ok(Some(why))` when
+    /// the cursor there is not the one this store last read or wrote
+    /// ([`CursorStore::check`]); it is then left as it is.
+    pub fn save(
+        &mut self,
+        target: &mut Target,
+        c: &Cursor,
+        check: Option<u32>,
+    ) -> RedisResult<Option<String>> {
+        let base = format!(
             "emdb-sync 1 {} {} {}",
             hex(&c.db_id),
             c.generation,
             c.position
-        )
-        .into_bytes();
+        );
+        let check = check.map(|x| format!(" check={x:08x}")).unwrap_or_default();
+        let text = format!("{base}{check}").into_bytes();
         match &self.file {
             Some(f) => {
                 let tmp = Self::temp_path(f);
-                let mut line = text;
-                line.extend_from_slice(format!(" {}\n", self.target).as_bytes());
+                let line = format!("{base} {}{check}\n", self.target).into_bytes();
                 std::fs::write(&tmp, &line)
                     .and_then(|()| std::fs::rename(&tmp, f))
                     .map_err(|e| state_file_error(f, false, e.to_string()))?;
@@ -257,6 +268,16 @@ fn parse(text: &[u8]) -> Option<Cursor> {
         generation: f.next()?.parse().ok()?,
         position: f.next()?.parse().ok()?,
     })
+}
+
+/// The history check saved with a cursor (`check=` and 8 hex digits).
+fn parse_check(text: &[u8]) -> Option<u32> {
+    std::str::from_utf8(text)
+        .ok()?
+        .split_whitespace()
+        .skip(5)
+        .find_map(|f| f.strip_prefix("check="))
+        .and_then(|x| u32::from_str_radix(x, 16).ok())
 }
 
 /// How a state file names the servers `urls`: `host:port/db` each (the
@@ -345,6 +366,13 @@ mod tests {
             &name(&["redis://a:1"]),
             &name(&["redis://a:2"])
         ));
+        assert_eq!(parse_check(text.as_bytes()), None);
+        let checked = format!("{text} check=00c0ffee");
+        assert_eq!(parse(checked.as_bytes()), Some(c));
+        assert_eq!(parse_check(checked.as_bytes()), Some(0xc0ffee));
+        let file = format!("{text} h:1/0 check=0000002a\n");
+        assert_eq!(parse_target(file.as_bytes()).as_deref(), Some("h:1/0"));
+        assert_eq!(parse_check(file.as_bytes()), Some(42));
         assert_eq!(parse(b"emdb-sync 2 00 1 2"), None);
         assert_eq!(parse(b"garbage"), None);
     }

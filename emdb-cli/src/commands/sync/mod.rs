@@ -194,7 +194,28 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             store.load(t)
         })?
     };
-    let (mut feed, start) = ChangeFeed::open(&db, saved)?;
+    let (saved, saved_check) = match saved {
+        Some((c, check)) => (Some(c), check),
+        None => (None, None),
+    };
+    // A plain copy restored over the database has its id and generation
+    // too: the bytes before the cursor tell (asked first: the cursor may
+    // fall inside one of the copy's records, which the feed would read as
+    // damage).
+    let mut restored = None;
+    if let (Some(c), Some(want), Some(path)) = (saved, saved_check, db.path()) {
+        if emdb_core::changes::history_check(&path, &c)?.is_some_and(|got| got != want) {
+            restored = Some(format!(
+                "the log before the cursor (offset {}) is not what it was when the cursor was \
+                 saved: the file was restored from a copy",
+                c.position
+            ));
+        }
+    }
+    let (mut feed, mut start) = ChangeFeed::open(&db, saved.filter(|_| restored.is_none()))?;
+    if let Some(reason) = restored {
+        start = Start::Resend { reason };
+    }
     if matches!(start, Start::Fresh) && !args.reset {
         let others = retrying(args, &mut target, &shown, &mut start_errors, |t| {
             store.others(t)
@@ -750,9 +771,15 @@ impl Run<'_> {
         }
         self.backoff = Backoff::new();
         let cur = self.acked;
+        // Not knowing it (the file compacted since) only costs the check
+        // at the next resume.
+        let check = self
+            .db
+            .path()
+            .and_then(|p| emdb_core::changes::history_check(&p, &cur).ok().flatten());
         let store = &mut self.store;
         let lost = retrying(self.args, target, &self.shown, &mut self.n.errors, |t| {
-            store.save(t, &cur)
+            store.save(t, &cur, check)
         })?;
         if let Some(why) = lost {
             return Err(Stop::Lost(why));
