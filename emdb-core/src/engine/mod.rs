@@ -553,17 +553,6 @@ impl Engine {
         Ok(())
     }
 
-    /// After a failed fdatasync of `gen`'s log (the handle poisoned):
-    /// cut the log back to what is known to be on disk
-    /// ([`Log::cut_unsynced`]), if the file is still this handle's. If
-    /// even that fails, the bytes stay for the next open to take up, as
-    /// before the cut existed.
-    pub(crate) fn cut_unsynced(&self, gen: &Generation) {
-        if self.check_sole_writer(gen).is_ok() {
-            let _ = gen.log().cut_unsynced();
-        }
-    }
-
     /// Poison the handle because another process took the file over.
     #[cold]
     fn displaced(&self, reason: String) -> Error {
@@ -729,13 +718,11 @@ impl Engine {
         let t = Instant::now();
         // After the sync: a file cut short by another process must not be
         // acknowledged as durable (one fstat next to an fdatasync).
-        if let Err(e) = gen.log().sync_data() {
-            self.poison(&e);
-            self.cut_unsynced(&gen);
-            return Err(e);
-        }
-        gen.log().note_synced(end);
-        if let Err(e) = gen.log().check_intact() {
+        if let Err(e) = gen
+            .log()
+            .sync_data()
+            .and_then(|()| gen.log().check_intact())
+        {
             self.poison(&e);
             return Err(e);
         }

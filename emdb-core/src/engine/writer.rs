@@ -304,10 +304,8 @@ impl<'e> Batch<'e> {
         if engine.write_through() && gen.log().file.is_some() {
             if let Err(e) = gen.log().sync_data() {
                 engine.poison(&e);
-                engine.cut_unsynced(&gen);
                 return Err(e);
             }
-            gen.log().note_synced(self.cursor);
         }
         self.w.end = self.cursor;
         if let Some(last) = self.ops.last() {

@@ -164,11 +164,6 @@ pub(crate) struct Log {
     /// copy, not bytes a cut lost), with the offset of the frame holding
     /// each one's end ([`Log::check_intact`]).
     vouched_holes: Mutex<std::collections::HashMap<(u64, u64), u64>>,
-    /// End of the bytes known to be on disk (writer only): all below it
-    /// were covered by an fdatasync or a write-through write that
-    /// succeeded, or were there, and synced, when the file was opened.
-    /// A failed sync cuts the file back to it ([`Log::cut_unsynced`]).
-    synced_end: AtomicU64,
 }
 
 /// What tells one version of a file from another without reading it.
@@ -214,7 +209,6 @@ impl Log {
             stale_reason: Mutex::new(None),
             failed_reopen: Mutex::new(None),
             vouched_holes: Mutex::new(std::collections::HashMap::new()),
-            synced_end: AtomicU64::new(end),
         }
     }
 
@@ -853,52 +847,7 @@ impl Log {
         }
         self.check_len(f, at + data.len() as u64)?;
         let fd = f.dsync.as_ref().unwrap_or(&f.file);
-        self.write_all(f, fd, WriteSite::WriteThrough, data, at)?;
-        // Every write before it was write-through too, or synced.
-        self.note_synced(at + data.len() as u64);
-        Ok(())
-    }
-
-    /// Everything below `end` is on disk (an fdatasync covering it
-    /// succeeded). Writer only.
-    pub(crate) fn note_synced(&self, end: u64) {
-        self.synced_end.fetch_max(end, Ordering::AcqRel);
-    }
-
-    /// After a failed fdatasync (the handle is poisoned by then): cut the
-    /// file back to the end of what is known to be on disk. The kernel may
-    /// have dropped the bytes past it while keeping their pages in the
-    /// cache as if written, so a writer opening the file next would take
-    /// them up from the cache, append behind them, and have its own syncs
-    /// succeed over a hole: once the cache is gone (a reboot), the log
-    /// reads as damaged from there on, and every write acknowledged since
-    /// is lost. Nothing past this end was acknowledged as durable. A file
-    /// another process cut short is left alone. Writer only; the caller
-    /// has checked that the file is still this handle's.
-    pub(crate) fn cut_unsynced(&self) -> Result<()> {
-        let Some(f) = &self.file else {
-            return Ok(());
-        };
-        if self.cut().is_some() {
-            return Ok(());
-        }
-        let to = self
-            .synced_end
-            .load(Ordering::Acquire)
-            .max(HEADER_SIZE as u64);
-        // Staged bytes all lie past it (a sync writes them out first).
-        self.stage.lock().buf.clear();
-        self.published_end.fetch_min(to, Ordering::AcqRel);
-        let new_len = usize::try_from(to).map_err(|_| Error::corruption(to, "length"))?;
-        // As [`Log::truncate`]: the shorter mapping first.
-        let region =
-            Region::map_file(&f.file, new_len).map_err(|e| Error::io("mmap", Some(&f.path), e))?;
-        self.region.store(Arc::new(region));
-        f.file
-            .set_len(to)
-            .map_err(|e| Error::io("truncate", Some(&f.path), e))?;
-        self.capacity.store(to, Ordering::Relaxed);
-        Ok(())
+        self.write_all(f, fd, WriteSite::WriteThrough, data, at)
     }
 
     /// Overwrite `[at, at + len)` with zeros the way [`Log::write_through`]
