@@ -375,6 +375,7 @@ fn rewrite(
         Faults::check(faults.map(|x| &x.fail_sync), libc::EIO)
             .and_then(|()| out.log.sync_all_file())
             .map_err(|e| Error::io("fsync", Some(tmp), e))?;
+        out.log.note_synced(end);
         fault::note(faults, || FsEvent::Synced(tmp.to_path_buf()));
         // Everything that can fail is done before the rename: after it,
         // the handle must be writing to the new file, or to nothing.

@@ -51,6 +51,117 @@ fn a_failed_fsync_is_an_error_and_poisons_the_handle() {
     }
 }
 
+/// After a failed fsync the kernel may keep the unsynced records in its
+/// cache, their pages marked clean though they never reached the disk, and
+/// it reports the error only to the process that saw it. The next writer
+/// took them up, appended behind them, and its own syncs succeeded: after
+/// a remount the log read as damaged from there on, and every write
+/// acknowledged since was lost (QA, a thin-provisioned disk that ran
+/// full). The poisoned handle now cuts the file back to its last durable
+/// end as it closes, so the next writer appends there. A compaction's new
+/// file counts as durable whole (a review found the first version cut it
+/// to its header).
+#[test]
+fn a_failed_fsync_cuts_what_it_did_not_make_durable() {
+    for (policy, compact) in [
+        (FlushPolicy::OnEachFlush, false),
+        (FlushPolicy::OnEachFlush, true),
+        (FlushPolicy::WriteThrough, true),
+        (
+            FlushPolicy::Group {
+                max_wait: std::time::Duration::from_millis(1),
+                max_batch: 4,
+            },
+            false,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.emdb");
+        let faults = Arc::new(Faults::default());
+        let db = open(&path, &faults, policy);
+        for i in 0..100u32 {
+            db.insert(format!("durable{i}"), "1").unwrap();
+        }
+        db.flush().unwrap();
+        if compact {
+            db.compact().unwrap();
+        }
+        faults.fail_sync.store(true, Ordering::SeqCst);
+        let failed = if compact {
+            db.insert_many([("maybe", vec![2u8; 5000]), ("too", vec![3u8; 10])])
+                .and_then(|()| db.flush())
+        } else {
+            db.insert("maybe", vec![2u8; 5000]).unwrap();
+            db.flush()
+        };
+        assert!(
+            matches!(failed, Err(Error::Io { .. })),
+            "{policy:?}: {failed:?}"
+        );
+        faults.fail_sync.store(false, Ordering::SeqCst);
+        // Reads of the handle go on until it closes.
+        assert_eq!(db.get("durable7").unwrap(), Some(b"1".to_vec()));
+        drop(db);
+        let db = Emdb::open(&path).unwrap();
+        let back = db.get("maybe").unwrap().map(|v| v.len());
+        assert_eq!(
+            back, None,
+            "{policy:?}: the write whose sync failed came back"
+        );
+        assert_eq!(db.len().unwrap(), 100, "{policy:?}: durable records lost");
+        db.insert("after", "3").unwrap();
+        db.flush().unwrap();
+        drop(db);
+        let report = Emdb::verify(&path, None).unwrap();
+        assert!(report.damaged.is_empty(), "{policy:?}: {report:?}");
+        let db = Emdb::open(&path).unwrap();
+        assert_eq!(db.get("after").unwrap(), Some(b"3".to_vec()));
+        assert_eq!(db.len().unwrap(), 101);
+    }
+}
+
+/// Two flushes on two threads: the first one's fdatasync succeeds, and
+/// the second one's, started while the first is between its fdatasync and
+/// acknowledging it, fails. The first is acknowledged, and the cut the
+/// handle makes at its close keeps what it acknowledged. (A review found
+/// the first version of the cut, made by the failing sync itself, cutting
+/// below what the other had just acknowledged: the database then did not
+/// open.)
+#[test]
+fn a_failed_sync_never_cuts_what_another_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("race.emdb");
+    let faults = Arc::new(Faults::default());
+    let db = open(&path, &faults, FlushPolicy::OnEachFlush);
+    db.insert("durable", "1").unwrap();
+    db.flush().unwrap();
+    db.insert("acked", vec![7u8; 3000]).unwrap();
+    let other = Arc::new(parking_lot::Mutex::new(None));
+    {
+        let (db2, faults2, other) = (db.clone(), Arc::clone(&faults), Arc::clone(&other));
+        let armed = std::sync::atomic::AtomicBool::new(true);
+        faults.observe(move |ev| {
+            if matches!(ev, emdb_core::FsEvent::Synced(_)) && armed.swap(false, Ordering::SeqCst) {
+                faults2.fail_sync.store(true, Ordering::SeqCst);
+                db2.insert("later", "x").unwrap();
+                let db3 = db2.clone();
+                *other.lock() = Some(std::thread::spawn(move || db3.flush()));
+                // Give it time to reach its sync while this one holds its own.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+    }
+    db.flush().unwrap();
+    let second = other.lock().take().unwrap().join().unwrap();
+    faults.stop_observing();
+    faults.fail_sync.store(false, Ordering::SeqCst);
+    assert!(matches!(second, Err(Error::Io { .. })), "{second:?}");
+    drop(db);
+    let db = Emdb::open(&path).unwrap();
+    assert_eq!(db.get("acked").unwrap().map(|v| v.len()), Some(3000));
+    assert_eq!(db.get("later").unwrap(), None);
+}
+
 #[test]
 fn a_full_disk_is_an_error_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -306,6 +306,9 @@ impl Engine {
         // The checkpointer waits on the bell: let it see the engine is gone.
         self.bell.ring();
         if !self.shut.swap(true, Ordering::SeqCst) {
+            if self.durability.is_poisoned() {
+                self.cut_unsynced();
+            }
             let _ = self.close();
         }
         // Each thread ends at its next look (none sleeps now). Measured
@@ -510,6 +513,8 @@ impl Engine {
     pub(crate) fn begin_write(&self) -> Result<(MutexGuard<'_, WriterState>, Arc<Generation>)> {
         self.check_writable()?;
         let w = self.writer.lock();
+        // Poisoned while this waited for the lock: nothing more is written.
+        self.durability.check()?;
         // Compaction swaps generations under the writer lock, so this is stable.
         let gen = self.gen.load_full();
         if let Some(at) = gen.log().cut() {
@@ -553,6 +558,27 @@ impl Engine {
         Ok(())
     }
 
+    /// The last handle of one poisoned by a failed sync is closing: cut the
+    /// log back to what is known to be on disk ([`Log::cut_unsynced`]),
+    /// under the writer lock, if the file is still this handle's. If even
+    /// that fails, the bytes stay for the next open to take up.
+    fn cut_unsynced(&self) {
+        let _w = self.writer.lock();
+        let gen = self.gen.load_full();
+        let ours = gen.log().foreign_slot().is_none()
+            && !matches!(
+                self._lock.as_ref().map(WriterLock::still_held),
+                Some(Err(_))
+            )
+            && gen.log().file.as_ref().is_some_and(|lf| {
+                efs::file_id(&lf.file, &lf.path)
+                    .is_ok_and(|id| efs::file_id_at(&lf.path).is_ok_and(|at| at == Some(id)))
+            });
+        if ours {
+            let _ = gen.log().cut_unsynced();
+        }
+    }
+
     /// Poison the handle because another process took the file over.
     #[cold]
     fn displaced(&self, reason: String) -> Error {
@@ -592,7 +618,14 @@ impl Engine {
             self.check_sole_writer(gen)?;
             let mut buf = vec![0u8; len];
             encode(spec, crypt, off, &mut buf)?;
-            if let Err(e) = gen.log().write_through(off, &buf) {
+            let written = gen.log().write_through(off, &buf).and_then(|()| {
+                // Durable now; acknowledged only if no sync failed meanwhile.
+                let _s = gen.log().sync_lock();
+                self.durability.check()?;
+                gen.log().note_synced(off + len as u64);
+                Ok(())
+            });
+            if let Err(e) = written {
                 let e = self.poison_if_cut(gen.log(), e);
                 // Part of the frame may have landed, durably: wipe it, or a
                 // shorter frame written here next would be followed by its
@@ -716,13 +749,21 @@ impl Engine {
         let gen = self.gen.load_full();
         let end = gen.log().published_end();
         let t = Instant::now();
+        {
+            let _s = gen.log().sync_lock();
+            if let Err(e) = gen.log().sync_data() {
+                self.poison(&e);
+                return Err(e);
+            }
+            // A sync that failed on another thread meanwhile may have had
+            // pages dropped that this one's fdatasync then found clean:
+            // once the handle is poisoned nothing more is acknowledged.
+            self.durability.check()?;
+            gen.log().note_synced(end);
+        }
         // After the sync: a file cut short by another process must not be
         // acknowledged as durable (one fstat next to an fdatasync).
-        if let Err(e) = gen
-            .log()
-            .sync_data()
-            .and_then(|()| gen.log().check_intact())
-        {
+        if let Err(e) = gen.log().check_intact() {
             self.poison(&e);
             return Err(e);
         }

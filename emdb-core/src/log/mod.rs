@@ -164,6 +164,18 @@ pub(crate) struct Log {
     /// copy, not bytes a cut lost), with the offset of the frame holding
     /// each one's end ([`Log::check_intact`]).
     vouched_holes: Mutex<std::collections::HashMap<(u64, u64), u64>>,
+    /// End of the bytes known to be on disk (writer only): all below it
+    /// were covered by an fdatasync or a write-through write that
+    /// succeeded, or were there, and synced, when the file was opened or
+    /// written whole by a compaction. Raised by [`Log::note_synced`] and by
+    /// every sync slot this handle writes; a handle poisoned by a failed
+    /// sync cuts the file back to it when it closes ([`Log::cut_unsynced`]).
+    synced_end: AtomicU64,
+    /// Held across an fdatasync and the noting of what it made durable, so
+    /// a sync that fails and one that succeeds are never interleaved.
+    sync_lock: Mutex<()>,
+    /// An fdatasync of this log failed: its unsynced bytes are cut at close.
+    sync_failed: AtomicBool,
 }
 
 /// What tells one version of a file from another without reading it.
@@ -209,7 +221,61 @@ impl Log {
             stale_reason: Mutex::new(None),
             failed_reopen: Mutex::new(None),
             vouched_holes: Mutex::new(std::collections::HashMap::new()),
+            synced_end: AtomicU64::new(end),
+            sync_lock: Mutex::new(()),
+            sync_failed: AtomicBool::new(false),
         }
+    }
+
+    /// Taken around an fdatasync (or a write-through write) and the
+    /// [`Log::note_synced`] that follows it, and by the check for a failure
+    /// before anything is acknowledged (see `Engine::sync`).
+    pub(crate) fn sync_lock(&self) -> parking_lot::MutexGuard<'_, ()> {
+        self.sync_lock.lock()
+    }
+
+    /// Everything below `end` is on disk (an fdatasync covering it
+    /// succeeded). Writer only.
+    pub(crate) fn note_synced(&self, end: u64) {
+        self.synced_end.fetch_max(end, Ordering::AcqRel);
+    }
+
+    /// For a handle poisoned by a failed fdatasync (nothing else: other
+    /// failures leave the file as it is), as it closes (no write is
+    /// coming): cut the file back to the end of what is known to be on
+    /// disk. The kernel may have dropped the unsynced bytes while keeping
+    /// their pages in its cache as if written, and it reports the error
+    /// only to the process that saw it: a writer opening the file next
+    /// would take them up from the cache, append behind them, and have its
+    /// own syncs succeed, and once the cache is gone (a reboot) the log
+    /// reads as damaged from there on, every write acknowledged since lost
+    /// with it. Nothing past this end was acknowledged as durable. The
+    /// caller holds the writer lock and has checked that the file is still
+    /// this handle's.
+    pub(crate) fn cut_unsynced(&self) -> Result<()> {
+        let Some(f) = &self.file else {
+            return Ok(());
+        };
+        if self.cut().is_some() || !self.sync_failed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let _s = self.sync_lock();
+        let to = self
+            .synced_end
+            .load(Ordering::Acquire)
+            .max(HEADER_SIZE as u64);
+        let len = f
+            .file
+            .metadata()
+            .map_err(|e| Error::io("stat", Some(&f.path), e))?
+            .len();
+        if to >= len {
+            return Ok(());
+        }
+        // Staged bytes lie past it (a sync writes them out first): dropped.
+        self.stage.lock().buf.clear();
+        self.published_end.fetch_min(to, Ordering::AcqRel);
+        self.truncate(to)
     }
 
     /// A fresh in-memory log.
@@ -891,14 +957,18 @@ impl Log {
         })
     }
 
-    /// Write out staged bytes and fdatasync the file (no-op in memory).
+    /// Write out staged bytes and fdatasync the file (no-op in memory). A
+    /// failed fdatasync is remembered ([`Log::cut_unsynced`]).
     pub(crate) fn sync_data(&self) -> Result<()> {
         self.write_stage()?;
         match &self.file {
             Some(f) => {
                 crate::fault::Faults::check(self.faults.as_ref().map(|x| &x.fail_sync), libc::EIO)
                     .and_then(|()| f.file.sync_data())
-                    .map_err(|e| Error::io("fdatasync", Some(&f.path), e))?;
+                    .map_err(|e| {
+                        self.sync_failed.store(true, Ordering::Release);
+                        Error::io("fdatasync", Some(&f.path), e)
+                    })?;
                 crate::fault::note(self.faults.as_deref(), || {
                     crate::fault::FsEvent::Synced(f.path.clone())
                 });
@@ -922,6 +992,8 @@ impl Log {
         // Before the write: a concurrent [`Log::foreign_slot`] must never
         // take this handle's own slot for another writer's.
         self.own_seq.fetch_max(slot.seq, Ordering::AcqRel);
+        // A slot names an end that was synced before it was written.
+        self.note_synced(slot.durable_end);
         let bytes: [u8; SYNC_SLOT_LEN] = slot.encode();
         let at = SyncSlot::offset(slot.seq) as u64;
         if self.file.is_some() {

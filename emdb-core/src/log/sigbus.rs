@@ -3,7 +3,8 @@
 //! Touching a page of a shared file mapping that lies past the end of the
 //! file raises SIGBUS, whose default action kills the process. Nothing in
 //! emdb shrinks a file below what a mapping may read (docs/ARCHITECTURE.md,
-//! "Unsafe code"), but another program can (`truncate`, `>` in a shell, a
+//! "Unsafe code"; the one exception is the cut of records whose fdatasync
+//! failed, when the writer's last handle closes), but another program can (`truncate`, `>` in a shell, a
 //! `cp` over the file). So every file mapping of the engine is recorded in a
 //! registry, and a process-wide SIGBUS handler (Linux) turns a fault inside
 //! a recorded mapping into an error the engine reports:
