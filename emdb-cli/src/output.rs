@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::encoding::{display, json_field, Codec, Encoding, Layout};
+use crate::encoding::{display, is_invisible, json_field, Codec, Encoding, Layout};
 use crate::error::{CliError, CliResult};
 
 /// Where and how a command prints.
@@ -40,12 +40,16 @@ impl Ui<'_> {
         self.out.write_all(bytes).map_err(CliError::stdout)
     }
 
-    /// Write `value` as one line of JSON.
+    /// Write `value` as one line of JSON, with control and invisible
+    /// characters in strings as `\uXXXX` escapes (see [`ShownJson`]).
     pub fn json_line<T: Serialize>(&mut self, value: &T) -> CliResult {
-        serde_json::to_writer(&mut *self.out, value).map_err(|e| match e.io_error_kind() {
-            Some(kind) => CliError::stdout(std::io::Error::from(kind)),
-            None => CliError::bad_input(format!("cannot encode JSON: {e}")),
-        })?;
+        let mut ser = serde_json::Serializer::with_formatter(&mut *self.out, ShownJson);
+        value
+            .serialize(&mut ser)
+            .map_err(|e| match e.io_error_kind() {
+                Some(kind) => CliError::stdout(std::io::Error::from(kind)),
+                None => CliError::bad_input(format!("cannot encode JSON: {e}")),
+            })?;
         self.out.write_all(b"\n").map_err(CliError::stdout)
     }
 
@@ -106,6 +110,36 @@ impl Ui<'_> {
         if !self.quiet {
             let _ = writeln!(std::io::stderr().lock(), "{text}");
         }
+    }
+}
+
+/// serde_json's compact layout, but a string's control characters (C1
+/// and DEL included, which serde_json writes raw) and
+/// [invisible](is_invisible) characters (zero-width and bidi marks, line
+/// separators, ...) are written as `\uXXXX` escapes, so that JSON on a
+/// terminal shows them. Any JSON reader decodes the escapes back to the
+/// same string: nothing is lost.
+pub struct ShownJson;
+
+impl serde_json::ser::Formatter for ShownJson {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some((at, c)) = rest
+            .char_indices()
+            .find(|&(_, c)| c.is_control() || is_invisible(c))
+        {
+            let (shown, after) = rest.split_at(at);
+            writer.write_all(shown.as_bytes())?;
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                write!(writer, "\\u{unit:04x}")?;
+            }
+            rest = after.get(c.len_utf8()..).unwrap_or_default();
+        }
+        writer.write_all(rest.as_bytes())
     }
 }
 

@@ -104,6 +104,51 @@ fn a_literal_backslash_n_and_a_newline_print_differently() {
 }
 
 #[test]
+fn invisible_and_bidi_characters_are_escaped_in_listings() {
+    let db = TestDb::new();
+    db.put("zwx", "1");
+    db.put("zw\u{200b}x", "2");
+    db.put("rtl\u{202e}cba", "v\u{2028}w");
+    db.cmd(["-n", "n\u{200d}s\u{feff}", "put", "k", "v"])
+        .assert()
+        .success();
+    let out = text(&db.stdout(["scan"]));
+    assert_eq!(
+        out,
+        "rtl\\u{202e}cba\tv\\u{2028}w\nzwx\t1\nzw\\u{200b}x\t2\n"
+    );
+    let out = text(&db.stdout(["scan", "--keys-only"]));
+    assert_eq!(out, "rtl\\u{202e}cba\nzwx\nzw\\u{200b}x\n");
+    let out = text(&db.stdout(["ns", "list"]));
+    assert_eq!(out, "n\\u{200d}s\\u{feff}\t1\n");
+    let out = text(&db.stdout(["stats"]));
+    assert!(out.contains("n\\u{200d}s\\u{feff}"), "{out}");
+    assert!(!out.contains('\u{200d}'), "{out}");
+    // JSON: the same characters as \u escapes, which decode to the exact
+    // strings.
+    let out = text(&db.stdout(["scan", "--json"]));
+    let first = out.lines().next().unwrap();
+    assert_eq!(first, r#"{"key":"rtl\u202ecba","value":"v\u2028w"}"#);
+    let record: serde_json::Value = serde_json::from_str(first).unwrap();
+    assert_eq!(record["key"], "rtl\u{202e}cba");
+    let out = text(&db.stdout(["ns", "list", "--json"]));
+    assert_eq!(out, "{\"name\":\"n\\u200ds\\ufeff\",\"keys\":1}\n");
+    db.put("tag\u{e0041}\u{85}", "x");
+    let out = text(&db.stdout(["get", "--json", "tag\u{e0041}\u{85}"]));
+    assert_eq!(
+        out,
+        "{\"key\":\"tag\\udb40\\udc41\\u0085\",\"value\":\"x\"}\n"
+    );
+    let record: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(record["key"], "tag\u{e0041}\u{85}");
+    // get prints the value escaped as well (Block layout).
+    db.cmd(["get", "rtl\u{202e}cba"])
+        .assert()
+        .success()
+        .stdout("v\\u{2028}w\n");
+}
+
+#[test]
 fn null_separated_keys() {
     let db = TestDb::new();
     db.put("one two", "1");

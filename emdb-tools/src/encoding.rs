@@ -162,10 +162,57 @@ pub fn display(enc: Encoding, bytes: &[u8], layout: Layout) -> Cow<'_, str> {
     }
 }
 
+/// Whether `c` is drawn as nothing, or changes how its neighbours are
+/// drawn, without being a control character: the format characters
+/// (Unicode category Cf: soft hyphen, zero-width space and joiners, the
+/// bidirectional marks, embeddings, overrides and isolates, the byte order
+/// mark, tags, ...), the line and paragraph separators (Zl, Zp), the
+/// invisible Hangul fillers, the combining grapheme joiner, the Khmer
+/// inherent vowels and the variation selectors (which change the width of
+/// the character before them).
+///
+/// Text shown to a person escapes these as it escapes control characters,
+/// so that two different names never look the same and a name cannot
+/// reorder or shift what is drawn after it.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'                        // soft hyphen
+            | '\u{34f}'                 // combining grapheme joiner
+            | '\u{600}'..='\u{605}'      // Arabic number signs
+            | '\u{61c}'                 // Arabic letter mark
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{115f}'..='\u{1160}'    // Hangul fillers
+            | '\u{17b4}'..='\u{17b5}'    // Khmer inherent vowels
+            | '\u{180b}'..='\u{180f}'    // Mongolian variation selectors, vowel separator
+            | '\u{200b}'..='\u{200f}'    // zero-width space, joiners, LRM, RLM
+            | '\u{2028}'..='\u{202e}'    // line/paragraph separators, bidi embeddings
+            | '\u{2060}'..='\u{2064}'    // word joiner, invisible operators
+            | '\u{2066}'..='\u{206f}'    // bidi isolates, deprecated format characters
+            | '\u{3164}'                // Hangul filler
+            | '\u{fe00}'..='\u{fe0f}'    // variation selectors
+            | '\u{feff}'                // byte order mark
+            | '\u{ffa0}'                // halfwidth Hangul filler
+            | '\u{fff9}'..='\u{fffb}'    // interlinear annotation
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'  // Egyptian hieroglyph format controls
+            | '\u{1bca0}'..='\u{1bca3}'  // shorthand format controls
+            | '\u{1d173}'..='\u{1d17a}'  // musical symbol format controls
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'  // tags
+            | '\u{e0100}'..='\u{e01ef}' // variation selectors supplement
+    )
+}
+
 /// Printable UTF-8 without a backslash is returned as is. Anything else
-/// (a backslash, invalid UTF-8, control characters) is escaped: `\\` for
-/// every backslash, `\n`, `\t`, `\r`, `\xNN` for other bytes, `\u{NN}`
-/// for C1 controls. Since every backslash is escaped, the output is
+/// (a backslash, invalid UTF-8, control characters, [invisible](is_invisible)
+/// characters) is escaped: `\\` for every backslash, `\n`, `\t`, `\r`,
+/// `\xNN` for other bytes, `\u{N}` for C1 controls and invisible
+/// characters. Since every backslash is escaped, the output is
 /// unambiguous: [`unescape_text`] turns it back into the exact bytes.
 pub fn escape_text(bytes: &[u8], layout: Layout) -> Cow<'_, str> {
     // The common case, printable ASCII without a backslash, in one cheap
@@ -194,7 +241,7 @@ pub fn escape_text(bytes: &[u8], layout: Layout) -> Cow<'_, str> {
                 c if c.is_ascii_control() => {
                     let _ = write!(out, "\\x{:02x}", u32::from(c));
                 }
-                c if c.is_control() => {
+                c if c.is_control() || is_invisible(c) => {
                     let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
                 }
                 c => out.push(c),
@@ -211,7 +258,7 @@ fn needs_escape(c: char, layout: Layout) -> bool {
     match c {
         '\\' => true,
         '\n' | '\t' => layout == Layout::Field,
-        c => c.is_control(),
+        c => c.is_control() || is_invisible(c),
     }
 }
 
@@ -353,6 +400,62 @@ mod tests {
     }
 
     #[test]
+    fn escaping_shows_invisible_characters() {
+        assert_eq!(
+            escape_text("zw\u{200b}x".as_bytes(), Layout::Field),
+            "zw\\u{200b}x"
+        );
+        assert_eq!(
+            escape_text("a\u{202e}b".as_bytes(), Layout::Block),
+            "a\\u{202e}b"
+        );
+        assert_eq!(
+            escape_text("b\u{2028}x".as_bytes(), Layout::Field),
+            "b\\u{2028}x"
+        );
+        assert_eq!(
+            escape_text("\u{feff}\u{e0041}".as_bytes(), Layout::Field),
+            "\\u{feff}\\u{e0041}"
+        );
+        assert_eq!(escape_text("é€✓ ñ".as_bytes(), Layout::Field), "é€✓ ñ");
+        for c in [
+            '\u{ad}',
+            '\u{61c}',
+            '\u{180e}',
+            '\u{200d}',
+            '\u{2029}',
+            '\u{2066}',
+            '\u{2064}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{fe0f}',
+            '\u{e0100}',
+            '\u{e01ef}',
+            '\u{fffb}',
+            '\u{110bd}',
+            '\u{1d173}',
+            '\u{e0001}',
+            '\u{e007f}',
+        ] {
+            assert!(is_invisible(c), "{c:?}");
+        }
+        for c in [
+            'a',
+            ' ',
+            '\u{a0}',
+            '\u{2010}',
+            '\u{2030}',
+            '\u{2065}',
+            '\u{fe10}',
+            '\u{e0080}',
+        ] {
+            assert!(!is_invisible(c), "{c:?}");
+        }
+    }
+
+    #[test]
     fn escaped_text_round_trips_every_byte() {
         for layout in [Layout::Field, Layout::Block] {
             for b in 0..=255u8 {
@@ -364,6 +467,12 @@ mod tests {
             assert_eq!(unescape_text(&escape_text(&all, layout)).unwrap(), all);
             let c1 = "x\u{85}\u{9f}é".as_bytes();
             assert_eq!(unescape_text(&escape_text(c1, layout)).unwrap(), c1);
+            let invisible =
+                "\u{200d}\u{2028}\u{202e}\u{fe0f}\u{e0001}\u{e01ef}\\u{200d}".as_bytes();
+            assert_eq!(
+                unescape_text(&escape_text(invisible, layout)).unwrap(),
+                invisible
+            );
         }
         assert!(unescape_text("a\\q").is_err());
         assert!(unescape_text("a\\x4").is_err());
