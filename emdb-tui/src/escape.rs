@@ -1,11 +1,19 @@
 //! Bytes shown as text and typed back: printable UTF-8 as is, everything
 //! else as a backslash escape (`\n`, `\t`, `\r`, `\\`, `\xNN`).
 //!
+//! "Printable" leaves out control characters and the invisible ones of
+//! [`is_invisible`] (zero-width and bidi marks, line separators, variation
+//! selectors): a terminal draws those as nothing or changes the width of
+//! what comes next, which would shift the columns.
+//!
 //! [`escape`] and [`unescape`] are inverses, so any key or value can be
 //! displayed on one line and edited in a one-line prompt.
 
+use emdb_tools::encoding::is_invisible;
+
 /// `bytes` as one line of text: valid, printable UTF-8 is kept, control
-/// characters and invalid bytes become escapes, and `\` is doubled.
+/// and invisible characters (each UTF-8 byte as `\xNN`) and invalid bytes
+/// become escapes, and `\` is doubled.
 pub fn escape(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
@@ -15,7 +23,7 @@ pub fn escape(bytes: &[u8]) -> String {
                 '\n' => out.push_str("\\n"),
                 '\t' => out.push_str("\\t"),
                 '\r' => out.push_str("\\r"),
-                c if c.is_control() => {
+                c if c.is_control() || is_invisible(c) => {
                     let mut buf = [0u8; 4];
                     for b in c.encode_utf8(&mut buf).bytes() {
                         push_hex(&mut out, b);
@@ -104,13 +112,24 @@ mod tests {
     }
 
     #[test]
+    fn invisible_characters_are_escaped() {
+        assert_eq!(escape("b\u{2028}x".as_bytes()), "b\\xe2\\x80\\xa8x");
+        assert_eq!(escape("a\u{200d}b".as_bytes()), "a\\xe2\\x80\\x8db");
+        assert_eq!(escape("\u{202e}".as_bytes()), "\\xe2\\x80\\xae");
+        assert_eq!(escape("\u{fe0f}".as_bytes()), "\\xef\\xb8\\x8f");
+        assert_eq!(escape("\u{e0100}".as_bytes()), "\\xf3\\xa0\\x84\\x80");
+        assert_eq!(escape("é €".as_bytes()), "é €");
+    }
+
+    #[test]
     fn unescape_inverts_escape() {
-        let samples: [&[u8]; 5] = [
+        let samples: [&[u8]; 6] = [
             b"",
             b"plain",
             b"a\\b\nc",
             &[0, 1, 2, 0xfe, 0xff],
             "ünï\u{7f}".as_bytes(),
+            "b\u{2028}x\u{200d}\u{feff}\u{e01ef}".as_bytes(),
         ];
         for s in samples {
             assert_eq!(unescape(&escape(s)).unwrap(), s);

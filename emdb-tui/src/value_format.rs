@@ -3,6 +3,10 @@
 //! Pure functions; the value pane caches their output so a frame never
 //! re-formats a large value.
 
+use std::fmt::Write as _;
+
+use emdb_tools::encoding::is_invisible;
+
 use crate::escape::escape;
 
 /// Text and JSON views format at most this many bytes of a value; the hex
@@ -169,7 +173,9 @@ fn text_of(bytes: &[u8]) -> String {
 }
 
 /// Re-indent JSON text by two spaces per level, keeping the member order and
-/// every number and string exactly as written. The input must be valid JSON.
+/// every number and string exactly as written, except that control and
+/// invisible characters inside strings are shown as their `\uXXXX` escapes.
+/// The input must be valid JSON.
 pub fn pretty_json(bytes: &[u8]) -> String {
     pretty_json_capped(bytes, usize::MAX).0
 }
@@ -196,6 +202,15 @@ pub fn pretty_json_capped(bytes: &[u8], limit: usize) -> (String, bool) {
             return (out, true);
         }
         if in_string {
+            if c.is_control() || is_invisible(c) {
+                // Valid JSON may hold these raw in a string (a line
+                // separator, a bidi override, C1 controls): shown as the
+                // `\uXXXX` escapes that stand for them, which JSON reads the same.
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+                continue;
+            }
             out.push(c);
             if escaped {
                 escaped = false;
@@ -342,6 +357,15 @@ mod tests {
         assert_eq!(lines[2], "    [");
         // Shallow documents are laid out whole.
         assert!(!format_lines_capped(br#"{"a":[1]}"#, Shown::Json).1);
+    }
+
+    #[test]
+    fn json_strings_show_invisible_characters_as_escapes() {
+        let v = "{\"k\":\"a\u{2028}b\u{200d}c\u{85}\u{e0001}\"}".as_bytes();
+        assert_eq!(
+            pretty_json(v),
+            "{\n  \"k\": \"a\\u2028b\\u200dc\\u0085\\udb40\\udc01\"\n}"
+        );
     }
 
     #[test]

@@ -305,3 +305,37 @@ fn a_bad_escape_in_the_filter_is_an_error() {
         press(&mut app, KeyCode::Esc);
     }
 }
+
+/// Keys and a namespace name holding characters a terminal draws as
+/// nothing (a line separator, a zero-width joiner, a bidi override, a
+/// variation selector): shown as `\xNN` escapes, never drawn raw, so the
+/// columns cannot shift (QA: the right border vanished in tmux).
+#[test]
+fn invisible_characters_in_keys_and_names_are_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::open(dir.path().join("inv.emdb")).unwrap();
+    db.insert("b\u{2028}x", "1").unwrap();
+    db.insert("c\u{200d}plain", "2").unwrap();
+    db.insert("d\u{202e}cba", "3").unwrap();
+    db.insert("e\u{fe0f}", "4").unwrap();
+    db.namespace("n\u{200b}s")
+        .unwrap()
+        .insert("a", "1")
+        .unwrap();
+    db.flush().unwrap();
+    let mut app = app_for(&db, false);
+    app.focus = Pane::Keys;
+    let s = clean_shot(&app);
+    for c in s.chars() {
+        assert!(!emdb_tools::encoding::is_invisible(c), "{c:?} drawn: {s}");
+    }
+    assert!(s.contains(r"b\xe2\x80\xa8x"), "{s}");
+    assert!(s.contains(r"c\xe2\x80\x8dplain"), "{s}");
+    assert!(s.contains(r"d\xe2\x80\xaecba"), "{s}");
+    assert!(s.contains(r"e\xef\xb8\x8f"), "{s}");
+    assert!(s.contains(r"n\xe2\x80\x8bs"), "{s}");
+    // The selected key as the value pane names it.
+    press(&mut app, KeyCode::Char('j'));
+    let s = clean_shot(&app);
+    assert_eq!(s.matches(r"c\xe2\x80\x8dplain").count(), 2, "{s}");
+}

@@ -8,6 +8,7 @@ pub mod namespaces;
 pub mod theme;
 pub mod value;
 
+use emdb_tools::encoding::is_invisible;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Modifier, Style, Stylize};
@@ -92,14 +93,16 @@ pub fn draw(frame: &mut Frame, app: &App) {
     scrub(frame.buffer_mut());
 }
 
-/// Drop any control character left in a cell. Names, keys and paths are
-/// escaped where they are drawn; this is the net for text that is not
-/// (an engine's error message quoting a name), since an ESC reaching the
-/// terminal would be obeyed, not shown.
+/// Drop any control or invisible character left in a cell. Names, keys and
+/// paths are escaped where they are drawn; this is the net for text that
+/// is not (an engine's error message quoting a name), since an ESC reaching
+/// the terminal would be obeyed, not shown, and an invisible character
+/// would shift the columns after it.
 fn scrub(buffer: &mut Buffer) {
+    let hidden = |c: char| c.is_control() || is_invisible(c);
     for cell in &mut buffer.content {
-        if cell.symbol().chars().any(char::is_control) {
-            let clean: String = cell.symbol().chars().filter(|c| !c.is_control()).collect();
+        if cell.symbol().chars().any(hidden) {
+            let clean: String = cell.symbol().chars().filter(|&c| !hidden(c)).collect();
             cell.set_symbol(if clean.is_empty() { " " } else { &clean });
         }
     }
