@@ -163,10 +163,47 @@ fn namespace_names_are_escaped_in_text_and_sorted() {
         .map(|n| n["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["", "\x01c", "a\tb", "back\\slash", "new\nline"]);
+    // Label values: the names as `ns list` shows them, then escaped for
+    // the exposition format (each backslash doubled).
     let prometheus = text(&db.stdout(["stats", "--format", "prometheus"]));
-    let a = prometheus.find("namespace=\"a\tb\"").unwrap();
-    let n = prometheus.find("namespace=\"new\\nline\"").unwrap();
+    let a = prometheus.find(r#"namespace="a\\tb""#).unwrap();
+    let n = prometheus.find("namespace=\"new\\\\nline\"").unwrap();
     assert!(a < n, "{prometheus}");
+    assert!(
+        prometheus.contains("namespace=\"back\\\\\\\\slash\""),
+        "{prometheus}"
+    );
+    assert!(
+        prometheus.contains("namespace=\"\\\\x01c\""),
+        "{prometheus}"
+    );
+}
+
+/// A namespace name holding terminal commands reaches no terminal through
+/// `stats --format prometheus` (QA: the label value was written raw).
+#[test]
+fn prometheus_labels_escape_terminal_commands_in_names() {
+    let db = TestDb::new();
+    db.cmd(["-n", "x\x1b]0;PWNED\x07\x1b[2J", "put", "k", "v"])
+        .assert()
+        .success();
+    db.cmd(["-n", "q\"uote\u{202e}", "put", "k", "v"])
+        .assert()
+        .success();
+    let prometheus = text(&db.stdout(["stats", "--format", "prometheus"]));
+    assert!(
+        !prometheus.contains(|c: char| c.is_control() && c != '\n'),
+        "{prometheus:?}"
+    );
+    assert!(
+        prometheus
+            .contains("emdb_namespace_keys{namespace=\"x\\\\x1b]0;PWNED\\\\x07\\\\x1b[2J\"} 1\n"),
+        "{prometheus}"
+    );
+    assert!(
+        prometheus.contains("emdb_namespace_keys{namespace=\"q\\\"uote\\\\u{202e}\"} 1\n"),
+        "{prometheus}"
+    );
 }
 
 /// `-q` hides only a missing key: a namespace that does not exist is an

@@ -370,7 +370,7 @@ fn openmetrics(r: &StatsReport) -> String {
         let _ = writeln!(
             t,
             "emdb_namespace_keys{{namespace=\"{}\"}} {}",
-            label(&ns.name),
+            label(&escape_text(ns.name.as_bytes(), Layout::Field)),
             ns.keys
         );
     }
@@ -378,7 +378,9 @@ fn openmetrics(r: &StatsReport) -> String {
     t
 }
 
-/// Escape a label value as OpenMetrics requires.
+/// Escape a label value as OpenMetrics requires. Namespace names are given
+/// in their escaped text form (as `ns list` shows them) first, so that no
+/// control character reaches the exposition, or a terminal showing it.
 fn label(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
