@@ -53,6 +53,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::parser::ValueSource;
+use emdb_tools::encoding::escape_line;
 
 pub use crate::error::{CliError, CliResult, Kind};
 pub use emdb_tools::{Codec, Encoding, TransferFormat};
@@ -150,13 +151,16 @@ fn run_command(cli: &Cli) -> u8 {
 /// Print `emdb: <message>` (and a hint line) on stderr. A broken pipe and
 /// silent failures print nothing; `--quiet` hides a missing key, but not a
 /// missing namespace ([`Kind::NoNamespace`]), which is a mistake to show.
+/// Control and invisible characters (of a path the message names) are
+/// escaped, so each stays one line and nothing in it reaches the terminal
+/// raw.
 pub(crate) fn print_error(e: &CliError, quiet: bool) {
     if e.kind == Kind::BrokenPipe || e.message.is_empty() || (quiet && e.kind == Kind::NotFound) {
         return;
     }
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "emdb: {}", e.message);
+    let _ = writeln!(err, "emdb: {}", escape_line(&e.message));
     if let Some(hint) = &e.hint {
-        let _ = writeln!(err, "  hint: {hint}");
+        let _ = writeln!(err, "  hint: {}", escape_line(hint));
     }
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::encoding::{display, is_invisible, json_field, Codec, Encoding, Layout};
+use crate::encoding::{display, escape_line, is_invisible, json_field, Codec, Encoding, Layout};
 use crate::error::{CliError, CliResult};
 
 /// Where and how a command prints.
@@ -55,13 +55,15 @@ impl Ui<'_> {
 
     /// A status report ("deleted 3 keys"): a line of text on stdout, unless
     /// `--quiet`. JSON mode prints the JSON document instead, even when quiet.
+    /// The text is a message: its control and invisible characters (of a
+    /// path it names) are escaped ([`escape_line`]).
     pub fn report<T: Serialize>(&mut self, text: &str, json: &T) -> CliResult {
         if self.json {
             self.json_line(json)
         } else if self.quiet {
             Ok(())
         } else {
-            self.line(text)
+            self.line(&escape_line(text))
         }
     }
 
@@ -105,10 +107,11 @@ impl Ui<'_> {
         }
     }
 
-    /// A message for a person on stderr (prompts, notes), unless quiet.
+    /// A message for a person on stderr (prompts, notes), unless quiet;
+    /// control and invisible characters escaped ([`escape_line`]).
     pub fn note(&self, text: &str) {
         if !self.quiet {
-            let _ = writeln!(std::io::stderr().lock(), "{text}");
+            let _ = writeln!(std::io::stderr().lock(), "{}", escape_line(text));
         }
     }
 }

@@ -695,3 +695,71 @@ fn lock_commands_refuse_an_empty_file() {
     assert_eq!(std::fs::read(&empty).unwrap(), b"");
     assert!(!db.file("empty.emdb.lock").exists());
 }
+
+/// A database path holding terminal commands or a newline: the messages and
+/// the path lines of `check`, `stats` and `lock status` show it escaped,
+/// every error stays one line (and its hint one more), and no ESC or BEL
+/// reaches the terminal (QA: a title change and a red screen).
+#[test]
+fn a_hostile_database_path_is_printed_escaped() {
+    let db = common::TestDb::new();
+    let path = db.dir.path().join("p\x1b]0;PWN\x07\x1b[31m.emdb");
+    let shown = format!(
+        "{}/p\\x1b]0;PWN\\x07\\x1b[31m.emdb",
+        db.dir.path().display()
+    );
+    let emdb = |args: &[&str], p: &std::path::Path| {
+        let mut c = common::bare(db.dir.path());
+        c.arg("--db").arg(p).args(args);
+        c
+    };
+    emdb(&["put", "k", "v"], &path).assert().success();
+    let raw = |bytes: &[u8]| bytes.iter().any(|&b| b == 0x1b || b == 0x07);
+    let out = emdb(&["check"], &path)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(!raw(&out.stdout), "{:?}", out.stdout);
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(out.starts_with(&format!("{shown}: 1 records")), "{out}");
+    for args in [&["stats"][..], &["lock", "status"]] {
+        let out = emdb(args, &path).assert().success().get_output().clone();
+        assert!(!raw(&out.stdout), "{args:?}: {:?}", out.stdout);
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(out.contains(&shown), "{args:?}: {out}");
+    }
+    // A missing file: the error names the path escaped, on one line.
+    let missing = db.dir.path().join("p\x1b]0;PWN\x07\x1b[31m.emdbx");
+    let out = emdb(&["get", "k"], &missing)
+        .assert()
+        .code(6)
+        .get_output()
+        .clone();
+    assert!(!raw(&out.stderr), "{:?}", out.stderr);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!("emdb: no database at {shown}x ")),
+        "{err}"
+    );
+    // A newline in the path does not start a line of its own.
+    let newline = db.dir.path().join("two\nlines.emdb");
+    let out = emdb(&["get", "k"], &newline)
+        .assert()
+        .code(6)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.contains("two\\nlines.emdb"), "{err}");
+    assert!(err.lines().nth(1).unwrap().starts_with("  hint: "), "{err}");
+    // A backup onto an existing file with such a name: the usage error too.
+    let dest = db.dir.path().join("d\x1b[2J.emdb");
+    std::fs::write(&dest, b"x").unwrap();
+    let mut c = emdb(&["backup"], &path);
+    let out = c.arg(&dest).assert().code(2).get_output().clone();
+    assert!(!raw(&out.stderr), "{:?}", out.stderr);
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("d\\x1b[2J.emdb already exists"),);
+}

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
+use std::path::Path;
 
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
@@ -262,6 +263,43 @@ fn needs_escape(c: char, layout: Layout) -> bool {
     }
 }
 
+/// A file path as listings show it: its bytes [`escape_text`]ed as a
+/// field, so that a path holding terminal commands, a newline or invisible
+/// characters is shown, not obeyed, and stays on its line.
+pub fn escape_path(path: &Path) -> Cow<'_, str> {
+    escape_text(path.as_os_str().as_encoded_bytes(), Layout::Field)
+}
+
+/// `text` as one line of a message (an error, its hint, a note, a status
+/// report): control and [invisible](is_invisible) characters are escaped
+/// as [`escape_text`] escapes them (`\n`, `\t`, `\r`, `\xNN`, `\u{N}`),
+/// everything else, backslashes included, is kept. Not reversible, and not
+/// meant to be: the keys and names a message quotes are escaped already
+/// (their backslashes doubled), and this only keeps the rest (a path, an
+/// engine's message naming one) from reaching the terminal raw.
+pub fn escape_line(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c.is_control() || is_invisible(c);
+    if !text.chars().any(hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_ascii_control() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c if hidden(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// The bytes that [`escape_text`] printed as `text` (either layout).
 /// Fails on a backslash that does not start one of its escapes.
 pub fn unescape_text(text: &str) -> ToolResult<Vec<u8>> {
@@ -477,6 +515,28 @@ mod tests {
         assert!(unescape_text("a\\q").is_err());
         assert!(unescape_text("a\\x4").is_err());
         assert!(unescape_text("a\\").is_err());
+    }
+
+    #[test]
+    fn message_lines_escape_controls_but_keep_backslashes() {
+        assert_eq!(
+            escape_line("no database at /x/y.emdb"),
+            "no database at /x/y.emdb"
+        );
+        assert_eq!(
+            escape_line("key \"a\\\\b\" not found"),
+            "key \"a\\\\b\" not found"
+        );
+        assert_eq!(
+            escape_line("at p\x1b]0;PWN\x07\x1b[31m.emdb\nnext"),
+            "at p\\x1b]0;PWN\\x07\\x1b[31m.emdb\\nnext"
+        );
+        assert_eq!(escape_line("a\u{202e}b\u{85}"), "a\\u{202e}b\\u{85}");
+        assert_eq!(
+            escape_path(Path::new("/d/p\x1b[2J\n.emdb")),
+            "/d/p\\x1b[2J\\n.emdb"
+        );
+        assert_eq!(escape_path(Path::new("/d/plain.emdb")), "/d/plain.emdb");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use clap::Parser;
 
+use emdb_tools::encoding::escape_line;
 use emdb_tools::secret::{self, SecretOptions};
 use emdb_tools::{ToolError, ToolResult};
 use emdb_tui::app::{App, Config};
@@ -26,10 +27,10 @@ fn main() -> ExitCode {
             // terminal that hung up), which is one of the ways out.
             let mut err = std::io::stderr().lock();
             if !e.message.is_empty() {
-                let _ = writeln!(err, "emdb-tui: {}", e.message);
+                let _ = writeln!(err, "emdb-tui: {}", escape_line(&e.message));
             }
             if let Some(hint) = &e.hint {
-                let _ = writeln!(err, "  hint: {hint}");
+                let _ = writeln!(err, "  hint: {}", escape_line(hint));
             }
             ExitCode::from(e.kind.exit_code())
         }

@@ -1,5 +1,6 @@
 //! `emdb check [--repair]`: verify every record, salvage on request.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use emdb_core::{Emdb, VerifyReport};
@@ -7,6 +8,7 @@ use emdb_core::{Emdb, VerifyReport};
 use super::confirm;
 use crate::cli::CheckArgs;
 use crate::database::{gave_up, retry_locked, sibling, Session};
+use crate::encoding::{escape_text, Layout};
 use crate::error::{CliError, CliResult, Kind};
 use crate::output::{CheckReport, CheckpointDamage, DamageReport, RepairReport, Ui};
 use crate::progress;
@@ -120,7 +122,8 @@ pub fn run(args: &CheckArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         }
         text.push_str(&format!(
             "; {} keys remain; the damaged file is kept as {}",
-            r.live_records, r.kept_copy
+            r.live_records,
+            shown(&r.kept_copy)
         ));
         if !ui.quiet {
             ui.line(&text)?;
@@ -269,6 +272,13 @@ fn check_report(path: &Path, r: &VerifyReport) -> CheckReport {
 
 /// Print the findings; in JSON mode before a repair nothing is printed
 /// (the one document comes after it).
+/// A path of the report as the text output shows it: escaped as keys are,
+/// so that a path holding terminal commands or a newline cannot act on the
+/// terminal or break the line.
+fn shown(path: &str) -> Cow<'_, str> {
+    escape_text(path.as_bytes(), Layout::Field)
+}
+
 fn print(r: &CheckReport, ui: &mut Ui, before_repair: bool) -> CliResult {
     if ui.json {
         return if before_repair {
@@ -294,7 +304,7 @@ fn print(r: &CheckReport, ui: &mut Ui, before_repair: bool) -> CliResult {
         ui.line(&format!(
             "damaged checkpoint: {}, page at offset {}: {} (only an index of the log: \
              `emdb check --repair` rebuilds it)",
-            c.path,
+            shown(&c.path),
             c.offset,
             c.reason
                 .split("; remove this checkpoint")
@@ -304,7 +314,7 @@ fn print(r: &CheckReport, ui: &mut Ui, before_repair: bool) -> CliResult {
     }
     let text = format!(
         "{}: {} records in {} units, {} bytes checked (durable up to offset {}): {}",
-        r.path,
+        shown(&r.path),
         r.records,
         r.units,
         r.bytes,

@@ -6,6 +6,7 @@ use emdb_core::{Emdb, LockHolder};
 
 use crate::cli::{LockBreakArgs, LockCommand};
 use crate::database::Session;
+use crate::encoding::{escape_path, escape_text, Layout};
 use crate::error::{CliError, CliResult};
 use crate::output::{HolderReport, LockReport, Ui};
 
@@ -30,7 +31,7 @@ pub fn run(cmd: &LockCommand, s: &mut Session, ui: &mut Ui) -> CliResult {
                 return Err(emdb_tools::database::no_database(&path));
             }
             let report = report(&path, holder.as_ref(), None);
-            let text = format!("{}: {}", path.display(), describe(holder.as_ref()));
+            let text = format!("{}: {}", escape_path(&path), describe(holder.as_ref()));
             // The status is the answer asked for: printed even when quiet.
             if ui.json {
                 ui.json_line(&report)
@@ -122,9 +123,15 @@ fn describe(holder: Option<&LockHolder>) -> String {
     }
 }
 
+/// The holder as messages name it; the host name is read from the lock
+/// file, so it is escaped as a key is.
 fn who(h: &LockHolder) -> String {
     match &h.hostname {
-        Some(host) => format!("pid {} on {host}", h.pid),
+        Some(host) => format!(
+            "pid {} on {}",
+            h.pid,
+            escape_text(host.as_bytes(), Layout::Field)
+        ),
         None => format!("pid {}", h.pid),
     }
 }

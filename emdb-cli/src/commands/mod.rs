@@ -29,6 +29,7 @@ use std::io::{BufRead, Write};
 
 use crate::cli::{Command, GlobalArgs, NsCommand};
 use crate::database::Session;
+use crate::encoding::escape_line;
 use crate::error::{CliError, CliResult, Kind};
 use crate::output::Ui;
 
@@ -157,7 +158,7 @@ fn confirm(ui: &Ui, question: &str) -> CliResult<bool> {
         return Ok(false);
     }
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{question} [y/N] ");
+    let _ = write!(err, "{} [y/N] ", escape_line(question));
     let _ = err.flush();
     drop(err);
     // Ctrl-C in the interactive shell does not end the process: it stops

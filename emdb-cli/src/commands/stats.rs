@@ -163,7 +163,7 @@ fn text(r: &StatsReport) -> String {
         0.0
     };
     let rows: Vec<(&str, String)> = vec![
-        ("path", r.path.clone()),
+        ("path", escape_text(r.path.as_bytes(), Layout::Field).into_owned()),
         ("live records", live_records(r)),
         ("file size", bytes(r.file_bytes)),
         ("log in use", bytes(r.log_logical_bytes)),
