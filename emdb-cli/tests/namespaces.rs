@@ -206,6 +206,36 @@ fn prometheus_labels_escape_terminal_commands_in_names() {
     );
 }
 
+/// A namespace that does not exist is named as `ns list` would show it,
+/// not in Rust's debug form (QA: `"y\u{1b}[2J"`).
+#[test]
+fn a_missing_namespace_is_named_escaped_as_in_listings() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    db.cmd(["-n", "y\x1b[2J", "get", "k"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "emdb: namespace \"y\\x1b[2J\" does not exist\n",
+        ));
+    db.cmd(["ns", "drop", "--yes", "b\\s\u{200d}"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "emdb: namespace \"b\\\\s\\u{200d}\" does not exist\n",
+        ));
+    // ns drop names it the same way when it asks.
+    db.cmd(["-n", "t\x1b[1m", "put", "k", "v"])
+        .assert()
+        .success();
+    db.cmd(["ns", "drop", "t\x1b[1m"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "refusing to drop namespace \"t\\x1b[1m\" with 1 key",
+        ));
+}
+
 /// `-q` hides only a missing key: a namespace that does not exist is an
 /// error of the invocation, so it prints even then (a typo never reads as
 /// empty).

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use emdb_core::{Emdb, EncryptionInput, KeysWriter, OneExpiry, OneKey, RangeIter};
 
+use crate::encoding::{escape_text, Layout};
 use crate::error::{Kind, ToolError, ToolResult};
 use crate::secret;
 
@@ -284,11 +285,15 @@ pub fn no_database(path: &Path) -> ToolError {
     .hint("check --db or EMDB_PATH; writing commands such as `emdb put` create the database")
 }
 
-/// "namespace X does not exist" (exit 1).
+/// "namespace "X" does not exist" (exit 1), the name escaped as listings
+/// show it.
 pub fn unknown_namespace(name: &str) -> ToolError {
     ToolError::new(
         Kind::NoNamespace,
-        format!("namespace {name:?} does not exist"),
+        format!(
+            "namespace \"{}\" does not exist",
+            escape_text(name.as_bytes(), Layout::Field)
+        ),
     )
     .hint("`emdb ns list` shows the namespaces; writing commands such as `put` create one")
 }

@@ -42,7 +42,11 @@ fn drop(args: &NsDropArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         return Err(unknown_namespace(name));
     }
     let keys = db.namespace(name)?.len()? as u64;
-    let what = format!("namespace {name:?} with {keys} {}", plural(keys));
+    let what = format!(
+        "namespace \"{}\" with {keys} {}",
+        escape_text(name.as_bytes(), Layout::Field),
+        plural(keys)
+    );
     if !args.yes {
         if !ui.interactive {
             return Err(CliError::usage(format!(

@@ -14,7 +14,7 @@ use std::io::{BufRead, Read, Write};
 
 use super::{expiry_field, namespace_field, Entry, Item, Plan, RecordWriter};
 use crate::encoding::Encoding;
-use crate::encoding::{base64, decode, hex, Codec};
+use crate::encoding::{base64, decode, escape_text, hex, Codec, Layout};
 use crate::error::{ToolError, ToolResult};
 
 /// Writes CSV.
@@ -89,7 +89,8 @@ impl RecordWriter for Writer<'_> {
             n += 1;
         } else if !ns.is_empty() {
             return Err(ToolError::bad_input(format!(
-                "record of namespace {ns:?} in an export planned without namespaces"
+                "record of namespace \"{}\" in an export planned without namespaces",
+                escape_text(ns.as_bytes(), Layout::Field)
             )));
         }
         if self.expiry_column {

@@ -39,7 +39,7 @@ use std::io::{BufRead, Read, Write};
 
 use super::{is_header, namespace_field, parse_header, Command, Entry, Item, Plan, RecordWriter};
 use crate::encoding::Encoding;
-use crate::encoding::{base64, decode, hex, Codec};
+use crate::encoding::{base64, decode, escape_text, hex, Codec, Layout};
 use crate::error::{ToolError, ToolResult};
 use crate::space::now_ms;
 
@@ -505,8 +505,9 @@ impl<'r> Reader<'r> {
                 .strip_prefix(ns.as_bytes())
                 .and_then(|k| k.strip_prefix(b":"))
                 .ok_or_else(|| {
+                    let ns = escape_text(ns.as_bytes(), Layout::Field);
                     ToolError::bad_input(format!(
-                        "line {line}: the key of a record in namespace {ns:?} must start with \"{ns}:\""
+                        "line {line}: the key of a record in namespace \"{ns}\" must start with \"{ns}:\""
                     ))
                 })?;
         }

@@ -21,7 +21,9 @@ use std::time::Duration;
 use indicatif::ProgressBar;
 use redis::{Client, ConnectionInfo, IntoConnectionInfo, RedisError, Value};
 
+use crate::encoding::Encoding;
 use crate::error::{CliError, CliResult, Kind};
+use crate::output::quoted;
 use crate::space::now_ms;
 use crate::transfer::{Entry, Item};
 
@@ -230,12 +232,10 @@ impl Iterator for Source {
 }
 
 /// A key or value over the engine's limits stops the import (exit 7),
-/// naming the key, as an oversized record in a file does.
+/// naming the key (escaped and cut short as messages quote keys), as an
+/// oversized record in a file does.
 fn check_limits(key: &[u8], value: &[u8]) -> CliResult {
-    let name = || {
-        let shown: String = String::from_utf8_lossy(key).chars().take(60).collect();
-        format!("Redis key {shown:?}")
-    };
+    let name = || format!("Redis key {}", quoted(Encoding::Text, key));
     if key.len() > emdb_core::MAX_KEY_LEN {
         return Err(CliError::bad_input(format!(
             "{}: the key is {} bytes, the limit is {}",
@@ -259,4 +259,23 @@ fn check_limits(key: &[u8], value: &[u8]) -> CliResult {
 fn target_down(shown: &str, e: &RedisError) -> CliError {
     CliError::new(Kind::TargetDown, format!("Redis at {shown}: {e}"))
         .hint("check that the server is running and reachable, and the URL's password and database number")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_oversized_key_is_named_escaped_and_cut_short() {
+        let mut key = b"\xff\x1b[31m\0".to_vec();
+        key.resize(emdb_core::MAX_KEY_LEN + 1, b'A');
+        let e = check_limits(&key, b"v").unwrap_err();
+        assert_eq!(e.kind, Kind::BadInput);
+        let start = format!(
+            "Redis key \"\\xff\\x1b[31m\\x00{}\"... ({} bytes): the key is",
+            "A".repeat(64 - 7),
+            key.len()
+        );
+        assert!(e.message.starts_with(&start), "{}", e.message);
+    }
 }
