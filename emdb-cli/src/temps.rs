@@ -4,8 +4,9 @@
 //! The temp files beside a database (`<db>.compact.tmp`, `<db>.enc.tmp`,
 //! ...) are removed by its next writer's open. These are not beside it, so
 //! nothing else would remove them: an export's `FILE.emdb-export-<host>-<pid>.tmp`
-//! (plaintext, even of an encrypted database), a backup's `DEST.tmp` or
-//! `DEST.fork.tmp` and its files, and `export --salvage`'s copy of the whole
+//! (plaintext, even of an encrypted database), a backup's
+//! `DEST.emdb-backup-<host>-<pid>.tmp` or `.fork` and its files, and
+//! `export --salvage`'s copy of the whole
 //! database in `TMPDIR`. While a [`Guard`] holding paths is alive, the
 //! signal is caught: a watcher thread removes them and ends the process by
 //! the signal, as it would have ended (so a shell loop around the command
@@ -14,8 +15,8 @@
 //! SIGINT to it, and SIGTERM still ends the process. With no
 //! guard alive, the signals do what they do by default, and a signal the
 //! process was started with ignored stays ignored. (A SIGKILL cannot
-//! be caught; an export's name carries its pid, so a retry does not meet
-//! it either.)
+//! be caught; an export's or a backup's name carries its pid, so a retry
+//! does not meet it either, and removes it once that process is gone.)
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

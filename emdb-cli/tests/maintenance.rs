@@ -505,9 +505,10 @@ fn a_copy_that_differs_only_in_a_sync_slot_is_the_next_repairs_own() {
 }
 
 /// Ctrl-C during an encrypted backup removes the copy it was sealing
-/// (`DEST.fork.tmp` and its files); before, they stayed, and only a backup
-/// to the same DEST removed them. Nothing that was there before is
-/// removed: a directory that happens to be named `DEST.tmp` stays.
+/// (`DEST.emdb-backup-<host>-<pid>.fork` and its files); before, they
+/// stayed, and only a backup to the same DEST removed them. Nothing that
+/// was there before is removed: a directory that happens to be named
+/// `DEST.tmp` stays.
 #[test]
 fn an_interrupted_backup_leaves_no_temporary_files() {
     use std::os::unix::process::ExitStatusExt;
@@ -531,8 +532,12 @@ fn an_interrupted_backup_leaves_no_temporary_files() {
         .arg(&dest)
         .spawn()
         .unwrap();
+    let fork = format!("-{}.fork", child.id());
     common::wait_until(30, "the backup's copy", || {
-        sibling(&dest, ".fork.tmp").exists()
+        std::fs::read_dir(db.dir.path()).unwrap().any(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.starts_with("bk.emdb.emdb-backup-") && name.ends_with(&fork)
+        })
     });
     common::signal(child.id(), "INT");
     assert_eq!(child.wait().unwrap().signal(), Some(2));
@@ -628,4 +633,59 @@ fn a_repair_through_a_symlink_keeps_its_copy_beside_the_real_file() {
         .success();
     assert!(sibling(&db.path, ".before-repair").exists());
     assert!(!db.file("link.emdb.before-repair").exists());
+}
+
+/// Backups to one DEST at once, in separate processes: exactly one
+/// succeeds, the others exit 2 as a backup onto an existing file does, and
+/// the copy is whole, with no temp file left. Before, they shared the temp
+/// names `DEST.tmp` / `DEST.fork.tmp`, removed and renamed each other's
+/// files, and failed with exit 6 (`rename failed in DEST: No such file or
+/// directory`, `create failed in DEST.tmp: File exists`), all of them at
+/// times, leaving no backup.
+#[test]
+fn concurrent_backups_to_one_dest_make_one_copy() {
+    let db = TestDb::new();
+    db.cmd(["-q", "import", "-"])
+        .write_stdin(common::records(100_000, 50))
+        .assert()
+        .success();
+    let dest = db.file("copy.emdb");
+    for round in 0..3 {
+        let _ = std::fs::remove_file(&dest);
+        let children: Vec<_> = (0..3)
+            .map(|_| {
+                common::child(&db, ["-q", "backup"])
+                    .arg(&dest)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outcomes: Vec<(Option<i32>, String)> = children
+            .into_iter()
+            .map(|c| {
+                let out = c.wait_with_output().unwrap();
+                (out.status.code(), text(&out.stderr))
+            })
+            .collect();
+        let won = outcomes.iter().filter(|(code, _)| *code == Some(0)).count();
+        assert_eq!(won, 1, "round {round}: {outcomes:?}");
+        for (code, err) in outcomes.iter().filter(|(code, _)| *code != Some(0)) {
+            assert_eq!(*code, Some(2), "round {round}: {err}");
+            assert!(err.contains("already exists"), "round {round}: {err}");
+        }
+        let left: Vec<String> = std::fs::read_dir(db.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("copy.emdb") && n != "copy.emdb")
+            .collect();
+        assert!(left.is_empty(), "round {round}: {left:?}");
+        common::bare(db.dir.path())
+            .arg("--db")
+            .arg(&dest)
+            .arg("count")
+            .assert()
+            .success()
+            .stdout("100000\n");
+    }
 }

@@ -12,33 +12,166 @@
 //! an encrypted one is sealed under its id (the AEAD binds it), so it is
 //! copied to a temp name, rewritten with the same key under a new id (the
 //! encryption rewrite of `admin.rs`), and only then renamed into place.
+//!
+//! Two backups to the same new file may run at once, in two processes (or
+//! two threads). Every temp name carries the host and the pid
+//! (`<target>.emdb-backup-<host>-<pid>...`), so neither removes or renames
+//! the other's file, and the final rename never replaces a file at the
+//! target ([`rename_noreplace`]): one backup wins, the others fail as a
+//! backup onto an existing file does. Threads of one process, which share
+//! the pid, take turns per target. What a killed backup left (a SIGKILL, a
+//! crash) is removed by the next backup to the same target on the same
+//! machine, once its process is gone.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use parking_lot::{Condvar, Mutex};
 
 use crate::engine::{random_id, Engine};
 use crate::error::{Error, Result};
 use crate::fault::{note, write_all_at, FsEvent, WriteSite};
 use crate::format::header::{Identity, SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
-use crate::fs::{create_fresh, fsync_parent, rename, sibling};
+use crate::fs::{
+    create_fresh, fsync_parent, parent_dir, rename, rename_new, rename_noreplace, sibling,
+};
 use crate::progress::{self, Meter, Phase};
 
 /// Bytes per write of a backup copy whose progress is observed.
 const COPY_PIECE: usize = 8 << 20;
 
+/// The name the temp files of a backup to `target` by this process start
+/// with: `<target>.emdb-backup-<host>-<pid>`. A plain copy is written as
+/// this plus `.tmp`; an encrypted one as a database this plus `.fork`
+/// (written through `.fork.tmp`), with the files of its own that its
+/// reseal makes (`.fork.enc.tmp`, `.fork.ckpt`, `.fork.lock`, ...).
+pub(crate) fn temp_base(target: &Path) -> PathBuf {
+    sibling(
+        target,
+        &format!(".emdb-backup-{}-{}", host_tag(), std::process::id()),
+    )
+}
+
+/// This machine's name as a temp name carries it (letters, digits, `.`
+/// and `-` only): a pid says whether its process runs only on the machine
+/// that started it (a shared volume, NFS).
+fn host_tag() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let name: String = name
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+        .collect();
+    if name.is_empty() {
+        "host".into()
+    } else {
+        name
+    }
+}
+
+/// Remove what backups to `target` by processes of this machine that are
+/// gone left (`<target>.emdb-backup-<host>-<pid>...` files): a killed
+/// backup's names carry its pid, so no later backup writes over them. A
+/// live process's files, and another machine's, are left alone.
+fn remove_dead_temps(target: &Path) {
+    let Some(name) = target.file_name() else {
+        return;
+    };
+    let mut prefix = name.to_owned();
+    prefix.push(format!(".emdb-backup-{}-", host_tag()));
+    let prefix = prefix.as_encoded_bytes().to_vec();
+    let Ok(entries) = std::fs::read_dir(parent_dir(target)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file.as_encoded_bytes().strip_prefix(prefix.as_slice()) else {
+            continue;
+        };
+        // `<pid>.tmp`, `<pid>.fork`, `<pid>.fork.lock`, ...
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let Some(pid) = std::str::from_utf8(&rest[..digits])
+            .ok()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !rest[digits..].starts_with(b".") {
+            continue;
+        }
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && pid != std::process::id() && !crate::lock::pid_alive(pid, None) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Targets a backup of this process is writing (their temp names are the
+/// same for all its threads), and the signal that one is done.
+static BUSY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static DONE: Condvar = Condvar::new();
+
+/// A target this thread backs up to, until dropped: another thread of
+/// this process backing up to it waits meanwhile, then finds it exists.
+struct Claim(PathBuf);
+
+impl Claim {
+    fn take(target: &Path) -> Claim {
+        // One key per file, however the path is spelled (its directory
+        // exists, or the backup fails anyway).
+        let dir = parent_dir(target);
+        let key = match (dir.canonicalize(), target.file_name()) {
+            (Ok(d), Some(n)) => d.join(n),
+            _ => target.to_path_buf(),
+        };
+        let mut busy = BUSY.lock();
+        while busy.contains(&key) {
+            DONE.wait(&mut busy);
+        }
+        busy.push(key.clone());
+        Claim(key)
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let mut busy = BUSY.lock();
+        busy.retain(|k| *k != self.0);
+        DONE.notify_all();
+    }
+}
+
+/// The error of a backup onto a file that exists.
+fn exists(target: &Path) -> Error {
+    Error::BackupTarget {
+        target: target.to_path_buf(),
+        reason: "it already exists; remove it or pick another path",
+    }
+}
+
+/// Map a rename that found a file at `target` to [`exists`].
+fn exists_if_taken(e: Error, target: &Path) -> Error {
+    match e {
+        Error::Io { ref source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            exists(target)
+        }
+        e => e,
+    }
+}
+
 /// Copy the database to `target` (a new file).
 pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
+    let _claim = Claim::take(target);
     if target.exists() {
         let same = match engine.path() {
             Some(src) => same_file(&src, target),
             None => false,
         };
+        if !same {
+            return Err(exists(target));
+        }
         return Err(Error::BackupTarget {
             target: target.to_path_buf(),
-            reason: if same {
-                "it is the database itself; back up to another path"
-            } else {
-                "it already exists; remove it or pick another path"
-            },
+            reason: "it is the database itself; back up to another path",
         });
     }
     // The copy's checkpoint is written as `<target>.ckpt` (an encrypted
@@ -89,12 +222,14 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
     }
     // An encrypted copy still has the original's id until rewritten:
     // never under the target name.
+    remove_dead_temps(target);
+    let base = temp_base(target);
     let staging = if encrypted {
-        sibling(target, ".fork.tmp")
+        sibling(&base, ".fork")
     } else {
         target.to_path_buf()
     };
-    let tmp = sibling(&staging, ".tmp");
+    let tmp = sibling(&base, if encrypted { ".fork.tmp" } else { ".tmp" });
     let faults = engine.cfg().faults.as_deref();
     let write = || -> std::io::Result<()> {
         let f = create_fresh(&tmp).map_err(std::io::Error::other)?;
@@ -133,7 +268,14 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
         });
     }
     note(faults, || FsEvent::Synced(tmp.clone()));
-    if let Err(e) = rename(&tmp, &staging, faults) {
+    // The fork's name is this process's own; the target may be taken
+    // meanwhile by another backup, whose file stays.
+    let placed = if encrypted {
+        rename(&tmp, &staging, faults)
+    } else {
+        rename_new(&tmp, &staging, faults).map_err(|e| exists_if_taken(e, target))
+    };
+    if let Err(e) = placed {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
@@ -159,13 +301,19 @@ fn reseal_as_fork(engine: &Engine, staging: &Path, target: &Path) -> Result<()> 
     // The copy as it was before the rewrite (the original's id): gone.
     std::fs::remove_file(crate::admin::encbak_path(staging))
         .map_err(|e| Error::io("remove", Some(staging), e))?;
-    // Its checkpoint is bound to the new id: it goes with it.
-    let _ = rename(
-        &sibling(staging, ".ckpt"),
-        &sibling(target, ".ckpt"),
-        faults.as_deref(),
-    );
-    rename(staging, target, faults.as_deref())
+    rename_new(staging, target, faults.as_deref()).map_err(|e| exists_if_taken(e, target))?;
+    // Its checkpoint is bound to the new id: it goes with it, unless a
+    // file is at its name (which a checkpoint of the copy's id only would
+    // be accepted as; the copy then makes its own, and the caller removes
+    // this one).
+    let ckpt = sibling(staging, ".ckpt");
+    if rename_noreplace(&ckpt, &sibling(target, ".ckpt")).is_ok() {
+        note(faults.as_deref(), || FsEvent::Renamed {
+            from: ckpt.clone(),
+            to: sibling(target, ".ckpt"),
+        });
+    }
+    Ok(())
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -221,6 +221,15 @@ impl Emdb {
         crate::backup::backup_to(&self.engine, target.as_ref())
     }
 
+    /// The name every temp file of a [`Emdb::backup_to`] `target` by this
+    /// process starts with (`<target>.emdb-backup-<host>-<pid>`, then
+    /// `.tmp`, or `.fork` and the files of its own for an encrypted copy):
+    /// for a caller that removes them when it is interrupted. A killed
+    /// backup's are removed by the next backup to `target` on this machine.
+    pub fn backup_temp_base(target: impl AsRef<Path>) -> std::path::PathBuf {
+        crate::backup::temp_base(target.as_ref())
+    }
+
     /// Who holds the writer lock of the database at `path`, if anyone. A lock
     /// file left by a process that is gone is reported with `alive: false`.
     pub fn lock_holder(path: impl AsRef<Path>) -> Result<Option<LockHolder>> {

@@ -139,6 +139,86 @@ pub(crate) fn rename(from: &Path, to: &Path, faults: Option<&Faults>) -> Result<
     Ok(())
 }
 
+/// Rename `from` to `to` only if nothing is at `to`: where another
+/// process may put a file at `to` meanwhile (two backups or exports to the
+/// same new file), the second fails with `ErrorKind::AlreadyExists` and
+/// the first one's file stays, instead of being replaced. Atomic like a
+/// rename: `renameat2(RENAME_NOREPLACE)`, or, on a filesystem without it,
+/// `link` then `unlink` of `from` (a crash between leaves both names on
+/// the one complete file). Only on a filesystem with neither (FAT, some
+/// FUSE mounts) is it a check followed by a rename, which a file created
+/// between the two can still lose to.
+// The one unsafe call here: the raw `renameat2` syscall.
+#[allow(unsafe_code)]
+pub fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| {
+            std::ffi::CString::new(p.as_os_str().as_bytes())
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+        };
+        let (f, t) = (c(from)?, c(to)?);
+        // SAFETY: renameat2 reads the two NUL-terminated paths, which live
+        // (as `f` and `t`) for the whole call; it has no other memory
+        // effects. The raw syscall needs no particular glibc version.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_renameat2,
+                libc::AT_FDCWD,
+                f.as_ptr(),
+                libc::AT_FDCWD,
+                t.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        // EINVAL: the filesystem has no RENAME_NOREPLACE; ENOSYS: the
+        // kernel has no renameat2 (before 3.15).
+        if !matches!(
+            e.raw_os_error(),
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+        ) {
+            return Err(e);
+        }
+    }
+    match std::fs::hard_link(from, to) {
+        Ok(()) => {
+            // The file is complete at `to` already: a temp name that
+            // could not be removed is a leftover, not a failure.
+            let _ = std::fs::remove_file(from);
+            Ok(())
+        }
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EPERM | libc::EOPNOTSUPP | libc::ENOSYS)
+            ) =>
+        {
+            // No hard links here: the best that is left.
+            if std::fs::symlink_metadata(to).is_ok() {
+                return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+            }
+            std::fs::rename(from, to)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// [`rename_noreplace`], noted for the fault tests like [`rename`]; the
+/// error is `Io` with `ErrorKind::AlreadyExists` when `to` exists.
+pub(crate) fn rename_new(from: &Path, to: &Path, faults: Option<&Faults>) -> Result<()> {
+    rename_noreplace(from, to).map_err(|e| Error::io("rename", Some(to), e))?;
+    fault::note(faults, || FsEvent::Renamed {
+        from: from.to_path_buf(),
+        to: to.to_path_buf(),
+    });
+    Ok(())
+}
+
 /// `path` with `suffix` appended to its file name (`a.emdb` -> `a.emdb.lock`).
 pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();
@@ -202,5 +282,23 @@ mod tests {
         assert!(open_lock_file(&hard).is_err());
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         open_lock_file(&dir.path().join("fresh.lock")).unwrap();
+    }
+
+    #[test]
+    fn a_rename_that_must_not_replace_leaves_the_file_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, to) = (
+            dir.path().join("a.tmp"),
+            dir.path().join("b.tmp"),
+            dir.path().join("to"),
+        );
+        std::fs::write(&a, b"first").unwrap();
+        std::fs::write(&b, b"second").unwrap();
+        rename_noreplace(&a, &to).unwrap();
+        let e = rename_noreplace(&b, &to).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&to).unwrap(), b"first");
+        assert!(!a.exists());
+        assert_eq!(std::fs::read(&b).unwrap(), b"second");
     }
 }

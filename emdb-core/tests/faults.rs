@@ -552,7 +552,13 @@ fn a_failed_backup_write_leaves_no_file() {
         faults.short_write(WriteSite::Backup, plan);
         assert!(is_io(&db.backup_to(&target)), "{plan:?}");
         assert!(!target.exists());
-        assert!(!dir.path().join("copy.emdb.tmp").exists());
+        // No temp file, whatever its name (`copy.emdb.emdb-backup-...`).
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().starts_with("copy.emdb"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
     }
     faults.fail_dir_sync.store(true, Ordering::SeqCst);
     assert!(is_io(&db.backup_to(&target)));

@@ -442,3 +442,130 @@ fn an_iterator_made_before_the_handle_went_stale_reports_it_at_its_end() {
     assert!(matches!(it.next(), Some(Err(_))));
     assert!(it.next().is_none());
 }
+
+/// A file put at the target while a backup copies (another process's
+/// backup to the same path that finished first) stays as it is: the
+/// backup fails as a backup onto an existing file does, and leaves no
+/// temp file. Before, its final rename replaced that file, and its temp
+/// names (`DEST.tmp`, `DEST.fork.tmp`) were shared by every backup to
+/// DEST, so concurrent backups removed and renamed each other's files.
+#[test]
+fn a_backup_never_replaces_a_file_put_at_its_target_meanwhile() {
+    use emdb_core::progress::{observe, Phase};
+    for encrypted in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("src.emdb");
+        let mut b = Emdb::builder().path(&path);
+        if encrypted {
+            b = b.encryption_key([7u8; 32]);
+        }
+        let db = b.build().unwrap();
+        db.insert_many((0..2_000u32).map(|i| (format!("k{i:07}"), vec![1u8; 100])))
+            .unwrap();
+        let target = dir.path().join("copy.emdb");
+        let planted = target.clone();
+        let r = observe(
+            move |p| {
+                if p.phase == Phase::Copying && p.done > 0 && !planted.exists() {
+                    std::fs::write(&planted, "the other backup's").unwrap();
+                }
+            },
+            || db.backup_to(&target),
+        );
+        assert!(
+            matches!(
+                &r,
+                Err(Error::BackupTarget { reason, .. }) if reason.contains("already exists")
+            ),
+            "encrypted: {encrypted}: {r:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "the other backup's"
+        );
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("copy.emdb"))
+            .collect();
+        left.sort();
+        assert_eq!(left, ["copy.emdb"], "encrypted: {encrypted}");
+    }
+}
+
+/// Threads of one process backing up to one path at once: one copy is
+/// made, the others fail as onto an existing file (their temp names are
+/// the same, the process's; they take turns).
+#[test]
+fn threads_backing_up_to_one_path_make_one_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("src.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert_many((0..20_000u32).map(|i| (format!("k{i:07}"), vec![1u8; 100])))
+        .unwrap();
+    let target = dir.path().join("copy.emdb");
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(|| db.backup_to(&target))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        results.iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{results:?}"
+    );
+    for r in results.iter().filter(|r| r.is_err()) {
+        assert!(
+            matches!(r, Err(Error::BackupTarget { reason, .. }) if reason.contains("already exists")),
+            "{r:?}"
+        );
+    }
+    assert_eq!(Emdb::open(&target).unwrap().len().unwrap(), 20_000);
+}
+
+/// What a backup killed by SIGKILL left (its temp names carry its host and
+/// pid, so no later backup writes over them) is removed by the next backup
+/// to the same path once its process is gone; a live process's, another
+/// machine's and a directory stay.
+#[test]
+fn a_backup_removes_only_what_dead_backups_of_this_machine_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("src.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert("k", "v").unwrap();
+    let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+        .collect();
+    let host = if host.is_empty() { "host".into() } else { host };
+    let mut gone = Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let name = |who: &str, pid: u32, rest: &str| {
+        dir.path()
+            .join(format!("copy.emdb.emdb-backup-{who}-{pid}{rest}"))
+    };
+    let dead = [
+        name(&host, gone_pid, ".tmp"),
+        name(&host, gone_pid, ".fork"),
+        name(&host, gone_pid, ".fork.enc.tmp"),
+    ];
+    let kept = [
+        // pid 1 runs as long as the machine (or container) does.
+        name(&host, 1, ".tmp"),
+        name("elsewhere", gone_pid, ".tmp"),
+    ];
+    for f in dead.iter().chain(&kept) {
+        std::fs::write(f, "left").unwrap();
+    }
+    let a_dir = name(&host, gone_pid, ".fork.ckpt");
+    std::fs::create_dir(&a_dir).unwrap();
+    db.backup_to(dir.path().join("copy.emdb")).unwrap();
+    for f in &dead {
+        assert!(!f.exists(), "{f:?}");
+    }
+    for f in kept.iter().chain([&a_dir]) {
+        assert!(f.exists(), "{f:?}");
+    }
+}
