@@ -535,6 +535,58 @@ fn export_refuses_to_overwrite_without_force() {
         .contains("\"key\":\"a\""));
 }
 
+/// Exports to one new FILE at once, without `--force`: exactly one writes
+/// it, the others exit 2 as an export onto an existing file does and
+/// leave no temp file. Before, every one passed the "exists" check before
+/// any had finished, each renamed its file over the last, and all exited
+/// 0 with the file holding only one of them.
+#[test]
+fn concurrent_exports_to_one_new_file_never_overwrite() {
+    let db = TestDb::new();
+    db.cmd(["-q", "import", "-"])
+        .write_stdin(common::records(100_000, 50))
+        .assert()
+        .success();
+    let out = db.file("dump.jsonl");
+    for round in 0..3 {
+        let _ = std::fs::remove_file(&out);
+        let children: Vec<_> = (0..3)
+            .map(|_| {
+                common::child(&db, ["-q", "export"])
+                    .arg(&out)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outcomes: Vec<(Option<i32>, String)> = children
+            .into_iter()
+            .map(|c| {
+                let o = c.wait_with_output().unwrap();
+                (o.status.code(), text(&o.stderr))
+            })
+            .collect();
+        let won = outcomes.iter().filter(|(code, _)| *code == Some(0)).count();
+        assert_eq!(won, 1, "round {round}: {outcomes:?}");
+        for (code, err) in outcomes.iter().filter(|(code, _)| *code != Some(0)) {
+            assert_eq!(*code, Some(2), "round {round}: {err}");
+            assert!(
+                err.contains("exists; export does not overwrite it"),
+                "round {round}: {err}"
+            );
+        }
+        let left: Vec<String> = std::fs::read_dir(db.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("dump.jsonl") && n != "dump.jsonl")
+            .collect();
+        assert!(left.is_empty(), "round {round}: {left:?}");
+        // One header and every record.
+        let lines = std::fs::read_to_string(&out).unwrap().lines().count();
+        assert_eq!(lines, 100_001, "round {round}");
+    }
+}
+
 /// `export --force`, `backup` and `sync --state-file` never write over the
 /// database or a file beside it, however its path is spelled.
 #[test]

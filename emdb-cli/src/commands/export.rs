@@ -50,11 +50,7 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         refuse_database_files(&path, f, "export")?;
     }
     if let Some(f) = file.filter(|f| !args.force && f.symlink_metadata().is_ok()) {
-        return Err(CliError::usage(format!(
-            "{} exists; export does not overwrite it",
-            f.display()
-        ))
-        .hint("pass --force to replace it, or choose another file name"));
+        return Err(exists(f));
     }
     // The salvaged copy lives in `_salvage_dir` until the export is done.
     let (live, salvaged, _salvage_dir) = if args.salvage {
@@ -105,7 +101,7 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
     let keys = Keys::new(prefix);
     let records = match file {
         None => write_all(&listings, &keys, &plan, format, ui.codec, ui.quiet, ui.out)?,
-        Some(path) => to_file(&listings, &keys, &plan, format, ui, path)?,
+        Some(path) => to_file(&listings, &keys, &plan, format, ui, path, args.force)?,
     };
     if live.is_read_only() && !writer_alive && db.stats()?.log_logical_bytes != log_end {
         ui.note(
@@ -258,10 +254,21 @@ fn snapshot(path: &Path, s: &mut Session) -> CliResult<Emdb> {
     Ok(b.build()?)
 }
 
+/// "FILE exists; export does not overwrite it" (exit 2).
+fn exists(path: &Path) -> CliError {
+    CliError::usage(format!(
+        "{} exists; export does not overwrite it",
+        path.display()
+    ))
+    .hint("pass --force to replace it, or choose another file name")
+}
+
 /// Write to a temporary file beside `path`, then rename it into place, so a
 /// failed export never leaves a truncated file under the real name. The
 /// file is created owner-only (0600: it holds the plaintext of an
 /// encrypted database) and never through a symlink planted at its name.
+/// Without `force`, the rename never replaces a file at `path`, not even
+/// one another export put there while this one wrote.
 fn to_file(
     listings: &[Listing],
     keys: &Keys,
@@ -269,6 +276,7 @@ fn to_file(
     format: TransferFormat,
     ui: &Ui,
     path: &Path,
+    force: bool,
 ) -> CliResult<u64> {
     let mut tmp_name = path.as_os_str().to_owned();
     tmp_name.push(format!(
@@ -289,7 +297,15 @@ fn to_file(
             .map_err(|e| CliError::io("writing", Some(&tmp), e.into_error()))?;
         file.sync_all()
             .map_err(|e| CliError::io("syncing", Some(&tmp), e))?;
-        std::fs::rename(&tmp, path).map_err(|e| CliError::io("renaming to", Some(path), e))?;
+        let placed = if force {
+            std::fs::rename(&tmp, path)
+        } else {
+            emdb_core::rename_noreplace(&tmp, path)
+        };
+        placed.map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => exists(path),
+            _ => CliError::io("renaming to", Some(path), e),
+        })?;
         Ok(n)
     })();
     if result.is_err() {
