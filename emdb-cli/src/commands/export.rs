@@ -61,7 +61,7 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         (s.reader()?, None, None)
     };
     // Another process can only write while this one reads read-only.
-    let writer_alive = live.is_read_only() && Emdb::lock_holder(&path)?.is_some_and(|h| h.alive);
+    let writer_alive = live.is_read_only() && writer_may_run(&path);
     let db = if writer_alive {
         snapshot(&path, s)?
     } else {
@@ -242,6 +242,16 @@ fn salvage_text(r: &SalvageReport) -> String {
     }
     text.push_str("; the database file was not changed");
     text
+}
+
+/// Whether a writer may hold the lock of the database at `path`, which
+/// decides only how the export reads it: pinned at a snapshot when one
+/// may, through the handle it has otherwise. A lock file this user cannot
+/// open (a reader without write access beside the database: it is 0600)
+/// says nothing, so a writer may run: the snapshot is consistent either
+/// way, and export, a reading command, takes no lock and needs none.
+fn writer_may_run(path: &Path) -> bool {
+    Emdb::lock_holder(path).map_or(true, |h| h.is_some_and(|h| h.alive))
 }
 
 /// A read-only handle on a database that a writer is changing, pinned at
