@@ -32,7 +32,8 @@ use crate::error::{Error, Result};
 use crate::fault::{note, write_all_at, FsEvent, WriteSite};
 use crate::format::header::{Identity, SyncSlot, HEADER_SIZE, SYNC_SLOT_LEN};
 use crate::fs::{
-    create_fresh, fsync_parent, parent_dir, rename, rename_new, rename_noreplace, sibling,
+    create_fresh, fsync_parent, parent_dir, process_temp_base, remove_dead_process_temps, rename,
+    rename_new, rename_noreplace, sibling,
 };
 use crate::progress::{self, Meter, Phase};
 
@@ -45,64 +46,7 @@ const COPY_PIECE: usize = 8 << 20;
 /// (written through `.fork.tmp`), with the files of its own that its
 /// reseal makes (`.fork.enc.tmp`, `.fork.ckpt`, `.fork.lock`, ...).
 pub(crate) fn temp_base(target: &Path) -> PathBuf {
-    sibling(
-        target,
-        &format!(".emdb-backup-{}-{}", host_tag(), std::process::id()),
-    )
-}
-
-/// This machine's name as a temp name carries it (letters, digits, `.`
-/// and `-` only): a pid says whether its process runs only on the machine
-/// that started it (a shared volume, NFS).
-fn host_tag() -> String {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    let name: String = name
-        .trim()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
-        .collect();
-    if name.is_empty() {
-        "host".into()
-    } else {
-        name
-    }
-}
-
-/// Remove what backups to `target` by processes of this machine that are
-/// gone left (`<target>.emdb-backup-<host>-<pid>...` files): a killed
-/// backup's names carry its pid, so no later backup writes over them. A
-/// live process's files, and another machine's, are left alone.
-fn remove_dead_temps(target: &Path) {
-    let Some(name) = target.file_name() else {
-        return;
-    };
-    let mut prefix = name.to_owned();
-    prefix.push(format!(".emdb-backup-{}-", host_tag()));
-    let prefix = prefix.as_encoded_bytes().to_vec();
-    let Ok(entries) = std::fs::read_dir(parent_dir(target)) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(rest) = file.as_encoded_bytes().strip_prefix(prefix.as_slice()) else {
-            continue;
-        };
-        // `<pid>.tmp`, `<pid>.fork`, `<pid>.fork.lock`, ...
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        let Some(pid) = std::str::from_utf8(&rest[..digits])
-            .ok()
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if !rest[digits..].starts_with(b".") {
-            continue;
-        }
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if is_file && pid != std::process::id() && !crate::lock::pid_alive(pid, None) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
+    process_temp_base(target, "backup")
 }
 
 /// Targets a backup of this process is writing (their temp names are the
@@ -222,7 +166,7 @@ pub(crate) fn backup_to(engine: &Engine, target: &Path) -> Result<()> {
     }
     // An encrypted copy still has the original's id until rewritten:
     // never under the target name.
-    remove_dead_temps(target);
+    remove_dead_process_temps(target, "backup");
     let base = temp_base(target);
     let staging = if encrypted {
         sibling(&base, ".fork")

@@ -219,6 +219,73 @@ pub(crate) fn rename_new(from: &Path, to: &Path, faults: Option<&Faults>) -> Res
     Ok(())
 }
 
+/// The name the temp files of `tool` (`backup`, `export`, ...) writing
+/// `target` in this process start with: `<target>.emdb-<tool>-<host>-<pid>`
+/// (the host as letters, digits, `.` and `-`). The pid keeps processes
+/// writing one target apart; the host says on which machine the pid means
+/// something (a shared volume, NFS). [`remove_dead_process_temps`] finds
+/// them again once their process is gone.
+pub fn process_temp_base(target: &Path, tool: &str) -> PathBuf {
+    sibling(
+        target,
+        &format!(".emdb-{tool}-{}-{}", host_tag(), std::process::id()),
+    )
+}
+
+/// This machine's name as [`process_temp_base`] carries it.
+fn host_tag() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let name: String = name
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+        .collect();
+    if name.is_empty() {
+        "host".into()
+    } else {
+        name
+    }
+}
+
+/// Remove the files [`process_temp_base`] named for `tool` writing
+/// `target` (`<base>.tmp`, `<base>.fork`, ...) that processes of this
+/// machine which are gone left: killed by a signal no handler sees
+/// (SIGKILL), they were never removed, and as their names carry a pid no
+/// later run writes over them. A live process's files, another machine's,
+/// and directories are left alone.
+pub fn remove_dead_process_temps(target: &Path, tool: &str) {
+    let Some(name) = target.file_name() else {
+        return;
+    };
+    let mut prefix = name.to_owned();
+    prefix.push(format!(".emdb-{tool}-{}-", host_tag()));
+    let prefix = prefix.as_encoded_bytes().to_vec();
+    let Ok(entries) = std::fs::read_dir(parent_dir(target)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file.as_encoded_bytes().strip_prefix(prefix.as_slice()) else {
+            continue;
+        };
+        // `<pid>.tmp`, `<pid>.fork`, `<pid>.fork.lock`, ...
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let Some(pid) = std::str::from_utf8(&rest[..digits])
+            .ok()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !rest[digits..].starts_with(b".") {
+            continue;
+        }
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && pid != std::process::id() && !crate::lock::pid_alive(pid, None) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// `path` with `suffix` appended to its file name (`a.emdb` -> `a.emdb.lock`).
 pub(crate) fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();

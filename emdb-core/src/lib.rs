@@ -104,7 +104,7 @@ pub use error::{Error, Result};
 pub use fault::{Faults, FsEvent, ShortWrite, WriteSite};
 pub use flush::FlushPolicy;
 pub use format::header::SYNC_SLOT_BYTES;
-pub use fs::rename_noreplace;
+pub use fs::{process_temp_base, remove_dead_process_temps, rename_noreplace};
 pub use keys_writer::{KeysTx, KeysWriter};
 pub use keyspace::{prefix_end, Iter, Keys, Namespace, RangeIter};
 pub use limits::{

@@ -288,14 +288,10 @@ fn to_file(
     path: &Path,
     force: bool,
 ) -> CliResult<u64> {
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(format!(
-        ".emdb-export-{}-{}.tmp",
-        this_host(),
-        std::process::id()
-    ));
+    let mut tmp_name = emdb_core::process_temp_base(path, "export").into_os_string();
+    tmp_name.push(".tmp");
     let tmp = PathBuf::from(tmp_name);
-    remove_dead_exports(path);
+    emdb_core::remove_dead_process_temps(path, "export");
     // Plaintext, and away from the database: nothing else would remove it.
     let _interrupt = crate::temps::remove_on_interrupt(vec![tmp.clone()], Vec::new());
     let result = (|| {
@@ -322,61 +318,6 @@ fn to_file(
         let _ = std::fs::remove_file(&tmp);
     }
     result
-}
-
-/// This machine's name as an export's temp file carries it (letters,
-/// digits, `.` and `-` only): a pid says whether its process runs only on
-/// the machine that started it (a shared volume, NFS).
-fn this_host() -> String {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    let name: String = name
-        .trim()
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
-        .collect();
-    if name.is_empty() {
-        "host".into()
-    } else {
-        name
-    }
-}
-
-/// Remove what exports to `path` killed by a signal no handler sees
-/// (SIGKILL) left: `path.emdb-export-<host>-<pid>.tmp` files of this
-/// machine whose process is gone. They hold plaintext, and their names
-/// carry a pid, so no later export would write over them. A live
-/// process's file, and another machine's, are left alone.
-fn remove_dead_exports(path: &Path) {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return;
-    };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let mut prefix = name.to_owned();
-    prefix.push(format!(".emdb-export-{}-", this_host()));
-    let prefix = prefix.as_encoded_bytes().to_vec();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file = entry.file_name();
-        let Some(pid) = file
-            .as_encoded_bytes()
-            .strip_prefix(prefix.as_slice())
-            .and_then(|rest| rest.strip_suffix(b".tmp"))
-            .and_then(|pid| std::str::from_utf8(pid).ok())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if is_file && pid != std::process::id() && !emdb_core::pid_alive(pid, None) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
 }
 
 /// Create `path` anew, mode 0600. `create_new` (`O_CREAT | O_EXCL`) never
