@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, Read, Write};
 
-use super::{expiry_field, namespace_field, Entry, Item, Plan, RecordWriter};
+use super::{namespace_field, Entry, Item, Plan, RecordWriter};
 use crate::encoding::Encoding;
 use crate::encoding::{base64, decode, escape_text, hex, Codec, Layout};
 use crate::error::{ToolError, ToolResult};
@@ -288,9 +288,6 @@ impl<'r> Reader<'r> {
                             ToolError::bad_input(format!(
                                 "line {line}: expires_at_ms is not a number of milliseconds"
                             ))
-                        })
-                        .and_then(|ms| {
-                            expiry_field(ms).map_err(|e| e.context(format!("line {line}")))
                         })?,
                 ),
                 _ => None,
@@ -415,16 +412,6 @@ mod tests {
             "{}",
             e.message
         );
-        let e =
-            read("key,value,expires_at_ms\na,1,9223372036854775807\nb,2,18446744073709551615\n")
-                .unwrap_err();
-        assert!(
-            e.message
-                .starts_with("line 3: expires_at_ms 18446744073709551615 is past"),
-            "{}",
-            e.message
-        );
-        assert_eq!(e.kind.exit_code(), 7);
         let e = read("name,age\n").unwrap_err();
         assert!(e.message.contains("header"), "{}", e.message);
         let e = read("key:hex,value\nzz,1\n").unwrap_err();

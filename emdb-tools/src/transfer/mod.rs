@@ -199,20 +199,6 @@ pub fn format_name(format: TransferFormat) -> &'static str {
 
 /// A namespace name read from a file: `""` is the default (`None`); others
 /// must fit the engine's limit.
-/// An `expires_at_ms` field of JSON Lines or CSV, refused past
-/// [`REDIS_MAX_EXPIRY_MS`] (2^63-1) as the Redis protocol's are: no export
-/// writes one, Redis refuses it, and a later RESP export would have to
-/// change it.
-fn expiry_field(ms: u64) -> ToolResult<u64> {
-    if ms > REDIS_MAX_EXPIRY_MS {
-        return Err(ToolError::bad_input(format!(
-            "expires_at_ms {ms} is past {REDIS_MAX_EXPIRY_MS} (2^63-1 ms), the latest expiry \
-             emdb exports and Redis accepts"
-        )));
-    }
-    Ok(ms)
-}
-
 fn namespace_field(name: &str) -> ToolResult<Option<String>> {
     if name.is_empty() {
         return Ok(None);
