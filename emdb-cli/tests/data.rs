@@ -617,3 +617,25 @@ fn put_file_over_the_value_limit_is_refused_before_reading_it() {
         .stderr(predicate::str::contains("holds more than 268435456 bytes"));
     assert!(!db.path.exists());
 }
+
+/// `incr` whose answer cannot be printed (stdout on a full device) has
+/// changed the value already: the error says so, and that running it again
+/// would change it again. It said only that writing to stdout failed, and
+/// a script that retried counted twice (QA).
+#[test]
+fn an_incr_that_cannot_print_says_the_value_changed() {
+    let db = TestDb::new();
+    db.put("n", "41");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = common::child(&db, ["incr", "n"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the value was changed to 42"), "{err}");
+    db.cmd(["get", "n"]).assert().success().stdout("42\n");
+}

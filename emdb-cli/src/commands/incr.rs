@@ -8,7 +8,7 @@ use emdb_core::Ttl;
 
 use crate::cli::IncrArgs;
 use crate::database::Session;
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Kind};
 use crate::output::Ui;
 
 /// Add `sign * --by` to the integer at KEY and print the new value.
@@ -57,7 +57,19 @@ pub fn run(args: &IncrArgs, sign: i64, s: &mut Session, ui: &mut Ui) -> CliResul
             )));
         }
     };
-    ui.line(&n.to_string())
+    // Committed already: a failure to print must not look like one to retry.
+    let printed = ui
+        .line(&n.to_string())
+        .and_then(|()| ui.out.flush().map_err(CliError::stdout));
+    printed.map_err(|e| {
+        if e.kind == Kind::BrokenPipe {
+            return e;
+        }
+        e.hint(format!(
+            "the value was changed to {n}; only printing it failed, so running the command \
+             again would change it again"
+        ))
+    })
 }
 
 /// Why a counter was left alone.
