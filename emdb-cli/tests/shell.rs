@@ -446,6 +446,33 @@ fn a_get_after_puts_that_failed_to_commit_still_answers() {
     assert_eq!(out.status.code(), Some(6));
 }
 
+/// A batch whose puts land but whose closing checkpoint cannot be written
+/// (here past the file size limit) counts that failure in its summary,
+/// which comes after it: the summary said `errors: 0` while the exit code
+/// was 6 (QA).
+#[test]
+fn the_summary_counts_a_failed_closing_checkpoint() {
+    let db = TestDb::new();
+    let input = db.file("batch.txt");
+    std::fs::write(&input, "put a 1\nput b 2\n").unwrap();
+    let fresh = db.file("fresh.emdb");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -f 16; exec \"$0\" --db \"$1\" shell < \"$2\"")
+        .arg(assert_cmd::cargo::cargo_bin("emdb"))
+        .arg(&fresh)
+        .arg(&input)
+        .env("HOME", db.dir.path())
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.contains("the checkpoint was not written"), "{err}");
+    assert!(err.ends_with("lines: 2, errors: 1\n"), "{err}");
+    let reopened = emdb_core::Emdb::open(&fresh).unwrap();
+    assert_eq!(reopened.get("b").unwrap(), Some(b"2".to_vec()));
+}
+
 /// The same when what the shell has read ends inside a line: the answers
 /// to the whole lines before it do not wait for the rest of that line (a
 /// producer that writes a line in pieces, or whose write was split).

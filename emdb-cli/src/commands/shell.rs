@@ -84,6 +84,13 @@ pub fn run(global: &GlobalArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         // The summary comes after every answer, also when both streams
         // go to one place.
         ui.out.flush().map_err(CliError::stdout)?;
+        // The last sync and checkpoint belong to the run: the summary
+        // counts their failure (it said `errors: 0` with exit 6).
+        if let Err(e) = s.close() {
+            shell.errors += 1;
+            shell.first_failure.get_or_insert(e.kind);
+            crate::print_error(&e, ui.quiet);
+        }
         if !ui.quiet && !global.output.quiet {
             eprintln!("lines: {}, errors: {}", shell.lines, shell.errors);
         }
