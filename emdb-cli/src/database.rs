@@ -332,6 +332,7 @@ impl Session {
         }
         let path = self.path()?;
         shared::check_file(&path, false)?;
+        shared::check_new_name(&path)?;
         let timeout = self.lock_timeout;
         let out = self
             .with_secret(&path, |secret| {
@@ -370,6 +371,7 @@ impl Session {
         }
         let path = self.path()?;
         shared::check_file(&path, false)?;
+        shared::check_new_name(&path)?;
         let options = OpenOptions {
             write: true,
             lock_timeout: self.lock_timeout,

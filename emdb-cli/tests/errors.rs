@@ -763,3 +763,46 @@ fn a_hostile_database_path_is_printed_escaped() {
         .unwrap()
         .contains("d\\x1b[2J.emdb already exists"),);
 }
+
+/// A new database's name leaves room for the files emdb makes beside it
+/// (exit 2 past 233 bytes, nothing created): one of 238-244 bytes was
+/// created and written, and then every `compact` failed with "File name
+/// too long" (QA). The longest name allowed compacts and encrypts.
+#[test]
+fn a_new_database_name_leaves_room_for_its_own_files() {
+    let db = TestDb::new();
+    let long = db.file(&"x".repeat(234));
+    common::bare(db.dir.path())
+        .arg("--db")
+        .arg(&long)
+        .args(["put", "k", "v"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("233 bytes at most"));
+    assert!(std::fs::read_dir(db.dir.path())
+        .unwrap()
+        .all(|e| e.unwrap().file_name().len() < 200));
+    let path = db.file(&"y".repeat(233));
+    let at = |args: &[&str]| {
+        let mut c = common::bare(db.dir.path());
+        c.arg("--db").arg(&path).args(args);
+        c
+    };
+    for i in 0..50 {
+        at(&["put", &format!("k{i}"), "v"]).assert().success();
+    }
+    at(&["del", "k1"]).assert().success();
+    at(&["compact"]).assert().success();
+    let key = db.file("raw.key");
+    std::fs::write(&key, (100..132u8).collect::<Vec<u8>>()).unwrap();
+    at(&["encrypt", "--yes", "--remove-backup", "--key-file"])
+        .arg(&key)
+        .assert()
+        .success();
+    at(&["--key-file"])
+        .arg(&key)
+        .args(["get", "k2"])
+        .assert()
+        .success()
+        .stdout("v\n");
+}
