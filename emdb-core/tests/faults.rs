@@ -120,6 +120,38 @@ fn a_failed_fsync_cuts_what_it_did_not_make_durable() {
     }
 }
 
+/// The same when the sync that fails is the close's own (the last handle
+/// dropped without a flush): a review found the first version checking for
+/// the failure before the close, so this case cut nothing.
+#[test]
+fn a_failed_sync_at_close_cuts_too() {
+    for explicit in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("close.emdb");
+        let faults = Arc::new(Faults::default());
+        let db = open(&path, &faults, FlushPolicy::OnEachFlush);
+        for i in 0..100u32 {
+            db.insert(format!("durable{i}"), "1").unwrap();
+        }
+        db.flush().unwrap();
+        db.insert("maybe", vec![2u8; 5000]).unwrap();
+        faults.fail_sync.store(true, Ordering::SeqCst);
+        if explicit {
+            assert!(db.close().is_err());
+        } else {
+            drop(db);
+        }
+        faults.fail_sync.store(false, Ordering::SeqCst);
+        let db = Emdb::open(&path).unwrap();
+        let back = db.get("maybe").unwrap().map(|v| v.len());
+        assert_eq!(
+            back, None,
+            "explicit close {explicit}: the unsynced write came back"
+        );
+        assert_eq!(db.len().unwrap(), 100);
+    }
+}
+
 /// Two flushes on two threads: the first one's fdatasync succeeds, and
 /// the second one's, started while the first is between its fdatasync and
 /// acknowledging it, fails. The first is acknowledged, and the cut the

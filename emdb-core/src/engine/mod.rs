@@ -305,10 +305,8 @@ impl Engine {
         self.stop.stop();
         // The checkpointer waits on the bell: let it see the engine is gone.
         self.bell.ring();
-        if !self.shut.swap(true, Ordering::SeqCst) {
-            if self.durability.is_poisoned() {
-                self.cut_unsynced();
-            }
+        let closing = !self.shut.swap(true, Ordering::SeqCst);
+        if closing {
             let _ = self.close();
         }
         // Each thread ends at its next look (none sleeps now). Measured
@@ -322,6 +320,11 @@ impl Engine {
             if t.thread().id() != me {
                 let _ = t.join();
             }
+        }
+        // After the close (whose own sync may be the one that failed) and
+        // the background threads (a checkpointer's sync too).
+        if closing && self.durability.is_poisoned() {
+            self.cut_unsynced();
         }
     }
 
