@@ -568,18 +568,35 @@ impl Engine {
     fn cut_unsynced(&self) {
         let _w = self.writer.lock();
         let gen = self.gen.load_full();
-        let ours = gen.log().foreign_slot().is_none()
-            && !matches!(
-                self._lock.as_ref().map(WriterLock::still_held),
-                Some(Err(_))
-            )
-            && gen.log().file.as_ref().is_some_and(|lf| {
-                efs::file_id(&lf.file, &lf.path)
-                    .is_ok_and(|id| efs::file_id_at(&lf.path).is_ok_and(|at| at == Some(id)))
-            });
-        if ours {
+        // Already poisoned: the check's own poisoning changes nothing.
+        if self.check_sole_writer(&gen).is_ok() {
             let _ = gen.log().cut_unsynced();
         }
+    }
+
+    /// Run `made_durable` (an fdatasync, or a write-through write) under
+    /// the log's sync lock, then note everything below `end` as on disk,
+    /// unless the handle was poisoned by then: a sync that failed on
+    /// another thread meanwhile may have had pages dropped that this one
+    /// then found clean, so once poisoned nothing more is acknowledged.
+    /// What `made_durable` returns as an error is returned as is.
+    fn note_durable(
+        &self,
+        log: &Log,
+        end: u64,
+        made_durable: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let _s = log.sync_lock();
+        made_durable()?;
+        self.durability.check()?;
+        log.note_synced(end);
+        Ok(())
+    }
+
+    /// fdatasync the log and note everything below `end` as on disk (see
+    /// [`Engine::note_durable`]). A failed fdatasync poisons the handle.
+    pub(crate) fn sync_log(&self, log: &Log, end: u64) -> Result<()> {
+        self.note_durable(log, end, || log.sync_data().inspect_err(|e| self.poison(e)))
     }
 
     /// Poison the handle because another process took the file over.
@@ -621,12 +638,8 @@ impl Engine {
             self.check_sole_writer(gen)?;
             let mut buf = vec![0u8; len];
             encode(spec, crypt, off, &mut buf)?;
-            let written = gen.log().write_through(off, &buf).and_then(|()| {
-                // Durable now; acknowledged only if no sync failed meanwhile.
-                let _s = gen.log().sync_lock();
-                self.durability.check()?;
-                gen.log().note_synced(off + len as u64);
-                Ok(())
+            let written = self.note_durable(gen.log(), off + len as u64, || {
+                gen.log().write_through(off, &buf)
             });
             if let Err(e) = written {
                 let e = self.poison_if_cut(gen.log(), e);
@@ -752,18 +765,7 @@ impl Engine {
         let gen = self.gen.load_full();
         let end = gen.log().published_end();
         let t = Instant::now();
-        {
-            let _s = gen.log().sync_lock();
-            if let Err(e) = gen.log().sync_data() {
-                self.poison(&e);
-                return Err(e);
-            }
-            // A sync that failed on another thread meanwhile may have had
-            // pages dropped that this one's fdatasync then found clean:
-            // once the handle is poisoned nothing more is acknowledged.
-            self.durability.check()?;
-            gen.log().note_synced(end);
-        }
+        self.sync_log(gen.log(), end)?;
         // After the sync: a file cut short by another process must not be
         // acknowledged as durable (one fstat next to an fdatasync).
         if let Err(e) = gen.log().check_intact() {

@@ -302,14 +302,7 @@ impl<'e> Batch<'e> {
             Ok(())
         })?;
         if engine.write_through() && gen.log().file.is_some() {
-            let _s = gen.log().sync_lock();
-            if let Err(e) = gen.log().sync_data() {
-                engine.poison(&e);
-                return Err(e);
-            }
-            // As `Engine::sync`: nothing is acknowledged once poisoned.
-            engine.check_writable()?;
-            gen.log().note_synced(self.cursor);
+            engine.sync_log(gen.log(), self.cursor)?;
         }
         self.w.end = self.cursor;
         if let Some(last) = self.ops.last() {
