@@ -649,43 +649,19 @@ fn concurrent_backups_to_one_dest_make_one_copy() {
         .write_stdin(common::records(100_000, 50))
         .assert()
         .success();
-    let dest = db.file("copy.emdb");
-    for round in 0..3 {
-        let _ = std::fs::remove_file(&dest);
-        let children: Vec<_> = (0..3)
-            .map(|_| {
-                common::child(&db, ["-q", "backup"])
-                    .arg(&dest)
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap()
-            })
-            .collect();
-        let outcomes: Vec<(Option<i32>, String)> = children
-            .into_iter()
-            .map(|c| {
-                let out = c.wait_with_output().unwrap();
-                (out.status.code(), text(&out.stderr))
-            })
-            .collect();
-        let won = outcomes.iter().filter(|(code, _)| *code == Some(0)).count();
-        assert_eq!(won, 1, "round {round}: {outcomes:?}");
-        for (code, err) in outcomes.iter().filter(|(code, _)| *code != Some(0)) {
-            assert_eq!(*code, Some(2), "round {round}: {err}");
-            assert!(err.contains("already exists"), "round {round}: {err}");
-        }
-        let left: Vec<String> = std::fs::read_dir(db.dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with("copy.emdb") && n != "copy.emdb")
-            .collect();
-        assert!(left.is_empty(), "round {round}: {left:?}");
-        common::bare(db.dir.path())
-            .arg("--db")
-            .arg(&dest)
-            .arg("count")
-            .assert()
-            .success()
-            .stdout("100000\n");
-    }
+    common::race_to_one_new_file(
+        &db,
+        "backup",
+        &db.file("copy.emdb"),
+        "already exists",
+        |dest| {
+            common::bare(db.dir.path())
+                .arg("--db")
+                .arg(dest)
+                .arg("count")
+                .assert()
+                .success()
+                .stdout("100000\n");
+        },
+    );
 }

@@ -547,44 +547,19 @@ fn concurrent_exports_to_one_new_file_never_overwrite() {
         .write_stdin(common::records(100_000, 50))
         .assert()
         .success();
-    let out = db.file("dump.jsonl");
-    for round in 0..3 {
-        let _ = std::fs::remove_file(&out);
-        let children: Vec<_> = (0..3)
-            .map(|_| {
-                common::child(&db, ["-q", "export"])
-                    .arg(&out)
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap()
-            })
-            .collect();
-        let outcomes: Vec<(Option<i32>, String)> = children
-            .into_iter()
-            .map(|c| {
-                let o = c.wait_with_output().unwrap();
-                (o.status.code(), text(&o.stderr))
-            })
-            .collect();
-        let won = outcomes.iter().filter(|(code, _)| *code == Some(0)).count();
-        assert_eq!(won, 1, "round {round}: {outcomes:?}");
-        for (code, err) in outcomes.iter().filter(|(code, _)| *code != Some(0)) {
-            assert_eq!(*code, Some(2), "round {round}: {err}");
-            assert!(
-                err.contains("exists; export does not overwrite it"),
-                "round {round}: {err}"
-            );
-        }
-        let left: Vec<String> = std::fs::read_dir(db.dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with("dump.jsonl") && n != "dump.jsonl")
-            .collect();
-        assert!(left.is_empty(), "round {round}: {left:?}");
+    common::race_to_one_new_file(
+        &db,
+        "export",
+        &db.file("dump.jsonl"),
+        "exists; export does not overwrite it",
         // One header and every record.
-        let lines = std::fs::read_to_string(&out).unwrap().lines().count();
-        assert_eq!(lines, 100_001, "round {round}");
-    }
+        |out| {
+            assert_eq!(
+                std::fs::read_to_string(out).unwrap().lines().count(),
+                100_001
+            )
+        },
+    );
 }
 
 /// `export --force`, `backup` and `sync --state-file` never write over the

@@ -136,6 +136,52 @@ pub fn wait_until(secs: u64, what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Three rounds of three `emdb -q COMMAND DEST` started at once, `DEST`
+/// absent at each start: exactly one succeeds, the others exit 2 saying
+/// `refusal`, nothing named `DEST...` but `DEST` is left, and `check(DEST)`
+/// holds after each round.
+pub fn race_to_one_new_file(
+    db: &TestDb,
+    command: &str,
+    dest: &Path,
+    refusal: &str,
+    check: impl Fn(&Path),
+) {
+    let name = dest.file_name().unwrap().to_string_lossy().into_owned();
+    for round in 0..3 {
+        let _ = std::fs::remove_file(dest);
+        let children: Vec<_> = (0..3)
+            .map(|_| {
+                child(db, ["-q", command])
+                    .arg(dest)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outcomes: Vec<(Option<i32>, String)> = children
+            .into_iter()
+            .map(|c| {
+                let out = c.wait_with_output().unwrap();
+                (out.status.code(), text(&out.stderr))
+            })
+            .collect();
+        let won = outcomes.iter().filter(|(code, _)| *code == Some(0)).count();
+        assert_eq!(won, 1, "round {round}: {outcomes:?}");
+        for (code, err) in outcomes.iter().filter(|(code, _)| *code != Some(0)) {
+            assert_eq!(*code, Some(2), "round {round}: {err}");
+            assert!(err.contains(refusal), "round {round}: {err}");
+        }
+        let left: Vec<String> = std::fs::read_dir(dest.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&name) && *n != name)
+            .collect();
+        assert!(left.is_empty(), "round {round}: {left:?}");
+        check(dest);
+    }
+}
+
 /// Send signal `sig` (`"INT"`, `"TERM"`, ...) to process `pid` with
 /// kill(1), and fail the test if it could not be sent.
 pub fn signal(pid: u32, sig: &str) {
