@@ -99,6 +99,13 @@ fn refresh_once(engine: &Engine) -> Result<Option<usize>> {
         // Another database now: follow it from scratch.
         return reopen(engine, &gen, path, &on_disk);
     }
+    if !gen.log().followed_intact()? {
+        // Rewritten under this handle (a writer cut back records whose
+        // sync failed, and wrote new ones over them): what it applied is
+        // no longer the log. Start over from the file (an open checks
+        // whatever was synced, as always).
+        return reopen(engine, &gen, path, &on_disk);
+    }
     if limit == end {
         return Ok(Some(0));
     }
@@ -147,6 +154,9 @@ fn refresh_once(engine: &Engine) -> Result<Option<usize>> {
     };
     // Replay read index entries through the mapping.
     let followed = gen.log().vouch_cut(&region, followed)?;
+    if let Some(at) = followed.last_frame_at {
+        gen.log().note_followed(&region, at);
+    }
     if followed.end > end {
         gen.log().publish(followed.end);
     }

@@ -194,6 +194,51 @@ fn a_failed_sync_never_cuts_what_another_acknowledged() {
     assert_eq!(db.get("later").unwrap(), None);
 }
 
+/// A follower that had applied records whose sync failed, refreshing
+/// after the poisoned writer cut them back and another writer wrote new
+/// records over the same bytes, replayed on from its old end: from inside
+/// the new records, so it missed some and kept the cut ones. It now finds
+/// its last frame rewritten and reads the file again. With one new record
+/// the file ends where the follower's log did (the refresh saw nothing
+/// new); with three it is longer.
+#[test]
+fn a_follower_reads_again_a_cut_written_over() {
+    for extra in [0usize, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("follow.emdb");
+        let faults = Arc::new(Faults::default());
+        let db = open(&path, &faults, FlushPolicy::OnEachFlush);
+        for i in 0..100u32 {
+            db.insert(format!("durable{i}"), "1").unwrap();
+        }
+        db.flush().unwrap();
+        let follower = Emdb::builder().path(&path).read_only(true).build().unwrap();
+        db.insert("maybe", vec![2u8; 5000]).unwrap();
+        faults.fail_sync.store(true, Ordering::SeqCst);
+        assert!(matches!(db.flush(), Err(Error::Io { .. })));
+        faults.fail_sync.store(false, Ordering::SeqCst);
+        follower.refresh().unwrap();
+        assert_eq!(follower.get("maybe").unwrap().map(|v| v.len()), Some(5000));
+        drop(db);
+        // The same frame length as "maybe"'s, at the same offset.
+        let db = Emdb::open(&path).unwrap();
+        db.insert("other", vec![3u8; 5000]).unwrap();
+        for i in 0..extra {
+            db.insert(format!("more{i}"), "m").unwrap();
+        }
+        db.flush().unwrap();
+        drop(db);
+        follower.refresh().unwrap();
+        assert_eq!(follower.get("maybe").unwrap(), None, "extra {extra}");
+        assert_eq!(
+            follower.get("other").unwrap().map(|v| v.len()),
+            Some(5000),
+            "extra {extra}"
+        );
+        assert_eq!(follower.len().unwrap(), 101 + extra, "extra {extra}");
+    }
+}
+
 #[test]
 fn a_full_disk_is_an_error_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -176,6 +176,9 @@ pub(crate) struct Log {
     sync_lock: Mutex<()>,
     /// An fdatasync of this log failed: its unsynced bytes are cut at close.
     sync_failed: AtomicBool,
+    /// Offset and stored CRC of the last frame a follower (a read-only
+    /// handle) applied, if any ([`Log::followed_intact`]).
+    followed: Mutex<Option<(u64, u32)>>,
 }
 
 /// What tells one version of a file from another without reading it.
@@ -224,6 +227,35 @@ impl Log {
             synced_end: AtomicU64::new(end),
             sync_lock: Mutex::new(()),
             sync_failed: AtomicBool::new(false),
+            followed: Mutex::new(None),
+        }
+    }
+
+    /// A follower applied the frames up to the one at `at`, read through
+    /// `region` (which maps it, below the published end): remember its
+    /// stored CRC for [`Log::followed_intact`].
+    pub(crate) fn note_followed(&self, region: &Region, at: u64) {
+        let crc = region
+            .slice(at, at.saturating_add(4))
+            .and_then(|b| crate::format::read_u32(b, 0));
+        *self.followed.lock() = crc.map(|crc| (at, crc));
+    }
+
+    /// For a follower: whether the file still holds, where it read it, the
+    /// last frame it applied (one `pread` of the frame's CRC; true when it
+    /// applied none). It does not when a writer whose fdatasync failed cut
+    /// its unsynced records back (records a follower may have read
+    /// already) and another wrote new ones over them: replaying on from
+    /// the follower's end would start inside those and miss some.
+    pub(crate) fn followed_intact(&self) -> Result<bool> {
+        let (Some(f), Some((at, crc))) = (&self.file, *self.followed.lock()) else {
+            return Ok(true);
+        };
+        let mut b = [0u8; 4];
+        match std::os::unix::fs::FileExt::read_exact_at(&f.file, &mut b, at) {
+            Ok(()) => Ok(u32::from_le_bytes(b) == crc),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+            Err(e) => Err(Error::io("read", Some(&f.path), e)),
         }
     }
 
