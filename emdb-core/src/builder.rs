@@ -258,6 +258,12 @@ impl EmdbBuilder {
     }
 
     /// Open the database.
+    ///
+    /// A writer creates a missing file (and its missing parent
+    /// directories). It refuses, with [`Error::InvalidPath`] and nothing
+    /// created, a new file whose name is longer than
+    /// [`crate::MAX_NEW_NAME_LEN`] bytes: emdb names files of its own
+    /// after the database, and with such a name those would not fit.
     pub fn build(self) -> Result<Emdb> {
         let cfg = self.cfg.clone();
         match self.resolve_path()? {
@@ -270,6 +276,9 @@ impl EmdbBuilder {
                 finish(Engine::open_memory(cfg)?)
             }
             Some(path) => {
+                if !cfg.read_only {
+                    crate::fs::check_new_name(&path)?;
+                }
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                     if !dir.exists() && !cfg.read_only {
                         std::fs::create_dir_all(dir)

@@ -139,6 +139,36 @@ pub(crate) fn rename(from: &Path, to: &Path, faults: Option<&Faults>) -> Result<
     Ok(())
 }
 
+/// The longest name emdb gives a file of its own beside a database, past
+/// the database's name: `.enc.tmp.ckpt.auto.tmp` (the checkpoint an
+/// encryption change's new file may write).
+const LONGEST_SUFFIX: usize = ".enc.tmp.ckpt.auto.tmp".len();
+
+/// The longest file name (in bytes) a new database may have: one whose
+/// name leaves no room, within a file name's 255 bytes, for the files emdb
+/// makes beside it would be created and written, and then fail every
+/// compaction ("File name too long" on `<db>.compact.tmp`), encryption
+/// change and repair.
+pub const MAX_NEW_NAME_LEN: usize = 255 - LONGEST_SUFFIX;
+
+/// `Err(Error::InvalidPath)` when nothing is at `path` and its file name
+/// is longer than [`MAX_NEW_NAME_LEN`]: a writer opened through the
+/// builder ([`crate::Emdb::open`] too) refuses to create such a database. An existing database passes, whatever its name.
+pub fn check_new_name(path: &Path) -> Result<()> {
+    let len = path.file_name().map_or(0, |n| n.len());
+    if len <= MAX_NEW_NAME_LEN || std::fs::symlink_metadata(path).is_ok() {
+        return Ok(());
+    }
+    Err(Error::InvalidPath {
+        reason: format!(
+            "the file name of {} is {len} bytes: a new database's name may be \
+             {MAX_NEW_NAME_LEN} bytes at most, so that the files emdb names after it \
+             (up to {LONGEST_SUFFIX} bytes longer) fit in a file name; choose a shorter name",
+            path.display(),
+        ),
+    })
+}
+
 /// Rename `from` to `to` only if nothing is at `to`: where another
 /// process may put a file at `to` meanwhile (two backups or exports to the
 /// same new file), the second fails with `ErrorKind::AlreadyExists` and

@@ -104,7 +104,10 @@ pub use error::{Error, Result};
 pub use fault::{Faults, FsEvent, ShortWrite, WriteSite};
 pub use flush::FlushPolicy;
 pub use format::header::SYNC_SLOT_BYTES;
-pub use fs::{process_temp_base, remove_dead_process_temps, rename_noreplace};
+pub use fs::{
+    check_new_name, process_temp_base, remove_dead_process_temps, rename_noreplace,
+    MAX_NEW_NAME_LEN,
+};
 pub use keys_writer::{KeysTx, KeysWriter};
 pub use keyspace::{prefix_end, Iter, Keys, Namespace, RangeIter};
 pub use limits::{

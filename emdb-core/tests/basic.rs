@@ -527,3 +527,34 @@ fn advise_reads_is_only_a_hint() {
         );
     }
 }
+
+/// A writer refuses to create a database whose file name leaves no room
+/// for the files emdb names after it: one of 238-244 bytes was created and
+/// written, and then every compaction failed ("File name too long" on
+/// `<db>.compact.tmp`). The tools refused such names; the library created
+/// them. Nothing is left behind, and an existing file of that name opens.
+#[test]
+fn a_new_database_name_leaves_room_for_its_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fits = dir.path().join("f".repeat(emdb_core::MAX_NEW_NAME_LEN));
+    let db = Emdb::open(&fits).unwrap();
+    db.insert("k", "v").unwrap();
+    db.compact().unwrap();
+    drop(db);
+    let long = dir.path().join("l".repeat(emdb_core::MAX_NEW_NAME_LEN + 5));
+    let refused = Emdb::open(&long);
+    assert!(
+        matches!(refused, Err(Error::InvalidPath { ref reason }) if reason.contains("at most")),
+        "{refused:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('l'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // An existing file (made outside, here by a copy) still opens.
+    std::fs::copy(&fits, &long).unwrap();
+    let db = Emdb::open(&long).unwrap();
+    assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
+}

@@ -212,33 +212,13 @@ pub fn open_with_prompt(
     result.map_err(|e| gave_up(ToolError::from(e), options.lock_timeout))
 }
 
-/// The longest name emdb gives a file of its own beside a database, past
-/// the database's name: `.enc.tmp.ckpt.auto.tmp` (the checkpoint an
-/// encryption change's new file may write).
-const LONGEST_SUFFIX: usize = ".enc.tmp.ckpt.auto.tmp".len();
-
 /// Refuse (exit 2) to create a database at `path` whose name leaves no
-/// room, within a file name's 255 bytes, for the files emdb makes beside
-/// it; an existing database passes. One of 238-244 bytes was created and
-/// written, and then every compaction failed with "File name too long" on
-/// `<db>.compact.tmp`, as an encryption change or a repair would.
+/// room for the files emdb makes beside it
+/// ([`emdb_core::check_new_name`]); an existing database passes. Checked
+/// before anything else a command does.
 pub fn check_new_name(path: &Path) -> ToolResult {
-    const NAME_MAX: usize = 255;
-    let len = path.file_name().map_or(0, |n| n.len());
-    if len + LONGEST_SUFFIX <= NAME_MAX || std::fs::symlink_metadata(path).is_ok() {
-        return Ok(());
-    }
-    Err(ToolError::new(
-        Kind::Usage,
-        format!(
-            "the file name of {} is {len} bytes: a new database's name may be {} bytes at most, \
-             so that the files emdb names after it (up to {LONGEST_SUFFIX} bytes longer) fit in \
-             a file name",
-            path.display(),
-            NAME_MAX - LONGEST_SUFFIX
-        ),
-    )
-    .hint("choose a shorter --db name"))
+    emdb_core::check_new_name(path)
+        .map_err(|e| ToolError::from(e).hint("choose a shorter --db name"))
 }
 
 /// Check that a database file is there to be read or written: a missing
