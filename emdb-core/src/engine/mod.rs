@@ -1546,11 +1546,18 @@ impl Engine {
             return Ok(0);
         }
         let mut batch = self.batch()?;
+        let mut swept = 0;
         for k in &expired_keys {
+            // Listed without the writer lock: a key written again since
+            // (now nothing more can be) is live, and stays.
+            if self.expiry_of(id, k)?.is_some() {
+                continue;
+            }
             batch.delete(id, k)?;
+            swept += 1;
         }
         batch.commit()?;
-        Ok(expired_keys.len())
+        Ok(swept)
     }
 
     /// A snapshot of namespace `ns`'s sorted order in `gen` (sorting what
