@@ -8,7 +8,7 @@ pub enum Ttl {
     /// The builder's `default_ttl`, or no expiry when none is set.
     #[default]
     Default,
-    /// Expire this long after the write.
+    /// Expire this long after the write (rounded up to whole milliseconds).
     After(Duration),
     /// Never expire.
     Never,
@@ -36,9 +36,12 @@ impl Ttl {
                 return ms.max(1);
             }
         };
-        // A zero TTL still expires "now", never "never": clamp to at least 1.
+        // Whole milliseconds, rounded up: a TTL under 1 ms truncated to 0
+        // expired the record at once, which only a zero TTL means. A zero
+        // TTL still expires "now", never "never": clamp to at least 1.
+        let ms = d.as_nanos().div_ceil(1_000_000);
         now()
-            .saturating_add(d.as_millis().min(u128::from(u64::MAX)) as u64)
+            .saturating_add(ms.min(u128::from(u64::MAX)) as u64)
             .max(1)
     }
 }
@@ -57,6 +60,16 @@ mod tests {
             1005
         );
         assert_eq!(Ttl::Never.expires_at(|| 1000, d), 0);
+        // Rounded up to whole milliseconds: under 1 ms is not "now".
+        assert_eq!(
+            Ttl::After(Duration::from_micros(999)).expires_at(|| 1000, d),
+            1001
+        );
+        assert_eq!(
+            Ttl::After(Duration::from_micros(1500)).expires_at(|| 1000, d),
+            1002
+        );
+        assert_eq!(Ttl::After(Duration::ZERO).expires_at(|| 1000, d), 1000);
         assert_eq!(
             Ttl::After(Duration::MAX).expires_at(|| 1000, None),
             u64::MAX

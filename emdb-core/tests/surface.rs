@@ -339,6 +339,22 @@ fn a_sweep_keeps_keys_written_again_while_it_runs() {
     assert_eq!(db.len().unwrap(), written.len());
 }
 
+/// A TTL under 1 ms was truncated to 0 ms and expired the record at once
+/// (QA); it is rounded up to whole milliseconds.
+#[test]
+fn a_ttl_under_a_millisecond_is_not_zero() {
+    let clock = ManualClock::new(1_000_000);
+    let db = Emdb::builder()
+        .clock(Arc::new(clock.clone()))
+        .build()
+        .unwrap();
+    db.insert_with_ttl("k", "v", Ttl::After(Duration::from_micros(999)))
+        .unwrap();
+    assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
+    clock.advance(Duration::from_millis(1));
+    assert_eq!(db.get("k").unwrap(), None);
+}
+
 #[test]
 fn range_scans_work_without_the_option() {
     // `enable_range_scans` is a no-op kept for emdb 1.x code: every handle
