@@ -15,7 +15,8 @@ pub enum FlushPolicy {
     /// Concurrent `flush` calls share fdatasyncs: one runs at a time, and
     /// the next one covers every flusher that queued while it ran. A flusher
     /// that finds nobody else flushing waits up to `max_wait` for up to
-    /// `max_batch - 1` others before it syncs (`max_wait` zero: never waits).
+    /// `max_batch - 1` others before it syncs (`max_wait` zero: never waits;
+    /// `Duration::MAX`: waits for the whole group).
     Group {
         /// Longest a leader waits for followers.
         max_wait: Duration,

@@ -558,3 +558,29 @@ fn a_new_database_name_leaves_room_for_its_own_files() {
     let db = Emdb::open(&long).unwrap();
     assert_eq!(db.get("k").unwrap(), Some(b"v".to_vec()));
 }
+
+/// A group commit whose `max_wait` is past what an `Instant` holds
+/// (`Duration::MAX`) panicked in the first flush and left every later
+/// flush of the handle hung (QA). It now waits for the whole group.
+#[test]
+fn a_group_commit_may_wait_without_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::builder()
+        .path(dir.path().join("group.emdb"))
+        .flush_policy(emdb_core::FlushPolicy::Group {
+            max_wait: std::time::Duration::MAX,
+            max_batch: 2,
+        })
+        .build()
+        .unwrap();
+    for round in 0..3 {
+        db.insert(format!("k{round}"), "v").unwrap();
+        let other = {
+            let db = db.clone();
+            std::thread::spawn(move || db.flush())
+        };
+        db.flush().unwrap();
+        other.join().unwrap().unwrap();
+    }
+    assert_eq!(db.len().unwrap(), 3);
+}

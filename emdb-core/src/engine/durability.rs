@@ -135,10 +135,18 @@ impl Durability {
             g.leader = true;
             if g.waiting == 0 && max_batch > 1 && !max_wait.is_zero() {
                 g.gathering = true;
-                let deadline = Instant::now() + max_wait;
+                // A max_wait past what an Instant holds (Duration::MAX)
+                // waits for the whole group: the sum panicked, and left
+                // `leader` set, so every later flush of the handle hung.
+                let deadline = Instant::now().checked_add(max_wait);
                 while g.waiting + 1 < max_batch {
-                    if self.group_cv.wait_until(&mut g, deadline).timed_out() {
-                        break;
+                    match deadline {
+                        Some(d) => {
+                            if self.group_cv.wait_until(&mut g, d).timed_out() {
+                                break;
+                            }
+                        }
+                        None => self.group_cv.wait(&mut g),
                     }
                 }
                 g.gathering = false;
