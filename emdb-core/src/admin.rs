@@ -141,6 +141,9 @@ pub(crate) fn rewrite(
 /// by the close).
 fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Path) -> Result<()> {
     let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.to_path_buf())?);
+    if let Some(db) = src_gen.log().path() {
+        crate::fs::match_permissions(tmp, db);
+    }
     let engine = target.engine_arc();
     let now = source.now();
     let region = src_gen.log().region();

@@ -481,6 +481,9 @@ impl Snapshot {
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
+        if let (Ok(()), Some(log)) = (&written, self.gen.log().path()) {
+            efs::match_permissions(&tmp, log);
+        }
         written.map(|()| tmp)
     }
 

@@ -374,6 +374,7 @@ pub(crate) fn write(
     let tmp = tmp_path(db);
     let written = (|| {
         let f = efs::create_fresh(&tmp)?;
+        efs::match_permissions(&tmp, db);
         fault::write_all_at(
             faults,
             WriteSite::Checkpoint,

@@ -584,3 +584,43 @@ fn a_group_commit_may_wait_without_limit() {
     }
     assert_eq!(db.len().unwrap(), 3);
 }
+
+/// A compaction's new log, a checkpoint, a tail index and an encryption
+/// change's new log take the database file's mode, owner and group: they
+/// had mode 0600 and the writer's owner, so the first compaction locked
+/// out every reader the database's own mode let in (QA: a read-only TUI
+/// run by another user went stale and could not open the file again).
+#[test]
+fn files_that_replace_or_serve_the_database_keep_its_mode_and_group() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.emdb");
+    let db = Emdb::open(&path).unwrap();
+    db.insert("k", "v").unwrap();
+    db.flush().unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    // Another group, where this process may give one (as root).
+    let root = std::fs::metadata(&path).unwrap().uid() == 0;
+    let group = if root {
+        65534
+    } else {
+        std::fs::metadata(&path).unwrap().gid()
+    };
+    if root {
+        std::os::unix::fs::chown(&path, None, Some(group)).unwrap();
+    }
+    let check = |what: &str, file: &std::path::Path| {
+        let m = std::fs::metadata(file).unwrap();
+        assert_eq!(m.mode() & 0o777, 0o640, "{what}: {}", file.display());
+        assert_eq!(m.gid(), group, "{what}: {}", file.display());
+    };
+    db.compact().unwrap();
+    check("compact", &path);
+    db.insert("k2", "v").unwrap();
+    db.checkpoint().unwrap();
+    drop(db);
+    check("checkpoint", &dir.path().join("shared.emdb.ckpt"));
+    Emdb::enable_encryption(&path, emdb_core::EncryptionInput::Key([9u8; 32])).unwrap();
+    check("encrypt", &path);
+    check("encrypt", &dir.path().join("shared.emdb.ckpt"));
+}
