@@ -140,9 +140,13 @@ pub(crate) fn rewrite(
 /// sync and checkpoint it (errors of either are returned, not swallowed
 /// by the close).
 fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Path) -> Result<()> {
+    // A decrypted file stays owner-only: who could read the encrypted
+    // one could not read its records.
+    let decrypting = src_gen.crypt().is_some() && target_cfg.encryption.is_none();
     let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.to_path_buf())?);
-    if let Some(db) = src_gen.log().path() {
-        crate::fs::match_permissions(tmp, db);
+    match src_gen.log().path() {
+        Some(db) if !decrypting => crate::fs::match_permissions(tmp, db),
+        _ => {}
     }
     let engine = target.engine_arc();
     let now = source.now();

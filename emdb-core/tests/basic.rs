@@ -623,4 +623,9 @@ fn files_that_replace_or_serve_the_database_keep_its_mode_and_group() {
     Emdb::enable_encryption(&path, emdb_core::EncryptionInput::Key([9u8; 32])).unwrap();
     check("encrypt", &path);
     check("encrypt", &dir.path().join("shared.emdb.ckpt"));
+    // A decrypted file is owner-only: who could read the encrypted one
+    // could not read its records.
+    std::fs::remove_file(dir.path().join("shared.emdb.encbak")).unwrap();
+    Emdb::disable_encryption(&path, emdb_core::EncryptionInput::Key([9u8; 32])).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
 }
