@@ -91,8 +91,16 @@ fn refresh_once(engine: &Engine) -> Result<Option<usize>> {
         // Shorter than what this handle has read: the writer never does
         // that (it trims only its own unused tail), so another process
         // cut the file, or rewrote it in place (truncate, then write).
-        let same_log =
-            read_identity(&lf.file, &path, limit).is_ok_and(|(id, _, _)| id == gen.log().identity);
+        let header = read_identity(&lf.file, &path, limit);
+        let same_log = header
+            .as_ref()
+            .is_ok_and(|(id, _, _)| *id == gen.log().identity);
+        // Cut back no further than what its writer made durable: a writer
+        // whose fdatasync failed cut its unsynced records (which this
+        // handle may have read) as it closed. Read the file again.
+        if same_log && header.is_ok_and(|(_, slot, _)| slot.durable_end <= limit) {
+            return reopen(engine, &gen, path, &on_disk);
+        }
         if same_log || limit < HEADER_SIZE as u64 {
             return Err(gen.log().cut_found(limit));
         }
