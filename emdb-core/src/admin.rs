@@ -77,7 +77,11 @@ pub(crate) fn rewrite(
         faults: faults.clone(),
         ..Config::default()
     };
-    let source = Engine::open_file(source_cfg, path.clone())?;
+    let source = match Engine::open_file(source_cfg, path.clone()) {
+        // Encrypting: no key was given for the source.
+        Err(Error::EncryptionRequired { path }) => return Err(Error::AlreadyEncrypted { path }),
+        other => other?,
+    };
     let src_gen = source.gen_arc();
     let cipher = cipher.or_else(|| src_cipher(&source)).unwrap_or_default();
 

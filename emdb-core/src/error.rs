@@ -69,9 +69,10 @@ pub enum Error {
         supported: u32,
     },
 
-    /// Another process holds the writer lock.
-    #[error("{} is locked by another writer{}; close that process, open read-only, or wait",
-        path.display(), fmt_holder(holder))]
+    /// Another process (or another handle of this one) holds the writer
+    /// lock.
+    #[error("{} is locked by another writer{}; {}",
+        path.display(), fmt_holder(holder), lock_advice(holder))]
     LockBusy {
         /// The database path.
         path: PathBuf,
@@ -198,6 +199,14 @@ pub enum Error {
         path: PathBuf,
     },
 
+    /// [`crate::Emdb::enable_encryption`] of a database that is encrypted
+    /// already.
+    #[error("{} is encrypted already; change its key with Emdb::rotate_encryption_key", path.display())]
+    AlreadyEncrypted {
+        /// The database.
+        path: PathBuf,
+    },
+
     /// The build lacks a feature the database or option needs.
     #[error("{0} needs emdb-core built with the \"encrypt\" feature")]
     FeatureDisabled(&'static str),
@@ -264,6 +273,7 @@ impl Error {
             },
             Error::EncryptionRequired { path } => Error::EncryptionRequired { path: path.clone() },
             Error::NotEncrypted { path } => Error::NotEncrypted { path: path.clone() },
+            Error::AlreadyEncrypted { path } => Error::AlreadyEncrypted { path: path.clone() },
             Error::Corruption {
                 path,
                 offset,
@@ -355,6 +365,19 @@ fn fmt_holder(holder: &Option<LockHolder>) -> String {
     match holder {
         Some(h) => format!(" ({h})"),
         None => String::new(),
+    }
+}
+
+/// What to do about a held writer lock: a holder that is this very
+/// process is another handle of it, which closing "that process" would
+/// not be.
+fn lock_advice(holder: &Option<LockHolder>) -> &'static str {
+    match holder {
+        Some(h) if h.is_this_process() => {
+            "another handle of this process holds it: close that handle first, or clone it \
+             to share it"
+        }
+        _ => "close that process, open read-only, or wait",
     }
 }
 

@@ -44,6 +44,19 @@ pub struct LockHolder {
     pub alive: bool,
 }
 
+impl LockHolder {
+    /// True when the holder is this process, on this host, and holds the
+    /// lock now: another handle of this process.
+    pub fn is_this_process(&self) -> bool {
+        self.alive
+            && self.pid == std::process::id()
+            && self
+                .hostname
+                .as_deref()
+                .is_none_or(|h| hostname().as_deref() == Some(h))
+    }
+}
+
 /// Path of the lock file for a database path.
 pub(crate) fn lock_path(db: &Path) -> PathBuf {
     sibling(db, ".lock")

@@ -261,8 +261,20 @@ fn second_writer_is_refused_and_names_the_holder() {
     let path = dir.path().join("lock.emdb");
     let db = Emdb::open(&path).unwrap();
     match Emdb::open(&path) {
-        Err(Error::LockBusy { holder, .. }) => {
-            assert_eq!(holder.unwrap().pid, std::process::id())
+        Err(e @ Error::LockBusy { .. }) => {
+            // Another handle of this process: closing "that process" is
+            // not the advice (QA).
+            let message = e.to_string();
+            assert!(
+                message.contains("another handle of this process"),
+                "{message}"
+            );
+            let Error::LockBusy { holder, .. } = e else {
+                unreachable!()
+            };
+            let holder = holder.unwrap();
+            assert_eq!(holder.pid, std::process::id());
+            assert!(holder.is_this_process());
         }
         other => panic!("expected LockBusy, got {other:?}"),
     }

@@ -906,6 +906,13 @@ fn admin_rewrites_keep_checkpoint_names_sealed_only_when_encrypted() {
     std::fs::remove_file(&backup).unwrap();
     assert_no_secrets(&read_ckpt());
     check_opens(Emdb::builder().encryption_key(KEY));
+    // Encrypting again says so (it said "open it with encryption_key").
+    let again = Emdb::enable_encryption(&path, EncryptionInput::Key(OTHER_KEY));
+    assert!(
+        matches!(again, Err(emdb_core::Error::AlreadyEncrypted { .. })),
+        "{again:?}"
+    );
+    assert!(!backup.exists());
     Emdb::rotate_encryption_key(
         &path,
         EncryptionInput::Key(KEY),

@@ -280,7 +280,9 @@ impl From<emdb_core::Error> for ToolError {
                 ),
             )
             .hint("drop --passphrase-file/--key-file (and unset EMDB_PASSPHRASE/EMDB_KEY_FILE), or run `emdb encrypt`"),
-            E::InvalidNamespaceName { .. } => ToolError::new(Kind::Usage, message),
+            E::InvalidNamespaceName { .. } | E::AlreadyEncrypted { .. } => {
+                ToolError::new(Kind::Usage, message)
+            }
             E::NamespaceDropped => ToolError::new(
                 Kind::NoNamespace,
                 "the namespace was dropped by another process meanwhile",
