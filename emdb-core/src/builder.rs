@@ -171,7 +171,9 @@ impl EmdbBuilder {
     }
 
     /// Cipher of a new encrypted database (default AES-256-GCM). An existing
-    /// database keeps the cipher recorded in its header.
+    /// database keeps the cipher recorded in its header. Set without a key
+    /// or passphrase, `build` fails with `Error::InvalidConfig` (the
+    /// database would not be encrypted).
     pub fn cipher(mut self, cipher: Cipher) -> Self {
         self.cfg.cipher = cipher;
         self
@@ -180,7 +182,8 @@ impl EmdbBuilder {
     /// Argon2id costs for a new passphrase-encrypted database (default:
     /// 19 MiB, 2 passes, 1 lane, the OWASP recommendation); at most
     /// [`KDF_LIMITS`](crate::KDF_LIMITS), as for the costs a header holds
-    /// (more is `Error::InvalidConfig`).
+    /// (more, costs Argon2id refuses, or costs set without a key or
+    /// passphrase, is `Error::InvalidConfig` from `build`).
     pub fn kdf_params(mut self, params: KdfParams) -> Self {
         self.cfg.kdf_params = params;
         self
@@ -266,6 +269,7 @@ impl EmdbBuilder {
     /// after the database, and with such a name those would not fit.
     pub fn build(self) -> Result<Emdb> {
         let cfg = self.cfg.clone();
+        check_encryption_options(&cfg)?;
         match self.resolve_path()? {
             None => {
                 if cfg.read_only {
@@ -977,6 +981,28 @@ pub fn default_database_path() -> Result<PathBuf> {
     Ok(platform_data_dir()?
         .join(DEFAULT_APP_NAME)
         .join(DEFAULT_DATABASE_NAME))
+}
+
+/// Refuse, before any file is touched, encryption options that would be
+/// ignored or fail later: a cipher or Argon2id costs without a key or
+/// passphrase (the database would silently not be encrypted), and
+/// Argon2id costs the key derivation refuses (a failed open left the lock
+/// file behind).
+fn check_encryption_options(cfg: &Config) -> Result<()> {
+    match &cfg.encryption {
+        None if cfg.cipher != Cipher::default() || cfg.kdf_params != KdfParams::default() => {
+            Err(Error::InvalidConfig(
+                "a cipher or Argon2id costs were set without an encryption key or passphrase: \
+                 the database would not be encrypted"
+                    .into(),
+            ))
+        }
+        #[cfg(feature = "encrypt")]
+        Some(EncryptionInput::Passphrase(_)) => {
+            crate::crypto::argon2_params(cfg.kdf_params).map(drop)
+        }
+        _ => Ok(()),
+    }
 }
 
 fn validate_component(what: &str, s: &str) -> Result<()> {

@@ -97,9 +97,11 @@ pub const KDF_LIMITS: KdfParams = KdfParams {
     parallelism: 64,
 };
 
-/// Refuse Argon2id parameters past [`KDF_LIMITS`].
+/// Argon2id's own parameters for `p`: refused past [`KDF_LIMITS`], or
+/// where Argon2id refuses them (too little memory for the lanes, zero
+/// passes, ...).
 #[cfg(feature = "encrypt")]
-fn check_kdf_params(p: KdfParams) -> Result<()> {
+pub(crate) fn argon2_params(p: KdfParams) -> Result<argon2::Params> {
     let l = KDF_LIMITS;
     if p.memory_kib > l.memory_kib || p.iterations > l.iterations || p.parallelism > l.parallelism {
         return Err(Error::InvalidConfig(format!(
@@ -108,7 +110,8 @@ fn check_kdf_params(p: KdfParams) -> Result<()> {
             p.memory_kib, p.iterations, p.parallelism, l.memory_kib, l.iterations, l.parallelism
         )));
     }
-    Ok(())
+    argon2::Params::new(p.memory_kib, p.iterations, p.parallelism, Some(32))
+        .map_err(|e| Error::InvalidConfig(format!("bad Argon2id parameters: {e}")))
 }
 
 /// Offset of the encryption block inside the header page.
@@ -263,14 +266,7 @@ mod imp {
         match (input, kdf) {
             (EncryptionInput::Key(k), _) => key.copy_from_slice(k),
             (EncryptionInput::Passphrase(p), Kdf::Argon2id(params)) => {
-                check_kdf_params(params)?;
-                let params = argon2::Params::new(
-                    params.memory_kib,
-                    params.iterations,
-                    params.parallelism,
-                    Some(32),
-                )
-                .map_err(|e| Error::InvalidConfig(format!("bad Argon2id parameters: {e}")))?;
+                let params = super::argon2_params(params)?;
                 argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params)
                     .hash_password_into(p.as_bytes(), salt, key.as_mut())
                     .map_err(|e| Error::InvalidConfig(format!("key derivation failed: {e}")))?;

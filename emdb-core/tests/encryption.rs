@@ -1301,6 +1301,37 @@ fn an_encrypted_batch_is_indexed_by_what_it_sealed() {
     assert_eq!(indexed.dead_bytes, replayed.dead_bytes);
 }
 
+/// Encryption options that would be ignored or fail later are refused by
+/// `build` before any file is touched (QA): a cipher or Argon2id costs
+/// without a key or passphrase created a plain database silently, and
+/// Argon2id costs the derivation refuses left `<db>.lock` behind.
+#[test]
+fn encryption_options_that_cannot_apply_are_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opts.emdb");
+    let refused = [
+        Emdb::builder()
+            .path(&path)
+            .cipher(Cipher::ChaCha20Poly1305)
+            .build(),
+        Emdb::builder().path(&path).kdf_params(FAST_KDF).build(),
+        Emdb::builder()
+            .path(&path)
+            .encryption_passphrase("pw")
+            .kdf_params(KdfParams {
+                memory_kib: 8,
+                iterations: 1,
+                parallelism: 4,
+            })
+            .build(),
+    ];
+    for r in refused {
+        assert!(matches!(r, Err(Error::InvalidConfig(_))), "{r:?}");
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 /// Argon2id parameters past the limits are an error, never an abort on a
 /// huge allocation or a derivation that runs for ever: from the builder,
 /// and from a header whose parameters were edited (its CRC fixed up).
