@@ -646,10 +646,13 @@ impl Emdb {
     /// written at or after log offset `since` put or delete, and the log end
     /// they were read up to (the `since` of the next call). For viewers that
     /// follow a writer and keep their own copy of the keys: they look up
-    /// each key's current state instead of rereading every key. `None` when
-    /// `since` is past the end or not where a record starts (the log was
+    /// each key's current state instead of rereading every key. `since` is
+    /// 0 (the whole log) or a log end this method returned. `None` when
+    /// `since` is past the end or no record decodes there (the log was
     /// compacted since, or the namespace does not exist): read every key
-    /// again then. An encrypted database's records are decrypted for their
+    /// again then. Any other offset is not always told apart: inside a
+    /// value that holds the bytes of a frame, it reads that as a record.
+    /// An encrypted database's records are decrypted for their
     /// keys; one that does not open is `Error::Corruption`. A file another
     /// process cut short under the read is an error where the read saw the
     /// cut, else `None` (and the full read that follows reports it).
