@@ -77,6 +77,10 @@ pub enum ValuePurpose {
     Show,
     /// The old value of a staged change, for its diff.
     Staging,
+    /// Whether the new name of a rename (`R`) is taken: the key list may
+    /// not hold it (a paged list holds chunks of keys, a filtered one only
+    /// its matches), so the database answers.
+    RenameTarget,
 }
 
 /// Work for the worker.

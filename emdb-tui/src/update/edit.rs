@@ -294,43 +294,37 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 app.say("same name: nothing staged");
                 return;
             }
-            let taken = app.keys.list.contains(&bytes) == Some(true)
-                || app
-                    .staged_for(&bytes)
-                    .is_some_and(|s| s.change.value.is_some());
-            if taken {
-                app.complain(format!(
-                    "{} exists already; delete it first or pick another name",
-                    escape(&bytes)
-                ));
-                return;
-            }
-            app.mode = Mode::Normal;
-            // The new key keeps the old one's lifetime: a staged one (`L`)
-            // if there is one, else what is left of the stored one.
-            let staged = app
-                .staged_for(&key)
-                .map(|s| (s.change.ttl, s.old_expires_ms));
-            let expires_ms = match (&staged, &app.value.loaded) {
-                (Some((_, at)), _) => *at,
-                (None, Some(l)) if l.key == key => l.expires_ms,
-                _ => None,
-            };
-            let ttl = match (staged, expires_ms) {
-                (Some((ttl @ (NewTtl::After(_) | NewTtl::Never), _)), _) => ttl,
-                (_, Some(at)) => {
-                    NewTtl::After(Duration::from_millis(at.saturating_sub(app.now_ms).max(1)))
+            match app.staged_for(&bytes).map(|s| s.change.value.is_some()) {
+                Some(true) => {
+                    app.complain(format!(
+                        "{} has a staged put already; pick another name (u on it unstages it)",
+                        escape(&bytes)
+                    ));
                 }
-                (_, None) => NewTtl::Never,
-            };
-            stage(app, bytes.clone(), Some(value), ttl);
-            stage(app, key.clone(), None, NewTtl::Keep);
-            app.say(format!(
-                "staged renaming {} to {}; {} staged, w to review and write",
-                escape(&key),
-                escape(&bytes),
-                units::plural(app.staged.len() as u64, "change")
-            ));
+                // Staged for deletion: the delete makes room, and the put
+                // of the new name replaces it (the review shows the value
+                // it replaces).
+                Some(false) => {
+                    app.mode = Mode::Normal;
+                    stage_rename(app, key, value, bytes);
+                }
+                None if app.keys.list.contains(&bytes) == Some(true) => {
+                    app.complain(taken(&bytes));
+                }
+                None => {
+                    // The list cannot say the name is free (a paged list
+                    // holds some chunks, a filtered one its matches): the
+                    // database does. The prompt stays open until it
+                    // answers (see `rename_target_read`).
+                    app.say(format!("checking whether {} exists…", escape(&bytes)));
+                    let ns = app.shown_ns();
+                    app.request(Request::LoadValue {
+                        ns,
+                        key: bytes,
+                        purpose: ValuePurpose::RenameTarget,
+                    });
+                }
+            }
         }
         PromptKind::ExportPath { .. } => {
             let path = text.trim();
@@ -413,6 +407,70 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
             Err(e) => app.complain(e),
         },
     }
+}
+
+/// The refusal of a rename onto `target`, a key that exists.
+fn taken(target: &[u8]) -> String {
+    format!(
+        "{} exists already; delete it first or pick another name",
+        escape(target)
+    )
+}
+
+/// The database answered whether `target`, the new name typed into the
+/// rename prompt, exists in `ns` (`exists`): refuse it, or stage the
+/// rename. An answer for a prompt no longer open, or for another name
+/// than the one in it now, is dropped.
+pub(super) fn rename_target_read(app: &mut App, ns: NsName, target: Vec<u8>, exists: bool) {
+    let Mode::Prompt(PromptKind::RenameKey { key, value }, input) = app.mode.clone() else {
+        return;
+    };
+    let typed = unescape(input.text()).ok();
+    if ns != app.shown_ns() || typed.as_deref() != Some(&target[..]) {
+        return;
+    }
+    if exists {
+        app.complain(taken(&target));
+        return;
+    }
+    app.mode = Mode::Normal;
+    stage_rename(app, key, value, target);
+}
+
+/// Stage renaming `key` (holding `value`) to `target`, a name that is free
+/// or staged for deletion: a put of `target` and a delete of `key`.
+fn stage_rename(app: &mut App, key: Vec<u8>, value: Vec<u8>, target: Vec<u8>) {
+    let replaces = app
+        .staged_for(&target)
+        .is_some_and(|s| s.change.value.is_none());
+    // The new key keeps the old one's lifetime: a staged one (`L`) if
+    // there is one, else what is left of the stored one.
+    let staged = app
+        .staged_for(&key)
+        .map(|s| (s.change.ttl, s.old_expires_ms));
+    let expires_ms = match (&staged, &app.value.loaded) {
+        (Some((_, at)), _) => *at,
+        (None, Some(l)) if l.key == key => l.expires_ms,
+        _ => None,
+    };
+    let ttl = match (staged, expires_ms) {
+        (Some((ttl @ (NewTtl::After(_) | NewTtl::Never), _)), _) => ttl,
+        (_, Some(at)) => NewTtl::After(Duration::from_millis(at.saturating_sub(app.now_ms).max(1))),
+        (_, None) => NewTtl::Never,
+    };
+    stage(app, target.clone(), Some(value), ttl);
+    stage(app, key.clone(), None, NewTtl::Keep);
+    let note = if replaces {
+        format!(" (replacing {}, staged for deletion)", escape(&target))
+    } else {
+        String::new()
+    };
+    app.say(format!(
+        "staged renaming {} to {}{note}; {} staged, w to review and write",
+        escape(&key),
+        escape(&target),
+        units::plural(app.staged.len() as u64, "change")
+    ));
 }
 
 /// `""` keeps the current lifetime, `never` removes it, else a duration

@@ -548,6 +548,9 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                     resume_awaiting(app);
                 }
             }
+            ValuePurpose::RenameTarget => {
+                rename_target_read(app, ns, key, value.is_some());
+            }
             ValuePurpose::Staging => {
                 for s in &mut app.staged {
                     if s.change.ns == ns && s.change.key == key && s.old == OldValue::Loading {

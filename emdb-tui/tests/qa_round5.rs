@@ -1,0 +1,116 @@
+//! Defects QA found (round 5), each driven through the real input handling
+//! and drawn on a TestBackend: a rename onto a key the list does not hold
+//! (a paged or filtered list) overwriting it, and a rename onto a key
+//! staged for deletion refused as if it were not.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use crossterm::event::KeyCode;
+use emdb_core::Emdb;
+use emdb_tui::app::App;
+use emdb_tui::worker::{Paging, Worker};
+
+/// Any namespace over 50 keys is paged, in chunks of 8 (as a million keys
+/// are with the default paging).
+const PAGING: Paging = Paging {
+    whole_limit: 50,
+    chunk: 8,
+};
+
+/// A database of keys `k0000`.. with values `v0`.., and a writable app
+/// over it that pages its list.
+fn paged(n: usize) -> (tempfile::TempDir, Emdb, App) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::open(dir.path().join("paged.emdb")).unwrap();
+    for i in 0..n {
+        db.insert(format!("k{i:04}"), format!("v{i}")).unwrap();
+    }
+    db.flush().unwrap();
+    let app = app_with(Worker::inline_with(db.clone(), PAGING), true);
+    (dir, db, app)
+}
+
+fn select(app: &mut App, k: &str) {
+    press(app, KeyCode::Char('/'));
+    ctrl(app, 'u');
+    keys(app, &format!("^{k}"));
+    press(app, KeyCode::Enter);
+}
+
+/// `R` on the selected key, renaming it to `to`.
+fn rename(app: &mut App, to: &str) {
+    keys(app, "R");
+    ctrl(app, 'u');
+    keys(app, to);
+    press(app, KeyCode::Enter);
+}
+
+#[test]
+fn a_rename_onto_a_key_the_paged_list_does_not_hold_is_refused() {
+    let (_dir, db, mut app) = paged(1000);
+    assert!(app.keys.list.is_paged());
+    assert_eq!(app.selected_key(), Some(&b"k0000"[..]));
+    // k0900 is far from the chunks read around the screen.
+    assert_eq!(app.keys.list.contains(b"k0900"), None);
+    rename(&mut app, "k0900");
+    assert!(app.staged.is_empty(), "staged over k0900: {:?}", app.staged);
+    let s = shot(&app);
+    assert!(s.contains("k0900 exists already"), "{s}");
+    // The prompt stays open for another name; a free one is taken.
+    ctrl(&mut app, 'u');
+    keys(&mut app, "k9999");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.staged.len(), 2, "{:?}", app.staged);
+    keys(&mut app, "w");
+    keys(&mut app, "y");
+    assert_eq!(db.get("k0900").unwrap().as_deref(), Some(&b"v900"[..]));
+    assert_eq!(db.get("k9999").unwrap().as_deref(), Some(&b"v0"[..]));
+    assert_eq!(db.len().unwrap(), 1000);
+}
+
+#[test]
+fn a_rename_onto_a_key_a_filter_hides_is_refused() {
+    // The filter's ten matches are held whole; the rest of the namespace
+    // is not in memory at all.
+    let (_dir, db, mut app) = paged(1000);
+    select(&mut app, "k000");
+    assert!(!app.keys.list.is_paged());
+    assert_eq!(app.keys.list.contains(b"k0500"), Some(false));
+    rename(&mut app, "k0500");
+    assert!(app.staged.is_empty(), "staged over k0500: {:?}", app.staged);
+    assert!(shot(&app).contains("k0500 exists already"));
+    assert_eq!(db.get("k0500").unwrap().as_deref(), Some(&b"v500"[..]));
+}
+
+#[test]
+fn a_rename_onto_a_key_staged_for_deletion_replaces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, true);
+    let was = db.get("user:000").unwrap().unwrap();
+    select(&mut app, "user:001");
+    keys(&mut app, "d");
+    keys(&mut app, "y");
+    select(&mut app, "user:000");
+    rename(&mut app, "user:001");
+    let s = shot(&app);
+    assert_eq!(app.staged.len(), 2, "{s}");
+    assert!(
+        s.contains(
+            "staged renaming user:000 to user:001 (replacing user:001, staged for deletion)"
+        ),
+        "{s}"
+    );
+    keys(&mut app, "w");
+    let review = shot(&app);
+    // The put of the new name shows the value it replaces.
+    assert!(review.contains("put user:001"), "{review}");
+    assert!(review.contains(r#"-   "id": 1,"#), "{review}");
+    assert!(review.contains("delete user:000"), "{review}");
+    keys(&mut app, "y");
+    assert_eq!(db.get("user:001").unwrap().unwrap(), was);
+    assert_eq!(db.get("user:000").unwrap(), None);
+}
