@@ -618,9 +618,12 @@ pub struct App {
     pub clipboard: Option<Vec<u8>>,
     /// Set when the UI should exit.
     pub quit: bool,
-    /// Asked to quit while a compaction runs: quit when it ends (quitting
-    /// at once would leave `<db>.compact.tmp` behind).
-    pub quit_after_compaction: bool,
+    /// Asked to quit while a compaction or an export runs: quit when they
+    /// end (quitting at once would leave `<db>.compact.tmp` behind, or
+    /// abandon the export).
+    pub quit_pending: bool,
+    /// Exports (`O`) asked for and not finished: quitting waits for them.
+    pub exports: usize,
     /// How many times [`App::complain`] was called: the main loop drops
     /// the rest of an input burst when a key was refused, so keys typed
     /// ahead for what was refused never act as commands.
@@ -702,7 +705,8 @@ impl App {
             found: None,
             clipboard: None,
             quit: false,
-            quit_after_compaction: false,
+            quit_pending: false,
+            exports: 0,
             refusals: 0,
             redraw: true,
             input_pending: false,

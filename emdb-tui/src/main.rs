@@ -124,10 +124,18 @@ fn run(cli: Cli) -> ToolResult {
     let (ended_by, unwritten) = (app.ended_by, app.staged.len());
     let open_failed = app.open_failed.take();
     let shown = app.config.path.clone();
+    let exports = app.exports;
     app.abandon_compaction(&shown);
     // Closing the worker drops the last database handle (a writable one
-    // syncs and checkpoints then).
+    // syncs and checkpoints then), and abandons an export still running:
+    // its temporary file is removed, nothing is left under its name.
     drop(app);
+    if exports > 0 {
+        let _ = writeln!(
+            std::io::stderr(),
+            "emdb-tui: {exports} export(s) abandoned unfinished; no file was left"
+        );
+    }
     if let Some(sig) = ended_by {
         // Staged edits were never written; say so, then end as the signal
         // would have ended us (the shell reports it as usual).

@@ -1063,9 +1063,10 @@ fn export(
     ns: &NsName,
     keys: &[Vec<u8>],
     path: &std::path::Path,
+    exports: &Exports,
 ) -> Result<(&'static str, usize, usize), JobError> {
     let space = space_for_read(db, ns)?;
-    export_with(db, ns, path, |record| {
+    export_with(db, ns, path, exports, |record| {
         let mut skipped = 0;
         for key in keys {
             let Some(value) = space.get(key)? else {
@@ -1091,6 +1092,7 @@ fn export_range(
     ns: &NsName,
     filter: &str,
     path: &std::path::Path,
+    exports: &Exports,
     out: &mut dyn FnMut(Response),
 ) -> Result<(&'static str, usize, usize), JobError> {
     let space = space_for_read(db, ns)?;
@@ -1102,7 +1104,7 @@ fn export_range(
     }
     let (lo, hi) = scan_bounds(pattern.as_ref(), None, None);
     let mut range = space.range(lo, hi)?;
-    export_with(db, ns, path, |record| {
+    export_with(db, ns, path, exports, |record| {
         let mut written = 0usize;
         while let Some(item) = range.next_with_expiry() {
             let (key, value, expires) = item?;
@@ -1129,17 +1131,117 @@ fn export_range(
 /// A record sink: key, value, expiry (ms since the epoch).
 type RecordFn<'a> = dyn FnMut(&[u8], &[u8], Option<u64>) -> Result<(), JobError> + 'a;
 
-/// Create `path` (new, mode 0600) and write the records `feed` passes to
-/// its sink in the format the extension names; `feed` returns how many
-/// keys it skipped. Returns the format's name, records written, skipped.
+/// The temporary files of the exports under way: an export writes beside
+/// its target and renames the file into place only once it is complete,
+/// so the UI ending in the middle of one (a signal, Ctrl-C twice) removes
+/// its file ([`Exports::abandon`], when the worker is dropped) and leaves
+/// nothing under the name asked for.
+#[derive(Debug, Default)]
+pub struct Exports {
+    /// Set once the UI is gone: exports stop, and none starts.
+    abandoned: AtomicBool,
+    /// The temporary files being written.
+    files: std::sync::Mutex<Vec<PathBuf>>,
+}
+
+/// Records an export writes between two looks at [`Exports::abandoned`].
+const EXPORT_CANCEL_EVERY: usize = 4096;
+
+/// Tells apart the temporary files of two exports of this process to one
+/// target.
+static EXPORT_SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Exports {
+    fn files(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+        self.files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Stop every export under way and remove its temporary file; exports
+    /// asked for later do not start.
+    pub fn abandon(&self) {
+        self.abandoned.store(true, Ordering::SeqCst);
+        for tmp in self.files().drain(..) {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+
+    fn is_abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::SeqCst)
+    }
+
+    /// Create `tmp` (new, mode 0600) and note it, unless the exports were
+    /// abandoned (under the lock [`Exports::abandon`] takes, so it is
+    /// either removed there or never made).
+    fn create(&self, tmp: &std::path::Path) -> Result<std::fs::File, JobError> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut files = self.files();
+        if self.is_abandoned() {
+            return Err(abandoned());
+        }
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(tmp)
+            .map_err(|e| JobError::Tool(emdb_tools::ToolError::io("creating", Some(tmp), e)))?;
+        files.push(tmp.to_path_buf());
+        Ok(file)
+    }
+
+    /// Rename the complete `tmp` to `path` (never over a file there), and
+    /// forget it; unless the exports were abandoned meanwhile.
+    fn place(&self, tmp: &std::path::Path, path: &std::path::Path) -> Result<(), JobError> {
+        let mut files = self.files();
+        if self.is_abandoned() {
+            return Err(abandoned());
+        }
+        emdb_core::rename_noreplace(tmp, path).map_err(|e| exists_or(path, "renaming to", e))?;
+        files.retain(|f| f != tmp);
+        Ok(())
+    }
+
+    /// Remove `tmp`, an export's file that will not be placed.
+    fn discard(&self, tmp: &std::path::Path) {
+        let mut files = self.files();
+        let _ = std::fs::remove_file(tmp);
+        files.retain(|f| f != tmp);
+    }
+}
+
+/// The error of an export the UI abandoned (nobody sees it).
+fn abandoned() -> JobError {
+    JobError::Tool(emdb_tools::ToolError::usage(
+        "the export was abandoned: the UI ended",
+    ))
+}
+
+/// The error of `what` on `path`, said as "it exists already" when it
+/// does.
+fn exists_or(path: &std::path::Path, what: &str, e: std::io::Error) -> JobError {
+    let what = if e.kind() == std::io::ErrorKind::AlreadyExists {
+        "creating (it exists already; pick another name)"
+    } else {
+        what
+    };
+    JobError::Tool(emdb_tools::ToolError::io(what, Some(path), e))
+}
+
+/// Write the records `feed` passes to its sink to `path`, a new file
+/// (mode 0600, as `emdb export` creates its files), in the format the
+/// extension names; `feed` returns how many keys it skipped. The records
+/// go to a temporary file beside `path`, renamed to it once complete (as
+/// `emdb export` does): a failed or abandoned export leaves nothing under
+/// the name. Returns the format's name, records written, skipped.
 fn export_with(
     db: &Emdb,
     ns: &NsName,
     path: &std::path::Path,
+    exports: &Exports,
     feed: impl FnOnce(&mut RecordFn<'_>) -> Result<usize, JobError>,
 ) -> Result<(&'static str, usize, usize), JobError> {
-    use emdb_tools::transfer::{self, Plan};
-    use std::os::unix::fs::OpenOptionsExt;
+    use emdb_tools::transfer;
     let format = transfer::resolve_format(None, Some(path));
     let tool = |e: emdb_tools::ToolError| JobError::Tool(e);
     // Never the database or a file beside it (`<db>.encbak`,
@@ -1148,19 +1250,46 @@ fn export_with(
     if let Some(db_path) = db.path() {
         emdb_tools::database::refuse_database_files(&db_path, path, "export").map_err(tool)?;
     }
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| {
-            let what = if e.kind() == std::io::ErrorKind::AlreadyExists {
-                "creating (it exists already; pick another name)"
-            } else {
-                "creating"
-            };
-            tool(emdb_tools::ToolError::io(what, Some(path), e))
-        })?;
+    // Said now rather than after writing every record (the rename checks
+    // again: a file put there meanwhile is not replaced either).
+    if std::fs::symlink_metadata(path).is_ok() {
+        let e = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
+        return Err(exists_or(path, "creating", e));
+    }
+    let mut tmp = emdb_core::process_temp_base(path, "export").into_os_string();
+    tmp.push(format!(
+        ".{}.tmp",
+        EXPORT_SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let tmp = PathBuf::from(tmp);
+    // What exports of this machine's processes killed outright left.
+    emdb_core::remove_dead_process_temps(path, "export");
+    let file = exports.create(&tmp)?;
+    let written = write_export(db, ns, &tmp, file, format, exports, feed)
+        .and_then(|done| exports.place(&tmp, path).map(|()| done));
+    match written {
+        Ok((written, skipped)) => Ok((transfer::format_name(format), written, skipped)),
+        Err(e) => {
+            exports.discard(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Write the records of [`export_with`] to `file` (at `tmp`) and sync it:
+/// records written and skipped.
+fn write_export(
+    db: &Emdb,
+    ns: &NsName,
+    tmp: &std::path::Path,
+    file: std::fs::File,
+    format: emdb_tools::transfer::TransferFormat,
+    exports: &Exports,
+    feed: impl FnOnce(&mut RecordFn<'_>) -> Result<usize, JobError>,
+) -> Result<(usize, usize), JobError> {
+    use emdb_tools::transfer::{self, Plan};
+    let tool = |e: emdb_tools::ToolError| JobError::Tool(e);
+    let io = |what: &str, e: std::io::Error| tool(emdb_tools::ToolError::io(what, Some(tmp), e));
     let mut out = std::io::BufWriter::new(file);
     let plan = Plan {
         namespaces: vec![ns.clone().unwrap_or_default()],
@@ -1174,15 +1303,20 @@ fn export_with(
         let mut w = transfer::writer(format, &mut out, emdb_tools::Codec::default(), &plan)
             .map_err(tool)?;
         skipped = feed(&mut |key: &[u8], value: &[u8], expires: Option<u64>| {
+            if written % EXPORT_CANCEL_EVERY == 0 && exports.is_abandoned() {
+                return Err(abandoned());
+            }
             w.record(name, key, value, expires).map_err(tool)?;
             written += 1;
             Ok(())
         })?;
         w.finish().map_err(tool)?;
     }
-    std::io::Write::flush(&mut out)
-        .map_err(|e| tool(emdb_tools::ToolError::io("writing", Some(path), e)))?;
-    Ok((transfer::format_name(format), written, skipped))
+    let file = out
+        .into_inner()
+        .map_err(|e| io("writing", e.into_error()))?;
+    file.sync_all().map_err(|e| io("syncing", e))?;
+    Ok((written, skipped))
 }
 
 /// Which matches of a search in values are listed, in key order: at most
@@ -1329,6 +1463,7 @@ fn serve(
     compacting: bool,
     paging: Paging,
     live: &mut LiveCounts,
+    exports: &Exports,
     out: &mut dyn FnMut(Response),
 ) {
     let fail = |job: Job, e: JobError| Response::Failed { job, error: e };
@@ -1413,7 +1548,7 @@ fn serve(
                 Err(e) => out(fail(Job::Flush, e.into())),
             }
         }
-        Request::Export { ns, keys, path } => match export(db, &ns, &keys, &path) {
+        Request::Export { ns, keys, path } => match export(db, &ns, &keys, &path, exports) {
             Ok((format, written, skipped)) => out(Response::Exported {
                 path,
                 format,
@@ -1423,7 +1558,7 @@ fn serve(
             Err(e) => out(fail(Job::Export, e)),
         },
         Request::ExportRange { ns, filter, path } => {
-            match export_range(db, &ns, &filter, &path, out) {
+            match export_range(db, &ns, &filter, &path, exports, out) {
                 Ok((format, written, skipped)) => out(Response::Exported {
                     path,
                     format,
@@ -1643,6 +1778,7 @@ fn compaction_tmp_len(db: &Emdb) -> Option<u64> {
 pub struct Worker {
     inner: Inner,
     paging: Paging,
+    exports: Arc<Exports>,
 }
 
 enum Inner {
@@ -1681,10 +1817,12 @@ impl Worker {
     {
         let (req_tx, req_rx) = mpsc::channel();
         let (resp_tx, resp_rx) = mpsc::channel();
+        let exports = Arc::new(Exports::default());
+        let exports2 = Arc::clone(&exports);
         let spawned = std::thread::Builder::new()
             .name("emdb-tui-io".into())
             .spawn(move || match open() {
-                Ok(db) => io_thread(db, paging, req_rx, resp_tx),
+                Ok(db) => io_thread(db, paging, &exports2, req_rx, resp_tx),
                 Err(e) => {
                     let _ = resp_tx.send(Response::Failed {
                         job: Job::Open,
@@ -1695,6 +1833,7 @@ impl Worker {
         match spawned {
             Ok(thread) => Worker {
                 paging,
+                exports,
                 inner: Inner::Threaded {
                     requests: Some(req_tx),
                     responses: resp_rx,
@@ -1710,6 +1849,7 @@ impl Worker {
                 });
                 Worker {
                     paging,
+                    exports,
                     inner: Inner::Threaded {
                         requests: None,
                         responses: rx,
@@ -1731,6 +1871,7 @@ impl Worker {
     pub fn inline_with(db: Emdb, paging: Paging) -> Worker {
         Worker {
             paging,
+            exports: Arc::new(Exports::default()),
             inner: Inner::Inline {
                 db,
                 paging,
@@ -1762,7 +1903,9 @@ impl Worker {
                 queue,
                 live,
                 paging,
-            } => serve(db, req, false, *paging, live, &mut |r| queue.push_back(r)),
+            } => serve(db, req, false, *paging, live, &self.exports, &mut |r| {
+                queue.push_back(r)
+            }),
         }
     }
 
@@ -1778,8 +1921,10 @@ impl Worker {
 impl Drop for Worker {
     /// Stop the I/O thread and wait for it (and its key loads). A running
     /// compaction is not waited for: the engine survives being stopped at
-    /// any point.
+    /// any point. An export still running is abandoned: it stops, and its
+    /// temporary file is removed (nothing is left under its name).
     fn drop(&mut self) {
+        self.exports.abandon();
         if let Inner::Threaded {
             requests, thread, ..
         } = &mut self.inner
@@ -1792,7 +1937,13 @@ impl Drop for Worker {
     }
 }
 
-fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<Response>) {
+fn io_thread(
+    db: Emdb,
+    paging: Paging,
+    exports: &Arc<Exports>,
+    requests: Receiver<Request>,
+    out: Sender<Response>,
+) {
     let mut load_cancel: Option<Arc<AtomicBool>> = None;
     let mut loaders: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let compacting = Arc::new(AtomicBool::new(false));
@@ -1875,6 +2026,7 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                     // A streamed export may take a while: its own thread,
                     // so stats and values keep coming.
                     let (db2, out2) = (db.clone(), out.clone());
+                    let exports2 = Arc::clone(exports);
                     let spawned = std::thread::Builder::new()
                         .name("emdb-tui-export".into())
                         .spawn(move || {
@@ -1883,7 +2035,7 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                                 every: LIVE_COUNT_EVERY,
                                 last: None,
                             };
-                            serve(&db2, req, false, paging, &mut live, &mut |r| {
+                            serve(&db2, req, false, paging, &mut live, &exports2, &mut |r| {
                                 let _ = out2.send(r);
                             })
                         });
@@ -1921,6 +2073,7 @@ fn io_thread(db: Emdb, paging: Paging, requests: Receiver<Request>, out: Sender<
                     compacting.load(Ordering::Acquire),
                     paging,
                     &mut live,
+                    exports,
                     &mut |r| {
                         let _ = out.send(r);
                     },

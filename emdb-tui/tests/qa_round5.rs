@@ -1,7 +1,8 @@
 //! Defects QA found (round 5), each driven through the real input handling
 //! and drawn on a TestBackend: a rename onto a key the list does not hold
-//! (a paged or filtered list) overwriting it, and a rename onto a key
-//! staged for deletion refused as if it were not.
+//! (a paged or filtered list) overwriting it, a rename onto a key
+//! staged for deletion refused as if it were not, and an export that the
+//! UI quitting in its middle left cut short under the name asked for.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -113,4 +114,101 @@ fn a_rename_onto_a_key_staged_for_deletion_replaces_it() {
     keys(&mut app, "y");
     assert_eq!(db.get("user:001").unwrap().unwrap(), was);
     assert_eq!(db.get("user:000").unwrap(), None);
+}
+
+/// A read-only app over `n` keys with its own worker threads (the export
+/// of a paged list runs on one), its list read.
+fn threaded(n: usize) -> (tempfile::TempDir, App) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Emdb::open(dir.path().join("big.emdb")).unwrap();
+    let mut batch = db.write_batch();
+    for i in 0..n {
+        batch.put(format!("k{i:06}"), format!("value {i}")).unwrap();
+    }
+    batch.commit().unwrap();
+    db.flush().unwrap();
+    let mut app = app_with(Worker::spawn_with(db, PAGING), false);
+    wait_for(&mut app, |app| {
+        app.keys.loading.is_none() && app.keys.list.is_paged()
+    });
+    (dir, app)
+}
+
+/// Apply worker answers until `done` (at most a minute).
+fn wait_for(app: &mut App, done: impl Fn(&App) -> bool) {
+    let start = std::time::Instant::now();
+    while !done(app) {
+        assert!(start.elapsed().as_secs() < 60, "timed out");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        emdb_tui::drain(app);
+    }
+}
+
+/// Files in `dir` other than the database's own.
+fn strays(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("big.emdb"))
+        .collect()
+}
+
+/// `O` to `path`.
+fn export_to(app: &mut App, path: &std::path::Path) {
+    keys(app, "O");
+    keys(app, path.to_str().unwrap());
+    press(app, KeyCode::Enter);
+}
+
+#[test]
+fn q_while_an_export_runs_waits_for_it() {
+    let (dir, mut app) = threaded(50_000);
+    let out = dir.path().join("out.jsonl");
+    export_to(&mut app, &out);
+    keys(&mut app, "q");
+    assert!(!app.quit, "q quit in the middle of an export");
+    let s = shot(&app);
+    assert!(
+        s.contains("an export is running: quitting when it ends"),
+        "{s}"
+    );
+    wait_for(&mut app, |app| app.quit);
+    assert_eq!(read_export(&out).len(), 50_000);
+    assert_eq!(strays(dir.path()), ["out.jsonl"]);
+}
+
+#[test]
+fn an_export_the_ui_abandons_leaves_no_file() {
+    // The UI ending in the middle of an export (a signal, Ctrl-C twice):
+    // neither a file cut short under the name asked for nor the
+    // temporary one stays.
+    let (dir, mut app) = threaded(50_000);
+    let out = dir.path().join("out.csv");
+    export_to(&mut app, &out);
+    assert!(!app.quit);
+    drop(app);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!out.exists(), "a partial export was left under its name");
+    assert!(strays(dir.path()).is_empty(), "{:?}", strays(dir.path()));
+}
+
+#[test]
+fn an_export_writes_its_file_whole_and_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, false);
+    let out = dir.path().join("all.jsonl");
+    export_to(&mut app, &out);
+    assert_eq!(read_export(&out).len(), 40);
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("emdb-export"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+    // An existing file is never written over.
+    export_to(&mut app, &out);
+    assert!(screen(&app, 300, 32).contains("it exists already"));
+    assert_eq!(read_export(&out).len(), 40);
+    assert_eq!(app.exports, 0);
 }

@@ -326,7 +326,7 @@ fn draw_compaction(frame: &mut Frame, app: &App, c: &crate::app::Compaction, are
         _ => (0.0, format!("compacting… {elapsed}")),
     };
     // The gauge takes the message line: the pending quit is said here.
-    let label = if app.quit_after_compaction {
+    let label = if app.quit_pending {
         format!("{label} · quitting when it ends (Ctrl-C: now)")
     } else {
         label

@@ -341,6 +341,7 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                     units::plural(app.keys.list.total() as u64, "key")
                 ));
                 let (ns, filter) = (app.shown_ns(), app.keys.list.scanned_filter().to_string());
+                app.exports += 1;
                 app.request(Request::ExportRange {
                     ns,
                     filter,
@@ -354,6 +355,7 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 units::plural(keys.len() as u64, "key")
             ));
             let ns = app.shown_ns();
+            app.exports += 1;
             app.request(Request::Export {
                 ns,
                 keys,

@@ -144,8 +144,9 @@ fn apply(app: &mut App, action: Action) {
     }
     match action {
         Action::Interrupt => {
-            if app.quit_after_compaction {
-                // Asked again while waiting for the compaction: at once.
+            if app.quit_pending {
+                // Asked again while waiting for a compaction or an
+                // export: at once.
                 app.quit = true;
             } else if app.staged.is_empty() || app.mode == Mode::Confirm(Question::Quit) {
                 quit_when_idle(app);
@@ -235,18 +236,31 @@ fn apply(app: &mut App, action: Action) {
     }
 }
 
-/// Quit, or while a compaction runs, quit when it ends, so it is not lost.
-/// Ctrl-C meanwhile quits at once and abandons it (the file it was
-/// writing, `<db>.compact.tmp`, is removed on the way out).
+/// Quit, or while a compaction or an export runs, quit when it ends, so
+/// it is not lost. Ctrl-C meanwhile quits at once and abandons it (the
+/// file it was writing, `<db>.compact.tmp` or the export's temporary
+/// file, is removed on the way out).
 pub(super) fn quit_when_idle(app: &mut App) {
-    if app.compaction.is_none() {
+    let what = match (app.compaction.is_some(), app.exports > 0) {
+        (false, false) => {
+            app.quit = true;
+            return;
+        }
+        (true, _) => "a compaction is running",
+        (false, true) => "an export is running",
+    };
+    app.quit_pending = true;
+    app.complain(format!(
+        "{what}: quitting when it ends (Ctrl-C quits now and abandons it)"
+    ));
+}
+
+/// A compaction or an export ended: quit if asked to while it ran and
+/// nothing else runs.
+pub(super) fn quit_if_pending(app: &mut App) {
+    if app.quit_pending && app.compaction.is_none() && app.exports == 0 {
         app.quit = true;
-        return;
     }
-    app.quit_after_compaction = true;
-    app.complain(
-        "a compaction is running: quitting when it ends (Ctrl-C quits now and abandons it)",
-    );
 }
 
 /// One action in a prompt: edit its text, submit or cancel it.

@@ -640,6 +640,8 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             written,
             skipped,
         } => {
+            app.exports = app.exports.saturating_sub(1);
+            quit_if_pending(app);
             let gone = if skipped > 0 {
                 format!(" ({skipped} deleted meanwhile)")
             } else {
@@ -651,11 +653,19 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 escape_path(&path)
             ));
         }
-        Response::Exporting { path, written } => app.say(format!(
-            "exporting to {}… {} written",
-            escape_path(&path),
-            units::plural(written as u64, "key")
-        )),
+        Response::Exporting { path, written } => {
+            // Progress takes the message line: a pending quit is said here.
+            let quitting = if app.quit_pending {
+                " · quitting when it ends (Ctrl-C: now)"
+            } else {
+                ""
+            };
+            app.say(format!(
+                "exporting to {}… {} written{quitting}",
+                escape_path(&path),
+                units::plural(written as u64, "key")
+            ));
+        }
         Response::NamespaceCreated(name, new) => {
             if new {
                 app.say(format!("created namespace {}", escape_str(&name)));
@@ -684,7 +694,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
         Response::Flushed(took) => app.say(format!("flushed in {}", units::latency(took))),
         Response::Compacted { took, reclaimed } => {
             app.compaction = None;
-            app.quit |= app.quit_after_compaction;
+            quit_if_pending(app);
             app.say(format!(
                 "compacted in {}, reclaimed about {}",
                 units::latency(took),
@@ -716,7 +726,11 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
                 Job::Stats => app.stats_pending = false,
                 Job::Compact => {
                     app.compaction = None;
-                    app.quit |= app.quit_after_compaction;
+                    quit_if_pending(app);
+                }
+                Job::Export => {
+                    app.exports = app.exports.saturating_sub(1);
+                    quit_if_pending(app);
                 }
                 Job::FindInValues => app.found = None,
                 Job::LoadValue(ValuePurpose::Show) => value_failed(app, &error),
