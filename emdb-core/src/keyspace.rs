@@ -642,6 +642,16 @@ impl Emdb {
             .map(|id| Namespace::new(engine.clone(), id, name.to_string())))
     }
 
+    /// The id of namespace `name` as it is now, `None` if it does not
+    /// exist (it writes nothing, like [`Emdb::namespace_if_exists`]). Ids
+    /// are never reused: a namespace dropped and created again under the
+    /// same name has a new one, so a viewer that keeps a copy of its keys
+    /// (see [`Emdb::keys_touched_since`], which follows one id) can tell
+    /// that the namespace it read is gone although the name is there.
+    pub fn namespace_id(&self, name: impl AsRef<str>) -> Result<Option<u32>> {
+        self.engine_arc().namespace_id(name.as_ref())
+    }
+
     /// Keys of namespace `namespace` (`None`: the default one) that records
     /// written at or after log offset `since` put or delete, and the log end
     /// they were read up to (the `since` of the next call). For viewers that

@@ -81,6 +81,22 @@ fn namespace_if_exists_never_creates() {
 }
 
 #[test]
+fn a_namespace_created_again_has_a_new_id() {
+    let db = Emdb::open_in_memory();
+    assert_eq!(db.namespace_id("users").unwrap(), None);
+    db.namespace("users").unwrap().insert("u", "x").unwrap();
+    let first = db.namespace_id("users").unwrap().unwrap();
+    assert!(db.namespace_if_exists("users").unwrap().is_some());
+    assert!(db.drop_namespace("users").unwrap());
+    assert_eq!(db.namespace_id("users").unwrap(), None);
+    db.namespace("users").unwrap();
+    let second = db.namespace_id("users").unwrap().unwrap();
+    assert_ne!(first, second);
+    db.compact().unwrap();
+    assert_eq!(db.namespace_id("users").unwrap(), Some(second));
+}
+
+#[test]
 fn keys_touched_since_an_offset() {
     let db = Emdb::open_in_memory();
     db.insert("a", "1").unwrap();

@@ -635,6 +635,10 @@ pub struct App {
     /// a burst): the scan for a changed filter waits for it, so a paste
     /// starts one scan for its whole text, not one per character.
     pub input_pending: bool,
+    /// The id of each named namespace in the last stats sample: one that
+    /// changes was dropped and created again (see
+    /// [`emdb_core::Emdb::namespace_id`]).
+    pub namespace_ids: Vec<(String, u32)>,
     /// Expired keys the engine still counts, per namespace (`""`: the
     /// default one), as last counted by the worker.
     pub expired: Vec<(String, u64)>,
@@ -711,6 +715,7 @@ impl App {
             redraw: true,
             input_pending: false,
             expired: Vec::new(),
+            namespace_ids: Vec::new(),
             suspend: false,
             ended_by: None,
             value_log_end: 0,

@@ -245,6 +245,9 @@ pub enum Response {
         /// it was replaced by one it cannot open): the sample is of the
         /// file as it was.
         follow_failed: Option<JobError>,
+        /// The id of each named namespace of `stats` (a namespace dropped
+        /// and created again has a new one), as far as they were read.
+        namespace_ids: Vec<(String, u32)>,
     },
     /// A refresh applied this many records.
     Refreshed(usize),
@@ -651,6 +654,19 @@ fn count_live(db: &Emdb, stats: &Stats) -> emdb_core::Result<Vec<(String, u64)>>
         out.push((name.clone(), n as u64));
     }
     Ok(out)
+}
+
+/// The id of each named namespace of `stats` that still exists.
+fn namespace_ids(db: &Emdb, stats: &Stats) -> Vec<(String, u32)> {
+    stats
+        .namespaces
+        .iter()
+        .filter(|(name, _)| !name.is_empty())
+        .filter_map(|(name, _)| {
+            let id = db.namespace_id(name).ok().flatten()?;
+            Some((name.clone(), id))
+        })
+        .collect()
 }
 
 /// Send progress every this many keys.
@@ -1470,6 +1486,8 @@ fn serve(
     match req {
         Request::Stats => match db.stats() {
             Ok(stats) => out(Response::Stats {
+                // Read before the refresh below, as `stats` was.
+                namespace_ids: namespace_ids(db, &stats),
                 // A read-only handle catches up by itself too, but only
                 // a refresh says why it cannot (a no-op on a writable one).
                 follow_failed: db.refresh().err().map(JobError::from),

@@ -187,6 +187,7 @@ fn stats(app: &mut App, now_ms: u64, s: Stats, alive: bool) {
             writer_alive: Some(alive),
             live_counts: None,
             follow_failed: None,
+            namespace_ids: Vec::new(),
         })),
     );
 }

@@ -1,8 +1,9 @@
 //! Defects QA found (round 5), each driven through the real input handling
 //! and drawn on a TestBackend: a rename onto a key the list does not hold
 //! (a paged or filtered list) overwriting it, a rename onto a key
-//! staged for deletion refused as if it were not, and an export that the
-//! UI quitting in its middle left cut short under the name asked for.
+//! staged for deletion refused as if it were not, an export that the
+//! UI quitting in its middle left cut short under the name asked for, and
+//! a follower listing the keys of a namespace dropped and created again.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -211,4 +212,83 @@ fn an_export_writes_its_file_whole_and_leaves_no_temporary_file() {
     assert!(screen(&app, 300, 32).contains("it exists already"));
     assert_eq!(read_export(&out).len(), 40);
     assert_eq!(app.exports, 0);
+}
+
+/// A read-only app over `path` (pages over 50 keys), showing namespace
+/// `ns`.
+fn follower_of(path: &std::path::Path, ns: &str) -> App {
+    let reader = Emdb::builder().path(path).read_only(true).build().unwrap();
+    let mut config = emdb_tui::app::Config::new(SHOWN_PATH);
+    config.namespace = Some(ns.to_string());
+    let mut app = App::new(config, Worker::inline_with(reader, PAGING), t0());
+    app.start();
+    emdb_tui::drain(&mut app);
+    shot(&app);
+    app
+}
+
+/// The keys the list shows, in order.
+fn listed(app: &App) -> Vec<String> {
+    (0..app.keys.list.row_count())
+        .filter_map(|i| app.keys.list.key_at(i))
+        .map(|k| String::from_utf8_lossy(k).into_owned())
+        .collect()
+}
+
+/// Clock ticks, as the main loop sends them: stats, then a follow of the
+/// records since.
+fn ticks(app: &mut App, n: u64) {
+    for i in 1..=n {
+        let now = t0() + std::time::Duration::from_millis(250 * i);
+        act(app, emdb_tui::action::Action::Tick(now));
+    }
+}
+
+/// A namespace of `n` keys that the writer drops and creates again with
+/// one key between two follows; the follower's list must be the new one.
+fn recreated_under_a_follower(n: usize) -> App {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.emdb");
+    let writer = Emdb::open(&path).unwrap();
+    writer.insert("a", "1").unwrap();
+    let sess = writer.namespace("sess").unwrap();
+    for i in 0..n {
+        sess.insert(format!("s{i:03}"), "old").unwrap();
+    }
+    writer.flush().unwrap();
+    let mut app = follower_of(&path, "sess");
+    ticks(&mut app, 2);
+    assert_eq!(app.keys.list.total(), n);
+    writer.drop_namespace("sess").unwrap();
+    writer
+        .namespace("sess")
+        .unwrap()
+        .insert("new1", "fresh")
+        .unwrap();
+    writer.flush().unwrap();
+    ticks(&mut app, 3);
+    let s = shot(&app);
+    assert_eq!(listed(&app), ["new1"], "{s}");
+    assert_eq!(app.keys.list.total(), 1, "{s}");
+    assert!(s.contains("Keys 1 "), "{s}");
+    assert!(
+        s.contains("namespace sess dropped and created again by the writer"),
+        "{s}"
+    );
+    assert_eq!(app.shown_ns(), Some("sess".into()));
+    app
+}
+
+#[test]
+fn a_namespace_dropped_and_created_again_is_read_again() {
+    recreated_under_a_follower(20);
+}
+
+#[test]
+fn a_paged_namespace_dropped_and_created_again_is_read_again() {
+    let mut app = recreated_under_a_follower(300);
+    // Nothing of the old namespace comes back from the chunks.
+    keys(&mut app, "G");
+    ticks(&mut app, 2);
+    assert_eq!(listed(&app), ["new1"]);
 }

@@ -181,6 +181,7 @@ fn dashboard() {
                 writer_alive: Some(true),
                 live_counts: None,
                 follow_failed: None,
+                namespace_ids: Vec::new(),
             })),
         );
     }
@@ -225,6 +226,7 @@ fn dashboard_before_any_writer() {
             writer_alive: None,
             live_counts: None,
             follow_failed: None,
+            namespace_ids: Vec::new(),
         })),
     );
     assert_snapshot!(without_latencies(&screen(&app, 100, 30)));

@@ -61,3 +61,37 @@ pub(super) fn namespace_gone(app: &mut App, name: String) {
     app.value.loaded = None;
     app.load_keys(None);
 }
+
+/// Note the namespaces' ids of a stats sample: the namespace shown with a
+/// new id was dropped and created again since the last sample (between
+/// two follows, say, "clear, then fill again"), and the keys listed are
+/// the old namespace's, which no follow of the new one removes. Say so
+/// and read its keys again.
+pub(super) fn namespace_ids_seen(app: &mut App, ids: Vec<(String, u32)>) {
+    let id_in =
+        |ids: &[(String, u32)], name: &str| ids.iter().find(|(n, _)| n == name).map(|(_, id)| *id);
+    let shown = app.keys.ns.clone().flatten();
+    let recreated = shown.filter(|name| {
+        let (was, is) = (id_in(&app.namespace_ids, name), id_in(&ids, name));
+        matches!((was, is), (Some(a), Some(b)) if a != b)
+    });
+    app.namespace_ids = ids;
+    let Some(name) = recreated else {
+        return;
+    };
+    let who = if app.config.writable {
+        "dropped and created again"
+    } else {
+        "dropped and created again by the writer"
+    };
+    app.complain(format!(
+        "namespace {} {who}; its keys are read again",
+        escape_str(&name)
+    ));
+    // As for another namespace: a new list from the top (no key of the
+    // old one is "deleted by the writer"), the old value gone.
+    app.keys.ns = None;
+    app.value.target = None;
+    app.value.loaded = None;
+    app.load_keys(Some(name));
+}

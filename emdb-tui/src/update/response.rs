@@ -284,6 +284,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             writer_alive,
             live_counts,
             follow_failed,
+            namespace_ids,
         } => {
             follow_result(app, follow_failed.as_ref());
             let changed = app.stats.as_ref() != Some(&*stats)
@@ -316,6 +317,7 @@ pub(super) fn on_response(app: &mut App, resp: Response) {
             }
             let log_end = stats.log_logical_bytes;
             update_namespaces(app, &stats.namespaces);
+            namespace_ids_seen(app, namespace_ids);
             let compacted = stats.compactions != app.keys.compactions || log_end < app.keys.log_end;
             let compactions = stats.compactions;
             app.stats = Some(*stats);
