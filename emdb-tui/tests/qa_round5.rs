@@ -292,3 +292,41 @@ fn a_paged_namespace_dropped_and_created_again_is_read_again() {
     ticks(&mut app, 2);
     assert_eq!(listed(&app), ["new1"]);
 }
+
+#[test]
+fn a_new_ttl_for_a_key_that_expired_since_is_flagged_in_the_review() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, true);
+    // session:0 expires 30 s after T0; `L` gives it 2 hours, and the
+    // review comes a minute on.
+    select(&mut app, "session:0");
+    keys(&mut app, "L");
+    keys(&mut app, "2h");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.staged.len(), 1);
+    keys(&mut app, "w");
+    assert!(!shot(&app).contains("expired"));
+    app.now_ms = T0 + 60_000;
+    let s = shot(&app);
+    assert!(
+        s.contains("the key expired 30s ago: writing brings it back"),
+        "{s}"
+    );
+}
+
+#[test]
+fn renaming_a_key_that_expired_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    let mut app = app_for(&db, true);
+    select(&mut app, "session:0");
+    app.now_ms = T0 + 60_000;
+    rename(&mut app, "session:x");
+    assert!(app.staged.is_empty(), "{:?}", app.staged);
+    let s = shot(&app);
+    assert!(
+        s.contains("session:0 expired 30s ago: nothing to rename"),
+        "{s}"
+    );
+}

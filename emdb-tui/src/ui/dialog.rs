@@ -140,12 +140,22 @@ fn review_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             (true, NewTtl::After(d)) => format!(", ttl {}", units::span(d)),
         };
         // A kept lifetime that already ran out: the engine no longer has the
-        // key's expiry, so the put would bring it back without one.
+        // key's expiry, so the put would bring it back without one. A new
+        // lifetime (`L`) for a key that expired since it was staged brings
+        // it back too.
+        let ago = |at: u64| units::span(std::time::Duration::from_millis(app.now_ms - at));
+        let existed = matches!(s.old, OldValue::Known(Some(_)));
         let past = match (c.value.is_some(), c.ttl, s.old_expires_ms) {
             (true, NewTtl::Keep, Some(at)) if at <= app.now_ms => Some(format!(
                 "  the kept ttl ran out {} ago: written without a ttl",
-                units::span(std::time::Duration::from_millis(app.now_ms - at))
+                ago(at)
             )),
+            (true, NewTtl::After(_) | NewTtl::Never, Some(at)) if at <= app.now_ms && existed => {
+                Some(format!(
+                    "  the key expired {} ago: writing brings it back",
+                    ago(at)
+                ))
+            }
             _ => None,
         };
         let (verb, color) = match (&c.value, &s.old) {

@@ -294,6 +294,17 @@ pub(super) fn prompt_submit(app: &mut App, kind: PromptKind, text: &str) {
                 app.say("same name: nothing staged");
                 return;
             }
+            // An expired key is gone for the engine: renaming it would
+            // bring its value back under the new name.
+            if let Some(at) = source_expiry(app, &key).filter(|&at| at <= app.now_ms) {
+                app.mode = Mode::Normal;
+                app.complain(format!(
+                    "{} expired {} ago: nothing to rename",
+                    escape(&key),
+                    units::span(Duration::from_millis(app.now_ms - at))
+                ));
+                return;
+            }
             match app.staged_for(&bytes).map(|s| s.change.value.is_some()) {
                 Some(true) => {
                     app.complain(format!(
@@ -439,6 +450,16 @@ pub(super) fn rename_target_read(app: &mut App, ns: NsName, target: Vec<u8>, exi
     stage_rename(app, key, value, target);
 }
 
+/// The stored expiry of `key` (ms since the epoch), the key being
+/// renamed: as its staged change read it, else as the value pane did.
+fn source_expiry(app: &App, key: &[u8]) -> Option<u64> {
+    match (app.staged_for(key), &app.value.loaded) {
+        (Some(s), _) => s.old_expires_ms,
+        (None, Some(l)) if l.key == key => l.expires_ms,
+        _ => None,
+    }
+}
+
 /// Stage renaming `key` (holding `value`) to `target`, a name that is free
 /// or staged for deletion: a put of `target` and a delete of `key`.
 fn stage_rename(app: &mut App, key: Vec<u8>, value: Vec<u8>, target: Vec<u8>) {
@@ -447,16 +468,10 @@ fn stage_rename(app: &mut App, key: Vec<u8>, value: Vec<u8>, target: Vec<u8>) {
         .is_some_and(|s| s.change.value.is_none());
     // The new key keeps the old one's lifetime: a staged one (`L`) if
     // there is one, else what is left of the stored one.
-    let staged = app
-        .staged_for(&key)
-        .map(|s| (s.change.ttl, s.old_expires_ms));
-    let expires_ms = match (&staged, &app.value.loaded) {
-        (Some((_, at)), _) => *at,
-        (None, Some(l)) if l.key == key => l.expires_ms,
-        _ => None,
-    };
+    let staged = app.staged_for(&key).map(|s| s.change.ttl);
+    let expires_ms = source_expiry(app, &key);
     let ttl = match (staged, expires_ms) {
-        (Some((ttl @ (NewTtl::After(_) | NewTtl::Never), _)), _) => ttl,
+        (Some(ttl @ (NewTtl::After(_) | NewTtl::Never)), _) => ttl,
         (_, Some(at)) => NewTtl::After(Duration::from_millis(at.saturating_sub(app.now_ms).max(1))),
         (_, None) => NewTtl::Never,
     };
