@@ -227,6 +227,18 @@ fn temp_path() -> PathBuf {
     std::env::temp_dir().join(format!("emdb-tui-{}-{nanos}.txt", std::process::id()))
 }
 
+/// The editor command `E` runs, from `$VISUAL` and `$EDITOR` (`visual`
+/// and `editor`): the first one set, else `vi`. One that is empty (or
+/// blank) counts as unset: `EDITOR=` would run `sh -c ' "$1"'`, the
+/// temporary file itself, which fails with status 126.
+pub fn editor_command(visual: Option<String>, editor: Option<String>) -> String {
+    [visual, editor]
+        .into_iter()
+        .flatten()
+        .find(|e| !e.trim().is_empty())
+        .unwrap_or_else(|| "vi".into())
+}
+
 fn edit_file(path: &PathBuf, initial: &[u8]) -> Result<Vec<u8>, String> {
     use std::os::unix::fs::OpenOptionsExt;
     // The plaintext of a value (of an encrypted database too) sits in this
@@ -242,9 +254,7 @@ fn edit_file(path: &PathBuf, initial: &[u8]) -> Result<Vec<u8>, String> {
         .and_then(|()| file.sync_all())
         .map_err(|e| format!("write {}: {e}", path.display()))?;
     drop(file);
-    let editor = std::env::var("VISUAL")
-        .or_else(|_| std::env::var("EDITOR"))
-        .unwrap_or_else(|_| "vi".into());
+    let editor = editor_command(std::env::var("VISUAL").ok(), std::env::var("EDITOR").ok());
     restore().map_err(|e| format!("could not release the screen: {e}"))?;
     // Through the shell, so EDITOR="code --wait" works.
     let status = Command::new("sh")

@@ -3,7 +3,9 @@
 //! (a paged or filtered list) overwriting it, a rename onto a key
 //! staged for deletion refused as if it were not, an export that the
 //! UI quitting in its middle left cut short under the name asked for, and
-//! a follower listing the keys of a namespace dropped and created again.
+//! a follower listing the keys of a namespace dropped and created again,
+//! a new time to live bringing back a key that expired, and an empty
+//! `$EDITOR` run as a command.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -329,4 +331,16 @@ fn renaming_a_key_that_expired_is_refused() {
         s.contains("session:0 expired 30s ago: nothing to rename"),
         "{s}"
     );
+}
+
+#[test]
+fn an_empty_editor_variable_counts_as_unset() {
+    use emdb_tui::terminal::editor_command;
+    let s = |v: &str| Some(v.to_string());
+    assert_eq!(editor_command(s(""), None), "vi");
+    assert_eq!(editor_command(None, s("")), "vi");
+    assert_eq!(editor_command(s(""), s("  ")), "vi");
+    assert_eq!(editor_command(s(""), s("nano")), "nano");
+    assert_eq!(editor_command(s("code --wait"), s("nano")), "code --wait");
+    assert_eq!(editor_command(None, None), "vi");
 }
