@@ -643,9 +643,11 @@ impl Emdb {
     }
 
     /// The id of namespace `name` as it is now, `None` if it does not
-    /// exist (it writes nothing, like [`Emdb::namespace_if_exists`]). Ids
-    /// are never reused: a namespace dropped and created again under the
-    /// same name has a new one, so a viewer that keeps a copy of its keys
+    /// exist (it writes nothing, like [`Emdb::namespace_if_exists`]). A
+    /// namespace dropped and created again under the same name has a new
+    /// id (a log never gives out a dropped namespace's id again; only a
+    /// compacted one reopened without its checkpoint may), so a viewer
+    /// that keeps a copy of its keys
     /// (see [`Emdb::keys_touched_since`], which follows one id) can tell
     /// that the namespace it read is gone although the name is there.
     pub fn namespace_id(&self, name: impl AsRef<str>) -> Result<Option<u32>> {
