@@ -355,6 +355,34 @@ fn a_sweep_keeps_keys_written_again_while_it_runs() {
     assert_eq!(db.len().unwrap(), written.len());
 }
 
+/// Two sweeps at once: each listed every expired key before either
+/// deleted one, and the second deleted them all again (50,000 needless
+/// tombstones) and counted them (a review). A key is deleted, and
+/// counted, only while its index entry is still the listed record.
+#[test]
+fn two_sweeps_at_once_delete_each_key_once() {
+    let clock = ManualClock::new(1_000_000);
+    let db = Emdb::builder()
+        .clock(Arc::new(clock.clone()))
+        .build()
+        .unwrap();
+    db.insert_many((0..50_000).map(|i| (format!("k{i:06}"), "v")))
+        .unwrap();
+    for i in 0..50_000 {
+        db.expire(format!("k{i:06}"), Duration::from_secs(1))
+            .unwrap();
+    }
+    clock.advance(Duration::from_secs(2));
+    let sweeps: Vec<_> = (0..2)
+        .map(|_| {
+            let db = db.clone();
+            std::thread::spawn(move || db.sweep_expired().unwrap())
+        })
+        .collect();
+    let swept: usize = sweeps.into_iter().map(|t| t.join().unwrap()).sum();
+    assert_eq!(swept, 50_000);
+}
+
 /// A TTL under 1 ms was truncated to 0 ms and expired the record at once
 /// (QA); it is rounded up to whole milliseconds.
 #[test]

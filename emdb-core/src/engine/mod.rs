@@ -1519,7 +1519,8 @@ impl Engine {
     /// Remove every expired key of a namespace (one batch); returns how many.
     pub(crate) fn sweep_expired(&self, id: u32) -> Result<usize> {
         let now = self.now();
-        let expired_keys: Vec<Vec<u8>> = {
+        // Each expired key with the offset of the record that made it so.
+        let expired_keys: Vec<(Vec<u8>, u64)> = {
             let gen = self.gen();
             self.with_ns(&gen, id, |ns| {
                 if ns.keydir.expiring() == 0 {
@@ -1535,7 +1536,8 @@ impl Engine {
                             continue;
                         }
                         let mut scratch = zeroize::Zeroizing::new(Vec::new());
-                        keys.push(read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec());
+                        let key = read_at(bytes, off, ns.crypt(), &mut scratch)?.key.to_vec();
+                        keys.push((key, off));
                     }
                     Ok(())
                 });
@@ -1546,15 +1548,26 @@ impl Engine {
             return Ok(0);
         }
         let mut batch = self.batch()?;
+        // Listed without the writer lock: only a key whose index entry is
+        // still the listed record is deleted (nothing can change it now). A
+        // key written again since is live and stays; one deleted since, or
+        // whose record a compaction dropped, is gone already and neither
+        // deleted again nor counted.
+        let gen = self.gen();
+        let unchanged = |k: &[u8], listed: u64| -> Result<bool> {
+            self.with_ns(&gen, id, |ns| {
+                Ok(ns
+                    .keydir
+                    .get(ns.hash(k), |off| Ok(off == listed))?
+                    .is_some())
+            })
+        };
         let mut swept = 0;
-        for k in &expired_keys {
-            // Listed without the writer lock: a key written again since
-            // (now nothing more can be) is live, and stays.
-            if self.expiry_of(id, k)?.is_some() {
-                continue;
+        for (k, off) in &expired_keys {
+            if unchanged(k, *off)? {
+                batch.delete(id, k)?;
+                swept += 1;
             }
-            batch.delete(id, k)?;
-            swept += 1;
         }
         batch.commit()?;
         Ok(swept)
