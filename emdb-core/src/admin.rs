@@ -148,9 +148,13 @@ fn copy_live(source: &Engine, src_gen: &Generation, target_cfg: Config, tmp: &Pa
     // one could not read its records.
     let decrypting = src_gen.crypt().is_some() && target_cfg.encryption.is_none();
     let target = Emdb::from_engine(Engine::open_file(target_cfg, tmp.to_path_buf())?);
-    match src_gen.log().path() {
-        Some(db) if !decrypting => crate::fs::match_permissions(tmp, db),
-        _ => {}
+    let like = src_gen
+        .log()
+        .file
+        .as_ref()
+        .and_then(|f| f.file.metadata().ok());
+    if let (Some(like), Some(new)) = (like, target.engine_arc().gen().log().file.as_ref()) {
+        crate::fs::match_permissions(&new.file, &like, if decrypting { 0o600 } else { 0o666 });
     }
     let engine = target.engine_arc();
     let now = source.now();

@@ -103,7 +103,9 @@ fn compact_locked(engine: &Engine) -> Result<()> {
         Some(f) => {
             let tmp = compact_tmp_path(&f.path);
             let file = efs::create_fresh(&tmp)?;
-            efs::match_permissions(&tmp, &f.path);
+            if let Ok(like) = f.file.metadata() {
+                efs::match_permissions(&file, &like, 0o666);
+            }
             // Allocated, not just sized: a mapped write into a hole of a
             // full filesystem is SIGBUS, not an error.
             let region = Faults::check(

@@ -46,31 +46,29 @@ pub(crate) fn create_fresh(path: &Path) -> Result<File> {
         .map_err(|e| Error::io("create", Some(path), e))
 }
 
-/// Give the file at `path` (one of emdb's own, made by [`create_fresh`]
-/// with mode 0600) the read and write permission bits, the owner and the
-/// group of the database file `db`, as far as this process may: the
-/// owner and group only as root (or the group, where this process is in
-/// it). A file that replaces the database (a compaction's or an
-/// encryption change's new log) or that its readers read beside it (a
-/// checkpoint, a tail index) otherwise had mode 0600 and the writer's
+/// Give `f` (one of emdb's own files, just made by [`create_fresh`] with
+/// mode 0600) the permission bits in `mask` of `like` (the database
+/// file's metadata), and its owner and group, as far as this process may:
+/// the owner only as root, the group where this process is in it (or
+/// root). When the group cannot be given, the group bits are no more than
+/// the bits for everyone else: they would go to this process's group,
+/// not the database's. A file that replaces the database (a compaction's
+/// or an encryption change's new log) or that its readers read beside it
+/// (a checkpoint, a tail index) otherwise had mode 0600 and the writer's
 /// owner, so a compaction locked out every reader the database's own mode
-/// let in. Best effort: a failure leaves the file as it was.
-pub(crate) fn match_permissions(path: &Path, db: &Path) {
-    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
-    let (Ok(like), Ok(f)) = (
-        std::fs::metadata(db),
-        OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(path),
-    ) else {
-        return;
-    };
+/// let in. Works on the handle, never the name (a link planted at the
+/// name must not be what changes). Best effort: a failure leaves the file
+/// as it was.
+pub(crate) fn match_permissions(f: &File, like: &std::fs::Metadata, mask: u32) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     // Owner before mode: a change of owner may clear mode bits.
-    if std::os::unix::fs::fchown(&f, Some(like.uid()), Some(like.gid())).is_err() {
-        let _ = std::os::unix::fs::fchown(&f, None, Some(like.gid()));
+    let group_given = std::os::unix::fs::fchown(f, Some(like.uid()), Some(like.gid())).is_ok()
+        || std::os::unix::fs::fchown(f, None, Some(like.gid())).is_ok();
+    let mut mode = like.mode() & mask & 0o666;
+    if !group_given {
+        mode = (mode & 0o606) | ((mode & 0o006) << 3);
     }
-    let _ = f.set_permissions(std::fs::Permissions::from_mode(like.mode() & 0o666));
+    let _ = f.set_permissions(std::fs::Permissions::from_mode(mode));
 }
 
 /// Open (creating if needed, never truncating) the writer-lock file at

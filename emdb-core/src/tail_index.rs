@@ -374,7 +374,10 @@ pub(crate) fn write(
     let tmp = tmp_path(db);
     let written = (|| {
         let f = efs::create_fresh(&tmp)?;
-        efs::match_permissions(&tmp, db);
+        // Owner-only when encrypted, as a checkpoint (its tags).
+        if let Ok(like) = std::fs::metadata(db) {
+            efs::match_permissions(&f, &like, if crypt.is_some() { 0o600 } else { 0o666 });
+        }
         fault::write_all_at(
             faults,
             WriteSite::Checkpoint,
