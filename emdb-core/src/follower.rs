@@ -91,14 +91,14 @@ fn refresh_once(engine: &Engine) -> Result<Option<usize>> {
         // Shorter than what this handle has read: the writer never does
         // that (it trims only its own unused tail), so another process
         // cut the file, or rewrote it in place (truncate, then write).
-        let header = read_identity(&lf.file, &path, limit);
-        let same_log = header
-            .as_ref()
-            .is_ok_and(|(id, _, _)| *id == gen.log().identity);
-        // Cut back no further than what its writer made durable: a writer
-        // whose fdatasync failed cut its unsynced records (which this
-        // handle may have read) as it closed. Read the file again.
-        if same_log && header.is_ok_and(|(_, slot, _)| slot.durable_end <= limit) {
+        let same_log =
+            read_identity(&lf.file, &path, limit).is_ok_and(|(id, _, _)| id == gen.log().identity);
+        // Cut back no further than the durable end this handle read (not
+        // the header's now: a file rewritten in place with an older copy
+        // carries that copy's): a writer whose fdatasync failed cut its
+        // unsynced records (which this handle may have read) as it
+        // closed. Read the file again.
+        if same_log && limit >= gen.log().followed_durable() {
             return reopen(engine, &gen, path, &on_disk);
         }
         if same_log || limit < HEADER_SIZE as u64 {
@@ -107,12 +107,27 @@ fn refresh_once(engine: &Engine) -> Result<Option<usize>> {
         // Another database now: follow it from scratch.
         return reopen(engine, &gen, path, &on_disk);
     }
-    if !gen.log().followed_intact()? {
-        // Rewritten under this handle (a writer cut back records whose
-        // sync failed, and wrote new ones over them): what it applied is
-        // no longer the log. Start over from the file (an open checks
-        // whatever was synced, as always).
-        return reopen(engine, &gen, path, &on_disk);
+    if let Some(at) = gen.log().followed_changed()? {
+        // Rewritten under this handle past the durable end it read (a
+        // writer cut back records whose sync failed, and wrote new ones
+        // over them): what it applied is no longer the log. Start over
+        // from the file (an open checks whatever was synced, as always).
+        // Another database now (rewritten in place): follow it from
+        // scratch too.
+        let same_log =
+            read_identity(&lf.file, &path, limit).is_ok_and(|(id, _, _)| id == gen.log().identity);
+        if !same_log || at >= gen.log().followed_durable() {
+            return reopen(engine, &gen, path, &on_disk);
+        }
+        // Below it, records a writer acknowledged are gone.
+        return Err(Error::Corruption {
+            path: Some(path),
+            offset: at,
+            reason: "the log was rewritten under this handle by another process: a record \
+                     its writer had made durable is no longer there (an older copy written \
+                     over the file?)"
+                .into(),
+        });
     }
     if limit == end {
         return Ok(Some(0));
@@ -124,6 +139,7 @@ fn refresh_once(engine: &Engine) -> Result<Option<usize>> {
         return reopen(engine, &gen, path, &on_disk);
     }
     let durable_end = slot.durable_end;
+    gen.log().note_followed_durable(durable_end);
     // The size after the slot was read: the writer had written
     // everything below its durable end by then.
     let size = lf

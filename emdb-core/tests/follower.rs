@@ -569,3 +569,52 @@ fn a_backup_removes_only_what_dead_backups_of_this_machine_left() {
         assert!(f.exists(), "{f:?}");
     }
 }
+
+/// A file rewritten in place with an older copy of itself (`cp` keeps the
+/// inode) lost records a writer had acknowledged: a follower that read
+/// them reports the cut, and does not take the copy's own header (whose
+/// durable end the shorter file passes) as leave to start over (a review
+/// found it following the older copy silently, `len()` 200 -> 100).
+#[test]
+fn a_follower_reports_an_older_copy_written_over_its_file() {
+    // The copy taken from a closed database (trimmed: shorter than what
+    // the follower read) and from an open one (room allocated ahead: as
+    // long, with other bytes where the follower's last record was).
+    for closed in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cp.emdb");
+        let older = dir.path().join("older.emdb");
+        let db = Emdb::open(&path).unwrap();
+        db.insert_many((0..100).map(|i| (format!("a{i:03}"), "v")))
+            .unwrap();
+        db.flush().unwrap();
+        let db = if closed {
+            drop(db);
+            std::fs::copy(&path, &older).unwrap();
+            Emdb::open(&path).unwrap()
+        } else {
+            std::fs::copy(&path, &older).unwrap();
+            db
+        };
+        db.insert_many((0..100).map(|i| (format!("b{i:03}"), "v")))
+            .unwrap();
+        db.flush().unwrap();
+        drop(db);
+        let follower = Emdb::builder()
+            .path(&path)
+            .read_only(true)
+            .follow(false)
+            .build()
+            .unwrap();
+        assert_eq!(follower.len().unwrap(), 200);
+        std::fs::copy(&older, &path).unwrap();
+        let refreshed = follower.refresh();
+        assert!(
+            matches!(refreshed, Err(Error::Corruption { .. })),
+            "closed {closed}: {refreshed:?}"
+        );
+        // Reads fail too, until the handle is opened again.
+        assert!(follower.get("b000").is_err(), "closed {closed}");
+        assert!(follower.refresh().is_err(), "closed {closed}");
+    }
+}

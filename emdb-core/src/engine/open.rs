@@ -846,8 +846,11 @@ pub(super) fn open_file(cfg: Config, path: PathBuf) -> Result<Opened> {
     );
     log.faults = cfg.faults.clone();
     log.claim_seq(claimed);
-    if cfg.read_only && last_frame_at >= HEADER_SIZE as u64 {
-        log.note_followed(&log.region(), last_frame_at);
+    if cfg.read_only {
+        log.note_followed_durable(durable_end);
+        if last_frame_at >= HEADER_SIZE as u64 {
+            log.note_followed(&log.region(), last_frame_at);
+        }
     }
     let w = WriterState {
         end,

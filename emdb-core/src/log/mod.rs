@@ -177,8 +177,11 @@ pub(crate) struct Log {
     /// An fdatasync of this log failed: its unsynced bytes are cut at close.
     sync_failed: AtomicBool,
     /// Offset and stored CRC of the last frame a follower (a read-only
-    /// handle) applied, if any ([`Log::followed_intact`]).
+    /// handle) applied, if any ([`Log::followed_changed`]).
     followed: Mutex<Option<(u64, u32)>>,
+    /// The highest durable end a follower read in the header's sync slots:
+    /// no writer cuts below it on its own ([`Log::followed_durable`]).
+    followed_durable: AtomicU64,
 }
 
 /// What tells one version of a file from another without reading it.
@@ -228,12 +231,26 @@ impl Log {
             sync_lock: Mutex::new(()),
             sync_failed: AtomicBool::new(false),
             followed: Mutex::new(None),
+            followed_durable: AtomicU64::new(0),
         }
+    }
+
+    /// A follower read `end` as the durable end in a sync slot.
+    pub(crate) fn note_followed_durable(&self, end: u64) {
+        self.followed_durable.fetch_max(end, Ordering::AcqRel);
+    }
+
+    /// The highest durable end this follower read: a file cut shorter than
+    /// that lost records a writer acknowledged, while one cut no shorter
+    /// lost only records no sync covered (what a writer whose fdatasync
+    /// failed cuts as it closes).
+    pub(crate) fn followed_durable(&self) -> u64 {
+        self.followed_durable.load(Ordering::Acquire)
     }
 
     /// A follower applied the frames up to the one at `at`, read through
     /// `region` (which maps it, below the published end): remember its
-    /// stored CRC for [`Log::followed_intact`].
+    /// stored CRC for [`Log::followed_changed`].
     pub(crate) fn note_followed(&self, region: &Region, at: u64) {
         let crc = region
             .slice(at, at.saturating_add(4))
@@ -241,20 +258,21 @@ impl Log {
         *self.followed.lock() = crc.map(|crc| (at, crc));
     }
 
-    /// For a follower: whether the file still holds, where it read it, the
-    /// last frame it applied (one `pread` of the frame's CRC; true when it
-    /// applied none). It does not when a writer whose fdatasync failed cut
-    /// its unsynced records back (records a follower may have read
-    /// already) and another wrote new ones over them: replaying on from
-    /// the follower's end would start inside those and miss some.
-    pub(crate) fn followed_intact(&self) -> Result<bool> {
+    /// For a follower: `Some(offset)` of the last frame it applied when
+    /// the file no longer holds it there (one `pread` of the frame's CRC;
+    /// `None` when it does, or when it applied none). It does not when a
+    /// writer whose fdatasync failed cut its unsynced records back
+    /// (records a follower may have read already) and another wrote new
+    /// ones over them: replaying on from the follower's end would start
+    /// inside those and miss some.
+    pub(crate) fn followed_changed(&self) -> Result<Option<u64>> {
         let (Some(f), Some((at, crc))) = (&self.file, *self.followed.lock()) else {
-            return Ok(true);
+            return Ok(None);
         };
         let mut b = [0u8; 4];
         match std::os::unix::fs::FileExt::read_exact_at(&f.file, &mut b, at) {
-            Ok(()) => Ok(u32::from_le_bytes(b) == crc),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+            Ok(()) => Ok((u32::from_le_bytes(b) != crc).then_some(at)),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(Some(at)),
             Err(e) => Err(Error::io("read", Some(&f.path), e)),
         }
     }
