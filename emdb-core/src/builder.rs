@@ -290,6 +290,10 @@ impl EmdbBuilder {
                     }
                 }
                 let path = canonical(&path);
+                if !cfg.read_only {
+                    // Where a dangling symlink points, the name made.
+                    crate::fs::check_new_name(&path)?;
+                }
                 let engine = Engine::open_file(cfg, path)?;
                 let rep = engine.recovery_report();
                 if (!rep.skipped.is_empty() || rep.orphaned_records > 0) && !engine.cfg().read_only

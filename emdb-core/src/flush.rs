@@ -16,7 +16,8 @@ pub enum FlushPolicy {
     /// the next one covers every flusher that queued while it ran. A flusher
     /// that finds nobody else flushing waits up to `max_wait` for up to
     /// `max_batch - 1` others before it syncs (`max_wait` zero: never waits;
-    /// `Duration::MAX`: waits for the whole group).
+    /// `Duration::MAX`: waits for the whole group, so a lone flusher waits
+    /// until others come).
     Group {
         /// Longest a leader waits for followers.
         max_wait: Duration,

@@ -30,9 +30,11 @@ impl Ttl {
             Ttl::After(d) => d,
             Ttl::Never => return 0,
             Ttl::At(t) => {
-                let ms = t
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis().min(u128::from(u64::MAX)) as u64);
+                // Rounded up, as `After`: a moment within the next
+                // millisecond is not "now".
+                let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| {
+                    d.as_nanos().div_ceil(1_000_000).min(u128::from(u64::MAX)) as u64
+                });
                 return ms.max(1);
             }
         };
@@ -77,5 +79,7 @@ mod tests {
         let at = UNIX_EPOCH + Duration::from_millis(5_000);
         assert_eq!(Ttl::At(at).expires_at(|| 1000, d), 5_000);
         assert_eq!(Ttl::At(UNIX_EPOCH).expires_at(|| 1000, d), 1);
+        let within = UNIX_EPOCH + Duration::from_micros(1_000_500);
+        assert_eq!(Ttl::At(within).expires_at(|| 1000, d), 1001);
     }
 }

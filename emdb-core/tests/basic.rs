@@ -565,6 +565,11 @@ fn a_new_database_name_leaves_room_for_its_own_files() {
         .filter(|n| n.to_string_lossy().starts_with('l'))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+    // Nor through a dangling symlink to such a name (a review).
+    let link = dir.path().join("short.emdb");
+    std::os::unix::fs::symlink(&long, &link).unwrap();
+    assert!(matches!(Emdb::open(&link), Err(Error::InvalidPath { .. })));
+    std::fs::remove_file(&link).unwrap();
     // An existing file (made outside, here by a copy) still opens.
     std::fs::copy(&fits, &long).unwrap();
     let db = Emdb::open(&long).unwrap();
