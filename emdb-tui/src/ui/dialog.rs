@@ -133,8 +133,11 @@ fn review_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let mut lines: Vec<Line<'static>> = Vec::new();
     for s in &app.staged {
         let c = &s.change;
+        // A new key has no time to live to keep: it is written without one.
+        let new_key = matches!(s.old, OldValue::Known(None));
         let ttl = match (c.value.is_some(), c.ttl) {
             (false, _) => String::new(),
+            (true, NewTtl::Keep) if new_key => ", no ttl".into(),
             (true, NewTtl::Keep) => ", ttl kept".into(),
             (true, NewTtl::Never) => ", no ttl".into(),
             (true, NewTtl::After(d)) => format!(", ttl {}", units::span(d)),
