@@ -12,6 +12,9 @@ pub enum Command {
     Quit,
     /// Show or hide the key help.
     Help,
+    /// Show the last message whole, wrapped in a popup (the message line
+    /// cuts a long one at the window's width).
+    LastMessage,
     /// Switch to the browser.
     BrowseTab,
     /// Switch to the dashboard.

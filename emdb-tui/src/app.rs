@@ -264,6 +264,9 @@ pub enum Mode {
     Confirm(Question),
     /// The diff of the staged changes, scrolled this far.
     Review(usize),
+    /// The last message whole (see [`crate::ui::last_message`]), scrolled
+    /// this far.
+    Message(usize),
     /// An edit of the selected key (`e`, `E`, `R`, `L`) waiting for its
     /// value to be read: it opens then, and what was typed meanwhile goes
     /// into its prompt, never to the panes as commands.

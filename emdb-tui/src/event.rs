@@ -62,6 +62,12 @@ fn key_action(key: &KeyEvent, app: &App) -> Option<Action> {
             KeyCode::Enter => Some(Action::Submit),
             _ => keymap::lookup(key, true).map(Action::Command),
         },
+        // As the help: q closes it.
+        Mode::Message(_) => match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => Some(Action::Cancel),
+            KeyCode::Enter => Some(Action::Submit),
+            _ => keymap::lookup(key, true).map(Action::Command),
+        },
         Mode::Review(_) => match key.code {
             KeyCode::Esc | KeyCode::Char('n') => Some(Action::Cancel),
             KeyCode::Enter | KeyCode::Char('y') => Some(Action::Submit),

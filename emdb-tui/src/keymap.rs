@@ -100,6 +100,13 @@ pub const BINDINGS: &[Binding] = &[
         "quit (asks if edits are staged)",
     ),
     bind(Global, &[k('?')], "?", Command::Help, "this help"),
+    bind(
+        Global,
+        &[k('m')],
+        "m",
+        Command::LastMessage,
+        "the last message, whole",
+    ),
     bind(Global, &[k('1')], "1", Command::BrowseTab, "browser tab"),
     bind(
         Global,

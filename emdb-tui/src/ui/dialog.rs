@@ -81,6 +81,94 @@ pub fn review(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
     );
 }
 
+/// Where the last message goes in a body `area`, and its lines: as wide
+/// as its text (up to 100 columns, or the body), as high as its wrapped
+/// lines (up to the body).
+fn message_popup(app: &App, area: Rect) -> (Rect, Vec<String>) {
+    let text = crate::ui::last_message(app).map_or("", |m| m.text);
+    let longest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let wanted = u16::try_from(longest + 2)
+        .unwrap_or(u16::MAX)
+        .clamp(30, 100);
+    let width = wanted.min(area.width);
+    let lines = word_wrap(text, usize::from(width.saturating_sub(2)));
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    (centered(area, width, height), lines)
+}
+
+/// The furthest the last message scrolls: its last line at the bottom of
+/// the popup.
+pub fn message_max_scroll(app: &App) -> usize {
+    let (popup, lines) = message_popup(app, body(&app.areas));
+    lines
+        .len()
+        .saturating_sub(usize::from(popup.height.saturating_sub(2)))
+}
+
+/// The last message whole (`m`), wrapped, over `area`, scrolled down
+/// `scroll` lines.
+pub fn message(frame: &mut Frame, app: &App, area: Rect, scroll: usize) {
+    let Some(m) = crate::ui::last_message(app) else {
+        return;
+    };
+    let (popup, lines) = message_popup(app, area);
+    frame.render_widget(Clear, popup);
+    let ago = units::ago(m.at_ms, app.now_ms);
+    let (title, color) = if m.error {
+        (format!("Error, {ago} — Esc closes"), theme::ERROR)
+    } else {
+        (format!("Message, {ago} — Esc closes"), theme::GOOD)
+    };
+    let mut block = popup_block(&title, color);
+    let rows = usize::from(popup.height.saturating_sub(2));
+    let more = match (scroll > 0, scroll + rows < lines.len()) {
+        (true, true) => Some(" ↑↓ more: k/j "),
+        (false, true) => Some(" ↓ more: j, PgDn "),
+        (true, false) => Some(" ↑ more: k, g "),
+        (false, false) => None,
+    };
+    if let Some(more) = more {
+        block = block
+            .title_bottom(Line::styled(more, Style::new().fg(theme::WARN).bold()).right_aligned());
+    }
+    let lines: Vec<Line> = lines.into_iter().skip(scroll).map(Line::raw).collect();
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
+}
+
+/// `text` broken into lines of at most `width` characters, at spaces where
+/// it can be (a word longer than a line is broken inside); line breaks in
+/// it are kept.
+pub fn word_wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    for para in text.split('\n') {
+        let mut line = String::new();
+        let mut len = 0;
+        for word in para.split(' ') {
+            let mut word: Vec<char> = word.chars().collect();
+            // A space before it, unless it starts the line.
+            if len > 0 && len + 1 + word.len() <= width {
+                line.push(' ');
+                line.extend(&word);
+                len += 1 + word.len();
+                continue;
+            }
+            if len > 0 {
+                out.push(std::mem::take(&mut line));
+            }
+            while word.len() > width {
+                let rest = word.split_off(width);
+                out.push(word.iter().collect());
+                word = rest;
+            }
+            line = word.iter().collect();
+            len = word.len();
+        }
+        out.push(line);
+    }
+    out
+}
+
 /// Where the review goes in a body `area`.
 fn review_popup(area: Rect) -> Rect {
     let width = area.width.saturating_sub(8).max(40);
@@ -212,4 +300,19 @@ fn review_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.push(Line::default());
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word_wrap;
+
+    #[test]
+    fn words_wrap_at_spaces_and_long_ones_are_broken() {
+        assert_eq!(word_wrap("ab cd ef", 5), ["ab cd", "ef"]);
+        assert_eq!(word_wrap("abcdefg h", 3), ["abc", "def", "g h"]);
+        assert_eq!(word_wrap("a\nb", 10), ["a", "b"]);
+        assert_eq!(word_wrap("", 10), [""]);
+        let text = "write failed: an earlier failure (another process opened it)";
+        assert_eq!(word_wrap(text, 12).join(" "), text);
+    }
 }

@@ -24,6 +24,55 @@ use crate::units;
 /// Messages stay this long.
 const MESSAGE_MS: u64 = 8000;
 
+/// What `m` shows whole: the message the message line shows (cut at the
+/// window's width when long), or showed last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LastMessage<'a> {
+    /// The text.
+    pub text: &'a str,
+    /// An error (or the warning that the data shown is stale).
+    pub error: bool,
+    /// When it was said (ms since the epoch).
+    pub at_ms: u64,
+}
+
+/// The message on the message line now: a message not yet gone, else the
+/// warning that the data shown is stale; when neither shows, the last
+/// message, gone from the line.
+pub fn last_message(app: &App) -> Option<LastMessage<'_>> {
+    let message = app.message.as_ref().map(|m| LastMessage {
+        text: &m.text,
+        error: m.error,
+        at_ms: m.at_ms,
+    });
+    let stale = app.stale.as_ref().map(|s| LastMessage {
+        text: &s.text,
+        error: true,
+        at_ms: s.since_ms,
+    });
+    match message {
+        Some(m) if app.now_ms < m.at_ms + MESSAGE_MS => Some(m),
+        _ => stale.or(message),
+    }
+}
+
+/// Said after a message cut at the window's width.
+const CUT_HINT: &str = " m: all";
+
+/// `text` on one line of `width` characters in `style`: a longer one is
+/// cut, ending in `…` and [`CUT_HINT`], which names the key that shows
+/// it whole.
+fn message_line(text: &str, style: Style, width: usize) -> Line<'static> {
+    let hint = CUT_HINT.chars().count();
+    if text.chars().count() <= width || width < hint + 8 {
+        return Line::styled(text.to_string(), style);
+    }
+    Line::from(vec![
+        Span::styled(keys::ellipsize(text, width - hint), style),
+        Span::styled(CUT_HINT, Style::new().fg(theme::LABEL).bold()),
+    ])
+}
+
 /// Name of the namespace `name` as shown.
 pub fn ns_label(name: &Option<String>) -> String {
     match name {
@@ -88,6 +137,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Mode::Help(scroll) => help::draw(frame, app, body, *scroll),
         Mode::Confirm(q) => dialog::confirm(frame, body, q),
         Mode::Review(scroll) => dialog::review(frame, app, body, *scroll),
+        Mode::Message(scroll) => dialog::message(frame, app, body, *scroll),
         _ => {}
     }
     scrub(frame.buffer_mut());
@@ -244,6 +294,7 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                 draw_compaction(frame, app, c, area);
                 return;
             }
+            let width = usize::from(area.width);
             match &app.message {
                 Some(m) if app.now_ms < m.at_ms + MESSAGE_MS => {
                     let style = if m.error {
@@ -251,16 +302,16 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
                     } else {
                         Style::new().fg(theme::GOOD)
                     };
-                    (Line::styled(m.text.clone(), style), None)
+                    (message_line(&m.text, style, width), None)
                 }
                 _ => match &app.stale {
                     // What is shown is the file as it was: said until
                     // something else is.
                     Some(s) => (
-                        Line::styled(s.text.clone(), Style::new().fg(theme::ERROR).bold()),
+                        message_line(&s.text, Style::new().fg(theme::ERROR).bold(), width),
                         None,
                     ),
-                    None => (key_bar(app, usize::from(area.width)), None),
+                    None => (key_bar(app, width), None),
                 },
             }
         }

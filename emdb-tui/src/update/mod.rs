@@ -178,6 +178,21 @@ fn apply(app: &mut App, action: Action) {
                 Action::Command(c) => app.mode = Mode::Help(scrolled(scroll, c, usize::MAX)),
                 _ => {}
             },
+            Mode::Message(scroll) => match other {
+                Action::Cancel | Action::Submit | Action::Command(Command::LastMessage) => {
+                    app.mode = Mode::Normal;
+                }
+                Action::Command(Command::Help) => app.mode = Mode::Help(0),
+                Action::Command(c) => {
+                    let max = crate::ui::dialog::message_max_scroll(app);
+                    let scroll = match c {
+                        Command::Bottom => max,
+                        c => scrolled(scroll, c, max),
+                    };
+                    app.mode = Mode::Message(scroll);
+                }
+                _ => {}
+            },
             Mode::Prompt(kind, input) => prompt_action(app, kind, input, other),
             Mode::Awaiting(mut waiting) => match other {
                 Action::Cancel => {
@@ -384,6 +399,13 @@ pub(super) fn command(app: &mut App, c: Command) {
             }
         }
         Command::Help => app.mode = Mode::Help(0),
+        Command::LastMessage => {
+            if crate::ui::last_message(app).is_some() {
+                app.mode = Mode::Message(0);
+            } else {
+                app.say("no message yet");
+            }
+        }
         Command::BrowseTab => app.tab = Tab::Browse,
         Command::DashboardTab => app.tab = Tab::Dashboard,
         Command::Refresh => refresh(app),
