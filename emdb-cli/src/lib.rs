@@ -126,6 +126,9 @@ fn run_command(cli: &Cli) -> u8 {
         session.follow_writer();
     }
     let quiet = cli.global.output.quiet;
+    // A wait for the writer lock (--lock-timeout) says so on stderr, so
+    // that it does not look like a hang.
+    emdb_tools::database::announce_lock_waits((!quiet).then_some("emdb"));
     let result = {
         let mut ui = Ui {
             out: &mut out,

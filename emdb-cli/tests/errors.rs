@@ -48,6 +48,66 @@ fn locked_database_exits_3_naming_the_holder() {
     drop(holder);
 }
 
+/// A writer that waits for the lock says so once on stderr, naming the
+/// holder, so it does not look hung (it printed nothing until it gave up
+/// or wrote); `-q` keeps it quiet, and a free lock or `--lock-timeout 0`
+/// says nothing.
+#[test]
+fn a_wait_for_the_writer_lock_is_said_when_it_starts() {
+    let db = TestDb::new();
+    db.put("k", "v");
+    let holder = Emdb::open(&db.path).unwrap();
+    let waiting = format!(
+        "emdb: waiting up to 300ms for the writer lock of {}, held by pid {}",
+        db.path.display(),
+        std::process::id()
+    );
+    let out = db
+        .cmd(["--lock-timeout", "300ms", "put", "k", "w"])
+        .assert()
+        .code(3)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with(&waiting), "{err}");
+    assert_eq!(err.matches("waiting up to").count(), 1, "{err}");
+    assert!(err.contains("gave up after waiting 300ms"), "{err}");
+    // Quiet: the error only.
+    db.cmd(["-q", "--lock-timeout", "300ms", "put", "k", "w"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("waiting up to").not())
+        .stderr(predicate::str::contains("gave up"));
+    // No wait, nothing said about one.
+    db.cmd(["--lock-timeout", "0", "put", "k", "w"])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("waiting up to").not());
+    // A wait that ends with the lock taken says it once, then writes.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(400));
+        drop(holder);
+    });
+    let out = db
+        .cmd(["--lock-timeout", "20s", "put", "k", "w"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    release.join().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("emdb: waiting up to 20.0s for the writer lock of"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // A free lock: nothing on stderr.
+    db.cmd(["--lock-timeout", "20s", "put", "k", "x"])
+        .assert()
+        .success()
+        .stderr("");
+}
+
 #[test]
 fn lock_timeout_waits_for_the_holder_to_leave() {
     let db = TestDb::new();

@@ -2,13 +2,15 @@
 //! platform default), opening it read-only or for writing with the secret
 //! of an encrypted file, and waiting for the writer lock.
 
+use std::io::Write;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use emdb_core::{Emdb, EncryptionInput, KeysWriter, OneExpiry, OneKey, RangeIter};
 
-use crate::encoding::{escape_text, Layout};
+use crate::encoding::{escape_line, escape_text, Layout};
 use crate::error::{Kind, ToolError, ToolResult};
 use crate::secret;
 
@@ -310,22 +312,73 @@ pub fn unknown_namespace(name: &str) -> ToolError {
     .hint("`emdb ns list` shows the namespaces; writing commands such as `put` create one")
 }
 
+/// The program name [`retry_locked`] says a wait for the writer lock
+/// under, on standard error (see [`announce_lock_waits`]); `None`: it
+/// says nothing.
+static LOCK_WAIT_NOTICE: Mutex<Option<&'static str>> = Mutex::new(None);
+
+/// Make [`retry_locked`] (and so [`open`] and [`write_keys`] for writing)
+/// print one line on standard error when it starts to wait for the writer
+/// lock another process holds, `PROGRAM: waiting up to 1m for the writer
+/// lock of PATH, held by pid N on HOST`, so that a wait with
+/// `--lock-timeout` does not look like a hang; `None` turns it off (the
+/// default: a library's caller owns its standard error). Nothing is said
+/// when the lock is free, nor without a timeout (a busy lock fails at
+/// once). The binaries turn it on (`emdb` unless `--quiet`).
+pub fn announce_lock_waits(program: Option<&'static str>) {
+    *LOCK_WAIT_NOTICE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = program;
+}
+
+/// Say that a wait of up to `timeout` for the lock `busy` reports starts,
+/// if [`announce_lock_waits`] asked for it.
+fn announce_wait(busy: &emdb_core::Error, timeout: Duration) {
+    let program = *LOCK_WAIT_NOTICE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (Some(program), emdb_core::Error::LockBusy { path, holder }) = (program, busy) else {
+        return;
+    };
+    let holder = match holder {
+        Some(h) => format!("held by {h}"),
+        None => "held by another process".to_string(),
+    };
+    let line = format!(
+        "waiting up to {} for the writer lock of {}, {holder}",
+        human_duration(timeout),
+        path.display()
+    );
+    // Not eprintln: it panics when standard error is gone.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{program}: {}",
+        escape_line(&line)
+    );
+}
+
 /// Run `op` until it stops failing with `LockBusy` or `timeout` (none: no
-/// retry) has passed.
+/// retry) has passed. The first `LockBusy` that starts a wait is said on
+/// standard error when [`announce_lock_waits`] asked for it.
 pub fn retry_locked<T>(
     timeout: Option<Duration>,
     mut op: impl FnMut() -> emdb_core::Result<T>,
 ) -> emdb_core::Result<T> {
     let start = Instant::now();
     let mut pause = Duration::from_millis(10);
+    let mut announced = false;
     loop {
         match op() {
-            Err(emdb_core::Error::LockBusy { .. })
+            Err(busy @ emdb_core::Error::LockBusy { .. })
                 if !timeout
                     .unwrap_or_default()
                     .saturating_sub(start.elapsed())
                     .is_zero() =>
             {
+                if !announced {
+                    announced = true;
+                    announce_wait(&busy, timeout.unwrap_or_default());
+                }
                 let left = timeout.unwrap_or_default().saturating_sub(start.elapsed());
                 std::thread::sleep(pause.min(left));
                 pause = (pause * 2).min(Duration::from_millis(250));

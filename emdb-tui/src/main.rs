@@ -82,10 +82,15 @@ fn run(cli: Cli) -> ToolResult {
             (worker, path.canonicalize().unwrap_or(path), Some(set))
         }
         None => {
-            let db = match secret {
-                Some(secret) => database::open_with(&path, &request, secret)?,
-                None => database::open(&path, &request)?,
+            // A wait for the writer lock (--lock-timeout) says so, before
+            // the terminal is taken, so that it does not look like a hang.
+            emdb_tools::database::announce_lock_waits(Some("emdb-tui"));
+            let opened = match secret {
+                Some(secret) => database::open_with(&path, &request, secret),
+                None => database::open(&path, &request),
             };
+            emdb_tools::database::announce_lock_waits(None);
+            let db = opened?;
             if let Some(name) = &cli.namespace {
                 database::check_namespace(&db, name)?;
             }

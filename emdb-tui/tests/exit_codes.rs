@@ -76,8 +76,10 @@ fn a_held_lock_says_how_long_it_waited() {
     let _holder = Emdb::open(&path).unwrap();
     let (code, err) = run(&mut tui(&["--write", "--lock-timeout", "300ms", s(&path)]));
     assert_eq!(code, 3, "{err}");
+    // After the line that said it waits (see below).
     assert!(
-        err.starts_with("emdb-tui: gave up after waiting 300ms: "),
+        err.lines()
+            .any(|l| l.starts_with("emdb-tui: gave up after waiting 300ms: ")),
         "{err}"
     );
     assert!(err.contains("is locked by another writer (pid"), "{err}");
@@ -90,6 +92,31 @@ fn a_held_lock_says_how_long_it_waited() {
     assert!(!err.contains("gave up"), "{err}");
     assert!(err.contains("`emdb lock status` shows the holder"), "{err}");
     assert!(err.contains("without --write to browse read-only"), "{err}");
+}
+
+/// `--write --lock-timeout` says on standard error, once, that it waits
+/// for the lock and who holds it, so it does not look hung (it printed
+/// nothing until it gave up). A lock that is free says nothing.
+#[test]
+fn a_wait_for_the_writer_lock_is_said_when_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = plain_db(dir.path());
+    let holder = Emdb::open(&path).unwrap();
+    let (code, err) = run(&mut tui(&["--write", "--lock-timeout", "300ms", s(&path)]));
+    assert_eq!(code, 3, "{err}");
+    let first = err.lines().next().unwrap();
+    let waiting = format!(
+        "emdb-tui: waiting up to 300ms for the writer lock of {}, held by pid {}",
+        path.display(),
+        std::process::id()
+    );
+    assert!(first.starts_with(&waiting), "{err}");
+    assert_eq!(err.matches("waiting up to").count(), 1, "{err}");
+    // Free: straight to "needs a terminal" (standard output is a pipe).
+    drop(holder);
+    let (code, err) = run(&mut tui(&["--write", "--lock-timeout", "300ms", s(&path)]));
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("waiting"), "{err}");
 }
 
 #[test]
