@@ -1,8 +1,9 @@
 //! Smaller usability defects QA found (round 6), each driven through the
 //! real input handling and drawn on a TestBackend: a message longer than
 //! the window that could never be read whole (it was cut at the window's
-//! width), and the review saying `ttl kept` of a new key, which has no
-//! time to live to keep.
+//! width), the review saying `ttl kept` of a new key, which has no
+//! time to live to keep, and regex filters refusing the Unicode classes
+//! `\p{L}` and `\p{Greek}`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -166,4 +167,29 @@ fn m_without_any_message_says_so() {
     keys(&mut app, "m");
     assert_eq!(app.mode, Mode::Normal);
     assert_eq!(app.message.as_ref().unwrap().text, "no message yet");
+}
+
+#[test]
+fn regex_filters_know_unicode_categories_and_scripts() {
+    use emdb_tui::keylist::Pattern;
+    let greek = Pattern::parse(r"~\p{Greek}");
+    assert!(greek.matches("λόγος".as_bytes()) && !greek.matches(b"logos"));
+    let letters = Pattern::parse(r"~^\p{L}+$");
+    assert!(letters.matches("Größe".as_bytes()) && !letters.matches(b"user:1"));
+    let upper = Pattern::parse(r"~^\p{Lu}");
+    assert!(upper.matches("Ωmega".as_bytes()) && !upper.matches("ωmega".as_bytes()));
+    assert!(Pattern::parse(r"~\p{sc=Cyrillic}").matches("ключ".as_bytes()));
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = sample_db(&dir);
+    db.insert("λόγος", "word").unwrap();
+    db.flush().unwrap();
+    let mut app = app_for(&db, false);
+    press(&mut app, KeyCode::Char('/'));
+    keys(&mut app, r"~\p{Greek}");
+    let s = shot(&app);
+    assert!(!s.contains("not a regular expression"), "{s}");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.keys.list.match_count(), 1, "{}", shot(&app));
+    assert_eq!(app.selected_key(), Some("λόγος".as_bytes()));
 }
