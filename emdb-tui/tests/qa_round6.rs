@@ -2,8 +2,10 @@
 //! real input handling and drawn on a TestBackend: a message longer than
 //! the window that could never be read whole (it was cut at the window's
 //! width), the review saying `ttl kept` of a new key, which has no
-//! time to live to keep, and regex filters refusing the Unicode classes
-//! `\p{L}` and `\p{Greek}`.
+//! time to live to keep, regex filters refusing the Unicode classes
+//! `\p{L}` and `\p{Greek}`, and a prompt whose label filled a narrow
+//! window (or whose typed text ran past a wide one), so what was typed
+//! could not be seen.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -192,4 +194,61 @@ fn regex_filters_know_unicode_categories_and_scripts() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.keys.list.match_count(), 1, "{}", shot(&app));
     assert_eq!(app.selected_key(), Some("λόγος".as_bytes()));
+}
+
+/// The message line (above the status bar) of a `screen`.
+fn message_row(screen: &str) -> &str {
+    let rows: Vec<&str> = screen.lines().collect();
+    rows[rows.len() - 2]
+}
+
+#[test]
+fn a_prompt_in_a_narrow_window_cuts_its_label_so_the_text_shows() {
+    let (_dir, _db, mut app) = writable();
+    act(
+        &mut app,
+        Action::Resize {
+            width: 20,
+            height: 5,
+        },
+    );
+    keys(&mut app, "G");
+    assert_eq!(app.selected_key(), Some(&b"user:029"[..]));
+    keys(&mut app, "e");
+    ctrl(&mut app, 'u');
+    keys(&mut app, "abc");
+    // Five rows leave none for the status bar: the prompt is the last.
+    let s = screen(&app, 20, 5);
+    let line = s.lines().last().unwrap();
+    assert!(line.starts_with("New val…: abc"), "{s}");
+    // The label is never cut where it fits.
+    act(
+        &mut app,
+        Action::Resize {
+            width: 120,
+            height: 32,
+        },
+    );
+    assert!(message_row(&shot(&app)).starts_with("New value for user:029: abc"));
+}
+
+#[test]
+fn typed_text_longer_than_the_line_shows_around_the_cursor() {
+    let (_dir, _db, mut app) = writable();
+    keys(&mut app, "G");
+    keys(&mut app, "e");
+    ctrl(&mut app, 'u');
+    let long = format!("{}END", "x".repeat(200));
+    keys(&mut app, &long);
+    let s = shot(&app);
+    let line = message_row(&s);
+    assert!(line.starts_with("New value for user:029: xxx"), "{s}");
+    assert!(line.ends_with("END"), "{line}");
+    assert_eq!(line.chars().count(), 119, "the cursor's column stays free");
+    // Home: the start shows again.
+    press(&mut app, KeyCode::Home);
+    let s = shot(&app);
+    assert!(!message_row(&s).contains("END"), "{s}");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.staged.len(), 1);
 }

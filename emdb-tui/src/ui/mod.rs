@@ -233,9 +233,10 @@ fn draw_browse(frame: &mut Frame, app: &App, _area: Rect) {
 
 fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
     let prompt = |label: String, text: &str, cursor: usize| {
+        let (label, text, cursor) = fit_prompt(&label, text, cursor, usize::from(area.width));
         let line = Line::from(vec![
             Span::styled(label.clone(), Style::new().fg(theme::WARN).bold()),
-            Span::raw(text.to_string()),
+            Span::raw(text),
         ]);
         let x = area.x + (label.chars().count() + cursor) as u16;
         (
@@ -320,6 +321,32 @@ fn draw_message(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(pos) = cursor {
         frame.set_cursor_position(pos);
     }
+}
+
+/// Columns of a prompt's line kept for the typed text, at most: a longer
+/// label is cut first (`New value for user:0…: `), so what is typed shows
+/// in a narrow window too.
+const PROMPT_ROOM: usize = 24;
+
+/// A prompt's `label` and typed `text` (cursor at character `cursor`) on
+/// one line of `width` characters: the label keeps all but the room for
+/// the text (up to half the line, or [`PROMPT_ROOM`]), and the text shows
+/// the part around the cursor when it is longer than its room. Returns
+/// the label and the text to draw, and the cursor's column in that text.
+pub fn fit_prompt(label: &str, text: &str, cursor: usize, width: usize) -> (String, String, usize) {
+    let room = (width / 2).min(PROMPT_ROOM);
+    let label_max = width.saturating_sub(room);
+    let label = if label.chars().count() > label_max {
+        let name = label.strip_suffix(": ").unwrap_or(label);
+        format!("{}: ", keys::ellipsize(name, label_max.saturating_sub(2)))
+    } else {
+        label.to_string()
+    };
+    // The cursor's column after the text needs one more.
+    let room = width.saturating_sub(label.chars().count()).max(1);
+    let start = (cursor + 1).saturating_sub(room);
+    let shown: String = text.chars().skip(start).take(room).collect();
+    (label, shown, cursor - start)
 }
 
 /// The keys worth knowing here, as many as fit in `width` columns (the
@@ -447,4 +474,35 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         Paragraph::new(line).style(Style::new().bg(theme::STATUS_BG)),
         area,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_prompt;
+
+    #[test]
+    fn prompts_fit_their_line() {
+        let label = "New value for user:0: ";
+        assert_eq!(
+            fit_prompt(label, "abc", 3, 120),
+            (label.to_string(), "abc".to_string(), 3)
+        );
+        // Half of 20 columns for the label, half for the text.
+        assert_eq!(
+            fit_prompt(label, "abc", 3, 20),
+            ("New val…: ".to_string(), "abc".to_string(), 3)
+        );
+        // Room for 10 characters, the cursor after them: the last 9.
+        assert_eq!(
+            fit_prompt(label, "abcdefghij", 10, 20),
+            ("New val…: ".to_string(), "bcdefghij".to_string(), 9)
+        );
+        assert_eq!(
+            fit_prompt(label, "abcdefghij", 0, 20),
+            ("New val…: ".to_string(), "abcdefghij".to_string(), 0)
+        );
+        for width in 0..6 {
+            fit_prompt(label, "abc", 1, width);
+        }
+    }
 }
