@@ -318,20 +318,26 @@ pub fn unknown_namespace(name: &str) -> ToolError {
 static LOCK_WAIT_NOTICE: Mutex<Option<&'static str>> = Mutex::new(None);
 
 /// Make [`retry_locked`] (and so [`open`] and [`write_keys`] for writing)
-/// print one line on standard error when it starts to wait for the writer
-/// lock another process holds, `PROGRAM: waiting up to 1m for the writer
-/// lock of PATH, held by pid N on HOST`, so that a wait with
-/// `--lock-timeout` does not look like a hang; `None` turns it off (the
-/// default: a library's caller owns its standard error). Nothing is said
-/// when the lock is free, nor without a timeout (a busy lock fails at
-/// once). The binaries turn it on (`emdb` unless `--quiet`).
+/// print one line on standard error once it has waited
+/// [`LOCK_WAIT_NOTICE_AFTER`] for the writer lock another process holds,
+/// `PROGRAM: waiting up to 1m for the writer lock of PATH, held by pid N
+/// on HOST`, so that a long wait with `--lock-timeout` does not look like
+/// a hang; `None` turns it off (the default: a library's caller owns its
+/// standard error). Nothing is said when the lock is free, nor for a
+/// shorter wait (scripts whose writers take turns stay quiet), nor
+/// without a timeout (a busy lock fails at once). The binaries turn it on
+/// (`emdb` unless `--quiet`).
 pub fn announce_lock_waits(program: Option<&'static str>) {
     *LOCK_WAIT_NOTICE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = program;
 }
 
-/// Say that a wait of up to `timeout` for the lock `busy` reports starts,
+/// How long a wait for the writer lock lasts before it is said
+/// ([`announce_lock_waits`]).
+pub const LOCK_WAIT_NOTICE_AFTER: Duration = Duration::from_secs(1);
+
+/// Say that a wait of up to `timeout` for the lock `busy` reports goes on,
 /// if [`announce_lock_waits`] asked for it.
 fn announce_wait(busy: &emdb_core::Error, timeout: Duration) {
     let program = *LOCK_WAIT_NOTICE
@@ -358,8 +364,8 @@ fn announce_wait(busy: &emdb_core::Error, timeout: Duration) {
 }
 
 /// Run `op` until it stops failing with `LockBusy` or `timeout` (none: no
-/// retry) has passed. The first `LockBusy` that starts a wait is said on
-/// standard error when [`announce_lock_waits`] asked for it.
+/// retry) has passed. A wait that lasts [`LOCK_WAIT_NOTICE_AFTER`] is said
+/// once on standard error when [`announce_lock_waits`] asked for it.
 pub fn retry_locked<T>(
     timeout: Option<Duration>,
     mut op: impl FnMut() -> emdb_core::Result<T>,
@@ -375,7 +381,7 @@ pub fn retry_locked<T>(
                     .saturating_sub(start.elapsed())
                     .is_zero() =>
             {
-                if !announced {
+                if !announced && start.elapsed() >= LOCK_WAIT_NOTICE_AFTER {
                     announced = true;
                     announce_wait(&busy, timeout.unwrap_or_default());
                 }

@@ -102,11 +102,11 @@ fn a_wait_for_the_writer_lock_is_said_when_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let path = plain_db(dir.path());
     let holder = Emdb::open(&path).unwrap();
-    let (code, err) = run(&mut tui(&["--write", "--lock-timeout", "300ms", s(&path)]));
+    let (code, err) = run(&mut tui(&["--write", "--lock-timeout", "1.2s", s(&path)]));
     assert_eq!(code, 3, "{err}");
     let first = err.lines().next().unwrap();
     let waiting = format!(
-        "emdb-tui: waiting up to 300ms for the writer lock of {}, held by pid {}",
+        "emdb-tui: waiting up to 1.2s for the writer lock of {}, held by pid {}",
         path.display(),
         std::process::id()
     );
