@@ -712,6 +712,7 @@ Register-ArgumentCompleter -Native -CommandName 'emdb' -ScriptBlock {
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The target is a Redis Cluster (keys are routed by slot)')
             [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'After the full copy, keep following the writer until stopped')
             [CompletionResult]::new('--reset', '--reset', [CompletionResultType]::ParameterName, 'Ignore a saved cursor: clear the target''s keys and copy again')
+            [CompletionResult]::new('--allow-eviction', '--allow-eviction', [CompletionResultType]::ParameterName, 'Sync into a target that evicts keys when full (a maxmemory with a maxmemory-policy other than noeviction): the keys it evicts are lost from the copy without notice. Refused (exit 2) without this flag')
             [CompletionResult]::new('--read-only', '--read-only', [CompletionResultType]::ParameterName, 'Never write: reading commands only (writing ones fail with exit 2)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (one document, or one object per line for streams)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No progress bars and no status reports; data and errors still print')

@@ -2227,7 +2227,7 @@ _emdb() {
             return 0
             ;;
         emdb__subcmd__sync)
-            opts="-n -q -h --to --cluster --follow --ns-prefix --state-file --reset --retry-for --interval --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
+            opts="-n -q -h --to --cluster --follow --ns-prefix --state-file --reset --allow-eviction --retry-for --interval --db --read-only --lock-timeout --namespace --json --quiet --key-format --value-format --hex --base64 --passphrase-file --key-file --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

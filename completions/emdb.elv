@@ -672,6 +672,7 @@ set edit:completion:arg-completer[emdb] = {|@words|
             cand --cluster 'The target is a Redis Cluster (keys are routed by slot)'
             cand --follow 'After the full copy, keep following the writer until stopped'
             cand --reset 'Ignore a saved cursor: clear the target''s keys and copy again'
+            cand --allow-eviction 'Sync into a target that evicts keys when full (a maxmemory with a maxmemory-policy other than noeviction): the keys it evicts are lost from the copy without notice. Refused (exit 2) without this flag'
             cand --read-only 'Never write: reading commands only (writing ones fail with exit 2)'
             cand --json 'Print results as JSON (one document, or one object per line for streams)'
             cand -q 'No progress bars and no status reports; data and errors still print'

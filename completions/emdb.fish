@@ -634,6 +634,7 @@ complete -c emdb -n "__fish_emdb_using_subcommand sync" -l key-file -d 'Read the
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l cluster -d 'The target is a Redis Cluster (keys are routed by slot)'
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l follow -d 'After the full copy, keep following the writer until stopped'
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l reset -d 'Ignore a saved cursor: clear the target\'s keys and copy again'
+complete -c emdb -n "__fish_emdb_using_subcommand sync" -l allow-eviction -d 'Sync into a target that evicts keys when full (a maxmemory with a maxmemory-policy other than noeviction): the keys it evicts are lost from the copy without notice. Refused (exit 2) without this flag'
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l read-only -d 'Never write: reading commands only (writing ones fail with exit 2)'
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -l json -d 'Print results as JSON (one document, or one object per line for streams)'
 complete -c emdb -n "__fish_emdb_using_subcommand sync" -s q -l quiet -d 'No progress bars and no status reports; data and errors still print'

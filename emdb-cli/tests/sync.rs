@@ -53,15 +53,20 @@ impl Server {
     /// PING would reach the other one, so the server must answer with our
     /// child's pid, or we try another port.
     fn start(cluster: bool) -> Server {
+        Server::start_with(cluster, &[])
+    }
+
+    /// [`Server::start`] with more `redis-server` arguments.
+    fn start_with(cluster: bool, extra: &[&str]) -> Server {
         for _ in 0..20 {
-            if let Some(s) = Server::try_start(cluster) {
+            if let Some(s) = Server::try_start(cluster, extra) {
                 return s;
             }
         }
         panic!("redis-server did not start on any of 20 free ports");
     }
 
-    fn try_start(cluster: bool) -> Option<Server> {
+    fn try_start(cluster: bool, extra: &[&str]) -> Option<Server> {
         let dir = tempfile::tempdir().unwrap();
         let port = if cluster {
             free_cluster_port()
@@ -73,6 +78,7 @@ impl Server {
             .args(["--save", "", "--appendonly", "no"])
             .arg("--dir")
             .arg(dir.path())
+            .args(extra)
             .stdout(Stdio::null());
         if cluster {
             c.args([
@@ -1272,4 +1278,83 @@ fn a_target_synced_from_another_database_needs_reset() {
     let done = sync_once(&b, &["--to", &server.url()]);
     assert_eq!(done["resends"], 0);
     wait_equal(&b, &[&server], &default_prefix);
+}
+
+/// A target that evicts keys when full (a `maxmemory` with an evicting
+/// `maxmemory-policy`) is refused at start, exit 2 naming the policy:
+/// before, the keys it evicted were silently missing and the sync exited 0
+/// ("0 errors"). `--allow-eviction` syncs anyway; `noeviction` is fine.
+#[test]
+fn an_evicting_target_is_refused() {
+    let server = Server::start_with(
+        false,
+        &["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"],
+    );
+    let db = TestDb::new();
+    db.put("a", "1");
+    let url = server.url();
+    let start = Instant::now();
+    db.cmd(["sync", "--to", &url])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("allkeys-lru"))
+        .stderr(predicates::str::contains("noeviction"))
+        .stderr(predicates::str::contains("--allow-eviction"));
+    assert!(start.elapsed() < Duration::from_secs(20), "retried");
+    assert_eq!(server.cli(&["DBSIZE"]).trim(), "0", "wrote before refusing");
+    let done = sync_once(&db, &["--to", &url, "--allow-eviction"]);
+    assert_eq!(done["applied_ops"], 1, "{done}");
+    assert_eq!(
+        server
+            .cli(&["CONFIG", "SET", "maxmemory-policy", "noeviction"])
+            .trim(),
+        "OK"
+    );
+    db.put("b", "2");
+    sync_once(&db, &["--to", &url]);
+    wait_equal(&db, &[&server], &default_prefix);
+    // Found again after a reconnection: a policy changed under a follow.
+    let log = db.file("evict.stderr");
+    let mut child = sync_logged(&db, &["--to", &url, "--follow"], &log);
+    wait_equal(&db, &[&server], &default_prefix);
+    assert_eq!(
+        server
+            .cli(&["CONFIG", "SET", "maxmemory-policy", "volatile-lru"])
+            .trim(),
+        "OK"
+    );
+    server.cli(&["CLIENT", "KILL", "TYPE", "normal"]);
+    db.put("c", "3");
+    let code = exit_code_within(&mut child, Duration::from_secs(30), &log);
+    assert_eq!(code, 2, "{}", read_log(&log));
+    assert!(
+        read_log(&log).contains("volatile-lru"),
+        "{}",
+        read_log(&log)
+    );
+}
+
+/// A user that may not run `INFO` is told once that eviction cannot be
+/// checked, and the sync goes on.
+#[test]
+fn a_target_without_info_is_synced_with_a_note() {
+    let server = Server::start(false);
+    assert_eq!(
+        server
+            .cli(&["ACL", "SETUSER", "syncer", "on", ">pw", "~*", "+@all", "-info"])
+            .trim(),
+        "OK"
+    );
+    let db = TestDb::new();
+    db.put("a", "1");
+    let url = format!("redis://syncer:pw@127.0.0.1:{}", server.port);
+    let out = db.cmd(["sync", "--to", &url]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("cannot read the maxmemory-policy").count(),
+        1,
+        "{stderr}"
+    );
+    wait_equal(&db, &[&server], &default_prefix);
 }

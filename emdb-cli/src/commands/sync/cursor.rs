@@ -222,7 +222,7 @@ impl CursorStore {
         let key = String::from_utf8_lossy(&self.key);
         match found {
             None => format!(
-                "the cursor {key} is gone from the target: it lost what was sent (restarted without persistence, or flushed)"
+                "the cursor {key} is gone from the target: it lost what was sent (restarted without persistence, flushed, or evicted by its maxmemory-policy)"
             ),
             Some(v) => format!(
                 "the cursor {key} in the target is \"{}\", not the one this sync saved: the target was restored or another process writes it",

@@ -79,6 +79,12 @@ pub struct SyncArgs {
     #[arg(long)]
     pub reset: bool,
 
+    /// Sync into a target that evicts keys when full (a maxmemory with a
+    /// maxmemory-policy other than noeviction): the keys it evicts are lost
+    /// from the copy without notice. Refused (exit 2) without this flag.
+    #[arg(long)]
+    pub allow_eviction: bool,
+
     /// How long to retry a failing target (with backoff) before giving up
     /// with exit 9.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::cli::parse_duration)]
@@ -179,6 +185,14 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         start_errors += 1;
         retrying(args, &mut target, &shown, &mut start_errors, |t| t.check())?;
     }
+    let mut info_denied = false;
+    refuse_eviction(
+        args,
+        &mut target,
+        &shown,
+        &mut start_errors,
+        &mut info_denied,
+    )?;
 
     // Where to start: the saved cursor, mapped across a compaction if need be.
     let (probe, _) = ChangeFeed::open(&db, None)?;
@@ -270,6 +284,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         behind_since: None,
         backoff: Backoff::new(),
         checked: Instant::now(),
+        info_denied,
     };
     if let Some(why) = again {
         run.clear(&mut target, why, ui)?;
@@ -395,6 +410,8 @@ struct Run<'a> {
     backoff: Backoff,
     /// When the target's cursor was last checked while idle.
     checked: Instant,
+    /// The target refused `INFO` (said once on stderr).
+    info_denied: bool,
 }
 
 impl Run<'_> {
@@ -414,6 +431,15 @@ impl Run<'_> {
         let mut reconnected = false;
         loop {
             if reconnected {
+                // A restarted or failed-over server may come back with
+                // another policy.
+                refuse_eviction(
+                    self.args,
+                    target,
+                    &self.shown,
+                    &mut self.n.errors,
+                    &mut self.info_denied,
+                )?;
                 match self.store.check(target) {
                     Ok(None) => {}
                     Ok(Some(why)) => feed = Some(self.copy_again(target, &why, ui)?),
@@ -915,6 +941,55 @@ fn delete_namespace(
         }
     }
     send(args, target, shown, ops, n)
+}
+
+/// Stop with exit 2 when a server of the target evicts keys when full (a
+/// `maxmemory` and a `maxmemory-policy` other than `noeviction`): the keys
+/// it evicts would be missing from the copy and the sync would not know
+/// (unless `--allow-eviction`). A user that may not run `INFO` is said once
+/// on stderr (`denied`), and the sync goes on.
+fn refuse_eviction(
+    args: &SyncArgs,
+    target: &mut Target,
+    shown: &str,
+    errors: &mut u64,
+    denied: &mut bool,
+) -> CliResult {
+    if args.allow_eviction {
+        return Ok(());
+    }
+    let found = retrying(args, target, shown, errors, |t| match t.eviction() {
+        Err(e) if e.to_string().to_ascii_uppercase().contains("NOPERM") => Ok(Err(e)),
+        r => r.map(Ok),
+    })?;
+    let servers = match found {
+        Ok(servers) => servers,
+        Err(e) => {
+            if !*denied {
+                *denied = true;
+                eprintln!(
+                    "emdb sync: cannot read the maxmemory-policy of target {shown} ({}): if it \
+                     evicts keys, they are lost from the copy without notice",
+                    brief(&e)
+                );
+            }
+            return Ok(());
+        }
+    };
+    match servers.iter().find(|s| s.evicts()) {
+        None => Ok(()),
+        Some(s) => Err(CliError::usage(format!(
+            "target {shown}: Redis at {} evicts keys when full (maxmemory {} bytes, \
+             maxmemory-policy {}): the keys it evicts would be missing from the copy without \
+             notice",
+            s.node, s.maxmemory, s.policy
+        ))
+        .hint(
+            "set maxmemory-policy noeviction on the target (CONFIG SET maxmemory-policy \
+             noeviction, and in its configuration file), or pass --allow-eviction to sync anyway \
+             and lose evicted keys silently",
+        )),
+    }
 }
 
 /// Run `f` until it succeeds, reconnecting with exponential backoff, for at

@@ -43,6 +43,25 @@ impl Op {
     }
 }
 
+/// What one server does when it is full (`INFO memory`).
+#[derive(Debug, Clone)]
+pub struct Eviction {
+    /// The server, as `host:port`.
+    pub node: String,
+    /// `maxmemory` in bytes (0: no limit).
+    pub maxmemory: u64,
+    /// `maxmemory_policy` (`noeviction`, `allkeys-lru`, ...).
+    pub policy: String,
+}
+
+impl Eviction {
+    /// True when the server may delete keys on its own to make room: a
+    /// memory limit and a policy other than `noeviction`.
+    pub fn evicts(&self) -> bool {
+        self.maxmemory != 0 && self.policy != "noeviction"
+    }
+}
+
 enum Conn {
     One(redis::Connection),
     Cluster(Box<ClusterConnection>),
@@ -214,6 +233,31 @@ impl Target {
             }
         }
         Ok(keys)
+    }
+
+    /// The memory limit and eviction policy of every server holding keys
+    /// (`INFO memory` on the one server, or on each cluster master).
+    pub fn eviction(&mut self) -> RedisResult<Vec<Eviction>> {
+        let servers = self.servers()?;
+        let mut out = Vec::new();
+        for info in servers {
+            let node = info.addr().to_string();
+            let mut con = Client::open(info)?.get_connection_with_timeout(CONNECT_TIMEOUT)?;
+            con.set_read_timeout(Some(REPLY_TIMEOUT))?;
+            con.set_write_timeout(Some(REPLY_TIMEOUT))?;
+            let text: String = redis::cmd("INFO").arg("memory").query(&mut con)?;
+            let field = |name: &str| {
+                text.lines()
+                    .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix(':'))
+                    .map(str::to_string)
+            };
+            out.push(Eviction {
+                node,
+                maxmemory: field("maxmemory").and_then(|m| m.parse().ok()).unwrap_or(0),
+                policy: field("maxmemory_policy").unwrap_or_default(),
+            });
+        }
+        Ok(out)
     }
 
     /// The servers holding keys: the one server, or each cluster master.
