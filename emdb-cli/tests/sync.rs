@@ -1358,3 +1358,54 @@ fn a_target_without_info_is_synced_with_a_note() {
     );
     wait_equal(&db, &[&server], &default_prefix);
 }
+
+/// The cursor records the key mapping it was saved under: a run with
+/// another `--ns-prefix` is exit 2 naming the old one, in the target and in
+/// a state file, and `--reset` copies everything under the new prefix.
+/// Before, it resumed from the cursor: keys stayed under the old prefix
+/// (deleted ones too) and older keys never reached the new one.
+#[test]
+fn a_changed_ns_prefix_needs_reset() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let url = server.url();
+    let state = db.file("sync.state");
+    let state = state.to_str().unwrap();
+    let url1 = format!("{url}/1");
+    for ns in [
+        &["-n", "users", "put", "u1", "alice"][..],
+        &["-n", "users", "put", "u2", "bob"],
+    ] {
+        db.cmd(ns).assert().success();
+    }
+    sync_once(&db, &["--to", &url]);
+    sync_once(&db, &["--to", &url1, "--state-file", state]);
+    db.cmd(["-n", "users", "put", "u3", "carol"])
+        .assert()
+        .success();
+    db.cmd(["-n", "users", "del", "u1"]).assert().success();
+    for extra in [&[][..], &["--state-file", state]] {
+        let to = if extra.is_empty() { &url } else { &url1 };
+        db.cmd([&["sync", "--to", to, "--ns-prefix", "{%n}:"][..], extra].concat())
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("\"%n:\""))
+            .stderr(predicates::str::contains("--reset"));
+    }
+    assert_eq!(server.cli(&["EXISTS", "{users}:u3"]).trim(), "0");
+    let tagged = |ns: &str| format!("{{{ns}}}:");
+    sync_once(&db, &["--to", &url, "--ns-prefix", "{%n}:", "--reset"]);
+    wait_equal(&db, &[&server], &tagged);
+    // Later runs under the new prefix resume.
+    let done = sync_once(&db, &["--to", &url, "--ns-prefix", "{%n}:"]);
+    assert_eq!(done["resends"], 0, "{done}");
+    // A cursor saved before the mapping was recorded is taken as it is.
+    let key = server.cli(&["--scan", "--pattern", "emdb-sync-cursor:*"]);
+    let key = key.trim();
+    let value = server.cli(&["GET", key]);
+    let old = value.trim().split(" map=").next().unwrap().to_string();
+    assert_ne!(old, value.trim());
+    assert_eq!(server.cli(&["SET", key, &old]).trim(), "OK");
+    let done = sync_once(&db, &["--to", &url]);
+    assert_eq!(done["resends"], 0, "{done}");
+}

@@ -5,7 +5,10 @@
 //! a state file) the target, then `check=<8 hex digits>`: a checksum of the
 //! log bytes before the offset ([`emdb_core::changes::history_check`]),
 //! which tells a resume whether the file still holds that history (cursors
-//! saved before it existed have none and are taken as they are).
+//! saved before it existed have none and are taken as they are), then
+//! `map=<hex>`: the `--ns-prefix` the keys were sent under, in hex (a
+//! cursor is a position in what the target received under one key
+//! mapping; cursors saved before it was recorded have none).
 //!
 //! The cursor is saved only after the target acknowledged every operation
 //! before it, so it is never ahead of the target; a restart replays at most
@@ -58,6 +61,8 @@ pub struct CursorStore {
     /// sorted, comma-separated ([`target_name`]).
     target: String,
     key: Vec<u8>,
+    /// The `--ns-prefix` of this sync, saved with the cursor.
+    map: String,
     /// The value the target's cursor key should hold (`None`: no value),
     /// once read or written; unused with a state file.
     known: Option<Option<Vec<u8>>>,
@@ -65,14 +70,16 @@ pub struct CursorStore {
 
 impl CursorStore {
     /// The store for database `db_id` synced into the servers `urls`
-    /// (recorded in a state file as [`target_name`] says).
-    pub fn new(file: Option<PathBuf>, db_id: [u8; 16], urls: &[String]) -> CursorStore {
+    /// (recorded in a state file as [`target_name`] says) with the key
+    /// mapping `--ns-prefix map`.
+    pub fn new(file: Option<PathBuf>, db_id: [u8; 16], urls: &[String], map: &str) -> CursorStore {
         let mut key = KEY_PREFIX.to_vec();
         key.extend_from_slice(hex(&db_id).as_bytes());
         CursorStore {
             file,
             target: target_name(urls),
             key,
+            map: map.to_string(),
             known: None,
         }
     }
@@ -102,10 +109,10 @@ impl CursorStore {
         }
     }
 
-    /// The saved cursor, if any, with its history check if it has one. A
-    /// cursor saved by another database under the same file comes back as
-    /// is (the feed refuses it).
-    pub fn load(&mut self, target: &mut Target) -> RedisResult<Option<(Cursor, Option<u32>)>> {
+    /// The saved cursor, if any, with its history check and its key
+    /// mapping if it has them. A cursor saved by another database under the
+    /// same file comes back as is (the feed refuses it).
+    pub fn load(&mut self, target: &mut Target) -> RedisResult<Option<Saved>> {
         let text = match &self.file {
             Some(f) => {
                 let t = match std::fs::read(f) {
@@ -135,7 +142,13 @@ impl CursorStore {
                             ),
                         ))
                     }
-                    _ => return Ok(Some((cursor, parse_check(&t)))),
+                    _ => {
+                        return Ok(Some(Saved {
+                            cursor,
+                            check: parse_check(&t),
+                            map: parse_map(&t),
+                        }))
+                    }
                 }
             }
             None => {
@@ -147,14 +160,16 @@ impl CursorStore {
                 }
             }
         };
-        let check = parse_check(&text);
-        parse(&text).map(|c| Some((c, check))).ok_or_else(|| {
-            redis::RedisError::from((
-                redis::ErrorKind::Parse,
-                "the saved sync cursor is not readable",
-                self.describe(),
-            ))
-        })
+        let (check, map) = (parse_check(&text), parse_map(&text));
+        parse(&text)
+            .map(|cursor| Some(Saved { cursor, check, map }))
+            .ok_or_else(|| {
+                redis::RedisError::from((
+                    redis::ErrorKind::Parse,
+                    "the saved sync cursor is not readable",
+                    self.describe(),
+                ))
+            })
     }
 
     /// The temporary name a state file is written under before the rename.
@@ -179,6 +194,7 @@ impl CursorStore {
             c.position
         );
         let check = check.map(|x| format!(" check={x:08x}")).unwrap_or_default();
+        let check = format!("{check} map={}", hex(self.map.as_bytes()));
         let text = format!("{base}{check}").into_bytes();
         match &self.file {
             Some(f) => {
@@ -268,6 +284,32 @@ fn parse(text: &[u8]) -> Option<Cursor> {
         generation: f.next()?.parse().ok()?,
         position: f.next()?.parse().ok()?,
     })
+}
+
+/// A cursor as saved: the position, its history check and the
+/// `--ns-prefix` it was saved under (each absent from older cursors).
+#[derive(Debug, Clone)]
+pub struct Saved {
+    /// The position.
+    pub cursor: Cursor,
+    /// The CRC of the log bytes before it.
+    pub check: Option<u32>,
+    /// The `--ns-prefix` of the sync that saved it.
+    pub map: Option<String>,
+}
+
+/// The `--ns-prefix` saved with a cursor (`map=` and its bytes in hex).
+fn parse_map(text: &[u8]) -> Option<String> {
+    let x = std::str::from_utf8(text)
+        .ok()?
+        .split_whitespace()
+        .skip(5)
+        .find_map(|f| f.strip_prefix("map="))?;
+    let bytes = (0..x.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(x.get(i..i + 2)?, 16).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    String::from_utf8(bytes).ok()
 }
 
 /// The history check saved with a cursor (`check=` and 8 hex digits).
@@ -373,6 +415,11 @@ mod tests {
         let file = format!("{text} h:1/0 check=0000002a\n");
         assert_eq!(parse_target(file.as_bytes()).as_deref(), Some("h:1/0"));
         assert_eq!(parse_check(file.as_bytes()), Some(42));
+        let mapped = format!("{text} h:1/0 check=0000002a map={}\n", hex(b"{%n}:"));
+        assert_eq!(parse(mapped.as_bytes()), Some(c));
+        assert_eq!(parse_check(mapped.as_bytes()), Some(42));
+        assert_eq!(parse_map(mapped.as_bytes()).as_deref(), Some("{%n}:"));
+        assert_eq!(parse_map(file.as_bytes()), None);
         assert_eq!(parse(b"emdb-sync 2 00 1 2"), None);
         assert_eq!(parse(b"garbage"), None);
     }

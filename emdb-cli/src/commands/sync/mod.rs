@@ -196,7 +196,12 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
 
     // Where to start: the saved cursor, mapped across a compaction if need be.
     let (probe, _) = ChangeFeed::open(&db, None)?;
-    let mut store = CursorStore::new(args.state_file.clone(), probe.cursor().db_id, &args.to);
+    let mut store = CursorStore::new(
+        args.state_file.clone(),
+        probe.cursor().db_id,
+        &args.to,
+        &args.ns_prefix,
+    );
     drop(probe);
     // Loading also notes what the target's cursor holds (a reset forgets
     // it): a target that later loses it is found at the next save or
@@ -208,8 +213,26 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
             store.load(t)
         })?
     };
+    // A cursor is a position in what the target received under one key
+    // mapping: resuming under another would leave the keys sent so far
+    // under the old prefix and never send the older keys under the new one.
+    if let Some(old) = saved.as_ref().and_then(|s| s.map.as_deref()) {
+        if old != args.ns_prefix {
+            return Err(CliError::usage(format!(
+                "the sync cursor of this target ({}) was saved with --ns-prefix {old:?}, not \
+                 {:?}: resuming would leave the keys sent so far under the old prefix and never \
+                 copy the older keys under the new one",
+                store.describe(),
+                args.ns_prefix
+            ))
+            .hint(format!(
+                "pass --reset to delete the target's keys and copy everything under the new \
+                 prefix, or run with --ns-prefix {old:?}"
+            )));
+        }
+    }
     let (saved, saved_check) = match saved {
-        Some((c, check)) => (Some(c), check),
+        Some(s) => (Some(s.cursor), s.check),
         None => (None, None),
     };
     // A plain copy restored over the database has its id and generation
