@@ -268,7 +268,7 @@ fn target_state(servers: &[&Server]) -> State {
             .unwrap();
         let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(&mut con).unwrap();
         for k in keys {
-            if k.starts_with(b"emdb-sync-cursor:") {
+            if k.starts_with(b"emdb-sync-cursor:") || k.starts_with(b"emdb-sync-lease:") {
                 continue;
             }
             let v: Option<Vec<u8>> = redis::cmd("GET").arg(&k).query(&mut con).unwrap();
@@ -928,7 +928,8 @@ fn exit_code_within(child: &mut Child, limit: Duration, log: &Path) -> i32 {
     }
 }
 
-/// Every key of the target, cursors included, with its value.
+/// Every key of the target, cursors included (not a running sync's lease),
+/// with its value.
 fn raw_target(server: &Server) -> BTreeMap<Vec<u8>, Vec<u8>> {
     let mut con = redis::Client::open(server.url())
         .unwrap()
@@ -936,6 +937,7 @@ fn raw_target(server: &Server) -> BTreeMap<Vec<u8>, Vec<u8>> {
         .unwrap();
     let keys: Vec<Vec<u8>> = redis::cmd("KEYS").arg("*").query(&mut con).unwrap();
     keys.into_iter()
+        .filter(|k| !k.starts_with(b"emdb-sync-lease:"))
         .map(|k| {
             let v: Vec<u8> = redis::cmd("GET").arg(&k).query(&mut con).unwrap();
             (k, v)
@@ -1408,4 +1410,66 @@ fn a_changed_ns_prefix_needs_reset() {
     assert_eq!(server.cli(&["SET", key, &old]).trim(), "OK");
     let done = sync_once(&db, &["--to", &url]);
     assert_eq!(done["resends"], 0, "{done}");
+}
+
+/// A second sync of one database into one target finds the first one's
+/// lease and stops (exit 2) naming it, before it writes anything. Before,
+/// both ran: each saw the cursor change under it and copied everything
+/// again, wiping the target hundreds of times. A killed sync's lease
+/// expires within seconds, and a sync that ends deletes its own.
+#[test]
+fn a_second_sync_into_one_target_is_refused() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    db.put("a", "1");
+    let url = server.url();
+    let log = db.file("first.stderr");
+    let mut first = sync_logged(&db, &["--to", &url, "--follow"], &log);
+    wait_equal(&db, &[&server], &default_prefix);
+    let pid = format!(":{}:", first.id());
+    let state = db.file("sync.state");
+    for extra in [
+        &["--follow"][..],
+        &[],
+        &["--state-file", state.to_str().unwrap()],
+    ] {
+        db.cmd([&["sync", "--to", &url][..], extra].concat())
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("another emdb sync"))
+            .stderr(predicates::str::contains(pid.as_str()));
+    }
+    // The first one went on undisturbed.
+    db.put("b", "2");
+    wait_equal(&db, &[&server], &default_prefix);
+    assert!(
+        !read_log(&log).contains("copying everything again"),
+        "{}",
+        read_log(&log)
+    );
+    // Killed: its lease expires, and a new sync runs soon after.
+    sigkill(&mut first);
+    let start = Instant::now();
+    loop {
+        let out = db.cmd(["sync", "--to", &url]).output().unwrap();
+        if out.status.success() {
+            break;
+        }
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the lease did not expire"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // A sync that ends deletes its lease.
+    let leases = server.cli(&["--scan", "--pattern", "emdb-sync-lease:*"]);
+    assert_eq!(leases.trim(), "", "{leases}");
+    sync_once(&db, &["--to", &url]);
 }

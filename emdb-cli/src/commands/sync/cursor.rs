@@ -31,9 +31,10 @@ use super::target::Target;
 /// Prefix of every cursor key; `emdb sync` never deletes such keys.
 const KEY_PREFIX: &[u8] = b"emdb-sync-cursor:";
 
-/// True for a key that holds a sync cursor.
+/// True for a key the sync keeps for itself: a sync cursor, or a sync's
+/// lease ([`super::lease`]).
 pub fn is_cursor_key(key: &[u8]) -> bool {
-    key.starts_with(KEY_PREFIX)
+    key.starts_with(KEY_PREFIX) || key.starts_with(super::lease::KEY_PREFIX)
 }
 
 /// What a state file's problems are called ([`state_file_error`]): they
@@ -99,6 +100,12 @@ impl CursorStore {
         keys.sort();
         keys.dedup();
         Ok(keys)
+    }
+
+    /// The Redis key of the cursor (also with a state file: the lease is
+    /// named after it).
+    pub fn key(&self) -> &[u8] {
+        &self.key
     }
 
     /// Where the cursor lives, for messages.

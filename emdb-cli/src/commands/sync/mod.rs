@@ -20,6 +20,7 @@
 
 mod cursor;
 mod keymap;
+mod lease;
 mod pipeline;
 mod resp;
 mod source;
@@ -44,6 +45,7 @@ use crate::output::Ui;
 use crate::progress;
 use cursor::CursorStore;
 use keymap::{prefix_pattern, KeyMap, DEFAULT_NS_PREFIX};
+use lease::Lease;
 use pipeline::{Ack, Item, Shared, Stream};
 use resp::{Encoder, Layout};
 use source::Source;
@@ -203,6 +205,12 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         &args.ns_prefix,
     );
     drop(probe);
+    // One sync per database and target: two undo each other's work.
+    let lease_target = Target::new(&args.to, args.cluster)
+        .map_err(|e| CliError::usage(format!("--to: {e}")))?
+        .with_reply_timeout(LEASE_REPLY_TIMEOUT);
+    let mut lease = Lease::new(lease_target, store.key());
+    take_lease(args, &mut target, &shown, &mut start_errors, &mut lease)?;
     // Loading also notes what the target's cursor holds (a reset forgets
     // it): a target that later loses it is found at the next save or
     // reconnection.
@@ -308,6 +316,7 @@ pub fn run(args: &SyncArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         backoff: Backoff::new(),
         checked: Instant::now(),
         info_denied,
+        lease,
     };
     if let Some(why) = again {
         run.clear(&mut target, why, ui)?;
@@ -435,6 +444,8 @@ struct Run<'a> {
     checked: Instant,
     /// The target refused `INFO` (said once on stderr).
     info_denied: bool,
+    /// This sync's lease in the target, renewed while it runs.
+    lease: Lease,
 }
 
 impl Run<'_> {
@@ -462,6 +473,13 @@ impl Run<'_> {
                     &self.shown,
                     &mut self.n.errors,
                     &mut self.info_denied,
+                )?;
+                take_lease(
+                    self.args,
+                    target,
+                    &self.shown,
+                    &mut self.n.errors,
+                    &mut self.lease,
                 )?;
                 match self.store.check(target) {
                     Ok(None) => {}
@@ -654,6 +672,13 @@ impl Run<'_> {
         loop {
             while let Ok(ack) = conns.acks.try_recv() {
                 conns.take(ack)?;
+            }
+            if self.lease.due() {
+                match self.lease.take() {
+                    Ok(Ok(())) => {}
+                    Ok(Err(holder)) => return Err(Stop::Fatal(lease_held(&self.shown, &holder))),
+                    Err(e) => return Err(Stop::Target(e)),
+                }
             }
             self.settle(target, conns)?;
             if conns.inflight.len() >= WINDOW {
@@ -964,6 +989,45 @@ fn delete_namespace(
         }
     }
     send(args, target, shown, ops, n)
+}
+
+/// How long the lease's connection waits for a reply: its release runs as
+/// the sync ends, perhaps because the target hangs.
+const LEASE_REPLY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Take (or take again, after a reconnection) the sync's lease; exit 2
+/// when another process holds it.
+fn take_lease(
+    args: &SyncArgs,
+    target: &mut Target,
+    shown: &str,
+    errors: &mut u64,
+    lease: &mut Lease,
+) -> CliResult {
+    // The lease has its own connection (which resets itself on a failure);
+    // `target` is only reconnected along. An error reply (a full target's
+    // `-OOM`) is the target refusing a command, as on the bulk path.
+    retrying(args, target, shown, errors, |_| {
+        lease.take().map_err(|e| match e.code() {
+            Some(_) => redis::RedisError::from((e.kind(), REFUSED, e.to_string())),
+            None => e,
+        })
+    })?
+    .map_err(|holder| lease_held(shown, &holder))
+}
+
+/// Exit 2: another sync (`holder`, as its lease names it) runs into the
+/// same target for the same database.
+fn lease_held(shown: &str, holder: &str) -> CliError {
+    CliError::usage(format!(
+        "another emdb sync ({holder}: host, pid, random) is syncing this database into target \
+         {shown}: two syncs into one target undo each other's work, each copying everything again"
+    ))
+    .hint(format!(
+        "stop that sync first, or wait for it to end; a sync that was killed leaves a lease that \
+         expires within {} s",
+        lease::TTL.as_secs()
+    ))
 }
 
 /// Stop with exit 2 when a server of the target evicts keys when full (a

@@ -72,6 +72,8 @@ pub struct Target {
     seeds: Vec<ConnectionInfo>,
     cluster: bool,
     conn: Option<Conn>,
+    /// How long to wait for a reply ([`REPLY_TIMEOUT`] unless set).
+    reply_timeout: Duration,
 }
 
 impl Target {
@@ -85,7 +87,16 @@ impl Target {
             seeds,
             cluster,
             conn: None,
+            reply_timeout: REPLY_TIMEOUT,
         })
+    }
+
+    /// The same target waiting at most `timeout` for each reply (on the
+    /// control connection; [`Target::scan`] and [`Target::eviction`] keep
+    /// [`REPLY_TIMEOUT`]).
+    pub fn with_reply_timeout(mut self, timeout: Duration) -> Target {
+        self.reply_timeout = timeout;
+        self
     }
 
     /// Connect (if not connected) and `PING`.
@@ -108,7 +119,7 @@ impl Target {
                 // replica kept one request retrying for minutes).
                 let client = ClusterClient::builder(self.seeds.clone())
                     .connection_timeout(CONNECT_TIMEOUT)
-                    .response_timeout(REPLY_TIMEOUT)
+                    .response_timeout(self.reply_timeout)
                     .retries(2)
                     .min_retry_wait(50)
                     .max_retry_wait(1000)
@@ -122,8 +133,8 @@ impl Target {
                     ))
                 })?;
                 let con = Client::open(seed)?.get_connection_with_timeout(CONNECT_TIMEOUT)?;
-                con.set_read_timeout(Some(REPLY_TIMEOUT))?;
-                con.set_write_timeout(Some(REPLY_TIMEOUT))?;
+                con.set_read_timeout(Some(self.reply_timeout))?;
+                con.set_write_timeout(Some(self.reply_timeout))?;
                 Conn::One(con)
             };
             self.conn = Some(conn);
@@ -206,6 +217,41 @@ impl Target {
             1 => Ok(()),
             _ => Err((!cur.is_empty()).then_some(cur)),
         })
+    }
+
+    /// Set `key` to `token` with an expiry of `ttl_ms` unless it holds
+    /// another value than `stale`, in one step on the server:
+    /// `Some(value)` when it does (the lease of another process), else
+    /// `None`.
+    pub fn lease(
+        &mut self,
+        key: &[u8],
+        token: &[u8],
+        ttl_ms: u64,
+        stale: Option<&[u8]>,
+    ) -> RedisResult<Option<Vec<u8>>> {
+        const LEASE: &str = "local cur = redis.call('GET', KEYS[1]) \
+            if cur and cur ~= ARGV[1] and cur ~= ARGV[3] then return cur end \
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return ''";
+        let mut c = redis::cmd("EVAL");
+        c.arg(LEASE)
+            .arg(1)
+            .arg(key)
+            .arg(token)
+            .arg(ttl_ms)
+            .arg(stale.unwrap_or_default());
+        let cur: Vec<u8> = self.query(&mut c)?;
+        Ok((!cur.is_empty()).then_some(cur))
+    }
+
+    /// Delete `key` if it holds `token`.
+    pub fn unlease(&mut self, key: &[u8], token: &[u8]) -> RedisResult<()> {
+        const UNLEASE: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then \
+            redis.call('DEL', KEYS[1]) end return 1";
+        let mut c = redis::cmd("EVAL");
+        c.arg(UNLEASE).arg(1).arg(key).arg(token);
+        let _: i64 = self.query(&mut c)?;
+        Ok(())
     }
 
     /// Every key matching `pattern`, on every master. Keys may repeat (SCAN
