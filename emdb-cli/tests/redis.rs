@@ -352,3 +352,56 @@ fn import_from_redis_draws_a_bar_on_a_terminal() {
 fn predicate_contains(s: &str) -> predicates::str::ContainsPredicate {
     predicates::str::contains(s)
 }
+
+/// A source that stops answering (SIGSTOP) ends the import after the 30 s
+/// reply timeout: exit 9, "no reply ... for 30 s", the batches imported
+/// before it counted. Before, a pipeline's 3,000 replies were each waited
+/// for in turn (the import hung for as long as the server was stopped),
+/// and a timeout read as "Resource temporarily unavailable (os error 11)".
+#[test]
+fn import_from_a_redis_that_stops_answering_exits_9() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let cmds: Vec<Vec<Vec<u8>>> = (0..200_000)
+        .map(|i| {
+            let k = format!("key{i:07}");
+            args(&[b"SET", k.as_bytes(), &[b'v'; 40]])
+        })
+        .collect();
+    server.pipe(&cmds);
+    let db = TestDb::new();
+    let mut child = common::child(&db, ["import", "--from", &server.url()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = server.child.id();
+    common::signal(pid, "STOP");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(90) {
+            common::signal(pid, "CONT");
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the import waited for a stopped server for 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    common::signal(pid, "CONT");
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(9), "{err}");
+    assert!(
+        err.contains(&format!(
+            "no reply from Redis at {}/0 for 30 s",
+            server.url()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("os error 11"), "{err}");
+}

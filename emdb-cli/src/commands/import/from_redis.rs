@@ -155,9 +155,25 @@ impl Source {
             pipe.cmd("TYPE").arg(k).cmd("PTTL").arg(k).cmd("GET").arg(k);
         }
         let sent_at = now_ms();
-        let replies: Vec<redis::RedisResult<Value>> = pipe
-            .query(&mut self.con)
+        // Sent and read here, not with `pipe.query`: that waits for every
+        // reply in turn after a timeout (3,000 x 30 s), so a server that
+        // stopped answering hung the import.
+        self.con
+            .send_packed_command(&pipe.get_packed_pipeline())
             .map_err(|e| target_down(&self.shown, &e))?;
+        let mut replies: Vec<redis::RedisResult<Value>> = Vec::with_capacity(keys.len() * 3);
+        for _ in 0..keys.len() * 3 {
+            replies.push(
+                match self
+                    .con
+                    .recv_response()
+                    .map_err(|e| target_down(&self.shown, &e))?
+                {
+                    Value::ServerError(e) => Err(e.into()),
+                    v => Ok(v),
+                },
+            );
+        }
         if replies.len() != keys.len() * 3 {
             return Err(CliError::new(
                 Kind::TargetDown,
@@ -255,8 +271,19 @@ fn check_limits(key: &[u8], value: &[u8]) -> CliResult {
     Ok(())
 }
 
-/// Exit 9: the server cannot be reached or failed mid-copy.
+/// Exit 9: the server cannot be reached, sent no reply for
+/// [`REPLY_TIMEOUT`], or failed mid-copy.
 fn target_down(shown: &str, e: &RedisError) -> CliError {
+    if e.is_timeout() {
+        return CliError::new(
+            Kind::TargetDown,
+            format!(
+                "no reply from Redis at {shown} for {} s",
+                REPLY_TIMEOUT.as_secs()
+            ),
+        )
+        .hint("the server is stopped, overloaded or cut off: check it, then import again");
+    }
     CliError::new(Kind::TargetDown, format!("Redis at {shown}: {e}"))
         .hint("check that the server is running and reachable, and the URL's password and database number")
 }

@@ -614,7 +614,7 @@ impl Run<'_> {
             {
                 Ok(s) => s,
                 Err(e) => {
-                    opened = Err(Stop::Target(e));
+                    opened = Err(Stop::Target(target::no_reply_for(e, CONNECT_TIMEOUT)));
                     break;
                 }
             };
@@ -702,8 +702,9 @@ impl Run<'_> {
                         if part.is_empty() {
                             continue;
                         }
-                        std::io::Write::write_all(&mut conns.streams[node], part)
-                            .map_err(|e| Stop::Target(e.into()))?;
+                        std::io::Write::write_all(&mut conns.streams[node], part).map_err(|e| {
+                            Stop::Target(target::no_reply_for(e.into(), REPLY_TIMEOUT))
+                        })?;
                         conns.sent[node] += b.cmds[node];
                     }
                     conns.inflight.push_back(Flight {

@@ -17,6 +17,19 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long to wait for a reply (or to write a command).
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// `e`, or for a timeout (which the OS reports as "Resource temporarily
+/// unavailable"), "no reply from the target for N s".
+pub fn no_reply_for(e: redis::RedisError, timeout: Duration) -> redis::RedisError {
+    if !e.is_timeout() {
+        return e;
+    }
+    redis::RedisError::from((
+        redis::ErrorKind::Io,
+        "no reply from the target",
+        format!("for {} s", timeout.as_secs()),
+    ))
+}
+
 /// One write to the target.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -145,14 +158,16 @@ impl Target {
     }
 
     fn query<T: redis::FromRedisValue>(&mut self, cmd: &mut redis::Cmd) -> RedisResult<T> {
-        let r = match self.conn()? {
-            Conn::One(c) => cmd.query(c),
-            Conn::Cluster(c) => cmd.query(&mut **c),
+        let timeout = self.reply_timeout;
+        let r = match self.conn() {
+            Ok(Conn::One(c)) => cmd.query(c),
+            Ok(Conn::Cluster(c)) => cmd.query(&mut **c),
+            Err(e) => Err(e),
         };
         if r.is_err() {
             self.reset();
         }
-        r
+        r.map_err(|e| no_reply_for(e, timeout))
     }
 
     /// Send `ops` as one pipeline, in order (in a cluster: in order per slot).
@@ -160,13 +175,25 @@ impl Target {
         if ops.is_empty() {
             return Ok(());
         }
-        let r = match self.conn()? {
+        let timeout = self.reply_timeout;
+        let r = match self.conn().map_err(|e| no_reply_for(e, timeout))? {
             Conn::One(c) => {
                 let mut p = redis::pipe();
                 for op in ops {
                     p.add_command(op.cmd()).ignore();
                 }
-                p.exec(c)
+                // Read here, not with `exec`: after a timeout that waits
+                // for each of the other replies in turn (20,000 x 30 s).
+                c.send_packed_command(&p.get_packed_pipeline())
+                    .and_then(|()| {
+                        let mut refused = None;
+                        for _ in ops {
+                            if let redis::Value::ServerError(e) = c.recv_response()? {
+                                refused.get_or_insert(e);
+                            }
+                        }
+                        refused.map_or(Ok(()), |e| Err(e.into()))
+                    })
             }
             Conn::Cluster(c) => {
                 let mut p = redis::cluster::cluster_pipe();
@@ -179,7 +206,7 @@ impl Target {
         if r.is_err() {
             self.reset();
         }
-        r
+        r.map_err(|e| no_reply_for(e, timeout))
     }
 
     /// `GET key`.
@@ -257,6 +284,11 @@ impl Target {
     /// Every key matching `pattern`, on every master. Keys may repeat (SCAN
     /// guarantees only that a key present throughout is seen).
     pub fn scan(&mut self, pattern: &[u8]) -> RedisResult<Vec<Vec<u8>>> {
+        self.scan_all(pattern)
+            .map_err(|e| no_reply_for(e, REPLY_TIMEOUT))
+    }
+
+    fn scan_all(&mut self, pattern: &[u8]) -> RedisResult<Vec<Vec<u8>>> {
         let servers = self.servers()?;
         let mut keys = Vec::new();
         for info in servers {
@@ -284,6 +316,11 @@ impl Target {
     /// The memory limit and eviction policy of every server holding keys
     /// (`INFO memory` on the one server, or on each cluster master).
     pub fn eviction(&mut self) -> RedisResult<Vec<Eviction>> {
+        self.eviction_all()
+            .map_err(|e| no_reply_for(e, REPLY_TIMEOUT))
+    }
+
+    fn eviction_all(&mut self) -> RedisResult<Vec<Eviction>> {
         let servers = self.servers()?;
         let mut out = Vec::new();
         for info in servers {
