@@ -1473,3 +1473,62 @@ fn a_second_sync_into_one_target_is_refused() {
     assert_eq!(leases.trim(), "", "{leases}");
     sync_once(&db, &["--to", &url]);
 }
+
+/// Errors no retry fixes stop the sync at once, with what to do: a cursor
+/// key holding garbage or another type (exit 2, "delete it, or pass
+/// --reset"), a renamed command (exit 9 naming it), a wrong or missing
+/// password (exit 9 with an auth hint). Before, the first three were
+/// retried for all of `--retry-for`, and all ended with the hint to check
+/// that Redis runs.
+#[test]
+fn errors_no_retry_fixes_stop_at_once() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    db.put("a", "1");
+    let url = server.url();
+    sync_once(&db, &["--to", &url]);
+    let key = server.cli(&["--scan", "--pattern", "emdb-sync-cursor:*"]);
+    let key = key.trim().to_string();
+    let quick = |args: &[&str], code: i32, want: &str| {
+        let start = Instant::now();
+        let out = db
+            .cmd([&["sync", "--retry-for", "30s"][..], args].concat())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{stderr}");
+        assert!(stderr.contains(want), "{stderr}");
+        assert!(!stderr.contains("check that Redis is running"), "{stderr}");
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "retried: {stderr}"
+        );
+    };
+    server.cli(&["SET", &key, "garbage"]);
+    quick(&["--to", &url], 2, "pass --reset");
+    server.cli(&["DEL", &key]);
+    server.cli(&["RPUSH", &key, "x"]);
+    quick(&["--to", &url], 2, "pass --reset");
+    sync_once(&db, &["--to", &url, "--reset"]);
+    wait_equal(&db, &[&server], &default_prefix);
+
+    let renamed = Server::start_with(false, &["--rename-command", "EVAL", ""]);
+    quick(&["--to", &renamed.url()], 9, "EVAL");
+
+    let locked = Server::start(false);
+    assert_eq!(
+        locked
+            .cli(&["CONFIG", "SET", "requirepass", "secret"])
+            .trim(),
+        "OK"
+    );
+    let port = locked.port;
+    quick(
+        &["--to", &format!("redis://:wrong@127.0.0.1:{port}")],
+        9,
+        "password",
+    );
+    quick(&["--to", &locked.url()], 9, "password");
+    let done = sync_once(&db, &["--to", &format!("redis://:secret@127.0.0.1:{port}")]);
+    assert_eq!(done["applied_ops"], 1, "{done}");
+}

@@ -37,6 +37,9 @@ pub fn is_cursor_key(key: &[u8]) -> bool {
     key.starts_with(KEY_PREFIX) || key.starts_with(super::lease::KEY_PREFIX)
 }
 
+/// What a cursor value that does not parse is called; no retry fixes it.
+pub const UNREADABLE: &str = "the saved sync cursor is not readable";
+
 /// What a state file's problems are called ([`state_file_error`]): they
 /// are local and no retry fixes them, so the sync stops at once.
 pub const STATE_FILE: &str = "sync state file";
@@ -171,11 +174,7 @@ impl CursorStore {
         parse(&text)
             .map(|cursor| Some(Saved { cursor, check, map }))
             .ok_or_else(|| {
-                redis::RedisError::from((
-                    redis::ErrorKind::Parse,
-                    "the saved sync cursor is not readable",
-                    self.describe(),
-                ))
+                redis::RedisError::from((redis::ErrorKind::Parse, UNREADABLE, self.describe()))
             })
     }
 

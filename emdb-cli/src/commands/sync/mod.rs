@@ -1163,6 +1163,41 @@ fn unfixable(args: &SyncArgs, shown: &str, e: &redis::RedisError) -> Option<CliE
         });
     }
     let upper = text.to_ascii_uppercase();
+    // The cursor key holds something that is not a cursor (a string that
+    // does not parse, or another type): no retry changes it.
+    if text.contains(cursor::UNREADABLE) || upper.contains("WRONGTYPE") {
+        return Some(
+            CliError::usage(format!(
+                "target {shown}: a key emdb sync keeps for itself (its cursor, \
+                 emdb-sync-cursor:<db id>, or its lease) does not hold what the sync wrote: {text}"
+            ))
+            .hint("delete it, or pass --reset (which copies everything again)"),
+        );
+    }
+    if let Some(command) = unknown_command(&text) {
+        return Some(
+            CliError::new(
+                Kind::TargetDown,
+                format!(
+                    "target {shown} does not know the command {command} (renamed or disabled), \
+                     which emdb sync needs: {text}"
+                ),
+            )
+            .hint(
+                "emdb sync needs SET, DEL, GET, SCAN, EVAL and PING (and CLUSTER NODES with \
+                 --cluster): restore it in the server's configuration (rename-command)",
+            ),
+        );
+    }
+    if is_auth_failure(e) {
+        return Some(
+            CliError::new(
+                Kind::TargetDown,
+                format!("target {shown} refused to authenticate: {text}"),
+            )
+            .hint(AUTH_HINT),
+        );
+    }
     if !args.cluster && upper.contains("MOVED") {
         return Some(
             CliError::usage(format!(
@@ -1186,6 +1221,35 @@ fn unfixable(args: &SyncArgs, shown: &str, e: &redis::RedisError) -> Option<CliE
         );
     }
     None
+}
+
+/// What to check when the target refuses the user or password.
+const AUTH_HINT: &str = "check the user name and password in the URL \
+    (redis://USER:PASSWORD@HOST:PORT, or redis://:PASSWORD@HOST:PORT for the default user) and \
+    the server's requirepass or ACL users";
+
+/// True for an error no retry fixes: the server wants a password
+/// (`NOAUTH`), or refused the user or password (`WRONGPASS`, ...).
+fn is_auth_failure(e: &redis::RedisError) -> bool {
+    let upper = e.to_string().to_ascii_uppercase();
+    e.kind() == redis::ErrorKind::AuthenticationFailed
+        || [
+            "NOAUTH",
+            "WRONGPASS",
+            "INVALID PASSWORD",
+            "INVALID USERNAME-PASSWORD",
+        ]
+        .iter()
+        .any(|w| upper.contains(w))
+}
+
+/// The command an "unknown command 'X'" error names.
+fn unknown_command(text: &str) -> Option<&str> {
+    let at = text.to_ascii_lowercase().find("unknown command")?;
+    let rest = &text[at + "unknown command".len()..];
+    let start = rest.find(['\'', '`'])? + 1;
+    let len = rest[start..].find(['\'', '`'])?;
+    Some(&rest[start..start + len])
 }
 
 /// Longest error text a message quotes whole.
@@ -1225,7 +1289,9 @@ fn gave_up(shown: &str, e: &redis::RedisError, retried: Duration) -> CliError {
 /// What to check: a target that answers but refuses (its reply says why:
 /// a memory limit, a read-only replica, ...) is running and reachable.
 fn target_hint(e: &redis::RedisError) -> &'static str {
-    if e.to_string().contains(REFUSED) {
+    if is_auth_failure(e) {
+        AUTH_HINT
+    } else if e.to_string().contains(REFUSED) {
         "Redis answered with an error (its reply is above: a memory limit, a read-only replica, \
          a disabled command, ...); fix that on the Redis side, then run the sync again: it \
          resumes from its saved cursor"
