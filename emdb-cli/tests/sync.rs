@@ -1474,6 +1474,61 @@ fn a_second_sync_into_one_target_is_refused() {
     sync_once(&db, &["--to", &url]);
 }
 
+/// A cursor without `check=` (the older form) whose offset falls inside a
+/// record is a bad cursor, not a damaged database: the sync says so and
+/// copies everything again (exit 0), in the target and in a state file.
+/// Before, it was exit 4 "corruption ... record runs past the end of the
+/// file" with a hint to run `check --repair` on a healthy database.
+#[test]
+fn a_cursor_inside_a_record_is_a_bad_cursor() {
+    let server = Server::start(false);
+    let db = TestDb::new();
+    let lines: String = (0..200)
+        .map(|i| format!("put k{i:04} {}\n", "v".repeat(50)))
+        .collect();
+    db.cmd(["-q", "shell"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    let url = server.url();
+    let state = db.file("sync.state");
+    let state = state.to_str().unwrap();
+    sync_once(&db, &["--to", &url]);
+    sync_once(&db, &["--to", &format!("{url}/1"), "--state-file", state]);
+    let key = server.cli(&["--scan", "--pattern", "emdb-sync-cursor:*"]);
+    let key = key.trim();
+    let id = key.strip_prefix("emdb-sync-cursor:").unwrap();
+    // Offsets 4097..4101 and 5001: one of them is inside a record for sure.
+    for off in [4097, 4098, 4099, 4100, 4101, 5001] {
+        let cursor = format!("emdb-sync 1 {id} 0 {off}");
+        assert_eq!(server.cli(&["SET", key, &cursor]).trim(), "OK");
+        let out = db.cmd(["sync", "--to", &url]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "offset {off}: {stderr}");
+        assert!(!stderr.contains("corruption"), "{stderr}");
+        wait_equal(&db, &[&server], &default_prefix);
+        std::fs::write(state, format!("{cursor} 127.0.0.1:{}/1\n", server.port)).unwrap();
+        let out = db
+            .cmd(["sync", "--to", &format!("{url}/1"), "--state-file", state])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "offset {off}: {stderr}");
+        assert!(!stderr.contains("check --repair"), "{stderr}");
+    }
+    let out = db.cmd(["sync", "--to", &url]).output().unwrap();
+    assert!(out.status.success());
+    db.cmd(["check"]).assert().success();
+    // One inside a record says why it copies again.
+    let said = (5001..5011).any(|off| {
+        server.cli(&["SET", key, &format!("emdb-sync 1 {id} 0 {off}")]);
+        let out = db.cmd(["sync", "--to", &url]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        stderr.contains("copying everything again") && stderr.contains("record boundary")
+    });
+    assert!(said);
+}
+
 /// Errors no retry fixes stop the sync at once, with what to do: a cursor
 /// key holding garbage or another type (exit 2, "delete it, or pass
 /// --reset"), a renamed command (exit 9 naming it), a wrong or missing

@@ -225,7 +225,19 @@ impl ChangeFeed {
                 },
             },
         };
-        feed.learn_names()?;
+        if !feed.learn_names()? {
+            // A position no unit ends at was not saved by a consumer of
+            // this log (nor mapped from one): the cursor is bad, not the
+            // log, which decodes whole across it.
+            let reason = format!(
+                "the cursor (offset {}) does not fall on a record boundary of the log: it was not \
+                 saved for this file (a cursor edited or saved for a plain copy of the database)",
+                feed.position
+            );
+            feed.position = HEADER_SIZE as u64;
+            feed.names.clear();
+            return Ok((feed, Start::Resend { reason }));
+        }
         Ok((feed, start))
     }
 
@@ -392,20 +404,39 @@ impl ChangeFeed {
     }
 
     /// Scan `[first record, position)` for namespace creates and drops.
-    fn learn_names(&mut self) -> Result<()> {
+    ///
+    /// False (the position left where the last unit before it ends) when
+    /// the position falls inside a unit that decodes whole past it: the
+    /// position is not a unit boundary, which is no damage of the log.
+    fn learn_names(&mut self) -> Result<bool> {
         let target = self.position;
         self.position = HEADER_SIZE as u64;
         while self.position < target {
             // Names are learnt while decoding; the changes themselves are dropped.
-            let units = self.read_units(target, CHUNK * 8, true)?;
-            if units.is_empty() {
-                return Err(
-                    Error::corruption(self.position, "no whole unit before the cursor")
-                        .with_path(&self.path),
-                );
+            let failure = match self.read_units(target, CHUNK * 8, true) {
+                Ok(units) if !units.is_empty() => continue,
+                Ok(_) => Error::corruption(self.position, "no whole unit before the cursor")
+                    .with_path(&self.path),
+                Err(e) => e,
+            };
+            // Cut at the cursor, the unit there did not decode: read it
+            // without that bound (towards the durable end; not strict, so
+            // damage further on does not hide the units before it).
+            let at = self.position;
+            let names = self.names.clone();
+            let limit = self.durable_end.max(target);
+            let straddles = matches!(
+                self.read_units(limit, CHUNK, false),
+                Ok(units) if units.first().is_some_and(|u| u.end.position > target)
+            );
+            self.position = at;
+            self.names = names;
+            if straddles {
+                return Ok(false);
             }
+            return Err(failure);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Decode whole units from the position up to `limit`. With `strict`, a
