@@ -300,6 +300,10 @@ pub struct TransferReport {
     /// `import --from`: keys that expired or were deleted during the copy.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gone: Option<u64>,
+    /// `import --from`: keys `emdb sync` keeps for itself (its cursors and
+    /// leases); not copied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync_keys: Option<u64>,
     /// `export --salvage`: what the salvage skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub salvage: Option<SalvageReport>,

@@ -224,6 +224,18 @@ fn import_from_redis_copies_string_keys_with_their_ttls() {
     cmds.push(args(&[b"SADD", b"s1", b"a"]));
     cmds.push(args(&[b"SADD", b"s2", b"a"]));
     cmds.push(args(&[b"ZADD", b"z", b"1", b"a"]));
+    // What `emdb sync` keeps for itself: not copied (a database synced to
+    // Redis and imported back got its cursor as a record).
+    cmds.push(args(&[
+        b"SET",
+        b"emdb-sync-cursor:00ff",
+        b"emdb-sync 1 00ff 0 4096",
+    ]));
+    cmds.push(args(&[
+        b"SET",
+        b"emdb-sync-lease:{emdb-sync-cursor:00ff}",
+        b"h:1:2",
+    ]));
     cmds.push(args(&[b"SELECT", b"2"]));
     cmds.push(args(&[b"SET", b"other-db", b"x"]));
     server.pipe(&cmds);
@@ -241,6 +253,7 @@ fn import_from_redis_copies_string_keys_with_their_ttls() {
     assert_eq!(report["records"], 2503, "{report}");
     assert_eq!(report["format"], "redis");
     assert_eq!(report["gone"], 0);
+    assert_eq!(report["sync_keys"], 2);
     assert_eq!(
         report["other_types"],
         serde_json::json!({"hash": 1, "list": 1, "set": 2, "zset": 1})
@@ -266,7 +279,7 @@ fn import_from_redis_copies_string_keys_with_their_ttls() {
     let ttl: serde_json::Value = serde_json::from_slice(&ttl).unwrap();
     assert!(ttl["expires_at_ms"].is_null(), "{ttl}");
     // Nothing of the source changed.
-    assert_eq!(server.cli(&["DBSIZE"]), "2508\n");
+    assert_eq!(server.cli(&["DBSIZE"]), "2510\n");
 
     // The text summary names what was left behind; /2 reads database 2.
     db.cmd(["import", "--from", &format!("{}/2", server.url())])
@@ -283,6 +296,9 @@ fn import_from_redis_copies_string_keys_with_their_ttls() {
         .success()
         .stdout(predicates::str::contains(
             "not copied: 5 keys of other types (1 hash, 1 list, 2 set, 1 zset)",
+        ))
+        .stdout(predicates::str::contains(
+            "not copied: 2 keys emdb sync keeps for itself",
         ));
 
     // --dry-run counts and writes nothing.

@@ -118,6 +118,7 @@ pub fn run(args: &ExportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         seconds,
         other_types: None,
         gone: None,
+        sync_keys: None,
         salvage: salvaged.as_ref().map(salvage_report),
     };
     let target = file.map_or("stdout".into(), |p| p.display().to_string());

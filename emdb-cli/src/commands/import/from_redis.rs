@@ -44,6 +44,10 @@ pub struct Tally {
     pub other: BTreeMap<String, u64>,
     /// Keys that expired or were deleted between `SCAN` and `GET`.
     pub gone: u64,
+    /// Keys `emdb sync` keeps for itself (its cursors and leases): not
+    /// copied (a database synced to Redis and imported back got its sync
+    /// cursor as a record).
+    pub sync_keys: u64,
 }
 
 impl Tally {
@@ -146,6 +150,12 @@ impl Source {
                 self.seen.insert(id)
             })
             .collect();
+        let before = keys.len();
+        let keys: Vec<Vec<u8>> = keys
+            .into_iter()
+            .filter(|k| !crate::commands::sync::is_cursor_key(k))
+            .collect();
+        self.tally.borrow_mut().sync_keys += (before - keys.len()) as u64;
         if keys.is_empty() {
             return Ok(());
         }

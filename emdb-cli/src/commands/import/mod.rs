@@ -238,6 +238,7 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
         seconds,
         other_types: tally.as_ref().map(|t| t.borrow().other.clone()),
         gone: tally.as_ref().map(|t| t.borrow().gone),
+        sync_keys: tally.as_ref().map(|t| t.borrow().sync_keys),
         salvage: None,
     };
     let mut text = if args.dry_run {
@@ -270,6 +271,12 @@ pub fn run(args: &ImportArgs, s: &mut Session, ui: &mut Ui) -> CliResult {
                 "; not copied: {} keys of other types ({})",
                 t.other_total(),
                 t.other_text()
+            ));
+        }
+        if t.sync_keys > 0 {
+            text.push_str(&format!(
+                "; not copied: {} keys emdb sync keeps for itself (its cursors and leases)",
+                t.sync_keys
             ));
         }
         if t.gone > 0 {

@@ -26,6 +26,7 @@ mod resp;
 mod source;
 mod target;
 
+pub(crate) use cursor::is_cursor_key;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
