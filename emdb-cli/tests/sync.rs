@@ -1586,4 +1586,14 @@ fn errors_no_retry_fixes_stop_at_once() {
     quick(&["--to", &locked.url()], 9, "password");
     let done = sync_once(&db, &["--to", &format!("redis://:secret@127.0.0.1:{port}")]);
     assert_eq!(done["applied_ops"], 1, "{done}");
+    // Without a password in the URL, REDISCLI_AUTH gives it, as redis-cli
+    // takes it (it was not read: NOAUTH, QA).
+    db.cmd(["sync", "--to", &locked.url()])
+        .env("REDISCLI_AUTH", "secret")
+        .assert()
+        .success();
+    db.cmd(["import", "--dry-run", "--from", &locked.url()])
+        .env("REDISCLI_AUTH", "secret")
+        .assert()
+        .success();
 }

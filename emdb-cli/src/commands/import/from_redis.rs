@@ -91,11 +91,14 @@ impl Source {
     /// parse is a usage error (exit 2); a server that cannot be reached,
     /// refuses the password or the database number is exit 9.
     pub fn connect(url: &str, pb: ProgressBar) -> CliResult<Source> {
-        let info = url.into_connection_info().map_err(|e| {
-            let url = crate::commands::sync::without_password(url);
-            CliError::usage(format!("--from {url:?} is not a Redis URL: {e}"))
-                .hint("write it as redis://HOST:PORT or redis://HOST:PORT/DB")
-        })?;
+        let info = url
+            .into_connection_info()
+            .map(crate::commands::sync::with_env_password)
+            .map_err(|e| {
+                let url = crate::commands::sync::without_password(url);
+                CliError::usage(format!("--from {url:?} is not a Redis URL: {e}"))
+                    .hint("write it as redis://HOST:PORT or redis://HOST:PORT/DB")
+            })?;
         let shown = shown(&info);
         let down = |e: RedisError| target_down(&shown, &e);
         let con = Client::open(info)

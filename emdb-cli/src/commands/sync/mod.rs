@@ -1316,6 +1316,24 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// `info` with the password in `REDISCLI_AUTH` when its URL gave none, as
+/// redis-cli (and `emdb bench --redis`) take it.
+pub(crate) fn with_env_password(info: redis::ConnectionInfo) -> redis::ConnectionInfo {
+    if info.redis_settings().password().is_some() {
+        return info;
+    }
+    match std::env::var("REDISCLI_AUTH")
+        .ok()
+        .filter(|p| !p.is_empty())
+    {
+        Some(password) => {
+            let settings = info.redis_settings().clone().set_password(password);
+            info.set_redis_settings(settings)
+        }
+        None => info,
+    }
+}
+
 /// `url` without the user information of its authority
 /// (`redis://user:secret@host:6379/0` -> `redis://host:6379/0`), for messages.
 pub(crate) fn without_password(url: &str) -> String {

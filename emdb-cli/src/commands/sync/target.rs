@@ -94,7 +94,11 @@ impl Target {
     pub fn new(urls: &[String], cluster: bool) -> RedisResult<Target> {
         let seeds = urls
             .iter()
-            .map(|u| u.as_str().into_connection_info())
+            .map(|u| {
+                u.as_str()
+                    .into_connection_info()
+                    .map(super::with_env_password)
+            })
             .collect::<RedisResult<Vec<_>>>()?;
         Ok(Target {
             seeds,
