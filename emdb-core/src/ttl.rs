@@ -32,20 +32,20 @@ impl Ttl {
             Ttl::At(t) => {
                 // Rounded up, as `After`: a moment within the next
                 // millisecond is not "now".
-                let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| {
-                    d.as_nanos().div_ceil(1_000_000).min(u128::from(u64::MAX)) as u64
-                });
+                let ms = t.duration_since(UNIX_EPOCH).map_or(0, ceil_ms);
                 return ms.max(1);
             }
         };
         // Whole milliseconds, rounded up: a TTL under 1 ms truncated to 0
         // expired the record at once, which only a zero TTL means. A zero
         // TTL still expires "now", never "never": clamp to at least 1.
-        let ms = d.as_nanos().div_ceil(1_000_000);
-        now()
-            .saturating_add(ms.min(u128::from(u64::MAX)) as u64)
-            .max(1)
+        now().saturating_add(ceil_ms(d)).max(1)
     }
+}
+
+/// `d` in whole milliseconds, rounded up (saturating at `u64::MAX`).
+fn ceil_ms(d: Duration) -> u64 {
+    d.as_nanos().div_ceil(1_000_000).min(u128::from(u64::MAX)) as u64
 }
 
 #[cfg(test)]
